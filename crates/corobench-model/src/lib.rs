@@ -1,0 +1,13 @@
+//! The shared vocabulary of corobench: what a load run, a resource sampler and a
+//! trial produce. Only plain data and its serialisation live here.
+
+pub mod histogram;
+pub mod load;
+pub mod resource;
+
+pub use histogram::{LatencyHistogram, LatencyReport, LatencySummary, PercentileValue};
+pub use load::{
+    ErrorCounts, GeneratorUsage, LoadReport, LoadWarning, OpenLoopReport, ScheduleKind,
+    StatusCounts, TimelineSecond,
+};
+pub use resource::{ResourceSample, ResourceSummary};

@@ -1,0 +1,302 @@
+//! What one load-generator run measured.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::histogram::LatencyReport;
+
+/// Version of the `corobench load --json` document; bumped on incompatible change.
+pub const LOAD_REPORT_SCHEMA_VERSION: u32 = 1;
+
+/// How requests are offered to the server.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ScheduleKind {
+    /// N connections, each sends its next request when the previous response completes.
+    Closed,
+    /// A fixed arrival rate; latency is measured from each request's intended send time.
+    Open { rate_per_s: f64 },
+}
+
+/// Failed requests, counted by what went wrong.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ErrorCounts {
+    /// The TCP connection could not be established.
+    pub connect: u64,
+    /// No file descriptor was left for a new socket (EMFILE / ENFILE).
+    pub fd_exhausted: u64,
+    /// Writing the request failed.
+    pub write: u64,
+    /// Reading the response failed (reset), or the server closed the
+    /// connection before the response was complete.
+    pub read: u64,
+    /// No complete response within the timeout.
+    pub timeout: u64,
+    /// The bytes received are not an HTTP/1.x response.
+    pub malformed: u64,
+    /// A complete response with a 4xx status.
+    pub status_4xx: u64,
+    /// A complete response with a 5xx status.
+    pub status_5xx: u64,
+}
+
+impl ErrorCounts {
+    /// Every error of every kind.
+    #[must_use]
+    pub fn total(&self) -> u64 {
+        self.transport() + self.status_4xx + self.status_5xx
+    }
+
+    /// Errors in which no complete HTTP response arrived.
+    #[must_use]
+    pub fn transport(&self) -> u64 {
+        self.connect + self.fd_exhausted + self.write + self.read + self.timeout + self.malformed
+    }
+
+    /// Adds `other` kind by kind.
+    pub fn add(&mut self, other: &Self) {
+        self.connect += other.connect;
+        self.fd_exhausted += other.fd_exhausted;
+        self.write += other.write;
+        self.read += other.read;
+        self.timeout += other.timeout;
+        self.malformed += other.malformed;
+        self.status_4xx += other.status_4xx;
+        self.status_5xx += other.status_5xx;
+    }
+
+    /// `(name, count)` for every kind, in a stable order, for printing.
+    #[must_use]
+    pub fn by_kind(&self) -> [(&'static str, u64); 8] {
+        [
+            ("connect", self.connect),
+            ("fd_exhausted", self.fd_exhausted),
+            ("write", self.write),
+            ("read", self.read),
+            ("timeout", self.timeout),
+            ("malformed", self.malformed),
+            ("status_4xx", self.status_4xx),
+            ("status_5xx", self.status_5xx),
+        ]
+    }
+}
+
+/// Complete responses by status class.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StatusCounts {
+    #[serde(rename = "1xx")]
+    pub informational: u64,
+    #[serde(rename = "2xx")]
+    pub success: u64,
+    #[serde(rename = "3xx")]
+    pub redirection: u64,
+    #[serde(rename = "4xx")]
+    pub client_error: u64,
+    #[serde(rename = "5xx")]
+    pub server_error: u64,
+}
+
+impl StatusCounts {
+    /// Counts one response with this status code.
+    pub fn count(&mut self, status: u16) {
+        match status {
+            100..=199 => self.informational += 1,
+            200..=299 => self.success += 1,
+            300..=399 => self.redirection += 1,
+            400..=499 => self.client_error += 1,
+            _ => self.server_error += 1,
+        }
+    }
+
+    /// Adds `other` class by class.
+    pub fn add(&mut self, other: &Self) {
+        self.informational += other.informational;
+        self.success += other.success;
+        self.redirection += other.redirection;
+        self.client_error += other.client_error;
+        self.server_error += other.server_error;
+    }
+
+    /// Every complete response.
+    #[must_use]
+    pub fn total(&self) -> u64 {
+        self.informational + self.success + self.redirection + self.client_error + self.server_error
+    }
+}
+
+/// One second of the measured window.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TimelineSecond {
+    /// Seconds since the measured window began.
+    pub second: u32,
+    /// Complete responses in this second.
+    pub requests: u64,
+    /// Errors of any kind in this second.
+    pub errors: u64,
+    pub bytes_read: u64,
+    pub mean_latency_us: f64,
+    pub max_latency_us: u64,
+}
+
+/// How well an open-loop run kept its schedule.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OpenLoopReport {
+    pub requested_rate_per_s: f64,
+    /// Requests actually sent per second of the measured window.
+    pub achieved_rate_per_s: f64,
+    /// Requests whose intended send time fell in the measured window.
+    pub scheduled: u64,
+    /// Requests sent in the measured window.
+    pub sent: u64,
+    /// How late requests left compared with their intended send time.
+    pub mean_send_lag_us: f64,
+    pub max_send_lag_us: u64,
+}
+
+/// The generator's own cost, so a reader can tell whether it measured itself.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GeneratorUsage {
+    pub threads: u32,
+    /// User CPU time of the generator threads during the measured window.
+    pub cpu_user_s: f64,
+    /// System CPU time of the generator threads during the measured window.
+    pub cpu_system_s: f64,
+    /// (user + system) CPU time per complete response.
+    pub cpu_us_per_request: f64,
+    /// CPU time over (elapsed × threads): 1.0 means every generator core ran flat out.
+    pub utilization: f64,
+    /// Peak resident memory of the generator process.
+    pub max_rss_bytes: u64,
+}
+
+/// Something the reader of a load report must know before trusting it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum LoadWarning {
+    /// The generator's cores were (nearly) saturated.
+    GeneratorBound { utilization: f64 },
+    /// An open-loop run fell behind its schedule.
+    ScheduleMissed {
+        requested_rate_per_s: f64,
+        achieved_rate_per_s: f64,
+    },
+    /// Some requests failed.
+    Errors { total: u64, error_rate: f64 },
+    /// File descriptors ran out while opening connections.
+    FdExhausted { limit: u64 },
+}
+
+impl fmt::Display for LoadWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::GeneratorBound { utilization } => write!(
+                f,
+                "generator-bound: the generator used {:.0}% of its cores, so these figures \
+                 describe corobench, not the server; give the generator more cores (-t, --cpus) \
+                 or fewer connections",
+                utilization * 100.0
+            ),
+            Self::ScheduleMissed {
+                requested_rate_per_s,
+                achieved_rate_per_s,
+            } => write!(
+                f,
+                "schedule missed: {achieved_rate_per_s:.0} req/s sent of {requested_rate_per_s:.0} \
+                 requested; latency is still measured from the intended send times, but the \
+                 offered load was lower; lower -R or add connections (-c) and threads (-t)"
+            ),
+            Self::Errors { total, error_rate } => write!(
+                f,
+                "{total} requests failed ({:.2}% of all); see the errors by kind",
+                error_rate * 100.0
+            ),
+            Self::FdExhausted { limit } => write!(
+                f,
+                "ran out of file descriptors (limit {limit}); raise the limit with `ulimit -n` \
+                 or use fewer connections (-c)"
+            ),
+        }
+    }
+}
+
+/// Everything one `corobench load` run measured.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LoadReport {
+    pub schema_version: u32,
+    pub url: String,
+    pub method: String,
+    /// The event-loop backend: `epoll` or `io_uring`.
+    pub backend: String,
+    pub threads: u32,
+    pub connections: u32,
+    pub schedule: ScheduleKind,
+    pub warmup_s: f64,
+    /// Length of the measured window.
+    pub elapsed_s: f64,
+    /// Complete responses, any status.
+    pub requests: u64,
+    pub requests_per_s: f64,
+    pub bytes_read: u64,
+    pub bytes_written: u64,
+    pub read_bytes_per_s: f64,
+    pub status: StatusCounts,
+    pub errors: ErrorCounts,
+    /// Errors over (complete responses + transport errors).
+    pub error_rate: f64,
+    /// Closed loop: from the actual send. Open loop: from the intended send time (corrected).
+    pub latency: LatencyReport,
+    /// Open loop only: from the actual send (uncorrected).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub latency_uncorrected: Option<LatencyReport>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub open_loop: Option<OpenLoopReport>,
+    pub generator: GeneratorUsage,
+    pub timeline: Vec<TimelineSecond>,
+    pub warnings: Vec<LoadWarning>,
+}
+
+impl LoadReport {
+    /// Whether any warning says the generator, not the server, was the limit.
+    #[must_use]
+    pub fn generator_bound(&self) -> bool {
+        self.warnings
+            .iter()
+            .any(|w| matches!(w, LoadWarning::GeneratorBound { .. }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schedule_serialises_with_a_kind_tag() {
+        let open = serde_json::to_string(&ScheduleKind::Open { rate_per_s: 100.0 }).unwrap();
+        assert_eq!(open, r#"{"kind":"open","rate_per_s":100.0}"#);
+        let closed = serde_json::to_string(&ScheduleKind::Closed).unwrap();
+        assert_eq!(closed, r#"{"kind":"closed"}"#);
+    }
+
+    #[test]
+    fn status_classes() {
+        let mut s = StatusCounts::default();
+        for code in [101, 200, 204, 301, 404, 503, 600] {
+            s.count(code);
+        }
+        assert_eq!((s.success, s.client_error, s.server_error), (2, 1, 2));
+        assert_eq!(s.total(), 7);
+    }
+
+    #[test]
+    fn error_totals() {
+        let e = ErrorCounts {
+            connect: 1,
+            timeout: 2,
+            status_5xx: 3,
+            ..ErrorCounts::default()
+        };
+        assert_eq!(e.transport(), 3);
+        assert_eq!(e.total(), 6);
+    }
+}

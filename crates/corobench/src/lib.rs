@@ -1,0 +1,19 @@
+//! The `corobench` command: glue between the CLI and the library crates.
+//! Only this crate sees every other crate, and only it prints.
+
+pub mod cli;
+pub mod commands;
+pub mod exit;
+
+use cli::{Cli, Command};
+use exit::Exit;
+
+/// Runs one parsed command line; the caller turns the result into an exit status.
+///
+/// # Errors
+/// Any failure, carrying its exit status as an [`exit::Failure`] where one applies.
+pub fn run(cli: Cli) -> anyhow::Result<Exit> {
+    match cli.command {
+        Command::Load(args) => commands::load::run(&args),
+    }
+}
