@@ -4,6 +4,7 @@
 pub mod histogram;
 pub mod load;
 pub mod resource;
+pub mod run;
 
 pub use histogram::{LatencyHistogram, LatencyReport, LatencySummary, PercentileValue};
 pub use load::{
@@ -11,3 +12,7 @@ pub use load::{
     StatusCounts, TimelineSecond,
 };
 pub use resource::{ResourceSample, ResourceSummary};
+pub use run::{
+    Provenance, RunRecord, RunStatus, ScenarioRecord, TaskCounts, TrialFlag, TrialRecord,
+    TrialStatus, WorkloadRecord,
+};

@@ -1,0 +1,183 @@
+//! Runs, scenarios and trials: what `corobench run` measures and stores.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::load::{LoadReport, ScheduleKind};
+use crate::resource::{ResourceSample, ResourceSummary};
+
+/// Where and with what a run was measured; travels with its data.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Provenance {
+    pub corobench_version: String,
+    /// `git describe` of the corobench checkout, when it was built from one.
+    pub corobench_commit: Option<String>,
+    pub hostname: String,
+    /// `PRETTY_NAME` of /etc/os-release.
+    pub os: String,
+    /// `uname -r`.
+    pub kernel: String,
+    pub cpu_model: String,
+    pub cpu_count: u32,
+    pub memory_bytes: u64,
+    /// CPU list the targets were pinned to, e.g. `0`.
+    pub server_cpus: String,
+    /// CPU list the load generator threads were pinned to, e.g. `1`.
+    pub generator_cpus: String,
+    /// The load generator's event-loop backend.
+    pub load_backend: String,
+    /// Tool name to the version line it printed (`go` → `go version go1.26.8 linux/amd64`).
+    pub tool_versions: BTreeMap<String, String>,
+    /// Target name to the hash of the sources that were built and measured.
+    pub target_sources: BTreeMap<String, String>,
+}
+
+/// Where a run stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    Running,
+    Complete,
+    /// Stopped by Ctrl-C / SIGTERM (or a crash of corobench); `run --resume` finishes it.
+    Interrupted,
+}
+
+impl RunStatus {
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Running => "running",
+            Self::Complete => "complete",
+            Self::Interrupted => "interrupted",
+        }
+    }
+}
+
+impl fmt::Display for RunStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One invocation of `corobench run`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunRecord {
+    /// e.g. `20261122-063301-3f9a`: sortable by time, unique on one machine.
+    pub id: String,
+    pub started_at_unix_ms: i64,
+    pub finished_at_unix_ms: Option<i64>,
+    pub status: RunStatus,
+    /// The suite's name (its file stem, or `default`).
+    pub suite: String,
+    /// The spec text exactly as read, so a run can be understood and repeated.
+    pub spec_toml: String,
+    /// Seed of the trial order.
+    pub seed: u64,
+    pub provenance: Provenance,
+}
+
+/// What is sent to the target in one scenario.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorkloadRecord {
+    /// The workload's name in the spec, e.g. `plaintext`, `io-10ms`.
+    pub name: String,
+    pub method: String,
+    /// Path and query, e.g. `/io?ms=10`.
+    pub path: String,
+    pub body_bytes: u64,
+}
+
+/// target × parameters × workload × schedule: one row of a report.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ScenarioRecord {
+    /// Position in the plan, 0-based.
+    pub index: u32,
+    /// Stable, human-readable identity, e.g. `go-ants/pool_size=64/plaintext/c=64`.
+    pub key: String,
+    pub target: String,
+    /// Every parameter of the target, defaults included.
+    pub parameters: BTreeMap<String, String>,
+    pub workload: WorkloadRecord,
+    pub schedule: ScheduleKind,
+    pub connections: u32,
+    pub warmup_s: f64,
+    pub duration_s: f64,
+}
+
+/// How a trial ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TrialStatus {
+    /// Measured; its figures count.
+    Ok,
+    /// The target crashed, never became healthy, or the load could not run.
+    Failed,
+}
+
+impl TrialStatus {
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Ok => "ok",
+            Self::Failed => "failed",
+        }
+    }
+}
+
+/// `/stats` task counts of the target around the measured window.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaskCounts {
+    pub before: Option<u64>,
+    pub peak: Option<u64>,
+    pub after: Option<u64>,
+}
+
+/// Something a trial's reader must know.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum TrialFlag {
+    /// The generator, not the target, was the limit.
+    GeneratorBound { utilization: f64 },
+    /// Threads, tasks or memory did not return near the pre-load baseline.
+    Leak { what: String },
+    /// Some requests failed.
+    Errors { error_rate: f64 },
+}
+
+impl fmt::Display for TrialFlag {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::GeneratorBound { utilization } => {
+                write!(
+                    f,
+                    "generator-bound ({:.0}% of its cores)",
+                    utilization * 100.0
+                )
+            }
+            Self::Leak { what } => write!(f, "leak: {what}"),
+            Self::Errors { error_rate } => write!(f, "errors: {:.2}%", error_rate * 100.0),
+        }
+    }
+}
+
+/// One measurement of one scenario.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TrialRecord {
+    pub scenario_index: u32,
+    /// 0-based repetition of this scenario.
+    pub trial_index: u32,
+    /// 0-based position in the run's interleaved order.
+    pub sequence: u32,
+    pub status: TrialStatus,
+    /// Why a failed trial failed, with the target's exit status and stderr tail.
+    pub failure: Option<String>,
+    pub started_at_unix_ms: i64,
+    pub load: Option<LoadReport>,
+    pub resources: Option<ResourceSummary>,
+    /// 10 Hz samples of the target's process tree over the measured window.
+    pub resource_series: Vec<ResourceSample>,
+    pub tasks: TaskCounts,
+    pub flags: Vec<TrialFlag>,
+}
