@@ -1,1 +1,212 @@
-//! corobench-load
+//! The corobench load generator engine.
+//!
+//! One OS thread per generator core, each with its own non-blocking event
+//! loop (epoll or io_uring) over its share of the connections. The request is
+//! serialised once; responses are framed, never stored; outcomes are recorded
+//! into per-thread HDR histograms and counters that are merged when the run
+//! ends. Closed loop (each connection sends when its previous response is
+//! complete) and open loop (a fixed rate; latency measured from each request's
+//! intended send time as well as from its actual send) share one driver.
+//!
+//! This crate prints nothing, stores nothing and computes no statistics.
+
+mod clock;
+mod config;
+mod conn;
+mod core;
+mod epoll;
+mod error;
+mod os;
+mod pacer;
+mod progress;
+mod recorder;
+mod report;
+pub mod response;
+mod uring;
+
+use std::net::TcpStream;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::thread;
+use std::time::{Duration, Instant};
+
+pub use config::{Backend, LoadConfig, RequestTemplate, Schedule, StopAfter, Target};
+pub use corobench_model::LoadReport;
+pub use error::LoadError;
+pub use progress::{Progress, ProgressSnapshot};
+
+use crate::clock::{Clock, ns};
+use crate::core::{Shared, ThreadPlan, ThreadResult};
+
+/// File descriptors the generator needs besides one per connection.
+const SPARE_FDS: u64 = 64;
+
+/// A load run that has been checked and is ready to start.
+#[derive(Debug)]
+pub struct LoadRun {
+    config: LoadConfig,
+    request: Vec<u8>,
+    progress: Arc<Progress>,
+    cancel: Arc<AtomicBool>,
+}
+
+impl LoadRun {
+    /// Validates the configuration, raises the file-descriptor limit and
+    /// checks that the server accepts a connection.
+    ///
+    /// # Errors
+    /// A bad configuration, too few file descriptors, an unreachable server.
+    pub fn prepare(config: LoadConfig) -> Result<Self, LoadError> {
+        config.validate()?;
+        check_fd_limit(config.connections)?;
+        let request = config.request.serialize(&config.target)?;
+        let connect_timeout = config.timeout.min(Duration::from_secs(5));
+        TcpStream::connect_timeout(&config.target.addr, connect_timeout).map_err(|source| {
+            LoadError::Connect {
+                addr: config.target.addr,
+                source,
+            }
+        })?;
+        let progress = Arc::new(Progress::new(config.threads as usize));
+        Ok(Self {
+            config,
+            request,
+            progress,
+            cancel: Arc::new(AtomicBool::new(false)),
+        })
+    }
+
+    /// Live counters to show while the run goes on.
+    #[must_use]
+    pub fn progress(&self) -> Arc<Progress> {
+        Arc::clone(&self.progress)
+    }
+
+    /// Setting this flag ends the run early; what was measured is still reported.
+    #[must_use]
+    pub fn cancel_flag(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.cancel)
+    }
+
+    /// Runs the load to the end and merges every thread's measurements.
+    ///
+    /// # Errors
+    /// When a generator thread cannot start its event loop.
+    pub fn run(self) -> Result<LoadReport, LoadError> {
+        let config = &self.config;
+        let clock = Clock::new(Instant::now());
+        let window_start_ns = ns(config.warmup);
+        let shared = Arc::new(Shared {
+            clock,
+            head_request: config.request.method == "HEAD",
+            request: self.request,
+            addr: config.target.addr,
+            timeout_ns: ns(config.timeout),
+            window_start_ns,
+            deadline_ns: match config.stop {
+                StopAfter::Duration(d) => Some(window_start_ns + ns(d)),
+                StopAfter::Requests(_) => None,
+            },
+            cancel: self.cancel,
+            progress: self.progress,
+        });
+        let results = run_threads(&shared, config)?;
+        Ok(report::build(config, &results))
+    }
+}
+
+/// Prepares and runs a load in one call, without progress or cancellation.
+///
+/// # Errors
+/// As [`LoadRun::prepare`] and [`LoadRun::run`].
+pub fn run(config: LoadConfig) -> Result<LoadReport, LoadError> {
+    LoadRun::prepare(config)?.run()
+}
+
+fn check_fd_limit(connections: u32) -> Result<(), LoadError> {
+    let limit = os::raise_fd_limit()
+        .map_err(|e| LoadError::os("cannot read the file-descriptor limit", e))?;
+    let needed = u64::from(connections) + SPARE_FDS;
+    if needed > limit {
+        return Err(LoadError::FdLimit {
+            connections,
+            needed,
+            limit,
+        });
+    }
+    Ok(())
+}
+
+fn run_threads(shared: &Arc<Shared>, config: &LoadConfig) -> Result<Vec<ThreadResult>, LoadError> {
+    let handles: Vec<_> = thread_plans(config)
+        .into_iter()
+        .map(|plan| {
+            let shared = Arc::clone(shared);
+            let backend = config.backend;
+            thread::Builder::new()
+                .name(format!("corobench-load-{}", plan.index))
+                .spawn(move || run_thread(backend, &shared, &plan))
+                .map_err(|e| LoadError::os("cannot start a generator thread", e))
+        })
+        .collect::<Result<_, _>>()?;
+    handles
+        .into_iter()
+        .map(|handle| {
+            handle
+                .join()
+                .map_err(|_| LoadError::Thread("it panicked".into()))?
+        })
+        .collect()
+}
+
+fn run_thread(
+    backend: Backend,
+    shared: &Shared,
+    plan: &ThreadPlan,
+) -> Result<ThreadResult, LoadError> {
+    if let Some(cpu) = plan.cpu {
+        os::pin_this_thread(cpu)
+            .map_err(|e| LoadError::os(format!("cannot pin a generator thread to CPU {cpu}"), e))?;
+    }
+    if plan.rate.is_some() {
+        os::tighten_timer_slack();
+    }
+    match backend {
+        Backend::Epoll => epoll::run_thread(shared, plan),
+        Backend::IoUring => uring::run_thread(shared, plan),
+    }
+}
+
+/// Splits connections, requests and rate evenly over the threads.
+fn thread_plans(config: &LoadConfig) -> Vec<ThreadPlan> {
+    let threads = config.threads;
+    let share = |total: u64, i: u32| {
+        total / u64::from(threads) + u64::from(u64::from(i) < total % u64::from(threads))
+    };
+    let expected_seconds = match config.stop {
+        StopAfter::Duration(d) => usize::try_from(d.as_secs()).unwrap_or(0) + 1,
+        StopAfter::Requests(_) => 16,
+    };
+    (0..threads)
+        .map(|i| ThreadPlan {
+            index: i as usize,
+            connections: u32::try_from(share(u64::from(config.connections), i)).unwrap_or(u32::MAX),
+            requests: match config.stop {
+                StopAfter::Requests(n) => Some(share(n, i)),
+                StopAfter::Duration(_) => None,
+            },
+            rate: match config.schedule {
+                Schedule::Open { rate_per_s } => Some((
+                    rate_per_s / f64::from(threads),
+                    f64::from(i) / f64::from(threads),
+                )),
+                Schedule::Closed => None,
+            },
+            cpu: config
+                .cpus
+                .as_ref()
+                .map(|cpus| cpus[i as usize % cpus.len()]),
+            expected_seconds,
+        })
+        .collect()
+}

@@ -4,6 +4,9 @@
 pub mod cli;
 pub mod commands;
 pub mod exit;
+pub mod output;
+pub mod signals;
+pub mod values;
 
 use cli::{Cli, Command};
 use exit::Exit;

@@ -1,23 +1,265 @@
 //! `corobench load URL`: one load run against one URL.
 
-use clap::Args;
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
 
-use crate::exit::Exit;
+use anyhow::Context as _;
+use clap::{Args, ValueEnum};
+use corobench_load::{
+    Backend, LoadConfig, LoadError, LoadRun, RequestTemplate, Schedule, StopAfter, Target,
+};
+use corobench_model::LoadReport;
 
-/// Flags of `corobench load`.
+use crate::exit::{self, Exit};
+use crate::output::{load_summary, progress::LiveLine};
+use crate::{signals, values};
+
+/// Flags of `corobench load`, in the wrk / oha tradition.
 #[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  \
+    corobench load -c 50 -d 10s http://127.0.0.1:8080/plaintext\n  \
+    corobench load -R 20000 -d 30s --cpus 1 http://127.0.0.1:8080/json\n  \
+    corobench load -n 1000 -m POST --body-file payload.bin http://127.0.0.1:8080/upload")]
 pub struct LoadArgs {
-    /// The URL to load, e.g. http://127.0.0.1:8080/plaintext
+    /// The URL to load (plain http://), e.g. http://127.0.0.1:8080/plaintext
     pub url: String,
+
+    /// Connections kept open (split evenly over the threads)
+    #[arg(short = 'c', long, default_value_t = 50, value_name = "N")]
+    pub connections: u32,
+
+    /// Generator threads, each with its own event loop
+    #[arg(short = 't', long, default_value_t = 1, value_name = "N")]
+    pub threads: u32,
+
+    /// Length of the measured window [default: 10s]
+    #[arg(short = 'd', long, value_parser = values::parse_duration, value_name = "DURATION", conflicts_with = "requests")]
+    pub duration: Option<Duration>,
+
+    /// Stop after exactly N requests got an outcome (a response or an error), instead of a duration
+    #[arg(short = 'n', long, value_name = "N")]
+    pub requests: Option<u64>,
+
+    /// Load sent before the measured window, not recorded
+    #[arg(long, value_parser = values::parse_duration, default_value = "0s", value_name = "DURATION")]
+    pub warmup: Duration,
+
+    /// Open loop: offer this many requests per second in total, measuring
+    /// latency from each request's intended send time (e.g. 20000 or 20k)
+    #[arg(short = 'R', long, value_parser = values::parse_rate, value_name = "REQ/S")]
+    pub rate: Option<f64>,
+
+    /// Pin generator threads (round-robin) to these CPUs, e.g. 1 or 2-3 or 1,3
+    #[arg(long, value_name = "LIST")]
+    pub cpus: Option<String>,
+
+    /// HTTP method
+    #[arg(short = 'm', long, default_value = "GET")]
+    pub method: String,
+
+    /// Extra request header, repeatable: -H 'Accept: application/json'
+    #[arg(short = 'H', long = "header", value_parser = values::parse_header, value_name = "NAME: VALUE")]
+    pub headers: Vec<(String, String)>,
+
+    /// Request body
+    #[arg(long, conflicts_with = "body_file")]
+    pub body: Option<String>,
+
+    /// Request body read from a file
+    #[arg(long, value_name = "PATH")]
+    pub body_file: Option<PathBuf>,
+
+    /// A request without a complete response after this long counts as a timeout
+    #[arg(long, value_parser = values::parse_duration, default_value = "10s", value_name = "DURATION")]
+    pub timeout: Duration,
+
+    /// Event-loop backend of the generator threads
+    #[arg(long, value_enum, default_value_t = BackendArg::Epoll)]
+    pub backend: BackendArg,
+
+    /// Print the full report as JSON on stdout (schema: docs/output.md)
+    #[arg(long)]
+    pub json: bool,
+
+    /// Latency percentiles to show, e.g. 50,90,99,99.9
+    #[arg(long, value_parser = values::parse_percentiles, value_name = "LIST")]
+    pub percentiles: Option<Vec<f64>>,
+}
+
+/// `--backend` values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum BackendArg {
+    Epoll,
+    #[value(name = "io_uring", alias = "io-uring", alias = "uring")]
+    IoUring,
+}
+
+impl From<BackendArg> for Backend {
+    fn from(arg: BackendArg) -> Self {
+        match arg {
+            BackendArg::Epoll => Self::Epoll,
+            BackendArg::IoUring => Self::IoUring,
+        }
+    }
 }
 
 /// Runs `corobench load`.
 ///
 /// # Errors
-/// Bad flags (exit 2), an unreachable server (exit 3).
+/// Bad flags (exit 2), an unreachable server (exit 3), a run in which no
+/// request succeeded (exit 1).
 pub fn run(args: &LoadArgs) -> anyhow::Result<Exit> {
-    Err(crate::exit::usage(format!(
-        "load of {} is being built",
-        args.url
+    let config = config_from(args)?;
+    let load = LoadRun::prepare(config).map_err(classify)?;
+    let report = run_with_progress(load)?;
+    let mut stdout = std::io::stdout().lock();
+    if args.json {
+        serde_json::to_writer_pretty(&mut stdout, &report)
+            .context("cannot write the JSON report")?;
+        writeln!(stdout)?;
+    } else {
+        let percentiles = args
+            .percentiles
+            .as_deref()
+            .unwrap_or(&load_summary::DEFAULT_PERCENTILES);
+        write!(stdout, "{}", load_summary::render(&report, percentiles))?;
+    }
+    stdout.flush()?;
+    check_something_succeeded(&report)?;
+    Ok(Exit::Success)
+}
+
+fn config_from(args: &LoadArgs) -> anyhow::Result<LoadConfig> {
+    let target = Target::from_url(&args.url).map_err(|e| exit::usage(e.to_string()))?;
+    let body = match (&args.body, &args.body_file) {
+        (Some(text), _) => text.clone().into_bytes(),
+        (None, Some(path)) => std::fs::read(path)
+            .map_err(|e| exit::usage(format!("cannot read --body-file {}: {e}", path.display())))?,
+        (None, None) => Vec::new(),
+    };
+    let stop = match (args.requests, args.duration) {
+        (Some(n), _) => StopAfter::Requests(n),
+        (None, duration) => StopAfter::Duration(duration.unwrap_or(Duration::from_secs(10))),
+    };
+    let config = LoadConfig {
+        target,
+        request: RequestTemplate {
+            method: args.method.clone(),
+            headers: args.headers.clone(),
+            body,
+        },
+        connections: args.connections,
+        threads: args.threads,
+        schedule: args
+            .rate
+            .map_or(Schedule::Closed, |rate_per_s| Schedule::Open { rate_per_s }),
+        stop,
+        warmup: args.warmup,
+        timeout: args.timeout,
+        cpus: args
+            .cpus
+            .as_deref()
+            .map(parse_cpus)
+            .transpose()
+            .map_err(exit::usage)?,
+        backend: args.backend.into(),
+    };
+    config.validate().map_err(|e| exit::usage(e.to_string()))?;
+    Ok(config)
+}
+
+/// `1`, `0-3`, `1,3`: the CPUs must exist on this machine.
+fn parse_cpus(text: &str) -> Result<Vec<usize>, String> {
+    let available = std::thread::available_parallelism().map_or(1, usize::from);
+    let bad =
+        || format!("--cpus {text:?}: use CPU numbers below {available}, e.g. 1 or 0-1 or 0,1");
+    let mut cpus = Vec::new();
+    for part in text.split(',') {
+        let (lo, hi) = part
+            .trim()
+            .split_once('-')
+            .unwrap_or((part.trim(), part.trim()));
+        let (lo, hi): (usize, usize) = (
+            lo.parse().map_err(|_| bad())?,
+            hi.parse().map_err(|_| bad())?,
+        );
+        if lo > hi || hi >= available {
+            return Err(bad());
+        }
+        cpus.extend(lo..=hi);
+    }
+    Ok(cpus)
+}
+
+/// Maps a load error to its exit status.
+fn classify(error: LoadError) -> anyhow::Error {
+    match error {
+        LoadError::Config(_) | LoadError::FdLimit { .. } => exit::usage(error.to_string()),
+        LoadError::Connect { .. } => exit::target_failed(error.to_string()),
+        other => anyhow::Error::new(other),
+    }
+}
+
+/// Runs the load on a worker thread while this thread shows live progress
+/// and turns Ctrl-C into an early, orderly end.
+fn run_with_progress(load: LoadRun) -> anyhow::Result<LoadReport> {
+    let progress = load.progress();
+    let cancel = load.cancel_flag();
+    let stop = signals::stop_flag()?;
+    let line = LiveLine::new();
+    let report = std::thread::scope(|scope| {
+        let worker = scope.spawn(move || load.run());
+        let (mut last, mut last_at) = (progress.snapshot(), Instant::now());
+        while !worker.is_finished() {
+            std::thread::sleep(Duration::from_millis(100));
+            if stop.load(Ordering::Relaxed) {
+                cancel.store(true, Ordering::Relaxed);
+            }
+            let now = progress.snapshot();
+            let seconds = last_at.elapsed().as_secs_f64();
+            if seconds >= 0.5 {
+                let per_s = now.responses.saturating_sub(last.responses) as f64 / seconds;
+                line.load(!now.measuring, per_s, now.responses, now.errors);
+                (last, last_at) = (now, Instant::now());
+            }
+        }
+        worker
+            .join()
+            .map_err(|_| anyhow::anyhow!("the load thread panicked"))
+    })?;
+    line.finish();
+    let report = report.map_err(classify)?;
+    if stop.load(Ordering::Relaxed) {
+        eprintln!(
+            "interrupted: the report covers the {:.1}s measured before Ctrl-C",
+            report.elapsed_s
+        );
+    }
+    Ok(report)
+}
+
+/// A run where every request failed is not a measurement: say why, exit 1.
+fn check_something_succeeded(report: &LoadReport) -> anyhow::Result<()> {
+    let ok = report.status.informational + report.status.success + report.status.redirection;
+    if ok > 0 {
+        return Ok(());
+    }
+    let kinds: Vec<String> = report
+        .errors
+        .by_kind()
+        .iter()
+        .filter(|(_, n)| *n > 0)
+        .map(|(k, n)| format!("{n} {k}"))
+        .collect();
+    let why = if kinds.is_empty() {
+        "no request completed in the measured window".to_string()
+    } else {
+        kinds.join(", ")
+    };
+    Err(exit::check_failed(format!(
+        "no request succeeded against {}: {why}",
+        report.url
     )))
 }

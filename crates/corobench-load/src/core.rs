@@ -1,0 +1,244 @@
+//! What a generator thread does, independent of how it does I/O: which
+//! connection sends when, when the measured window opens and closes, and
+//! what gets recorded. Both backends drive one `Core` per thread.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crate::clock::{Clock, NS_PER_MS};
+use crate::os::CpuTime;
+use crate::pacer::Pacer;
+use crate::progress::Progress;
+use crate::recorder::{ErrorKind, Recorder};
+
+/// Read-only facts every thread of a run shares.
+#[derive(Debug)]
+pub(crate) struct Shared {
+    pub(crate) clock: Clock,
+    pub(crate) request: Vec<u8>,
+    pub(crate) head_request: bool,
+    pub(crate) addr: std::net::SocketAddr,
+    pub(crate) timeout_ns: u64,
+    /// When the warm-up ends and the measured window opens.
+    pub(crate) window_start_ns: u64,
+    /// When the measured window closes (duration runs).
+    pub(crate) deadline_ns: Option<u64>,
+    pub(crate) cancel: Arc<AtomicBool>,
+    pub(crate) progress: Arc<Progress>,
+}
+
+/// One thread's share of the run.
+#[derive(Clone, Debug)]
+pub(crate) struct ThreadPlan {
+    pub(crate) index: usize,
+    pub(crate) connections: u32,
+    /// Requests this thread must bring to an outcome (`-n` runs).
+    pub(crate) requests: Option<u64>,
+    /// Open loop: this thread's rate and schedule phase.
+    pub(crate) rate: Option<(f64, f64)>,
+    pub(crate) cpu: Option<usize>,
+    pub(crate) expected_seconds: usize,
+}
+
+/// Whether the thread goes on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Turn {
+    Continue,
+    Finish,
+}
+
+/// What a thread hands back when it is done.
+#[derive(Debug)]
+pub(crate) struct ThreadResult {
+    pub(crate) recorder: Recorder,
+    pub(crate) cpu: CpuTime,
+    pub(crate) window_start_ns: u64,
+    pub(crate) window_end_ns: u64,
+    /// Open loop: requests whose intended time fell inside the window.
+    pub(crate) scheduled: u64,
+}
+
+/// The per-thread decision maker.
+#[derive(Debug)]
+pub(crate) struct Core {
+    pub(crate) recorder: Recorder,
+    pacer: Option<Pacer>,
+    /// Requests that may still be started (`-n` runs).
+    budget: Option<u64>,
+    in_flight: u64,
+    index: usize,
+    cpu_at_start: CpuTime,
+    window_start_ns: u64,
+    window_end_ns: Option<u64>,
+    scheduled_before_window: u64,
+    published_outcomes: u64,
+}
+
+/// How often a thread wakes up at the latest, to sweep timeouts and reconnects.
+pub(crate) const SWEEP_INTERVAL_NS: u64 = 10 * NS_PER_MS;
+
+impl Core {
+    pub(crate) fn new(shared: &Shared, plan: &ThreadPlan) -> Self {
+        let open = plan.rate.is_some();
+        let start_ns = shared.clock.now_ns();
+        Self {
+            recorder: Recorder::new(open, plan.expected_seconds),
+            pacer: plan
+                .rate
+                .map(|(rate, phase)| Pacer::new(start_ns, rate, phase)),
+            budget: plan.requests,
+            in_flight: 0,
+            index: plan.index,
+            cpu_at_start: CpuTime::default(),
+            window_start_ns: 0,
+            window_end_ns: None,
+            scheduled_before_window: 0,
+            published_outcomes: 0,
+        }
+    }
+
+    /// Whether the schedule is open (fixed rate) rather than closed.
+    pub(crate) fn open_loop(&self) -> bool {
+        self.pacer.is_some()
+    }
+
+    /// A connection is free: returns the intended send time of the request
+    /// it should send now, or `None` if it should stay idle.
+    #[inline]
+    pub(crate) fn next_request(&mut self, now_ns: u64) -> Option<u64> {
+        if self.window_end_ns.is_some() || self.budget == Some(0) {
+            return None;
+        }
+        let intended = match self.pacer.as_mut() {
+            None => now_ns,
+            Some(pacer) => {
+                let intended = pacer.take_due(now_ns)?;
+                self.recorder.sent_late(now_ns.saturating_sub(intended));
+                intended
+            }
+        };
+        if self.recorder.measuring() {
+            if let Some(budget) = self.budget.as_mut() {
+                *budget -= 1;
+            }
+        }
+        self.in_flight += 1;
+        Some(intended)
+    }
+
+    /// When the next open-loop request is due, if the schedule has one.
+    pub(crate) fn next_due_ns(&self) -> Option<u64> {
+        match (&self.pacer, self.budget) {
+            (_, Some(0)) => None,
+            (Some(pacer), _) => Some(pacer.next_due_ns()),
+            (None, _) => None,
+        }
+    }
+
+    /// Only requests sent inside the window count: a warm-up request that
+    /// completes after the window opened is neither a response nor an error.
+    #[inline]
+    fn in_window(&self, intended_ns: u64) -> bool {
+        self.recorder.measuring() && intended_ns >= self.window_start_ns
+    }
+
+    #[inline]
+    pub(crate) fn response(&mut self, status: u16, intended_ns: u64, sent_ns: u64, now_ns: u64) {
+        self.in_flight = self.in_flight.saturating_sub(1);
+        if self.in_window(intended_ns) {
+            self.recorder.response(status, intended_ns, sent_ns, now_ns);
+        }
+    }
+
+    /// A request that was in flight failed.
+    pub(crate) fn request_failed(&mut self, kind: ErrorKind, intended_ns: u64, now_ns: u64) {
+        self.in_flight = self.in_flight.saturating_sub(1);
+        if self.in_window(intended_ns) {
+            self.recorder.error(kind, now_ns);
+        }
+    }
+
+    /// A connection could not be opened. In `-n` runs this uses up one
+    /// request, so a dead server cannot keep the run alive forever.
+    pub(crate) fn connect_failed(&mut self, kind: ErrorKind, now_ns: u64) {
+        if !self.recorder.measuring() {
+            return;
+        }
+        if let Some(budget) = self.budget.as_mut() {
+            *budget = budget.saturating_sub(1);
+        }
+        self.recorder.error(kind, now_ns);
+    }
+
+    /// Opens the window when the warm-up ends and decides whether to go on.
+    pub(crate) fn turn(&mut self, shared: &Shared, now_ns: u64) -> Turn {
+        if !self.recorder.measuring() && now_ns >= shared.window_start_ns {
+            self.begin_window(now_ns);
+        }
+        let out_of_time = shared
+            .deadline_ns
+            .is_some_and(|deadline| now_ns >= deadline);
+        let all_done = self.budget == Some(0) && self.in_flight == 0 && self.recorder.measuring();
+        let cancelled = shared.cancel.load(Ordering::Relaxed);
+        self.publish(shared);
+        if out_of_time || all_done || cancelled {
+            self.window_end_ns = Some(now_ns);
+            Turn::Finish
+        } else {
+            Turn::Continue
+        }
+    }
+
+    fn begin_window(&mut self, now_ns: u64) {
+        self.recorder.begin_window(now_ns);
+        self.window_start_ns = now_ns;
+        self.cpu_at_start = CpuTime::of_this_thread();
+        self.scheduled_before_window = self.pacer.as_ref().map_or(0, Pacer::taken);
+    }
+
+    fn publish(&mut self, shared: &Shared) {
+        let outcomes = self.recorder.outcomes();
+        if outcomes != self.published_outcomes || !self.recorder.measuring() {
+            self.published_outcomes = outcomes;
+            shared.progress.publish(
+                self.index,
+                self.recorder.responses,
+                self.recorder.errors.total(),
+                self.recorder.measuring(),
+            );
+        }
+    }
+
+    /// How long the thread may sleep before something is due.
+    pub(crate) fn wait_ns(&self, shared: &Shared, now_ns: u64, can_send: bool) -> u64 {
+        let mut wake = now_ns + SWEEP_INTERVAL_NS;
+        if !self.recorder.measuring() {
+            wake = wake.min(shared.window_start_ns);
+        }
+        if let Some(deadline) = shared.deadline_ns {
+            wake = wake.min(deadline);
+        }
+        if can_send {
+            if let Some(due) = self.next_due_ns() {
+                wake = wake.min(due);
+            }
+        }
+        wake.saturating_sub(now_ns)
+    }
+
+    pub(crate) fn finish(self, end_ns: u64) -> ThreadResult {
+        let window_end_ns = self.window_end_ns.unwrap_or(end_ns);
+        let scheduled = self.pacer.as_ref().map_or(0, |pacer| {
+            pacer
+                .scheduled_by(window_end_ns)
+                .saturating_sub(self.scheduled_before_window)
+        });
+        ThreadResult {
+            cpu: CpuTime::of_this_thread().since(self.cpu_at_start),
+            recorder: self.recorder,
+            window_start_ns: self.window_start_ns,
+            window_end_ns,
+            scheduled,
+        }
+    }
+}

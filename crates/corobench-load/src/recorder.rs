@@ -1,0 +1,272 @@
+//! Per-thread recording of outcomes. Nothing here locks or allocates per
+//! request: histograms are fixed-size and the timeline grows at most once a second.
+
+use corobench_model::{ErrorCounts, LatencyHistogram, StatusCounts, TimelineSecond};
+
+use crate::clock::{NS_PER_S, NS_PER_US};
+
+/// What went wrong with a request that got no usable response.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ErrorKind {
+    Connect,
+    FdExhausted,
+    Write,
+    Read,
+    Timeout,
+    Malformed,
+}
+
+/// One thread's measurements of the window.
+#[derive(Debug)]
+pub(crate) struct Recorder {
+    measuring: bool,
+    window_start_ns: u64,
+    pub(crate) latency: LatencyHistogram,
+    pub(crate) uncorrected: Option<LatencyHistogram>,
+    pub(crate) status: StatusCounts,
+    pub(crate) errors: ErrorCounts,
+    pub(crate) responses: u64,
+    pub(crate) bytes_read: u64,
+    pub(crate) bytes_written: u64,
+    pub(crate) timeline: Vec<SecondTotals>,
+    pub(crate) send_lag: LagTotals,
+}
+
+/// Sums for one second of the timeline.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct SecondTotals {
+    pub(crate) requests: u64,
+    pub(crate) errors: u64,
+    pub(crate) bytes_read: u64,
+    pub(crate) latency_sum_us: u64,
+    pub(crate) max_latency_us: u64,
+}
+
+/// How late open-loop requests left.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct LagTotals {
+    pub(crate) sent: u64,
+    pub(crate) sum_us: u64,
+    pub(crate) max_us: u64,
+}
+
+impl Recorder {
+    pub(crate) fn new(open_loop: bool, expected_seconds: usize) -> Self {
+        Self {
+            measuring: false,
+            window_start_ns: 0,
+            latency: LatencyHistogram::new(),
+            uncorrected: open_loop.then(LatencyHistogram::new),
+            status: StatusCounts::default(),
+            errors: ErrorCounts::default(),
+            responses: 0,
+            bytes_read: 0,
+            bytes_written: 0,
+            timeline: Vec::with_capacity(expected_seconds + 2),
+            send_lag: LagTotals::default(),
+        }
+    }
+
+    /// Starts the measured window: everything before it was warm-up.
+    pub(crate) fn begin_window(&mut self, now_ns: u64) {
+        self.measuring = true;
+        self.window_start_ns = now_ns;
+        self.latency.reset();
+        if let Some(h) = self.uncorrected.as_mut() {
+            h.reset();
+        }
+        self.status = StatusCounts::default();
+        self.errors = ErrorCounts::default();
+        self.responses = 0;
+        self.bytes_read = 0;
+        self.bytes_written = 0;
+        self.timeline.clear();
+        self.send_lag = LagTotals::default();
+    }
+
+    #[inline]
+    pub(crate) fn measuring(&self) -> bool {
+        self.measuring
+    }
+
+    /// A complete response. `intended_ns` equals `sent_ns` in a closed loop.
+    #[inline]
+    pub(crate) fn response(&mut self, status: u16, intended_ns: u64, sent_ns: u64, now_ns: u64) {
+        if !self.measuring {
+            return;
+        }
+        let latency_us = now_ns.saturating_sub(intended_ns) / NS_PER_US;
+        self.latency.record_us(latency_us);
+        if let Some(h) = self.uncorrected.as_mut() {
+            h.record_us(now_ns.saturating_sub(sent_ns) / NS_PER_US);
+        }
+        self.status.count(status);
+        match status {
+            400..=499 => self.errors.status_4xx += 1,
+            500.. => self.errors.status_5xx += 1,
+            _ => {}
+        }
+        self.responses += 1;
+        let second = self.second(now_ns);
+        second.requests += 1;
+        second.latency_sum_us += latency_us;
+        second.max_latency_us = second.max_latency_us.max(latency_us);
+        if status >= 400 {
+            second.errors += 1;
+        }
+    }
+
+    /// A request (or connection attempt) that ended without a usable response.
+    #[inline]
+    pub(crate) fn error(&mut self, kind: ErrorKind, now_ns: u64) {
+        if !self.measuring {
+            return;
+        }
+        let counter = match kind {
+            ErrorKind::Connect => &mut self.errors.connect,
+            ErrorKind::FdExhausted => &mut self.errors.fd_exhausted,
+            ErrorKind::Write => &mut self.errors.write,
+            ErrorKind::Read => &mut self.errors.read,
+            ErrorKind::Timeout => &mut self.errors.timeout,
+            ErrorKind::Malformed => &mut self.errors.malformed,
+        };
+        *counter += 1;
+        self.second(now_ns).errors += 1;
+    }
+
+    #[inline]
+    pub(crate) fn read_bytes(&mut self, n: usize, now_ns: u64) {
+        if self.measuring {
+            self.bytes_read += n as u64;
+            self.second(now_ns).bytes_read += n as u64;
+        }
+    }
+
+    #[inline]
+    pub(crate) fn wrote_bytes(&mut self, n: usize) {
+        if self.measuring {
+            self.bytes_written += n as u64;
+        }
+    }
+
+    /// An open-loop request left `lag_ns` after its intended time.
+    #[inline]
+    pub(crate) fn sent_late(&mut self, lag_ns: u64) {
+        if self.measuring {
+            let lag_us = lag_ns / NS_PER_US;
+            self.send_lag.sent += 1;
+            self.send_lag.sum_us += lag_us;
+            self.send_lag.max_us = self.send_lag.max_us.max(lag_us);
+        }
+    }
+
+    /// Outcomes so far: responses plus errors that ended a request.
+    pub(crate) fn outcomes(&self) -> u64 {
+        self.responses + self.errors.transport()
+    }
+
+    #[inline]
+    fn second(&mut self, now_ns: u64) -> &mut SecondTotals {
+        let index =
+            usize::try_from(now_ns.saturating_sub(self.window_start_ns) / NS_PER_S).unwrap_or(0);
+        if index >= self.timeline.len() {
+            self.timeline.resize(index + 1, SecondTotals::default());
+        }
+        &mut self.timeline[index]
+    }
+}
+
+/// Adds thread timelines second by second and turns them into report rows.
+pub(crate) fn merge_timelines(threads: &[Vec<SecondTotals>]) -> Vec<TimelineSecond> {
+    let seconds = threads.iter().map(Vec::len).max().unwrap_or(0);
+    (0..seconds)
+        .map(|i| {
+            let mut total = SecondTotals::default();
+            for t in threads.iter().filter_map(|t| t.get(i)) {
+                total.requests += t.requests;
+                total.errors += t.errors;
+                total.bytes_read += t.bytes_read;
+                total.latency_sum_us += t.latency_sum_us;
+                total.max_latency_us = total.max_latency_us.max(t.max_latency_us);
+            }
+            TimelineSecond {
+                second: u32::try_from(i).unwrap_or(u32::MAX),
+                requests: total.requests,
+                errors: total.errors,
+                bytes_read: total.bytes_read,
+                mean_latency_us: if total.requests == 0 {
+                    0.0
+                } else {
+                    total.latency_sum_us as f64 / total.requests as f64
+                },
+                max_latency_us: total.max_latency_us,
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn warm_up_is_not_recorded() {
+        let mut r = Recorder::new(false, 1);
+        r.response(200, 0, 0, 1_000_000);
+        r.error(ErrorKind::Timeout, 1);
+        assert_eq!(r.outcomes(), 0);
+        r.begin_window(2 * NS_PER_S);
+        r.response(200, 2 * NS_PER_S, 2 * NS_PER_S, 2 * NS_PER_S + 5_000_000);
+        r.response(503, 2 * NS_PER_S, 2 * NS_PER_S, 3 * NS_PER_S + 1);
+        r.error(ErrorKind::Read, 3 * NS_PER_S + 2);
+        assert_eq!((r.responses, r.errors.status_5xx, r.errors.read), (2, 1, 1));
+        assert_eq!(r.outcomes(), 3);
+        assert_eq!(r.timeline.len(), 2);
+        assert_eq!(r.timeline[1].errors, 2);
+        assert_eq!(r.latency.count(), 2);
+    }
+
+    #[test]
+    fn open_loop_records_both_latencies() {
+        let mut r = Recorder::new(true, 1);
+        r.begin_window(0);
+        // Intended at 0, sent 900 ms late, answered 1 ms after sending.
+        r.response(200, 0, 900_000_000, 901_000_000);
+        assert_eq!(r.latency.summary().max_us / 1000, 901);
+        assert_eq!(r.uncorrected.as_ref().unwrap().summary().max_us / 100, 10);
+    }
+
+    #[test]
+    fn timelines_merge_by_second() {
+        let a = vec![SecondTotals {
+            requests: 2,
+            latency_sum_us: 20,
+            max_latency_us: 15,
+            ..Default::default()
+        }];
+        let b = vec![
+            SecondTotals {
+                requests: 2,
+                latency_sum_us: 40,
+                max_latency_us: 30,
+                ..Default::default()
+            },
+            SecondTotals {
+                requests: 1,
+                errors: 1,
+                ..Default::default()
+            },
+        ];
+        let merged = merge_timelines(&[a, b]);
+        assert_eq!(merged.len(), 2);
+        assert_eq!(
+            (
+                merged[0].requests,
+                merged[0].mean_latency_us,
+                merged[0].max_latency_us
+            ),
+            (4, 15.0, 30)
+        );
+        assert_eq!(merged[1].errors, 1);
+    }
+}

@@ -1,0 +1,183 @@
+//! Merges the threads' measurements into one [`LoadReport`].
+
+use corobench_model::load::LOAD_REPORT_SCHEMA_VERSION;
+use corobench_model::{
+    ErrorCounts, GeneratorUsage, LatencyHistogram, LoadReport, LoadWarning, OpenLoopReport,
+    ScheduleKind, StatusCounts,
+};
+
+use crate::clock::NS_PER_S;
+use crate::config::{LoadConfig, Schedule};
+use crate::core::ThreadResult;
+use crate::os;
+use crate::recorder::merge_timelines;
+
+/// Generator CPU over (elapsed × threads) at or above which a run is generator-bound.
+pub const GENERATOR_BOUND_UTILIZATION: f64 = 0.90;
+/// Achieved over requested rate below which an open-loop run missed its schedule.
+pub const SCHEDULE_KEPT_RATIO: f64 = 0.99;
+
+pub(crate) fn build(config: &LoadConfig, results: &[ThreadResult]) -> LoadReport {
+    let start = results.iter().map(|r| r.window_start_ns).min().unwrap_or(0);
+    let end = results
+        .iter()
+        .map(|r| r.window_end_ns)
+        .max()
+        .unwrap_or(start);
+    let elapsed_s = end.saturating_sub(start) as f64 / NS_PER_S as f64;
+    let per_s = |n: u64| {
+        if elapsed_s > 0.0 {
+            n as f64 / elapsed_s
+        } else {
+            0.0
+        }
+    };
+
+    let mut latency = LatencyHistogram::new();
+    let mut uncorrected =
+        matches!(config.schedule, Schedule::Open { .. }).then(LatencyHistogram::new);
+    let (mut status, mut errors) = (StatusCounts::default(), ErrorCounts::default());
+    let (mut requests, mut bytes_read, mut bytes_written) = (0, 0, 0);
+    for r in results {
+        let rec = &r.recorder;
+        latency.add(&rec.latency);
+        if let (Some(total), Some(part)) = (uncorrected.as_mut(), rec.uncorrected.as_ref()) {
+            total.add(part);
+        }
+        status.add(&rec.status);
+        errors.add(&rec.errors);
+        requests += rec.responses;
+        bytes_read += rec.bytes_read;
+        bytes_written += rec.bytes_written;
+    }
+    let attempts = requests + errors.transport();
+    let error_rate = if attempts == 0 {
+        0.0
+    } else {
+        errors.total() as f64 / attempts as f64
+    };
+    let generator = generator_usage(config, results, requests, elapsed_s);
+    let open_loop = open_loop_report(config, results, elapsed_s);
+    let timelines: Vec<_> = results
+        .iter()
+        .map(|r| r.recorder.timeline.clone())
+        .collect();
+    let mut report = LoadReport {
+        schema_version: LOAD_REPORT_SCHEMA_VERSION,
+        url: config.target.url.clone(),
+        method: config.request.method.clone(),
+        backend: config.backend.name().to_string(),
+        threads: config.threads,
+        connections: config.connections,
+        schedule: match config.schedule {
+            Schedule::Closed => ScheduleKind::Closed,
+            Schedule::Open { rate_per_s } => ScheduleKind::Open { rate_per_s },
+        },
+        warmup_s: config.warmup.as_secs_f64(),
+        elapsed_s,
+        requests,
+        requests_per_s: per_s(requests),
+        bytes_read,
+        bytes_written,
+        read_bytes_per_s: per_s(bytes_read),
+        status,
+        errors,
+        error_rate,
+        latency: latency.report(),
+        latency_uncorrected: uncorrected.map(|h| h.report()),
+        open_loop,
+        generator,
+        timeline: merge_timelines(&timelines),
+        warnings: Vec::new(),
+    };
+    report.warnings = warnings(&report);
+    report
+}
+
+fn generator_usage(
+    config: &LoadConfig,
+    results: &[ThreadResult],
+    requests: u64,
+    elapsed_s: f64,
+) -> GeneratorUsage {
+    let cpu_user_s: f64 = results.iter().map(|r| r.cpu.user.as_secs_f64()).sum();
+    let cpu_system_s: f64 = results.iter().map(|r| r.cpu.system.as_secs_f64()).sum();
+    let cpu_s = cpu_user_s + cpu_system_s;
+    GeneratorUsage {
+        threads: config.threads,
+        cpu_user_s,
+        cpu_system_s,
+        cpu_us_per_request: if requests == 0 {
+            0.0
+        } else {
+            cpu_s * 1e6 / requests as f64
+        },
+        utilization: if elapsed_s > 0.0 {
+            cpu_s / (elapsed_s * f64::from(config.threads))
+        } else {
+            0.0
+        },
+        max_rss_bytes: os::max_rss_bytes(),
+    }
+}
+
+fn open_loop_report(
+    config: &LoadConfig,
+    results: &[ThreadResult],
+    elapsed_s: f64,
+) -> Option<OpenLoopReport> {
+    let Schedule::Open { rate_per_s } = config.schedule else {
+        return None;
+    };
+    let sent: u64 = results.iter().map(|r| r.recorder.send_lag.sent).sum();
+    let lag_sum_us: u64 = results.iter().map(|r| r.recorder.send_lag.sum_us).sum();
+    Some(OpenLoopReport {
+        requested_rate_per_s: rate_per_s,
+        achieved_rate_per_s: if elapsed_s > 0.0 {
+            sent as f64 / elapsed_s
+        } else {
+            0.0
+        },
+        scheduled: results.iter().map(|r| r.scheduled).sum(),
+        sent,
+        mean_send_lag_us: if sent == 0 {
+            0.0
+        } else {
+            lag_sum_us as f64 / sent as f64
+        },
+        max_send_lag_us: results
+            .iter()
+            .map(|r| r.recorder.send_lag.max_us)
+            .max()
+            .unwrap_or(0),
+    })
+}
+
+fn warnings(report: &LoadReport) -> Vec<LoadWarning> {
+    let mut warnings = Vec::new();
+    if report.generator.utilization >= GENERATOR_BOUND_UTILIZATION {
+        warnings.push(LoadWarning::GeneratorBound {
+            utilization: report.generator.utilization,
+        });
+    }
+    if let Some(open) = report.open_loop {
+        if open.achieved_rate_per_s < SCHEDULE_KEPT_RATIO * open.requested_rate_per_s {
+            warnings.push(LoadWarning::ScheduleMissed {
+                requested_rate_per_s: open.requested_rate_per_s,
+                achieved_rate_per_s: open.achieved_rate_per_s,
+            });
+        }
+    }
+    if report.errors.fd_exhausted > 0 {
+        let limit = os::raise_fd_limit().unwrap_or(0);
+        warnings.push(LoadWarning::FdExhausted { limit });
+    }
+    let total = report.errors.total();
+    if total > 0 {
+        warnings.push(LoadWarning::Errors {
+            total,
+            error_rate: report.error_rate,
+        });
+    }
+    warnings
+}

@@ -1,0 +1,141 @@
+//! The human summary of one load run.
+
+use std::fmt::Write as _;
+
+use corobench_model::{LatencyReport, LoadReport, ScheduleKind};
+
+use super::format::{bytes, latency_us, percentile_label, rate, thousands};
+
+/// Percentiles shown when the user asks for none.
+pub const DEFAULT_PERCENTILES: [f64; 4] = [50.0, 90.0, 99.0, 99.9];
+
+/// Renders the summary; `percentiles` are read from the full histograms.
+#[must_use]
+pub fn render(report: &LoadReport, percentiles: &[f64]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{}", headline(report));
+    let _ = writeln!(
+        out,
+        "  Requests    {} in {:.2}s   {} req/s   {}/s read",
+        thousands(report.requests),
+        report.elapsed_s,
+        rate(report.requests_per_s),
+        bytes(report.read_bytes_per_s)
+    );
+    if let Some(open) = report.open_loop {
+        let _ = writeln!(
+            out,
+            "  Schedule    {} req/s requested, {} req/s sent; send lag mean {}, max {}",
+            rate(open.requested_rate_per_s),
+            rate(open.achieved_rate_per_s),
+            latency_us(open.mean_send_lag_us),
+            latency_us(open.max_send_lag_us as f64)
+        );
+    }
+    let label = if report.latency_uncorrected.is_some() {
+        "Latency*"
+    } else {
+        "Latency"
+    };
+    out.push_str(&latency_lines(label, &report.latency, percentiles));
+    if let Some(uncorrected) = &report.latency_uncorrected {
+        out.push_str(&latency_lines("Uncorrected", uncorrected, percentiles));
+        out.push_str("              * from each request's intended send time; uncorrected: from its actual send\n");
+    }
+    let _ = writeln!(out, "  Status      {}", status_line(report));
+    let _ = writeln!(out, "  Errors      {}", errors_line(report));
+    let g = &report.generator;
+    let _ = writeln!(
+        out,
+        "  Generator   {:.1}µs CPU/request, {:.0}% of {} core{}, RSS {}",
+        g.cpu_us_per_request,
+        g.utilization * 100.0,
+        g.threads,
+        if g.threads == 1 { "" } else { "s" },
+        bytes(g.max_rss_bytes as f64)
+    );
+    for warning in &report.warnings {
+        let _ = writeln!(out, "\n  warning: {warning}");
+    }
+    out
+}
+
+fn headline(report: &LoadReport) -> String {
+    let schedule = match report.schedule {
+        ScheduleKind::Closed => "closed loop".to_string(),
+        ScheduleKind::Open { rate_per_s } => format!("open loop at {} req/s", rate(rate_per_s)),
+    };
+    format!(
+        "{} {}\n  {} thread{}, {} connection{}, {schedule}, {} backend",
+        report.method,
+        report.url,
+        report.threads,
+        if report.threads == 1 { "" } else { "s" },
+        report.connections,
+        if report.connections == 1 { "" } else { "s" },
+        report.backend
+    )
+}
+
+fn latency_lines(label: &str, latency: &LatencyReport, percentiles: &[f64]) -> String {
+    let s = &latency.summary;
+    let mut line = format!(
+        "  {label:<11} mean {}  stdev {}  max {}\n             ",
+        latency_us(s.mean_us),
+        latency_us(s.stdev_us),
+        latency_us(s.max_us as f64)
+    );
+    for &p in percentiles {
+        let value = latency.histogram.value_at_percentile_us(p);
+        let _ = write!(
+            line,
+            " {} {} ",
+            percentile_label(p),
+            latency_us(value as f64)
+        );
+    }
+    line.truncate(line.trim_end().len());
+    line.push('\n');
+    line
+}
+
+fn status_line(report: &LoadReport) -> String {
+    let s = &report.status;
+    let classes = [
+        ("1xx", s.informational),
+        ("2xx", s.success),
+        ("3xx", s.redirection),
+        ("4xx", s.client_error),
+        ("5xx", s.server_error),
+    ];
+    let shown: Vec<String> = classes
+        .iter()
+        .filter(|(_, n)| *n > 0)
+        .map(|(name, n)| format!("{name} {}", thousands(*n)))
+        .collect();
+    if shown.is_empty() {
+        "no complete response".to_string()
+    } else {
+        shown.join(", ")
+    }
+}
+
+fn errors_line(report: &LoadReport) -> String {
+    let kinds: Vec<String> = report
+        .errors
+        .by_kind()
+        .iter()
+        .filter(|(_, n)| *n > 0)
+        .map(|(name, n)| format!("{name} {}", thousands(*n)))
+        .collect();
+    if kinds.is_empty() {
+        "none".to_string()
+    } else {
+        format!(
+            "{} ({:.2}%): {}",
+            thousands(report.errors.total()),
+            report.error_rate * 100.0,
+            kinds.join(", ")
+        )
+    }
+}

@@ -1,0 +1,98 @@
+//! Parsers for command-line values; each error says what a valid value looks like.
+
+use std::time::Duration;
+
+/// `10s`, `500ms`, `2m`, `1h 30m`, or a bare number of seconds (`10`, `0.5`).
+///
+/// # Errors
+/// Text that is neither a number of seconds nor a humantime duration.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    if let Ok(seconds) = text.parse::<f64>() {
+        return if seconds.is_finite() && seconds >= 0.0 {
+            Ok(Duration::from_secs_f64(seconds))
+        } else {
+            Err(format!(
+                "{text:?} is not a duration: use e.g. 10s, 500ms, 2m"
+            ))
+        };
+    }
+    humantime::parse_duration(text)
+        .map_err(|_| format!("{text:?} is not a duration: use e.g. 10s, 500ms, 2m"))
+}
+
+/// A positive request rate such as `20000`, `20k` or `1.5k` (requests per second).
+///
+/// # Errors
+/// Anything that is not a positive finite number.
+pub fn parse_rate(text: &str) -> Result<f64, String> {
+    let lower = text.trim().to_ascii_lowercase();
+    let (digits, scale) = match lower.strip_suffix('k') {
+        Some(digits) => (digits, 1_000.0),
+        None => (lower.as_str(), 1.0),
+    };
+    match digits.parse::<f64>() {
+        Ok(rate) if rate.is_finite() && rate > 0.0 => Ok(rate * scale),
+        _ => Err(format!(
+            "{text:?} is not a rate: use a positive number of requests/s, e.g. 20000 or 20k"
+        )),
+    }
+}
+
+/// A header written as `Name: value`.
+///
+/// # Errors
+/// Text without a colon, or with an empty name.
+pub fn parse_header(text: &str) -> Result<(String, String), String> {
+    match text.split_once(':') {
+        Some((name, value)) if !name.trim().is_empty() => {
+            Ok((name.trim().to_string(), value.trim().to_string()))
+        }
+        _ => Err(format!(
+            "{text:?} is not a header: write it as 'Name: value'"
+        )),
+    }
+}
+
+/// Percentiles such as `50,90,99,99.9`.
+///
+/// # Errors
+/// A value that is not a number in 0..=100.
+pub fn parse_percentiles(text: &str) -> Result<Vec<f64>, String> {
+    text.split(',')
+        .map(|part| match part.trim().parse::<f64>() {
+            Ok(p) if (0.0..=100.0).contains(&p) => Ok(p),
+            _ => Err(format!(
+                "{part:?} is not a percentile: use numbers in 0..=100, e.g. 50,90,99,99.9"
+            )),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("10").unwrap(), Duration::from_secs(10));
+        assert_eq!(parse_duration("0.5").unwrap(), Duration::from_millis(500));
+        assert_eq!(parse_duration("250ms").unwrap(), Duration::from_millis(250));
+        assert_eq!(parse_duration("1m 30s").unwrap(), Duration::from_secs(90));
+        assert!(parse_duration("ten").unwrap_err().contains("10s"));
+        assert!(parse_duration("-1").is_err());
+    }
+
+    #[test]
+    fn rates_headers_percentiles() {
+        assert_eq!(parse_rate("20k").unwrap(), 20_000.0);
+        assert!(parse_rate("0").is_err());
+        assert_eq!(
+            parse_header("X-A: b: c").unwrap(),
+            ("X-A".into(), "b: c".into())
+        );
+        assert!(parse_header("nocolon").is_err());
+        assert_eq!(parse_percentiles("50, 99.9").unwrap(), vec![50.0, 99.9]);
+        assert!(parse_percentiles("101").is_err());
+    }
+}
