@@ -1,0 +1,23 @@
+//! The HTTP contract (`docs/contract.md`) as the Rust targets share it.
+//!
+//! Everything here is free of any async runtime, so that `rust-axum` (tokio)
+//! and `rust-compio` (io_uring) answer byte for byte alike and differ only in
+//! how they wait, read and write. Each target keeps its own concurrency code.
+
+pub mod date;
+pub mod db;
+pub mod digest;
+pub mod env;
+pub mod error;
+#[cfg(feature = "http1")]
+pub mod http1;
+pub mod params;
+pub mod payload;
+pub mod proc_status;
+pub mod reply;
+pub mod route;
+pub mod upload;
+
+pub use error::ContractError;
+pub use reply::Reply;
+pub use route::{Method, Route};
