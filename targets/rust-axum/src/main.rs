@@ -1,0 +1,67 @@
+//! `rust-axum`: axum on tokio's multi-thread work-stealing runtime.
+//!
+//! Every connection is a tokio task; `WORKER_THREADS` OS threads run the
+//! tasks and steal from each other's queues when idle.
+
+mod app;
+mod db;
+mod upload;
+
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use axum::serve::ListenerExt as _;
+use rust_common::env::{ServerEnv, int_param};
+use tokio::signal::unix::{SignalKind, signal};
+
+/// How long in-flight blocking work (file reads, upload writes) may finish
+/// after SIGTERM; well inside the contract's 5 s.
+const SHUTDOWN_GRACE: Duration = Duration::from_millis(500);
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("rust-axum: {error:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run() -> anyhow::Result<()> {
+    let env = ServerEnv::from_env()?;
+    let worker_threads = int_param("WORKER_THREADS", 1, 1..=256)?;
+    let db_pool = int_param("DB_POOL", 16, 1..=1024)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(worker_threads as usize)
+        .enable_all()
+        .build()
+        .context("cannot start the tokio runtime")?;
+    let result = runtime.block_on(serve(env, db_pool as usize));
+    runtime.shutdown_timeout(SHUTDOWN_GRACE);
+    result
+}
+
+async fn serve(env: ServerEnv, db_pool: usize) -> anyhow::Result<()> {
+    let db = db::Db::new(env.database_url.as_deref(), db_pool)?;
+    let state = Arc::new(app::App::new(&env, db)?);
+    let address = ("127.0.0.1", env.port);
+    let listener = tokio::net::TcpListener::bind(address)
+        .await
+        .with_context(|| format!("cannot listen on 127.0.0.1:{} (PORT)", env.port))?
+        .tap_io(|stream| {
+            // Small answers go out at once, as in the raw-socket targets.
+            let _ = stream.set_nodelay(true);
+        });
+    let mut terminate = signal(SignalKind::terminate()).context("cannot watch SIGTERM")?;
+    eprintln!("rust-axum: listening on 127.0.0.1:{}", env.port);
+    tokio::select! {
+        served = axum::serve(listener, app::router(state)) => served.context("server stopped"),
+        _ = terminate.recv() => {
+            eprintln!("rust-axum: SIGTERM, exiting");
+            Ok(())
+        }
+    }
+}
