@@ -1,0 +1,96 @@
+"""The pure parts of the HTTP contract (docs/contract.md).
+
+Parameter parsing, the /mixed digest chain, the upload limit and the
+configuration read from the environment. No I/O here, so pytest checks it
+without a server.
+"""
+
+import hashlib
+import re
+from dataclasses import dataclass
+from typing import Mapping, Optional
+
+MAX_UPLOAD_BYTES = 64 * 1024 * 1024
+
+# name -> (min, max, default) for every query parameter the contract knows.
+PARAMETERS = {
+    "ms": (0, 10000, 10),
+    "kb": (1, 10240, 1),
+    "iters": (0, 1000000, 1000),
+}
+
+_INTEGER = re.compile(r"-?[0-9]{1,12}")
+_LENGTH = re.compile(r"[0-9]{1,15}")
+_THREADS = re.compile(r"^Threads:\s+([0-9]+)$", re.MULTILINE)
+
+
+class BadParameter(ValueError):
+    """A query parameter that is not an integer in its range; the message names it."""
+
+
+def int_param(query: Mapping[str, str], name: str) -> int:
+    """The value of `name` in `query`, its default when absent."""
+    low, high, default = PARAMETERS[name]
+    raw = query.get(name)
+    if raw is None:
+        return default
+    if _INTEGER.fullmatch(raw) is None or not low <= int(raw) <= high:
+        raise BadParameter(f"{name} must be an integer in {low}..={high}")
+    return int(raw)
+
+
+def digest_chain(iters: int) -> str:
+    """h0 = 32 zero bytes, h(k+1) = SHA-256(h(k)); the lower-case hex of h(iters)."""
+    digest = bytes(32)
+    for _ in range(iters):
+        digest = hashlib.sha256(digest).digest()
+    return digest.hex()
+
+
+def declared_length(header: Optional[str]) -> Optional[int]:
+    """The Content-Length of an upload, None when absent (chunked); ValueError when malformed."""
+    if header is None:
+        return None
+    if _LENGTH.fullmatch(header) is None:
+        raise ValueError("Content-Length must be a non-negative integer")
+    return int(header)
+
+
+def threads_from_status(status_text: str) -> Optional[int]:
+    """Threads of a process from the text of /proc/<pid>/status."""
+    match = _THREADS.search(status_text)
+    return int(match.group(1)) if match else None
+
+
+def env_int(env: Mapping[str, str], name: str, default: int, high: int) -> int:
+    """An integer in 1..=high from the environment, `default` when unset."""
+    raw = env.get(name, "")
+    if raw == "":
+        return default
+    if _LENGTH.fullmatch(raw) is None or not 1 <= int(raw) <= high:
+        raise ValueError(f"{name} must be an integer in 1..={high}, got {raw!r}")
+    return int(raw)
+
+
+@dataclass(frozen=True)
+class Config:
+    port: int
+    server_name: str
+    data_dir: str
+    upload_dir: str
+    database_url: str
+    workers: int
+    db_pool: int
+
+
+def read_config(env: Mapping[str, str]) -> Config:
+    """The target's configuration; ValueError naming the variable when one is malformed."""
+    return Config(
+        port=env_int(env, "PORT", 8080, 65535),
+        server_name=env.get("TARGET_NAME") or "python-fastapi",
+        data_dir=env.get("DATA_DIR") or ".",
+        upload_dir=env.get("UPLOAD_DIR") or "/tmp",
+        database_url=env.get("DATABASE_URL", ""),
+        workers=env_int(env, "WORKERS", 1, 256),
+        db_pool=env_int(env, "DB_POOL", 16, 1024),
+    )
