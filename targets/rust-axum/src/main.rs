@@ -3,12 +3,7 @@
 //! Every connection is a tokio task; `WORKER_THREADS` OS threads run the
 //! tasks and steal from each other's queues when idle.
 
-mod app;
-mod db;
-mod upload;
-
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context as _;
@@ -45,8 +40,8 @@ fn run() -> anyhow::Result<()> {
 }
 
 async fn serve(env: ServerEnv, db_pool: usize) -> anyhow::Result<()> {
-    let db = db::Db::new(env.database_url.as_deref(), db_pool)?;
-    let state = Arc::new(app::App::new(&env, db)?);
+    let router = rust_axum::router(&env, db_pool)?;
+    let upload_dir = env.upload_dir.clone();
     let address = ("127.0.0.1", env.port);
     let listener = tokio::net::TcpListener::bind(address)
         .await
@@ -58,9 +53,10 @@ async fn serve(env: ServerEnv, db_pool: usize) -> anyhow::Result<()> {
     let mut terminate = signal(SignalKind::terminate()).context("cannot watch SIGTERM")?;
     eprintln!("rust-axum: listening on 127.0.0.1:{}", env.port);
     tokio::select! {
-        served = axum::serve(listener, app::router(state)) => served.context("server stopped"),
+        served = axum::serve(listener, router) => served.context("server stopped"),
         _ = terminate.recv() => {
-            eprintln!("rust-axum: SIGTERM, exiting");
+            let removed = rust_common::upload::remove_own_temp_files(&upload_dir);
+            eprintln!("rust-axum: SIGTERM, exiting ({removed} unfinished upload file(s) removed)");
             Ok(())
         }
     }

@@ -16,6 +16,8 @@ pub mod payload;
 pub mod proc_status;
 pub mod reply;
 pub mod route;
+#[cfg(feature = "testing")]
+pub mod testing;
 pub mod upload;
 
 pub use error::ContractError;

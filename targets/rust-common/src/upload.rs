@@ -1,6 +1,7 @@
 //! `POST /upload`: the size limit, the running digest and the temporary file name.
 
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use sha2::{Digest, Sha256};
@@ -55,7 +56,23 @@ impl UploadDigest {
 pub fn temp_path(upload_dir: &Path) -> PathBuf {
     static NEXT: AtomicU64 = AtomicU64::new(0);
     let sequence = NEXT.fetch_add(1, Ordering::Relaxed);
-    upload_dir.join(format!("upload-{}-{sequence}.part", std::process::id()))
+    static PID: OnceLock<u32> = OnceLock::new();
+    let pid = PID.get_or_init(std::process::id);
+    upload_dir.join(format!("upload-{pid}-{sequence}.part"))
+}
+
+/// Removes this process's unfinished upload files, for a target that exits
+/// on SIGTERM with uploads in flight. Returns how many were removed.
+pub fn remove_own_temp_files(upload_dir: &Path) -> usize {
+    let prefix = format!("upload-{}-", std::process::id());
+    let Ok(entries) = std::fs::read_dir(upload_dir) else {
+        return 0;
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter(|entry| entry.file_name().to_string_lossy().starts_with(&prefix))
+        .filter(|entry| std::fs::remove_file(entry.path()).is_ok())
+        .count()
 }
 
 /// The 500 a target answers when the temporary file cannot be written.
@@ -102,6 +119,18 @@ mod tests {
                 .status(),
             413
         );
+    }
+
+    #[test]
+    fn removes_only_this_process_files() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let own = temp_path(dir.path());
+        let foreign = dir.path().join("upload-1-0.part");
+        std::fs::write(&own, b"x").expect("write own");
+        std::fs::write(&foreign, b"y").expect("write foreign");
+        assert_eq!(remove_own_temp_files(dir.path()), 1);
+        assert!(!own.exists());
+        assert!(foreign.exists());
     }
 
     #[test]

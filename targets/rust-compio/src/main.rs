@@ -25,6 +25,7 @@ fn run() -> anyhow::Result<()> {
     let env = ServerEnv::from_env()?;
     let threads = int_param("THREADS", 1, 1..=256)?;
     let db_pool = int_param("DB_POOL", 16, 1..=1024)?;
+    let upload_dir = env.upload_dir.clone();
     let config = rust_compio::Config::new(env, threads, db_pool)?;
     // Registered before the runtime threads start, so they inherit nothing
     // and a SIGTERM arriving during start-up is not lost.
@@ -32,8 +33,11 @@ fn run() -> anyhow::Result<()> {
         signal_hook::iterator::Signals::new([SIGTERM, SIGINT]).context("cannot watch SIGTERM")?;
     let _runtime_threads = rust_compio::start(config)?;
     if let Some(signal) = signals.forever().next() {
-        eprintln!("rust-compio: signal {signal}, exiting");
+        let removed = rust_common::upload::remove_own_temp_files(&upload_dir);
+        eprintln!(
+            "rust-compio: signal {signal}, exiting ({removed} unfinished upload file(s) removed)"
+        );
     }
-    // Runtime threads hold no state worth flushing: exit at once.
+    // Runtime threads hold no other state worth flushing: exit at once.
     Ok(())
 }
