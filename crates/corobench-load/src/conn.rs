@@ -99,14 +99,29 @@ pub(crate) fn split_token(token: u64) -> (usize, u32) {
     ((token & 0xffff_ffff) as usize, (token >> 32) as u32)
 }
 
-/// A non-blocking TCP socket with Nagle off, its connect started.
-pub(crate) fn start_connect(addr: SocketAddr) -> io::Result<Socket> {
+/// A TCP socket configured for a generator connection.
+pub(crate) fn new_socket(addr: SocketAddr, nonblocking: bool) -> io::Result<Socket> {
+    let kind = if nonblocking {
+        Type::STREAM.nonblocking()
+    } else {
+        Type::STREAM
+    };
     let socket = Socket::new(
         Domain::for_address(addr),
-        Type::STREAM.nonblocking().cloexec(),
+        kind.cloexec(),
         Some(Protocol::TCP),
     )?;
     socket.set_tcp_nodelay(true)?;
+    // Requests are far smaller than any congestion window, so the generator's
+    // own congestion control only costs CPU (BBR's model update runs on every
+    // ACK). Reno is built into every kernel; where it is refused, keep the default.
+    let _ = socket.set_tcp_congestion(b"reno");
+    Ok(socket)
+}
+
+/// A non-blocking TCP socket with its connect started.
+pub(crate) fn start_connect(addr: SocketAddr) -> io::Result<Socket> {
+    let socket = new_socket(addr, true)?;
     match socket.connect(&addr.into()) {
         Ok(()) => Ok(socket),
         Err(e) if e.raw_os_error() == Some(libc::EINPROGRESS) => Ok(socket),

@@ -14,6 +14,7 @@ mod clock;
 mod config;
 mod conn;
 mod core;
+mod driver;
 mod epoll;
 mod error;
 mod os;

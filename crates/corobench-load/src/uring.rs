@@ -1,10 +1,331 @@
-//! The io_uring backend.
+//! The io_uring backend: one ring per thread. Sends are queued and submitted
+//! in one `io_uring_enter` per loop turn, together with the wait; each
+//! connection has one multishot receive whose data lands in a shared ring of
+//! provided buffers, so 10,000 idle connections hold no buffer of their own.
 
-use crate::core::{Shared, ThreadPlan, ThreadResult};
+use std::io;
+use std::net::SocketAddr;
+use std::os::fd::AsRawFd as _;
+
+use io_uring::{IoUring, cqueue, opcode, squeue, types};
+use socket2::SockAddr;
+
+use crate::conn::{self, Conn, Phase};
+use crate::core::{SWEEP_INTERVAL_NS, Shared, ThreadPlan, ThreadResult, Turn};
+use crate::driver::{Driver, Io, Write};
 use crate::error::LoadError;
 
-pub(crate) fn run_thread(_shared: &Shared, _plan: &ThreadPlan) -> Result<ThreadResult, LoadError> {
-    Err(LoadError::Config(
-        "the io_uring backend is not built yet".into(),
-    ))
+mod buffers;
+
+use buffers::BufRing;
+
+const SUBMISSION_ENTRIES: u32 = 1024;
+const COMPLETION_ENTRIES: u32 = 8 * SUBMISSION_ENTRIES;
+const BUFFER_GROUP: u16 = 0;
+
+/// What a submission was, packed into its `user_data` with the connection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Op {
+    Connect = 1,
+    Send = 2,
+    Recv = 3,
+}
+
+fn user_data(op: Op, index: usize, generation: u32) -> u64 {
+    ((op as u64) << 56) | ((u64::from(generation) & 0xff_ffff) << 32) | (index as u64 & 0xffff_ffff)
+}
+
+fn decode(data: u64) -> (u64, usize, u32) {
+    (
+        data >> 56,
+        (data & 0xffff_ffff) as usize,
+        ((data >> 32) & 0xff_ffff) as u32,
+    )
+}
+
+/// Runs one generator thread until its share of the run is done.
+pub(crate) fn run_thread(shared: &Shared, plan: &ThreadPlan) -> Result<ThreadResult, LoadError> {
+    let ring = new_ring()?;
+    // Declared before the driver so it is dropped after the ring it is registered with.
+    let mut buffers = BufRing::register(&ring, BUFFER_GROUP).map_err(|e| {
+        LoadError::os(
+            "cannot register io_uring provided buffers (Linux 5.19 or newer is needed)",
+            e,
+        )
+    })?;
+    let io = UringIo {
+        ring,
+        addr: Box::new(SockAddr::from(shared.addr)),
+        in_flight: 0,
+    };
+    let mut driver = Driver::new(shared, plan, io);
+    let mut completions: Vec<(u64, i32, u32)> = Vec::with_capacity(COMPLETION_ENTRIES as usize);
+    let start = shared.clock.now_ns();
+    driver.open_all(start);
+    let mut next_sweep = start + SWEEP_INTERVAL_NS;
+    loop {
+        let now = shared.clock.now_ns();
+        if driver.core.turn(shared, now) == Turn::Finish {
+            break;
+        }
+        buffers.publish();
+        let timeout = driver.core.wait_ns(shared, now, driver.can_send());
+        driver.io.submit_and_wait(timeout)?;
+        completions.clear();
+        completions.extend(
+            driver
+                .io
+                .ring
+                .completion()
+                .map(|c| (c.user_data(), c.result(), c.flags())),
+        );
+        let finished = completions
+            .iter()
+            .filter(|&&(data, _, flags)| !is_multishot_continuation(data, flags))
+            .count();
+        driver.io.in_flight = driver.io.in_flight.saturating_sub(finished);
+        let now = shared.clock.now_ns();
+        for &(data, result, flags) in &completions {
+            on_completion(&mut driver, &mut buffers, data, result, flags, now);
+        }
+        if driver.core.open_loop() {
+            driver.dispatch_due(now);
+        }
+        if now >= next_sweep {
+            driver.sweep(now);
+            next_sweep = now + SWEEP_INTERVAL_NS;
+        }
+    }
+    let end = shared.clock.now_ns();
+    driver.close_all();
+    if !drain(&mut driver) {
+        // The kernel may still write into the buffers: never free them under it.
+        std::mem::forget(buffers);
+    }
+    Ok(driver.core.finish(end))
+}
+
+/// Waits (briefly) until every operation in flight has completed, so the
+/// buffers they may write into can be freed. Returns whether all completed.
+fn drain(driver: &mut Driver<'_, UringIo>) -> bool {
+    const MAX_TURNS: u32 = 50;
+    for _ in 0..MAX_TURNS {
+        if driver.io.in_flight == 0 {
+            return true;
+        }
+        if driver.io.submit_and_wait(2_000_000).is_err() {
+            return false;
+        }
+        let io = &mut driver.io;
+        let finished = io
+            .ring
+            .completion()
+            .filter(|c| !is_multishot_continuation(c.user_data(), c.flags()))
+            .count();
+        io.in_flight = io.in_flight.saturating_sub(finished);
+    }
+    driver.io.in_flight == 0
+}
+
+/// A multishot receive completion that says more will follow.
+fn is_multishot_continuation(data: u64, flags: u32) -> bool {
+    decode(data).0 == Op::Recv as u64 && cqueue::more(flags)
+}
+
+/// A ring that runs completion work only when this thread asks for it
+/// (fewer interruptions), falling back to plain set-up on older kernels.
+fn new_ring() -> Result<IoUring, LoadError> {
+    let tuned = IoUring::builder()
+        .setup_cqsize(COMPLETION_ENTRIES)
+        .setup_single_issuer()
+        .setup_defer_taskrun()
+        .build(SUBMISSION_ENTRIES);
+    let ring = match tuned {
+        Ok(ring) => ring,
+        Err(_) => IoUring::builder()
+            .setup_cqsize(COMPLETION_ENTRIES)
+            .build(SUBMISSION_ENTRIES)
+            .map_err(|e| {
+                LoadError::os(
+                    "cannot create an io_uring (is io_uring disabled on this kernel?)",
+                    e,
+                )
+            })?,
+    };
+    if !ring.params().is_feature_ext_arg() {
+        return Err(LoadError::Config(
+            "this kernel's io_uring cannot wait with a timeout (Linux 5.11 or newer is needed); use --backend epoll"
+                .into(),
+        ));
+    }
+    Ok(ring)
+}
+
+fn on_completion(
+    driver: &mut Driver<'_, UringIo>,
+    buffers: &mut BufRing,
+    data: u64,
+    result: i32,
+    flags: u32,
+    now: u64,
+) {
+    let (op, i, generation) = decode(data);
+    let buffer = cqueue::buffer_select(flags);
+    let current = driver
+        .conns
+        .get(i)
+        .is_some_and(|c| c.generation & 0xff_ffff == generation && c.socket.is_some());
+    if current {
+        match op {
+            x if x == Op::Connect as u64 => on_connect(driver, i, result, now),
+            x if x == Op::Send as u64 => {
+                if driver.conns[i].phase == Phase::Writing {
+                    driver.wrote(i, usize::try_from(result).unwrap_or(0), now);
+                }
+            }
+            _ => on_recv(driver, buffers, i, result, buffer, now),
+        }
+        if op == Op::Recv as u64 && !cqueue::more(flags) {
+            rearm_recv(driver, i);
+        }
+    }
+    if let Some(bid) = buffer {
+        buffers.recycle(bid);
+    }
+}
+
+fn on_connect(driver: &mut Driver<'_, UringIo>, i: usize, result: i32, now: u64) {
+    if driver.conns[i].phase != Phase::Connecting {
+        return;
+    }
+    if result < 0 {
+        return driver.connect_failed(i, &io::Error::from_raw_os_error(-result), now);
+    }
+    driver.connected(i, now);
+    rearm_recv(driver, i);
+}
+
+fn on_recv(
+    driver: &mut Driver<'_, UringIo>,
+    buffers: &BufRing,
+    i: usize,
+    result: i32,
+    buffer: Option<u16>,
+    now: u64,
+) {
+    match (result, buffer) {
+        (n, Some(bid)) if n > 0 => {
+            let len = usize::try_from(n).unwrap_or(0);
+            driver.bytes(i, buffers.slice(bid, len), now);
+        }
+        (0, _) => driver.eof(i, now),
+        // Out of buffers: the receive ended and is re-armed once buffers are back.
+        (n, _) if n == -libc::ENOBUFS => {}
+        _ => driver.read_failed(i, now),
+    }
+}
+
+/// Arms a multishot receive on a connected socket (again, when one ended).
+fn rearm_recv(driver: &mut Driver<'_, UringIo>, i: usize) {
+    let conn = &driver.conns[i];
+    if matches!(conn.phase, Phase::Closed | Phase::Connecting) {
+        return;
+    }
+    let Some(socket) = conn.socket.as_ref() else {
+        return;
+    };
+    let entry = opcode::RecvMulti::new(types::Fd(socket.as_raw_fd()), BUFFER_GROUP)
+        .build()
+        .user_data(user_data(Op::Recv, i, conn.generation));
+    driver.io.push(&entry);
+}
+
+/// The io_uring side of the I/O.
+struct UringIo {
+    ring: IoUring,
+    /// The server's address, boxed because a queued connect points at it.
+    addr: Box<SockAddr>,
+    /// Operations submitted whose last completion has not arrived.
+    in_flight: usize,
+}
+
+impl std::fmt::Debug for UringIo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("UringIo").finish_non_exhaustive()
+    }
+}
+
+impl UringIo {
+    /// Queues a submission, submitting first if the queue is full.
+    fn push(&mut self, entry: &squeue::Entry) {
+        loop {
+            // SAFETY: every pointer an entry carries (the request bytes, the
+            // server address, the provided buffers) outlives the ring.
+            if unsafe { self.ring.submission().push(entry) }.is_ok() {
+                self.in_flight += 1;
+                return;
+            }
+            if self.ring.submit().is_err() {
+                return;
+            }
+        }
+    }
+
+    /// Submits what is queued and waits up to `timeout_ns` for a completion.
+    fn submit_and_wait(&mut self, timeout_ns: u64) -> Result<(), LoadError> {
+        let ts = types::Timespec::new()
+            .sec(timeout_ns / 1_000_000_000)
+            .nsec((timeout_ns % 1_000_000_000) as u32);
+        let args = types::SubmitArgs::new().timespec(&ts);
+        match self.ring.submitter().submit_with_args(1, &args) {
+            Ok(_) => Ok(()),
+            Err(e)
+                if matches!(
+                    e.raw_os_error(),
+                    Some(libc::ETIME | libc::EINTR | libc::EBUSY)
+                ) =>
+            {
+                Ok(())
+            }
+            Err(e) => Err(LoadError::os("io_uring_enter failed", e)),
+        }
+    }
+}
+
+impl Io for UringIo {
+    fn connect(&mut self, i: usize, conn: &mut Conn, addr: SocketAddr) -> io::Result<()> {
+        // A blocking socket: io_uring waits for readiness itself.
+        let socket = conn::new_socket(addr, false)?;
+        let entry = opcode::Connect::new(
+            types::Fd(socket.as_raw_fd()),
+            self.addr.as_ptr().cast(),
+            self.addr.len(),
+        )
+        .build()
+        .user_data(user_data(Op::Connect, i, conn.generation));
+        conn.socket = Some(socket);
+        self.push(&entry);
+        Ok(())
+    }
+
+    fn write(&mut self, i: usize, conn: &mut Conn, bytes: &[u8]) -> Write {
+        let Some(socket) = conn.socket.as_ref() else {
+            return Write::Failed;
+        };
+        let len = u32::try_from(bytes.len()).unwrap_or(u32::MAX);
+        let entry = opcode::Send::new(types::Fd(socket.as_raw_fd()), bytes.as_ptr(), len)
+            .flags(libc::MSG_NOSIGNAL)
+            .build()
+            .user_data(user_data(Op::Send, i, conn.generation));
+        self.push(&entry);
+        Write::Queued
+    }
+
+    fn closing(&mut self, _i: usize, conn: &mut Conn) {
+        // Operations in flight hold the socket open; shutting it down ends them,
+        // and their completions (of an old generation) are then ignored.
+        if let Some(socket) = conn.socket.as_ref() {
+            let _ = socket.shutdown(std::net::Shutdown::Both);
+        }
+    }
 }
