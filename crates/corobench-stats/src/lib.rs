@@ -1,1 +1,37 @@
-//! corobench-stats
+//! Statistics for corobench, as benchstat computes them: pure numerics on
+//! `&[f64]`, deterministic, no I/O and no domain types.
+//!
+//! - [`summary`]: min, max, mean, geometric mean, R8 quantiles and the median.
+//! - [`quantile_ci`]: distribution-free order-statistic confidence intervals
+//!   for the median (go-moremath's `QuantileCI`).
+//! - [`utest`]: the two-sided Mann–Whitney U test with exact distributions
+//!   (with and without ties) and the normal approximation.
+//! - [`compare`]: relative deltas, benchstat's `~` / `± x%` / `p=… n=…`
+//!   strings and the geometric mean of per-row ratios.
+//! - [`bootstrap`]: a seeded percentile-bootstrap interval for the median.
+//!
+//! Where scipy and go-moremath disagree (only with tied values) this crate
+//! follows go-moremath, because users check our figures against benchstat;
+//! the crate README lists each difference.
+
+pub mod bootstrap;
+pub mod compare;
+mod error;
+pub mod quantile_ci;
+mod sample;
+pub mod special;
+pub mod summary;
+mod udist;
+pub mod utest;
+
+pub use compare::{
+    format_delta, format_p_and_n, format_pct_range, format_signed_pct, geomean_of_ratios,
+    relative_delta,
+};
+pub use error::StatsError;
+pub use quantile_ci::{
+    IntervalMethod, OrderInterval, QuantileCi, median_ci, min_samples_for_median_ci, quantile_ci,
+    quantile_ci_orders,
+};
+pub use summary::{geometric_mean, max, mean, median, min, quantile};
+pub use utest::{UTest, UTestMethod, mann_whitney_u_test, min_attainable_p, min_samples_to_detect};

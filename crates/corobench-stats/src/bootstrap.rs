@@ -1,0 +1,141 @@
+//! A seeded percentile-bootstrap confidence interval for the median, in the
+//! style of criterion: resample with replacement, take each resample's median,
+//! read the interval off the medians' quantiles.
+//!
+//! This complements the order-statistic interval of [`crate::median_ci`]: it
+//! is never infinite, but for small samples it is too narrow (it cannot see
+//! beyond the observed values), so benchstat-style reports use the
+//! order-statistic interval and this one is an extra.
+
+use crate::StatsError;
+use crate::sample::{check_confidence, sorted_copy};
+use crate::summary::quantile_of_sorted;
+
+/// The least number of resamples [`bootstrap_median_ci`] accepts.
+pub const MIN_RESAMPLES: usize = 100;
+
+/// A bootstrap interval for the median.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BootstrapCi {
+    /// The sample median.
+    pub estimate: f64,
+    /// The (1 − confidence)/2 quantile of the resampled medians.
+    pub lo: f64,
+    /// The (1 + confidence)/2 quantile of the resampled medians.
+    pub hi: f64,
+    /// The requested confidence (a bootstrap has no exact achieved level).
+    pub confidence: f64,
+    /// How many resamples were drawn.
+    pub resamples: usize,
+}
+
+/// Percentile-bootstrap interval for the median of `values` at `confidence` in
+/// (0, 1), from `resamples` (≥ [`MIN_RESAMPLES`]) resamples drawn with a
+/// generator seeded by `seed`: the same inputs always give the same interval.
+pub fn bootstrap_median_ci(
+    values: &[f64],
+    confidence: f64,
+    resamples: usize,
+    seed: u64,
+) -> Result<BootstrapCi, StatsError> {
+    let sorted = sorted_copy("sample", values)?;
+    check_confidence(confidence)?;
+    if resamples < MIN_RESAMPLES {
+        return Err(StatsError::TooFewResamples {
+            resamples,
+            minimum: MIN_RESAMPLES,
+        });
+    }
+    let mut rng = SplitMix64(seed);
+    let mut resample = vec![0.0; sorted.len()];
+    let mut medians = Vec::with_capacity(resamples);
+    for _ in 0..resamples {
+        for slot in resample.iter_mut() {
+            *slot = sorted[rng.below(sorted.len())];
+        }
+        resample.sort_by(f64::total_cmp);
+        medians.push(quantile_of_sorted(&resample, 0.5));
+    }
+    medians.sort_by(f64::total_cmp);
+    let tail = (1.0 - confidence) / 2.0;
+    Ok(BootstrapCi {
+        estimate: quantile_of_sorted(&sorted, 0.5),
+        lo: quantile_of_sorted(&medians, tail),
+        hi: quantile_of_sorted(&medians, 1.0 - tail),
+        confidence,
+        resamples,
+    })
+}
+
+/// SplitMix64 (Steele, Lea, Flood 2014): tiny, fast, and good enough to pick
+/// resample indexes; kept here so results never change with a dependency.
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A uniform index in 0..bound (bound ≥ 1), without modulo bias:
+    /// multiply-shift, redrawing the few values that would favour low indexes.
+    fn below(&mut self, bound: usize) -> usize {
+        let bound = bound as u64;
+        let threshold = bound.wrapping_neg() % bound;
+        loop {
+            let wide = u128::from(self.next_u64()) * u128::from(bound);
+            if (wide as u64) >= threshold {
+                return (wide >> 64) as usize;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Vec<f64> {
+        (0..25).map(|i| 100.0 + f64::from(i * 7 % 25)).collect()
+    }
+
+    #[test]
+    fn same_seed_same_interval() {
+        let a = bootstrap_median_ci(&sample(), 0.95, 2000, 7).unwrap();
+        let b = bootstrap_median_ci(&sample(), 0.95, 2000, 7).unwrap();
+        assert_eq!(a, b);
+    }
+
+    #[test]
+    fn interval_brackets_the_median_inside_the_sample_range() {
+        let ci = bootstrap_median_ci(&sample(), 0.95, 2000, 1).unwrap();
+        assert_eq!(ci.estimate, 112.0);
+        assert!(100.0 <= ci.lo && ci.lo <= ci.estimate, "{ci:?}");
+        assert!(ci.estimate <= ci.hi && ci.hi <= 124.0, "{ci:?}");
+        assert!(ci.lo < ci.hi);
+    }
+
+    #[test]
+    fn resample_indexes_cover_every_slot() {
+        let mut rng = SplitMix64(3);
+        let mut seen = [0usize; 7];
+        for _ in 0..7000 {
+            seen[rng.below(7)] += 1;
+        }
+        assert!(seen.iter().all(|&count| count > 700), "{seen:?}");
+    }
+
+    #[test]
+    fn too_few_resamples_is_an_error() {
+        assert_eq!(
+            bootstrap_median_ci(&sample(), 0.95, 10, 0),
+            Err(StatsError::TooFewResamples {
+                resamples: 10,
+                minimum: 100
+            })
+        );
+    }
+}
