@@ -1,1 +1,26 @@
-//! corobench-testkit
+//! Test servers for corobench's own tests (never a measured target).
+//!
+//! - [`TestServer`]: an in-process HTTP/1.1 server on `127.0.0.1:0` whose
+//!   [`Knobs`] set delays, stalls, closes, chunked bodies, garbage, truncated
+//!   bodies, status codes, slow reads and body sizes. For the load
+//!   generator's tests.
+//! - [`ContractServer`]: a complete, correct implementation of
+//!   `docs/contract.md`, with [`Fault`]s that each break one rule. For the
+//!   verifier's tests.
+//! - The `corobench-testkit` binary serves the contract server as a real
+//!   target process; [`binary_path`] builds it and says where it is, and
+//!   [`write_target`] writes a `target.toml` that runs it.
+
+mod binary;
+mod contract;
+mod http;
+mod knobs;
+mod server;
+
+pub use binary::{binary_path, write_target};
+pub use contract::{
+    ContractConfig, ContractServer, Fault, MemoryWorld, PsqlWorld, WorldSource, payload_byte,
+    write_payload,
+};
+pub use knobs::{Knobs, SlowRead, Stall};
+pub use server::{CounterSnapshot, TestServer};

@@ -1,1 +1,127 @@
-//! corobench-verify
+//! Proves that a running target honours `docs/contract.md`.
+//!
+//! [`verify`] checks every rule the contract names in bold against a target
+//! at an address and returns one [`RuleResult`] per rule, in the order of
+//! [`RULES`]. Every message names the rule, the request, what was expected
+//! and what came back. The slowest rule (date-not-cached, which must wait
+//! 1.5 s) runs on its own thread while the others run.
+//!
+//! The `sigterm` rule needs the target's process and is checked by whoever
+//! stops it; `/db` is checked against the database through a
+//! [`DatabaseProbe`] when one runs.
+
+pub mod client;
+mod date;
+mod rules;
+
+use std::fmt;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use serde::Serialize;
+
+pub use date::parse_imf_fixdate;
+pub use rules::{RULES, verify};
+
+/// Reads the `world` table the target serves `/db` from.
+pub trait DatabaseProbe {
+    /// The `randomnumber` of row `id`, or `None` when there is no such row.
+    ///
+    /// # Errors
+    /// The database could not be queried.
+    fn random_number(&self, id: i32) -> Result<Option<i32>, ProbeError>;
+
+    /// Reads of `world` so far (sequential plus index scans). It may lag the
+    /// real count by the database's statistics delay; the verifier polls.
+    ///
+    /// # Errors
+    /// The database could not be queried.
+    fn world_reads(&self) -> Result<u64, ProbeError>;
+}
+
+/// A database probe that could not answer; the text says why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ProbeError(pub String);
+
+/// What the verifier needs to know about the target.
+#[derive(Clone, Copy)]
+pub struct VerifyConfig<'a> {
+    /// Where the target listens.
+    pub addr: SocketAddr,
+    /// The target's name: its `Server` header must carry it.
+    pub target_name: &'a str,
+    /// The `model` of its manifest: `/stats` must report it.
+    pub model: &'a str,
+    /// The database `/db` reads from; `None` when no database runs, and then
+    /// `/db` must answer `503`.
+    pub database: Option<&'a dyn DatabaseProbe>,
+    /// How long an ordinary response may take.
+    pub timeout: Duration,
+}
+
+impl fmt::Debug for VerifyConfig<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("VerifyConfig")
+            .field("addr", &self.addr)
+            .field("target_name", &self.target_name)
+            .field("model", &self.model)
+            .field("database", &self.database.is_some())
+            .field("timeout", &self.timeout)
+            .finish()
+    }
+}
+
+impl<'a> VerifyConfig<'a> {
+    /// A configuration without a database and with a 5 s response timeout.
+    #[must_use]
+    pub fn new(addr: SocketAddr, target_name: &'a str, model: &'a str) -> Self {
+        Self {
+            addr,
+            target_name,
+            model,
+            database: None,
+            timeout: Duration::from_secs(5),
+        }
+    }
+}
+
+/// The verdict on one rule.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "outcome", content = "message", rename_all = "lowercase")]
+pub enum Outcome {
+    Pass,
+    /// Not a violation, or not checkable because another rule failed; the
+    /// message says which.
+    Warn(String),
+    Fail(String),
+}
+
+/// One rule and its verdict. Messages start with the rule's name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RuleResult {
+    pub rule: &'static str,
+    #[serde(flatten)]
+    pub outcome: Outcome,
+}
+
+impl RuleResult {
+    #[must_use]
+    pub fn is_fail(&self) -> bool {
+        matches!(self.outcome, Outcome::Fail(_))
+    }
+
+    #[must_use]
+    pub fn is_pass(&self) -> bool {
+        self.outcome == Outcome::Pass
+    }
+
+    /// The message of a warning or failure.
+    #[must_use]
+    pub fn message(&self) -> Option<&str> {
+        match &self.outcome {
+            Outcome::Pass => None,
+            Outcome::Warn(message) | Outcome::Fail(message) => Some(message),
+        }
+    }
+}

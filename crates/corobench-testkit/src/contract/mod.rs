@@ -1,0 +1,227 @@
+//! The contract server: every endpoint, header and error of
+//! `docs/contract.md`, served with one OS thread per connection (the
+//! verifier opens a handful of connections, so simplicity wins), plus
+//! [`Fault`]s that each break one rule.
+
+mod conn;
+mod fault;
+mod payload;
+mod routes;
+mod world;
+
+use std::collections::{BTreeSet, HashMap};
+use std::io;
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::thread::JoinHandle;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+pub use fault::Fault;
+pub use payload::{payload_byte, write_payload};
+pub use world::{MemoryWorld, PsqlWorld, WorldSource};
+
+/// What the contract server serves and how it misbehaves.
+#[derive(Debug, Clone)]
+pub struct ContractConfig {
+    /// The `Server` header (the target's name).
+    pub target_name: String,
+    /// The model `/stats` reports.
+    pub model: String,
+    /// Holds `payload.bin` for `/file` (see [`write_payload`]).
+    pub data_dir: Option<PathBuf>,
+    /// Where `/upload` writes its temporary files; the system's temporary
+    /// directory when `None`.
+    pub upload_dir: Option<PathBuf>,
+    /// The `world` table for `/db`; `None` answers `503` as without a database.
+    pub world: Option<Arc<dyn WorldSource>>,
+    pub faults: BTreeSet<Fault>,
+}
+
+impl Default for ContractConfig {
+    fn default() -> Self {
+        Self {
+            target_name: "corobench-testkit".to_owned(),
+            // The nearest model id: one unit of concurrency (here an OS
+            // thread) per connection.
+            model: "goroutine-per-connection".to_owned(),
+            data_dir: None,
+            upload_dir: None,
+            world: None,
+            faults: BTreeSet::new(),
+        }
+    }
+}
+
+/// A running contract server; dropping it closes every connection, cuts
+/// waits short and joins every thread.
+#[derive(Debug)]
+pub struct ContractServer {
+    addr: SocketAddr,
+    shared: Arc<Shared>,
+    acceptor: Option<JoinHandle<()>>,
+}
+
+impl ContractServer {
+    /// Serves on `127.0.0.1` at a free port.
+    ///
+    /// # Errors
+    /// The listener or its thread could not be had.
+    pub fn start(config: ContractConfig) -> io::Result<Self> {
+        Self::bind(SocketAddr::from(([127, 0, 0, 1], 0)), config)
+    }
+
+    /// Serves on `addr`.
+    ///
+    /// # Errors
+    /// The listener or its thread could not be had.
+    pub fn bind(addr: SocketAddr, config: ContractConfig) -> io::Result<Self> {
+        let listener = TcpListener::bind(addr)?;
+        let addr = listener.local_addr()?;
+        let shared = Arc::new(Shared::new(config));
+        let acceptor = {
+            let shared = Arc::clone(&shared);
+            std::thread::Builder::new()
+                .name("contract-accept".into())
+                .spawn(move || accept_loop(&listener, &shared))?
+        };
+        Ok(Self {
+            addr,
+            shared,
+            acceptor: Some(acceptor),
+        })
+    }
+
+    #[must_use]
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Blocks until the server stops (for the binary, which is stopped by a signal).
+    pub fn wait(mut self) {
+        if let Some(acceptor) = self.acceptor.take() {
+            let _ = acceptor.join();
+        }
+    }
+}
+
+impl Drop for ContractServer {
+    fn drop(&mut self) {
+        self.shared.stop();
+        // Wake the blocking accept so it sees the stop.
+        let _ = TcpStream::connect(self.addr);
+        if let Some(acceptor) = self.acceptor.take() {
+            let _ = acceptor.join();
+        }
+        for stream in self.shared.lock_open().values() {
+            let _ = stream.shutdown(Shutdown::Both);
+        }
+        let workers = std::mem::take(&mut *self.shared.lock_workers());
+        for worker in workers {
+            let _ = worker.join();
+        }
+    }
+}
+
+/// State every connection thread shares.
+#[derive(Debug)]
+struct Shared {
+    config: ContractConfig,
+    stopping: Mutex<bool>,
+    stopped: Condvar,
+    /// Clones of open connections, so a stop can unblock their reads.
+    open: Mutex<HashMap<u64, TcpStream>>,
+    workers: Mutex<Vec<JoinHandle<()>>>,
+    next_connection: AtomicU64,
+    next_upload: AtomicU64,
+    random_state: AtomicU64,
+    /// The row `DbSkipsQuery` repeats.
+    remembered_row: Mutex<Option<(i32, i32)>>,
+}
+
+impl Shared {
+    fn new(config: ContractConfig) -> Self {
+        let seed = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(1, |d| d.as_nanos() as u64);
+        Self {
+            config,
+            stopping: Mutex::new(false),
+            stopped: Condvar::new(),
+            open: Mutex::new(HashMap::new()),
+            workers: Mutex::new(Vec::new()),
+            next_connection: AtomicU64::new(0),
+            next_upload: AtomicU64::new(0),
+            random_state: AtomicU64::new(seed | 1),
+            remembered_row: Mutex::new(None),
+        }
+    }
+
+    fn has(&self, fault: Fault) -> bool {
+        self.config.faults.contains(&fault)
+    }
+
+    fn stop(&self) {
+        *lock(&self.stopping) = true;
+        self.stopped.notify_all();
+    }
+
+    fn is_stopping(&self) -> bool {
+        *lock(&self.stopping)
+    }
+
+    /// Sleeps for `length`, or less when the server stops.
+    fn pause(&self, length: Duration) {
+        let guard = lock(&self.stopping);
+        let _ = self
+            .stopped
+            .wait_timeout_while(guard, length, |stopping| !*stopping);
+    }
+
+    /// A uniformly random id of the `world` table.
+    fn random_world_id(&self) -> i32 {
+        let next = world::xorshift(self.random_state.load(Ordering::Relaxed));
+        self.random_state.store(next, Ordering::Relaxed);
+        i32::try_from(next % 10_000).unwrap_or(0) + 1
+    }
+
+    fn lock_open(&self) -> MutexGuard<'_, HashMap<u64, TcpStream>> {
+        lock(&self.open)
+    }
+
+    fn lock_workers(&self) -> MutexGuard<'_, Vec<JoinHandle<()>>> {
+        lock(&self.workers)
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn accept_loop(listener: &TcpListener, shared: &Arc<Shared>) {
+    for stream in listener.incoming() {
+        if shared.is_stopping() {
+            return;
+        }
+        let Ok(stream) = stream else { continue };
+        let id = shared.next_connection.fetch_add(1, Ordering::Relaxed);
+        if let Ok(clone) = stream.try_clone() {
+            shared.lock_open().insert(id, clone);
+        }
+        let worker = {
+            let shared = Arc::clone(shared);
+            std::thread::Builder::new()
+                .name("contract-conn".into())
+                .spawn(move || {
+                    conn::serve_connection(stream, &shared);
+                    shared.lock_open().remove(&id);
+                })
+        };
+        let mut workers = shared.lock_workers();
+        workers.retain(|worker| !worker.is_finished());
+        if let Ok(worker) = worker {
+            workers.push(worker);
+        }
+    }
+}

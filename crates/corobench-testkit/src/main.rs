@@ -1,0 +1,113 @@
+//! `corobench-testkit`: serves the contract server as a real target process.
+//!
+//! ```text
+//! PORT=8080 corobench-testkit [--model MODEL] [--fault NAME]...
+//! ```
+//!
+//! It reads the contract's environment (`PORT`, `TARGET_NAME`, `DATA_DIR`,
+//! `UPLOAD_DIR`, `DATABASE_URL`; `/db` runs `psql` per request) and, besides
+//! `--fault`, takes faults from `TESTKIT_FAULTS` (comma-separated names).
+
+use std::collections::BTreeSet;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use corobench_testkit::{ContractConfig, ContractServer, Fault, PsqlWorld, WorldSource};
+
+const USAGE: &str = "usage: PORT=N corobench-testkit [--model MODEL] [--fault NAME]...";
+
+fn main() -> ExitCode {
+    let config = match configure(std::env::args().skip(1)) {
+        Ok(config) => config,
+        Err(problem) => {
+            eprintln!("corobench-testkit: {problem}\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    let port = match port() {
+        Ok(port) => port,
+        Err(problem) => {
+            eprintln!("corobench-testkit: {problem}");
+            return ExitCode::from(2);
+        }
+    };
+    if config.faults.contains(&Fault::IgnoreSigterm) {
+        ignore_sigterm();
+    }
+    let faults: Vec<&str> = config.faults.iter().map(|f| f.name()).collect();
+    match ContractServer::bind(SocketAddr::from(([127, 0, 0, 1], port)), config) {
+        Ok(server) => {
+            eprintln!(
+                "corobench-testkit: serving the contract on {} (faults: {})",
+                server.addr(),
+                if faults.is_empty() {
+                    "none".to_owned()
+                } else {
+                    faults.join(", ")
+                }
+            );
+            server.wait();
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("corobench-testkit: cannot listen on 127.0.0.1:{port}: {e}");
+            ExitCode::from(3)
+        }
+    }
+}
+
+fn configure(mut args: impl Iterator<Item = String>) -> Result<ContractConfig, String> {
+    let mut config = ContractConfig::default();
+    let mut faults = BTreeSet::new();
+    if let Ok(names) = std::env::var("TESTKIT_FAULTS") {
+        for name in names.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            faults.insert(
+                name.parse::<Fault>()
+                    .map_err(|e| format!("TESTKIT_FAULTS: {e}"))?,
+            );
+        }
+    }
+    while let Some(arg) = args.next() {
+        let mut value = |flag: &str| args.next().ok_or_else(|| format!("{flag} needs a value"));
+        match arg.as_str() {
+            "--fault" => {
+                faults.insert(
+                    value("--fault")?
+                        .parse::<Fault>()
+                        .map_err(|e| format!("--fault: {e}"))?,
+                );
+            }
+            "--model" => config.model = value("--model")?,
+            "-h" | "--help" => return Err("help requested".to_owned()),
+            other => return Err(format!("unknown argument {other:?}")),
+        }
+    }
+    config.faults = faults;
+    if let Ok(name) = std::env::var("TARGET_NAME") {
+        config.target_name = name;
+    }
+    config.data_dir = std::env::var_os("DATA_DIR").map(PathBuf::from);
+    config.upload_dir = std::env::var_os("UPLOAD_DIR").map(PathBuf::from);
+    config.world = std::env::var("DATABASE_URL")
+        .ok()
+        .filter(|url| !url.is_empty())
+        .map(|url| Arc::new(PsqlWorld::new(url)) as Arc<dyn WorldSource>);
+    Ok(config)
+}
+
+fn port() -> Result<u16, String> {
+    let text = std::env::var("PORT")
+        .map_err(|_| "PORT is not set: give the TCP port to listen on".to_owned())?;
+    text.parse()
+        .map_err(|_| format!("PORT={text:?} is not a TCP port number (0..=65535)"))
+}
+
+fn ignore_sigterm() {
+    // SAFETY: setting a signal's disposition to SIG_IGN installs no handler
+    // code; it happens before any other thread starts.
+    unsafe {
+        libc::signal(libc::SIGTERM, libc::SIG_IGN);
+    }
+}

@@ -1,0 +1,205 @@
+//! The knob server's single-threaded epoll loop: accepts, readiness events
+//! and timers (response delays, stalls, slow-read pauses, lingering closes).
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::io;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+use mio::net::TcpListener;
+use mio::{Events, Interest, Poll, Token, Waker};
+
+use super::conn::{Conn, Next};
+use super::{Command, Context, Control, Counters, Responses, Stalls, Window};
+use crate::knobs::Knobs;
+
+const LISTENER: Token = Token(usize::MAX - 1);
+const WAKER: Token = Token(usize::MAX - 2);
+
+#[derive(Debug)]
+pub(super) struct EventLoop {
+    poll: Poll,
+    listener: TcpListener,
+    control: Arc<Control>,
+    ctx: Context,
+    /// Connections by token; `None` marks a free slot.
+    conns: Vec<Option<Conn>>,
+    free: Vec<usize>,
+    next_generation: u64,
+    /// Wake-ups: (when, slot, generation).
+    timers: BinaryHeap<Reverse<(Instant, usize, u64)>>,
+}
+
+impl EventLoop {
+    pub fn new(knobs: Knobs, counters: Arc<Counters>) -> io::Result<(Self, Arc<Control>)> {
+        let poll = Poll::new()?;
+        let mut listener = TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], 0)))?;
+        if let Some(bytes) = knobs.slow_read.and_then(|s| s.receive_buffer_bytes) {
+            // Accepted sockets inherit it, and it must precede the handshake
+            // to shape the advertised window.
+            socket2::SockRef::from(&listener).set_recv_buffer_size(bytes)?;
+        }
+        poll.registry()
+            .register(&mut listener, LISTENER, Interest::READABLE)?;
+        let control = Arc::new(Control {
+            waker: Waker::new(poll.registry(), WAKER)?,
+            commands: std::sync::Mutex::new(Vec::new()),
+        });
+        let mut stalls = Stalls::default();
+        if let Some(stall) = knobs.stall {
+            let from = Instant::now() + stall.after;
+            stalls.windows.push(Window {
+                from,
+                until: from + stall.length,
+            });
+        }
+        let ctx = Context {
+            responses: Responses::new(&knobs),
+            knobs,
+            counters,
+            stalls,
+        };
+        let event_loop = Self {
+            poll,
+            listener,
+            control: Arc::clone(&control),
+            ctx,
+            conns: Vec::new(),
+            free: Vec::new(),
+            next_generation: 0,
+            timers: BinaryHeap::new(),
+        };
+        Ok((event_loop, control))
+    }
+
+    pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.listener.local_addr()
+    }
+
+    /// Runs until the owner asks it to stop; every connection closes then.
+    pub fn run(mut self) {
+        let mut events = Events::with_capacity(1024);
+        loop {
+            let timeout = self
+                .timers
+                .peek()
+                .map(|Reverse((at, _, _))| at.saturating_duration_since(Instant::now()));
+            if let Err(e) = self.poll.poll(&mut events, timeout) {
+                if e.kind() == io::ErrorKind::Interrupted {
+                    continue;
+                }
+                return;
+            }
+            for event in &events {
+                match event.token() {
+                    LISTENER => self.accept_all(),
+                    WAKER => {
+                        if self.obey_commands() {
+                            return;
+                        }
+                    }
+                    Token(slot) => self.serve(slot),
+                }
+            }
+            self.fire_timers();
+        }
+    }
+
+    /// Applies the owner's commands; true when it asked to shut down.
+    fn obey_commands(&mut self) -> bool {
+        let mut shutdown = false;
+        for command in self.control.take() {
+            match command {
+                Command::Stall(window) => self.ctx.stalls.windows.push(window),
+                Command::Shutdown => shutdown = true,
+            }
+        }
+        let now = Instant::now();
+        self.ctx.stalls.windows.retain(|w| w.until > now);
+        shutdown
+    }
+
+    fn accept_all(&mut self) {
+        loop {
+            match self.listener.accept() {
+                Ok((stream, _)) => self.adopt(stream),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                // Out of descriptors and the like: try again on the next event.
+                Err(_) => return,
+            }
+        }
+    }
+
+    fn adopt(&mut self, mut stream: mio::net::TcpStream) {
+        self.ctx
+            .counters
+            .connections
+            .fetch_add(1, Ordering::Relaxed);
+        if self.ctx.knobs.close_on_accept {
+            return;
+        }
+        let _ = stream.set_nodelay(true);
+        let slot = self.free.pop().unwrap_or_else(|| {
+            self.conns.push(None);
+            self.conns.len() - 1
+        });
+        let interest = Interest::READABLE | Interest::WRITABLE;
+        if self
+            .poll
+            .registry()
+            .register(&mut stream, Token(slot), interest)
+            .is_err()
+        {
+            self.free.push(slot);
+            return;
+        }
+        self.next_generation += 1;
+        self.conns[slot] = Some(Conn::new(stream, self.next_generation));
+        self.ctx.counters.open.fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn serve(&mut self, slot: usize) {
+        let Some(conn) = self.conns.get_mut(slot).and_then(Option::as_mut) else {
+            return;
+        };
+        match conn.serve(&self.ctx, Instant::now()) {
+            Next::Close => self.close(slot),
+            Next::Open(None) => {}
+            Next::Open(Some(at)) => {
+                if conn.timer_at.is_none_or(|scheduled| at < scheduled) {
+                    conn.timer_at = Some(at);
+                    self.timers.push(Reverse((at, slot, conn.generation)));
+                }
+            }
+        }
+    }
+
+    fn fire_timers(&mut self) {
+        let now = Instant::now();
+        while let Some(&Reverse((at, slot, generation))) = self.timers.peek() {
+            if at > now {
+                return;
+            }
+            self.timers.pop();
+            let Some(conn) = self.conns.get_mut(slot).and_then(Option::as_mut) else {
+                continue;
+            };
+            if conn.generation == generation && conn.timer_at == Some(at) {
+                conn.timer_at = None;
+                self.serve(slot);
+            }
+        }
+    }
+
+    fn close(&mut self, slot: usize) {
+        if let Some(mut conn) = self.conns[slot].take() {
+            let _ = self.poll.registry().deregister(&mut conn.stream);
+            self.free.push(slot);
+            self.ctx.counters.open.fetch_sub(1, Ordering::Relaxed);
+        }
+    }
+}

@@ -1,0 +1,197 @@
+//! The knob server: an in-process HTTP/1.1 server on `127.0.0.1:0` whose
+//! behaviour [`Knobs`] sets. One thread runs an epoll loop (through mio) over
+//! every connection, so ten thousand idle keep-alive connections cost only
+//! their buffers.
+
+mod conn;
+mod event_loop;
+mod responses;
+
+use std::io;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use crate::knobs::Knobs;
+use event_loop::EventLoop;
+use responses::Responses;
+
+/// A running knob server; dropping it stops the server and joins its thread.
+#[derive(Debug)]
+pub struct TestServer {
+    addr: SocketAddr,
+    counters: Arc<Counters>,
+    control: Arc<Control>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl TestServer {
+    /// Starts a server with these knobs.
+    ///
+    /// # Panics
+    /// When no socket or thread can be had (see [`TestServer::try_start`]).
+    #[must_use]
+    pub fn start(knobs: Knobs) -> Self {
+        Self::try_start(knobs).expect("the test server could not start (sockets or threads)")
+    }
+
+    /// Starts a server with these knobs.
+    ///
+    /// # Errors
+    /// Binding the listener, creating the poller or spawning its thread failed.
+    pub fn try_start(knobs: Knobs) -> io::Result<Self> {
+        let counters = Arc::new(Counters::default());
+        let (event_loop, control) = EventLoop::new(knobs, Arc::clone(&counters))?;
+        let addr = event_loop.local_addr()?;
+        let thread = std::thread::Builder::new()
+            .name("testkit-server".into())
+            .spawn(move || event_loop.run())?;
+        Ok(Self {
+            addr,
+            counters,
+            control,
+            thread: Some(thread),
+        })
+    }
+
+    /// The address the server listens on (`127.0.0.1`, a free port).
+    #[must_use]
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// `http://127.0.0.1:PORT{path}`.
+    #[must_use]
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+
+    /// What the server has seen so far.
+    #[must_use]
+    pub fn counters(&self) -> CounterSnapshot {
+        self.counters.snapshot()
+    }
+
+    /// Stops answering from now on for `length`, then answers everything owed.
+    pub fn stall_for(&self, length: Duration) {
+        let from = Instant::now();
+        self.control.send(Command::Stall(Window {
+            from,
+            until: from + length,
+        }));
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        self.control.send(Command::Shutdown);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// Counts kept by the server as it runs.
+#[derive(Debug, Default)]
+pub(crate) struct Counters {
+    connections: AtomicU64,
+    open: AtomicU64,
+    requests: AtomicU64,
+    responses: AtomicU64,
+}
+
+/// A reading of the server's counters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CounterSnapshot {
+    /// Connections accepted since the start.
+    pub connections_accepted: u64,
+    /// Connections open now.
+    pub open_connections: u64,
+    /// Complete request heads read.
+    pub requests_received: u64,
+    /// Responses handed to the socket.
+    pub responses_sent: u64,
+}
+
+impl Counters {
+    fn snapshot(&self) -> CounterSnapshot {
+        CounterSnapshot {
+            connections_accepted: self.connections.load(Ordering::Relaxed),
+            open_connections: self.open.load(Ordering::Relaxed),
+            requests_received: self.requests.load(Ordering::Relaxed),
+            responses_sent: self.responses.load(Ordering::Relaxed),
+        }
+    }
+
+    fn count_request(&self) {
+        self.requests.fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn count_response(&self) {
+        self.responses.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// Everything a connection needs to serve itself.
+#[derive(Debug)]
+struct Context {
+    knobs: Knobs,
+    responses: Responses,
+    counters: Arc<Counters>,
+    stalls: Stalls,
+}
+
+/// A span of time.
+#[derive(Debug, Clone, Copy)]
+struct Window {
+    from: Instant,
+    until: Instant,
+}
+
+/// The stall windows, scheduled and on demand.
+#[derive(Debug, Default)]
+struct Stalls {
+    windows: Vec<Window>,
+}
+
+impl Stalls {
+    /// When the stall covering `now` ends, if one does.
+    fn held_until(&self, now: Instant) -> Option<Instant> {
+        self.windows
+            .iter()
+            .filter(|w| w.from <= now && now < w.until)
+            .map(|w| w.until)
+            .max()
+    }
+}
+
+/// Requests from the owning [`TestServer`] to its loop.
+#[derive(Debug)]
+enum Command {
+    Stall(Window),
+    Shutdown,
+}
+
+/// The mailbox of the loop and the waker that makes it look.
+#[derive(Debug)]
+struct Control {
+    waker: mio::Waker,
+    commands: Mutex<Vec<Command>>,
+}
+
+impl Control {
+    fn send(&self, command: Command) {
+        self.commands
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(command);
+        // A failed wake only happens when the loop is gone already.
+        let _ = self.waker.wake();
+    }
+
+    fn take(&self) -> Vec<Command> {
+        std::mem::take(&mut *self.commands.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+}
