@@ -1,1 +1,27 @@
-//! corobench-sampler
+//! Samples CPU, memory, threads and context switches of a target's whole
+//! process tree from `/proc`.
+//!
+//! The tree is the target's process group: every process a target forks
+//! (nginx workers, php-fpm children, node cluster workers) inherits it.
+//! [`Sampler::start`] opens a measured window and reads the group at a fixed
+//! interval on its own thread; [`SamplerHandle::stop`] closes it and returns
+//! a [`ResourceSeries`]. [`snapshot`] reads the group once, for the leak
+//! check before and after load. The `/proc` parsers in [`procfs`] are pure
+//! and tested on captured files.
+
+mod error;
+mod group;
+mod ledger;
+pub mod procfs;
+mod reader;
+mod sampler;
+mod series;
+mod snapshot;
+mod sys;
+mod tree;
+
+pub use error::{ParseError, SamplerError};
+pub use reader::PROC_ROOT;
+pub use sampler::{DEFAULT_INTERVAL, Sampler, SamplerHandle};
+pub use series::{ResourceSeries, summarize};
+pub use snapshot::{ProcessTreeSnapshot, snapshot};

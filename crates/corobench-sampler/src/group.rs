@@ -1,0 +1,157 @@
+//! Finds the processes of one process group by scanning `/proc`.
+//!
+//! Every process of a target (nginx master and workers, php-fpm children,
+//! node cluster workers) inherits the group the target was started in, so the
+//! group, not the parent/child tree, is what is sampled.
+
+use std::collections::HashMap;
+
+use crate::error::SamplerError;
+use crate::procfs::ProcStat;
+use crate::reader::ProcReader;
+
+/// Scans `/proc` for the members of one process group, remembering which
+/// pids belong to other groups so later scans need not read their `stat`.
+///
+/// A pid is remembered as foreign only while it stays listed in `/proc`; once
+/// it disappears it is forgotten, so a reused pid is read afresh. (Missing a
+/// reuse would need the kernel to hand out `pid_max` pids within one sampling
+/// interval.) A process can only move into the target's group by `setpgid`,
+/// which the targets' children do not do; they are born in it.
+#[derive(Debug)]
+pub(crate) struct GroupScanner {
+    pgid: u32,
+    pids: Vec<u32>,
+    /// Foreign pid → the scan in which it was last listed.
+    foreign: HashMap<u32, u64>,
+    scans: u64,
+}
+
+impl GroupScanner {
+    pub(crate) fn new(pgid: u32) -> Self {
+        Self {
+            pgid,
+            pids: Vec::with_capacity(512),
+            foreign: HashMap::new(),
+            scans: 0,
+        }
+    }
+
+    /// Replaces `members` with the `stat` of every process (zombies included)
+    /// whose process group is this scanner's.
+    pub(crate) fn scan(
+        &mut self,
+        reader: &mut ProcReader,
+        members: &mut Vec<ProcStat>,
+    ) -> Result<(), SamplerError> {
+        self.scans += 1;
+        members.clear();
+        reader.list_pids(&mut self.pids)?;
+        for &pid in &self.pids {
+            if let Some(last_listed) = self.foreign.get_mut(&pid) {
+                *last_listed = self.scans;
+                continue;
+            }
+            let Some(stat) = reader.stat(pid)? else {
+                continue;
+            };
+            if stat.pgrp == self.pgid {
+                members.push(stat);
+            } else {
+                self.foreign.insert(pid, self.scans);
+            }
+        }
+        let current = self.scans;
+        self.foreign
+            .retain(|_, last_listed| *last_listed == current);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fs;
+    use std::path::Path;
+
+    use super::*;
+    use crate::error::SamplerError;
+
+    fn fake_process(root: &Path, pid: u32, pgrp: u32, state: char) {
+        let dir = root.join(pid.to_string());
+        fs::create_dir_all(&dir).unwrap();
+        let stat = format!(
+            "{pid} (worker {pid}) {state} 1 {pgrp} {pgrp} 0 -1 0 0 0 0 0 7 3 0 0 20 0 2 0 {pid}0 1000 25 0\n"
+        );
+        fs::write(dir.join("stat"), stat).unwrap();
+    }
+
+    fn scan(root: &Path, scanner: &mut GroupScanner) -> Result<Vec<u32>, SamplerError> {
+        let mut reader = ProcReader::new(root.to_str().unwrap());
+        let mut members = Vec::new();
+        scanner.scan(&mut reader, &mut members)?;
+        let mut pids: Vec<u32> = members.iter().map(|m| m.pid).collect();
+        pids.sort_unstable();
+        Ok(pids)
+    }
+
+    #[test]
+    fn finds_exactly_the_members_of_the_group() {
+        let root = tempfile::tempdir().unwrap();
+        fake_process(root.path(), 300, 300, 'S');
+        fake_process(root.path(), 301, 300, 'R');
+        fake_process(root.path(), 302, 300, 'Z');
+        fake_process(root.path(), 400, 400, 'S');
+        fake_process(root.path(), 401, 1, 'S');
+        // Entries that are not processes are skipped.
+        fs::create_dir(root.path().join("sys")).unwrap();
+        fs::write(root.path().join("uptime"), "1.0 1.0\n").unwrap();
+        let pids = scan(root.path(), &mut GroupScanner::new(300)).unwrap();
+        assert_eq!(pids, [300, 301, 302]);
+    }
+
+    #[test]
+    fn forgets_a_foreign_pid_once_it_is_gone() {
+        let root = tempfile::tempdir().unwrap();
+        fake_process(root.path(), 300, 300, 'S');
+        fake_process(root.path(), 500, 1, 'S');
+        let mut scanner = GroupScanner::new(300);
+        assert_eq!(scan(root.path(), &mut scanner).unwrap(), [300]);
+        assert!(scanner.foreign.contains_key(&500));
+        // 500 exits; its pid comes back as a new member of the group.
+        fs::remove_dir_all(root.path().join("500")).unwrap();
+        assert_eq!(scan(root.path(), &mut scanner).unwrap(), [300]);
+        assert!(!scanner.foreign.contains_key(&500));
+        fake_process(root.path(), 500, 300, 'S');
+        assert_eq!(scan(root.path(), &mut scanner).unwrap(), [300, 500]);
+    }
+
+    #[test]
+    fn a_process_without_a_stat_file_is_gone_not_an_error() {
+        let root = tempfile::tempdir().unwrap();
+        fake_process(root.path(), 300, 300, 'S');
+        fs::create_dir(root.path().join("301")).unwrap();
+        assert_eq!(
+            scan(root.path(), &mut GroupScanner::new(300)).unwrap(),
+            [300]
+        );
+    }
+
+    #[test]
+    fn a_garbled_stat_file_is_an_error_naming_the_file() {
+        let root = tempfile::tempdir().unwrap();
+        fake_process(root.path(), 300, 300, 'S');
+        fs::write(root.path().join("300/stat"), "300 (cut").unwrap();
+        let error = scan(root.path(), &mut GroupScanner::new(300)).unwrap_err();
+        let message = error.to_string();
+        assert!(message.contains("300/stat"), "{message}");
+        assert!(message.contains("`)`"), "{message}");
+    }
+
+    #[test]
+    fn a_missing_proc_root_is_an_error() {
+        let root = tempfile::tempdir().unwrap();
+        let missing = root.path().join("proc");
+        let error = scan(&missing, &mut GroupScanner::new(300)).unwrap_err();
+        assert!(error.to_string().contains("is /proc mounted"), "{error}");
+    }
+}

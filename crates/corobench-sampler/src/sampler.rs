@@ -1,0 +1,201 @@
+//! The sampling thread: reads the target's process group at a fixed interval
+//! while the measured window is open.
+
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
+
+use corobench_model::ResourceSample;
+
+use crate::error::SamplerError;
+use crate::ledger::IntervalUsage;
+use crate::reader::PROC_ROOT;
+use crate::series::ResourceSeries;
+use crate::sys;
+use crate::tree::TreeReader;
+
+/// 10 Hz: fine enough to see a warm-up ramp or a stall, cheap enough to
+/// leave the target's cores alone.
+pub const DEFAULT_INTERVAL: Duration = Duration::from_millis(100);
+
+/// Starts sampling a process group.
+#[derive(Debug)]
+pub struct Sampler;
+
+/// A running sampler; [`SamplerHandle::stop`] ends the window. Dropping the
+/// handle also stops the thread (its samples are then discarded).
+#[derive(Debug)]
+pub struct SamplerHandle {
+    stop: Sender<()>,
+    thread: JoinHandle<Result<ResourceSeries, SamplerError>>,
+}
+
+impl Sampler {
+    /// Reads the group once as the baseline (time zero of the window), then
+    /// samples it every `interval` on its own thread until stopped.
+    ///
+    /// # Errors
+    /// When `pgid` is 0, `interval` is under 1 ms, the group has no live
+    /// process, `/proc` cannot be read, or the thread cannot be started.
+    pub fn start(pgid: u32, interval: Duration) -> Result<SamplerHandle, SamplerError> {
+        Self::start_at(PROC_ROOT, pgid, interval)
+    }
+
+    pub(crate) fn start_at(
+        proc_root: &str,
+        pgid: u32,
+        interval: Duration,
+    ) -> Result<SamplerHandle, SamplerError> {
+        check_group(pgid)?;
+        if interval < Duration::from_millis(1) {
+            return Err(SamplerError::InvalidInterval { interval });
+        }
+        let window = Window::open(proc_root, pgid, interval)?;
+        let (stop, stop_requests) = mpsc::channel();
+        let thread = thread::Builder::new()
+            .name(format!("sampler-{pgid}"))
+            .spawn(move || window.run(&stop_requests))
+            .map_err(SamplerError::Spawn)?;
+        Ok(SamplerHandle { stop, thread })
+    }
+}
+
+pub(crate) fn check_group(pgid: u32) -> Result<(), SamplerError> {
+    // Group 0 is what kernel threads report: never a target.
+    if pgid == 0 || i32::try_from(pgid).is_err() {
+        return Err(SamplerError::InvalidGroup { pgid });
+    }
+    Ok(())
+}
+
+impl SamplerHandle {
+    /// Ends the window: takes a last reading and returns the series.
+    ///
+    /// # Errors
+    /// When `/proc` could not be read or parsed during the window.
+    pub fn stop(self) -> Result<ResourceSeries, SamplerError> {
+        // The thread may already have ended (the group vanished); then
+        // nobody listens and the send fails harmlessly.
+        let _ = self.stop.send(());
+        self.thread
+            .join()
+            .map_err(|_| SamplerError::ThreadPanicked)?
+    }
+
+    /// Whether the thread has ended on its own (the group vanished, or
+    /// `/proc` failed) before being stopped.
+    #[must_use]
+    pub fn is_finished(&self) -> bool {
+        self.thread.is_finished()
+    }
+}
+
+/// The open measured window, owned by the sampling thread.
+#[derive(Debug)]
+struct Window {
+    tree: TreeReader,
+    interval: Duration,
+    clock_ticks_per_s: u64,
+    started: Instant,
+    last_round_at: Instant,
+    samples: Vec<ResourceSample>,
+    /// The usage and length of the interval behind the last sample, so a
+    /// short tail can be folded into it.
+    last_interval: Option<(IntervalUsage, Duration)>,
+}
+
+impl Window {
+    fn open(proc_root: &str, pgid: u32, interval: Duration) -> Result<Self, SamplerError> {
+        let mut tree = TreeReader::new(proc_root, pgid)?;
+        let baseline = tree.round()?;
+        let started = Instant::now();
+        if baseline.processes == 0 {
+            return Err(SamplerError::GroupEmpty { pgid });
+        }
+        Ok(Self {
+            tree,
+            interval,
+            clock_ticks_per_s: sys::clock_ticks_per_s()?,
+            started,
+            last_round_at: started,
+            samples: Vec::new(),
+            last_interval: None,
+        })
+    }
+
+    fn run(mut self, stop_requests: &Receiver<()>) -> Result<ResourceSeries, SamplerError> {
+        let mut next_round = self.started + self.interval;
+        loop {
+            let wait = next_round.saturating_duration_since(Instant::now());
+            match stop_requests.recv_timeout(wait) {
+                Err(RecvTimeoutError::Timeout) => {}
+                // Stopped, or the handle was dropped.
+                Ok(()) | Err(RecvTimeoutError::Disconnected) => return self.finish(),
+            }
+            let (usage, elapsed) = self.round()?;
+            if usage.processes == 0 {
+                return Ok(ResourceSeries::new(self.samples, true));
+            }
+            self.push(usage, elapsed);
+            // After a stall (the machine is busy), skip the missed rounds
+            // rather than firing them back to back.
+            let now = Instant::now();
+            while next_round <= now {
+                next_round += self.interval;
+            }
+        }
+    }
+
+    fn round(&mut self) -> Result<(IntervalUsage, Duration), SamplerError> {
+        let usage = self.tree.round()?;
+        let now = Instant::now();
+        let elapsed = now - self.last_round_at;
+        self.last_round_at = now;
+        Ok((usage, elapsed))
+    }
+
+    fn push(&mut self, usage: IntervalUsage, elapsed: Duration) {
+        let sample = self.sample(usage, elapsed);
+        self.samples.push(sample);
+        self.last_interval = Some((usage, elapsed));
+    }
+
+    /// The last reading when the window closes. A tail shorter than half an
+    /// interval is folded into the previous sample: a few milliseconds hold
+    /// at most one clock tick of CPU, which would read as a spike.
+    fn finish(mut self) -> Result<ResourceSeries, SamplerError> {
+        let (tail, tail_elapsed) = self.round()?;
+        if tail.processes == 0 {
+            return Ok(ResourceSeries::new(self.samples, true));
+        }
+        match self.last_interval {
+            Some((previous, previous_elapsed)) if tail_elapsed < self.interval / 2 => {
+                let merged = self.sample(previous.then(tail), previous_elapsed + tail_elapsed);
+                *self
+                    .samples
+                    .last_mut()
+                    .expect("last_interval implies a sample") = merged;
+            }
+            _ => self.push(tail, tail_elapsed),
+        }
+        Ok(ResourceSeries::new(self.samples, false))
+    }
+
+    fn sample(&self, usage: IntervalUsage, elapsed: Duration) -> ResourceSample {
+        let ticks_to_pct = |ticks: u64| {
+            let cpu_s = ticks as f64 / self.clock_ticks_per_s as f64;
+            cpu_s / elapsed.as_secs_f64().max(1e-9) * 100.0
+        };
+        let since_start = self.last_round_at - self.started;
+        ResourceSample {
+            t_ms: u64::try_from(since_start.as_millis()).unwrap_or(u64::MAX),
+            cpu_user_pct: ticks_to_pct(usage.user_ticks),
+            cpu_system_pct: ticks_to_pct(usage.system_ticks),
+            rss_bytes: usage.rss_bytes,
+            threads: usage.threads,
+            processes: usage.processes,
+            ctx_voluntary: usage.ctx.voluntary,
+            ctx_involuntary: usage.ctx.involuntary,
+        }
+    }
+}
