@@ -1,0 +1,186 @@
+//! What can go wrong with the result database, said so the user knows what to do.
+
+use std::path::{Path, PathBuf};
+
+use rusqlite::ErrorCode;
+
+/// A store operation failed. Every variant names the database file.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error(
+        "no result database at {}: run `corobench run` first, or pass --db PATH to read another one",
+        path.display()
+    )]
+    Missing { path: PathBuf },
+    #[error(
+        "cannot open the result database {}: {reason}; check that its directory exists and is \
+         writable, or pass --db PATH",
+        path.display()
+    )]
+    CannotOpen { path: PathBuf, reason: String },
+    #[error(
+        "{} was written by a newer corobench (schema {found}; this one knows schema {known} at \
+         most); upgrade corobench",
+        path.display()
+    )]
+    NewerSchema {
+        path: PathBuf,
+        found: i64,
+        known: i64,
+    },
+    #[error(
+        "{} is an SQLite database of something else, not a corobench result store; pass --db PATH \
+         to use another file",
+        path.display()
+    )]
+    Foreign { path: PathBuf },
+    #[error(
+        "{} is not a corobench result database or is corrupt ({reason}); move it aside or pass \
+         --db PATH",
+        path.display()
+    )]
+    Corrupt { path: PathBuf, reason: String },
+    #[error("the disk holding {} is full; free space and {}", path.display(), resume_hint(run_id.as_deref()))]
+    DiskFull {
+        path: PathBuf,
+        run_id: Option<String>,
+    },
+    #[error(
+        "{} is read-only; make it (and its directory) writable, or pass --db PATH",
+        path.display()
+    )]
+    ReadOnly { path: PathBuf },
+    #[error(
+        "{} is locked by another process; wait for the other corobench to finish, or pass --db PATH",
+        path.display()
+    )]
+    Locked { path: PathBuf },
+    #[error("no run `{id}` in {}; {}", path.display(), known_runs(known))]
+    UnknownRun {
+        path: PathBuf,
+        id: String,
+        /// The most recent run ids, newest first.
+        known: Vec<String>,
+    },
+    #[error(
+        "`{prefix}` matches several runs in {}: {}; give more of the id",
+        path.display(),
+        candidates.join(", ")
+    )]
+    AmbiguousRun {
+        path: PathBuf,
+        prefix: String,
+        candidates: Vec<String>,
+    },
+    #[error("{} holds no runs yet; `corobench run` makes one", path.display())]
+    NoRuns { path: PathBuf },
+    #[error("run `{run_id}` is already in {}; a new run needs a new id", path.display())]
+    RunExists { path: PathBuf, run_id: String },
+    #[error(
+        "run `{run_id}` in {} has no scenario {scenario_index}; a trial can only be stored for a \
+         scenario created with its run",
+        path.display()
+    )]
+    UnknownScenario {
+        path: PathBuf,
+        run_id: String,
+        scenario_index: u32,
+    },
+    #[error(
+        "trial {trial_index} of scenario {scenario_index} of run `{run_id}` is already stored in {}; \
+         storing it again would count it twice (a resumed run skips stored trials)",
+        path.display()
+    )]
+    TrialExists {
+        path: PathBuf,
+        run_id: String,
+        scenario_index: u32,
+        trial_index: u32,
+    },
+    #[error(
+        "{}: the stored {what} cannot be read back ({reason}); the database was changed by hand \
+         or is damaged",
+        path.display()
+    )]
+    Decode {
+        path: PathBuf,
+        what: String,
+        reason: String,
+    },
+    #[error("{}: the {what} cannot be stored ({reason})", path.display())]
+    Encode {
+        path: PathBuf,
+        what: &'static str,
+        reason: String,
+    },
+    #[error("{}: {doing} failed: {source}", path.display())]
+    Sqlite {
+        path: PathBuf,
+        doing: &'static str,
+        source: rusqlite::Error,
+    },
+}
+
+fn resume_hint(run_id: Option<&str>) -> String {
+    match run_id {
+        Some(id) => format!("resume the run with `corobench run --resume {id}`"),
+        None => "try again".to_owned(),
+    }
+}
+
+fn known_runs(known: &[String]) -> String {
+    if known.is_empty() {
+        "the database holds no runs".to_owned()
+    } else {
+        format!("recent runs: {}", known.join(", "))
+    }
+}
+
+/// Turns an SQLite failure into the [`StoreError`] that tells the user what to
+/// do; `run_id` is the run being written, for the resume hint.
+pub(crate) fn classify(
+    error: rusqlite::Error,
+    path: &Path,
+    doing: &'static str,
+    run_id: Option<&str>,
+) -> StoreError {
+    let path = path.to_path_buf();
+    let Some(code) = error.sqlite_error_code() else {
+        return StoreError::Sqlite {
+            path,
+            doing,
+            source: error,
+        };
+    };
+    match code {
+        ErrorCode::DiskFull => StoreError::DiskFull {
+            path,
+            run_id: run_id.map(str::to_owned),
+        },
+        ErrorCode::ReadOnly => StoreError::ReadOnly { path },
+        ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked => StoreError::Locked { path },
+        ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase => StoreError::Corrupt {
+            path,
+            reason: error.to_string(),
+        },
+        ErrorCode::CannotOpen => StoreError::CannotOpen {
+            path,
+            reason: error.to_string(),
+        },
+        _ => StoreError::Sqlite {
+            path,
+            doing,
+            source: error,
+        },
+    }
+}
+
+/// Whether `error` is a primary-key or unique-constraint violation.
+pub(crate) fn is_duplicate(error: &rusqlite::Error) -> bool {
+    matches!(
+        error,
+        rusqlite::Error::SqliteFailure(e, _)
+            if e.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY
+                || e.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE
+    )
+}

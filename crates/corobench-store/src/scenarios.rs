@@ -1,0 +1,145 @@
+//! Scenarios: target × parameters × workload × schedule, stored with their run.
+
+use std::path::Path;
+
+use corobench_model::{ScenarioRecord, ScheduleKind, WorkloadRecord};
+use rusqlite::{Row, Transaction, named_params};
+
+use crate::error::{StoreError, is_duplicate};
+use crate::rows::{decode_error, from_json, to_json};
+use crate::store::Store;
+
+impl Store {
+    /// The run's scenarios in plan order.
+    pub(crate) fn scenario_records(&self, run_id: &str) -> Result<Vec<ScenarioRecord>, StoreError> {
+        let fail = |e| self.fail(e, "loading the scenarios", None);
+        let mut statement = self
+            .conn
+            .prepare(
+                "SELECT idx, key, target, parameters_json, workload, method, path, body_bytes, \
+                 schedule, rate_per_s, connections, warmup_s, duration_s \
+                 FROM scenarios WHERE run_id = ?1 ORDER BY idx",
+            )
+            .map_err(fail)?;
+        let rows = statement
+            .query_map([run_id], ScenarioRow::read)
+            .map_err(fail)?;
+        let mut scenarios = Vec::new();
+        for row in rows {
+            scenarios.push(row.map_err(fail)?.into_record(&self.path)?);
+        }
+        Ok(scenarios)
+    }
+}
+
+pub(crate) fn insert_scenario(
+    tx: &Transaction<'_>,
+    run_id: &str,
+    scenario: &ScenarioRecord,
+    path: &Path,
+) -> Result<(), StoreError> {
+    let (schedule, rate_per_s) = match scenario.schedule {
+        ScheduleKind::Closed => ("closed", None),
+        ScheduleKind::Open { rate_per_s } => ("open", Some(rate_per_s)),
+    };
+    let parameters = to_json(&scenario.parameters, "scenario parameters", path)?;
+    let inserted = tx.execute(
+        "INSERT INTO scenarios (run_id, idx, key, target, parameters_json, workload, method, \
+         path, body_bytes, schedule, rate_per_s, connections, warmup_s, duration_s) \
+         VALUES (:run_id, :idx, :key, :target, :parameters, :workload, :method, :path, \
+         :body_bytes, :schedule, :rate_per_s, :connections, :warmup_s, :duration_s)",
+        named_params! {
+            ":run_id": run_id,
+            ":idx": scenario.index,
+            ":key": scenario.key,
+            ":target": scenario.target,
+            ":parameters": parameters,
+            ":workload": scenario.workload.name,
+            ":method": scenario.workload.method,
+            ":path": scenario.workload.path,
+            ":body_bytes": scenario.workload.body_bytes,
+            ":schedule": schedule,
+            ":rate_per_s": rate_per_s,
+            ":connections": scenario.connections,
+            ":warmup_s": scenario.warmup_s,
+            ":duration_s": scenario.duration_s,
+        },
+    );
+    match inserted {
+        Ok(_) => Ok(()),
+        Err(e) if is_duplicate(&e) => Err(StoreError::Encode {
+            path: path.to_path_buf(),
+            what: "scenario",
+            reason: format!(
+                "scenario {} (`{}`) repeats the index or key of another scenario of the run",
+                scenario.index, scenario.key
+            ),
+        }),
+        Err(source) => Err(StoreError::Sqlite {
+            path: path.to_path_buf(),
+            doing: "storing a scenario",
+            source,
+        }),
+    }
+}
+
+/// A scenario row before its text columns are decoded.
+struct ScenarioRow {
+    index: u32,
+    key: String,
+    target: String,
+    parameters_json: String,
+    workload: WorkloadRecord,
+    schedule: String,
+    rate_per_s: Option<f64>,
+    connections: u32,
+    warmup_s: f64,
+    duration_s: f64,
+}
+
+impl ScenarioRow {
+    fn read(row: &Row<'_>) -> rusqlite::Result<Self> {
+        Ok(Self {
+            index: row.get(0)?,
+            key: row.get(1)?,
+            target: row.get(2)?,
+            parameters_json: row.get(3)?,
+            workload: WorkloadRecord {
+                name: row.get(4)?,
+                method: row.get(5)?,
+                path: row.get(6)?,
+                body_bytes: row.get(7)?,
+            },
+            schedule: row.get(8)?,
+            rate_per_s: row.get(9)?,
+            connections: row.get(10)?,
+            warmup_s: row.get(11)?,
+            duration_s: row.get(12)?,
+        })
+    }
+
+    fn into_record(self, path: &Path) -> Result<ScenarioRecord, StoreError> {
+        let schedule = match (self.schedule.as_str(), self.rate_per_s) {
+            ("closed", None) => ScheduleKind::Closed,
+            ("open", Some(rate_per_s)) => ScheduleKind::Open { rate_per_s },
+            (other, _) => {
+                return Err(decode_error(
+                    path,
+                    "scenario schedule",
+                    format!("`{other}` with rate {:?}", self.rate_per_s),
+                ));
+            }
+        };
+        Ok(ScenarioRecord {
+            index: self.index,
+            key: self.key,
+            target: self.target,
+            parameters: from_json(&self.parameters_json, "scenario parameters", path)?,
+            workload: self.workload,
+            schedule,
+            connections: self.connections,
+            warmup_s: self.warmup_s,
+            duration_s: self.duration_s,
+        })
+    }
+}

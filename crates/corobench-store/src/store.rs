@@ -1,0 +1,108 @@
+//! The result store: one SQLite file holding every run, its scenarios and trials.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use corobench_model::{RunRecord, ScenarioRecord, TrialRecord};
+use rusqlite::Connection;
+
+use crate::error::{StoreError, classify};
+use crate::schema;
+
+/// An open result database.
+#[derive(Debug)]
+pub struct Store {
+    pub(crate) conn: Connection,
+    pub(crate) path: PathBuf,
+}
+
+/// A run as stored, everything included.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StoredRun {
+    pub run: RunRecord,
+    /// How many trials of each scenario the run plans.
+    pub trials_per_scenario: u32,
+    /// In plan order.
+    pub scenarios: Vec<ScenarioRecord>,
+    /// In the order they ran (`sequence`).
+    pub trials: Vec<TrialRecord>,
+}
+
+impl Store {
+    /// Opens the database at `path`, creating the file (and its directory)
+    /// when missing, and migrates it to the current schema.
+    ///
+    /// # Errors
+    /// When the file cannot be created or opened, is not a corobench
+    /// database, or was written by a newer corobench.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self, StoreError> {
+        let path = path.as_ref();
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            fs::create_dir_all(parent).map_err(|e| StoreError::CannotOpen {
+                path: path.to_path_buf(),
+                reason: format!("cannot create {}: {e}", parent.display()),
+            })?;
+        }
+        Self::connect(path, true)
+    }
+
+    /// Opens an existing database, for commands that only read results.
+    ///
+    /// # Errors
+    /// When no file exists at `path`, and as [`Store::open`].
+    pub fn open_existing(path: impl AsRef<Path>) -> Result<Self, StoreError> {
+        let path = path.as_ref();
+        if !path.is_file() {
+            return Err(StoreError::Missing {
+                path: path.to_path_buf(),
+            });
+        }
+        Self::connect(path, false)
+    }
+
+    fn connect(path: &Path, create: bool) -> Result<Self, StoreError> {
+        Ok(Self {
+            conn: schema::open(path, create)?,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// The database file.
+    #[must_use]
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The schema version of the open file (the current one once opened).
+    ///
+    /// # Errors
+    /// When the database cannot be read.
+    pub fn schema_version(&self) -> Result<i64, StoreError> {
+        self.conn
+            .query_row("PRAGMA user_version", [], |row| row.get(0))
+            .map_err(|e| self.fail(e, "reading the schema version", None))
+    }
+
+    /// Everything stored about one run, histograms included.
+    ///
+    /// # Errors
+    /// When the run is unknown or its rows cannot be decoded.
+    pub fn load_run(&self, run_id: &str) -> Result<StoredRun, StoreError> {
+        let (run, trials_per_scenario) = self.run_record(run_id)?;
+        Ok(StoredRun {
+            run,
+            trials_per_scenario,
+            scenarios: self.scenario_records(run_id)?,
+            trials: self.trial_records(run_id)?,
+        })
+    }
+
+    pub(crate) fn fail(
+        &self,
+        error: rusqlite::Error,
+        doing: &'static str,
+        run_id: Option<&str>,
+    ) -> StoreError {
+        classify(error, &self.path, doing, run_id)
+    }
+}

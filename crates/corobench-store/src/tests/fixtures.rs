@@ -1,0 +1,250 @@
+//! A run with two scenarios and trials of every shape, for all store tests.
+
+use std::collections::BTreeMap;
+
+use corobench_model::{
+    ErrorCounts, GeneratorUsage, LatencyHistogram, LoadReport, LoadWarning, OpenLoopReport,
+    Provenance, ResourceSample, ResourceSummary, RunRecord, RunStatus, ScenarioRecord,
+    ScheduleKind, StatusCounts, TaskCounts, TimelineSecond, TrialFlag, TrialRecord, TrialStatus,
+    WorkloadRecord,
+};
+
+use crate::Store;
+
+pub(super) const RUN_ID: &str = "20261122-063301-3f9a";
+pub(super) const TRIALS_PER_SCENARIO: u32 = 3;
+
+pub(super) fn temp_store() -> (tempfile::TempDir, Store) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path().join("results.db")).unwrap();
+    (dir, store)
+}
+
+pub(super) fn run(id: &str, started_at_unix_ms: i64) -> RunRecord {
+    RunRecord {
+        id: id.to_owned(),
+        started_at_unix_ms,
+        finished_at_unix_ms: None,
+        status: RunStatus::Running,
+        suite: "default".to_owned(),
+        spec_toml: "[[scenario]]\ntarget = \"go-nethttp\"\n".to_owned(),
+        // Above i64::MAX: must survive SQLite's signed integers.
+        seed: u64::MAX - 7,
+        provenance: Provenance {
+            corobench_version: "0.1.0".to_owned(),
+            corobench_commit: Some("v0.1.0-3-gabc1234".to_owned()),
+            hostname: "bench-1".to_owned(),
+            os: "Debian GNU/Linux 12 (bookworm)".to_owned(),
+            kernel: "6.18.44".to_owned(),
+            cpu_model: "AMD EPYC".to_owned(),
+            cpu_count: 2,
+            memory_bytes: 24 << 30,
+            server_cpus: "0".to_owned(),
+            generator_cpus: "1".to_owned(),
+            load_backend: "epoll".to_owned(),
+            tool_versions: BTreeMap::from([("go".to_owned(), "go version go1.26".to_owned())]),
+            target_sources: BTreeMap::from([("go-nethttp".to_owned(), "sha256:ab12".to_owned())]),
+        },
+    }
+}
+
+pub(super) fn scenarios() -> Vec<ScenarioRecord> {
+    let scenario = |index: u32, key: &str, schedule| ScenarioRecord {
+        index,
+        key: key.to_owned(),
+        target: "go-nethttp".to_owned(),
+        parameters: BTreeMap::from([("GOMAXPROCS".to_owned(), "1".to_owned())]),
+        workload: WorkloadRecord {
+            name: "io-10ms".to_owned(),
+            method: "GET".to_owned(),
+            path: "/io?ms=10".to_owned(),
+            body_bytes: 0,
+        },
+        schedule,
+        connections: 64,
+        warmup_s: 2.0,
+        duration_s: 10.0,
+    };
+    vec![
+        scenario(
+            0,
+            "go-nethttp/GOMAXPROCS=1/io-10ms/c=64",
+            ScheduleKind::Closed,
+        ),
+        scenario(
+            1,
+            "go-nethttp/GOMAXPROCS=1/io-10ms/r=500",
+            ScheduleKind::Open { rate_per_s: 500.0 },
+        ),
+    ]
+}
+
+fn histogram(values: impl IntoIterator<Item = u64>) -> LatencyHistogram {
+    let mut histogram = LatencyHistogram::new();
+    for value in values {
+        histogram.record_us(value);
+    }
+    histogram
+}
+
+/// A load report with every optional part filled in: an open-loop run with
+/// both histograms, a timeline and warnings.
+pub(super) fn load_report() -> LoadReport {
+    let corrected = histogram((1..=5000).map(|i| 10_000 + i * 7));
+    let uncorrected = histogram((1..=5000).map(|i| 10_000 + i * 3));
+    LoadReport {
+        schema_version: 1,
+        url: "http://127.0.0.1:40000/io?ms=10".to_owned(),
+        method: "GET".to_owned(),
+        backend: "epoll".to_owned(),
+        threads: 1,
+        connections: 64,
+        schedule: ScheduleKind::Open { rate_per_s: 500.0 },
+        warmup_s: 2.0,
+        elapsed_s: 10.0,
+        requests: 5000,
+        requests_per_s: 500.0,
+        bytes_read: 640_000,
+        bytes_written: 200_000,
+        read_bytes_per_s: 64_000.0,
+        status: StatusCounts {
+            success: 4990,
+            server_error: 10,
+            ..StatusCounts::default()
+        },
+        errors: ErrorCounts {
+            status_5xx: 10,
+            timeout: 2,
+            ..ErrorCounts::default()
+        },
+        error_rate: 12.0 / 5002.0,
+        latency: corrected.report(),
+        latency_uncorrected: Some(uncorrected.report()),
+        open_loop: Some(OpenLoopReport {
+            requested_rate_per_s: 500.0,
+            achieved_rate_per_s: 499.8,
+            scheduled: 5000,
+            sent: 4998,
+            mean_send_lag_us: 12.5,
+            max_send_lag_us: 900,
+        }),
+        generator: GeneratorUsage {
+            threads: 1,
+            cpu_user_s: 0.4,
+            cpu_system_s: 0.6,
+            cpu_us_per_request: 200.0,
+            utilization: 0.97,
+            max_rss_bytes: 8 << 20,
+        },
+        timeline: (0..10)
+            .map(|second| TimelineSecond {
+                second,
+                requests: 500,
+                errors: u64::from(second % 2),
+                bytes_read: 64_000,
+                mean_latency_us: 12_345.5,
+                max_latency_us: 45_000,
+            })
+            .collect(),
+        warnings: vec![
+            LoadWarning::GeneratorBound { utilization: 0.97 },
+            LoadWarning::Errors {
+                total: 12,
+                error_rate: 12.0 / 5002.0,
+            },
+        ],
+    }
+}
+
+/// A closed-loop report: no uncorrected histogram, no open-loop section.
+pub(super) fn closed_load_report() -> LoadReport {
+    let mut report = load_report();
+    report.schedule = ScheduleKind::Closed;
+    report.latency_uncorrected = None;
+    report.open_loop = None;
+    report.warnings.clear();
+    report
+}
+
+pub(super) fn ok_trial(scenario_index: u32, trial_index: u32, sequence: u32) -> TrialRecord {
+    let series: Vec<ResourceSample> = (1..=5)
+        .map(|i| ResourceSample {
+            t_ms: i * 100,
+            cpu_user_pct: 40.0 + f64::from(u32::try_from(i).unwrap()),
+            cpu_system_pct: 10.5,
+            rss_bytes: 30 << 20,
+            threads: 9,
+            processes: 1,
+            ctx_voluntary: 1000,
+            ctx_involuntary: 20,
+        })
+        .collect();
+    TrialRecord {
+        scenario_index,
+        trial_index,
+        sequence,
+        status: TrialStatus::Ok,
+        failure: None,
+        started_at_unix_ms: 1_763_793_181_000 + i64::from(sequence) * 15_000,
+        load: Some(if scenario_index == 1 {
+            load_report()
+        } else {
+            closed_load_report()
+        }),
+        resources: Some(ResourceSummary {
+            samples: 5,
+            cpu_pct_mean: 53.5,
+            cpu_user_pct_mean: 43.0,
+            cpu_system_pct_mean: 10.5,
+            rss_mean_bytes: 30 << 20,
+            rss_peak_bytes: 31 << 20,
+            threads_peak: 9,
+            processes_peak: 1,
+            ctx_voluntary: 5000,
+            ctx_involuntary: 100,
+        }),
+        resource_series: series,
+        tasks: TaskCounts {
+            before: Some(12),
+            peak: Some(80),
+            after: Some(12),
+        },
+        flags: vec![
+            TrialFlag::GeneratorBound { utilization: 0.97 },
+            TrialFlag::Leak {
+                what: "threads 9 → 12".to_owned(),
+            },
+        ],
+    }
+}
+
+pub(super) fn failed_trial(scenario_index: u32, trial_index: u32, sequence: u32) -> TrialRecord {
+    TrialRecord {
+        scenario_index,
+        trial_index,
+        sequence,
+        status: TrialStatus::Failed,
+        failure: Some(
+            "target exited with status 2 before it was healthy: bind: address in use".into(),
+        ),
+        started_at_unix_ms: 1_763_793_181_000,
+        load: None,
+        resources: None,
+        resource_series: Vec::new(),
+        tasks: TaskCounts::default(),
+        flags: Vec::new(),
+    }
+}
+
+/// A store holding [`RUN_ID`] with its scenarios and no trials.
+pub(super) fn store_with_run() -> (tempfile::TempDir, Store) {
+    let (dir, mut store) = temp_store();
+    store
+        .create_run(
+            &run(RUN_ID, 1_763_793_181_000),
+            TRIALS_PER_SCENARIO,
+            &scenarios(),
+        )
+        .unwrap();
+    (dir, store)
+}

@@ -1,0 +1,114 @@
+//! Opening files: fresh, current, newer than known, or not ours at all.
+
+use rusqlite::Connection;
+
+use super::fixtures::{RUN_ID, store_with_run, temp_store};
+use crate::{SCHEMA_VERSION, Store, StoreError};
+
+#[test]
+fn a_fresh_database_gets_the_current_schema() {
+    let (_dir, store) = temp_store();
+    assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
+    let mode: String = store
+        .conn
+        .query_row("PRAGMA journal_mode", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(mode, "wal");
+    let foreign_keys: bool = store
+        .conn
+        .query_row("PRAGMA foreign_keys", [], |row| row.get(0))
+        .unwrap();
+    assert!(foreign_keys);
+}
+
+#[test]
+fn reopening_is_idempotent_and_keeps_the_data() {
+    let (dir, store) = store_with_run();
+    drop(store);
+    let path = dir.path().join("results.db");
+    for _ in 0..3 {
+        let store = Store::open(&path).unwrap();
+        assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
+        assert_eq!(store.runs().unwrap().len(), 1);
+        assert_eq!(store.load_run(RUN_ID).unwrap().scenarios.len(), 2);
+    }
+}
+
+#[test]
+fn a_newer_schema_is_refused_with_a_clear_message() {
+    let (dir, store) = temp_store();
+    drop(store);
+    let path = dir.path().join("results.db");
+    let future = SCHEMA_VERSION + 1;
+    Connection::open(&path)
+        .unwrap()
+        .pragma_update(None, "user_version", future)
+        .unwrap();
+    for result in [Store::open(&path), Store::open_existing(&path)] {
+        let error = result.unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "{} was written by a newer corobench (schema {future}; this one knows schema \
+                 {SCHEMA_VERSION} at most); upgrade corobench",
+                path.display()
+            )
+        );
+    }
+    // Refusing did not touch the file.
+    let version: i64 = Connection::open(&path)
+        .unwrap()
+        .query_row("PRAGMA user_version", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(version, future);
+}
+
+#[test]
+fn a_missing_file_is_not_created_by_readers() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("nowhere.db");
+    let error = Store::open_existing(&path).unwrap_err();
+    let message = error.to_string();
+    assert!(matches!(error, StoreError::Missing { .. }), "{message}");
+    assert!(
+        message.contains("nowhere.db") && message.contains("--db"),
+        "{message}"
+    );
+    assert!(!path.exists());
+}
+
+#[test]
+fn open_creates_missing_directories() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("results/nested/corobench.db");
+    Store::open(&path).unwrap();
+    assert!(path.is_file());
+}
+
+#[test]
+fn a_file_that_is_not_sqlite_is_reported_as_such() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("notes.db");
+    std::fs::write(&path, "these are my notes, not a database\n".repeat(200)).unwrap();
+    let error = Store::open(&path).unwrap_err();
+    let message = error.to_string();
+    assert!(matches!(error, StoreError::Corrupt { .. }), "{message}");
+    assert!(message.contains("notes.db"), "{message}");
+}
+
+#[test]
+fn another_programs_database_is_left_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("other.db");
+    Connection::open(&path)
+        .unwrap()
+        .execute_batch("CREATE TABLE todo (item TEXT)")
+        .unwrap();
+    let error = Store::open(&path).unwrap_err();
+    assert!(matches!(error, StoreError::Foreign { .. }), "{error}");
+    let tables: i64 = Connection::open(&path)
+        .unwrap()
+        .query_row("SELECT COUNT(*) FROM sqlite_schema", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(tables, 1, "no corobench table was added");
+}

@@ -1,0 +1,97 @@
+//! What `run --resume` relies on: stored trials are listed exactly, never
+//! stored twice, and a full disk says how to go on.
+
+use super::fixtures::{RUN_ID, failed_trial, ok_trial, store_with_run};
+use crate::StoreError;
+
+#[test]
+fn completed_trials_lists_exactly_what_was_stored() {
+    let (_dir, mut store) = store_with_run();
+    assert!(store.completed_trials(RUN_ID).unwrap().is_empty());
+    for (scenario, trial, sequence) in [(1, 2, 0), (0, 0, 1), (1, 0, 2)] {
+        store
+            .record_trial(RUN_ID, &ok_trial(scenario, trial, sequence))
+            .unwrap();
+    }
+    store.record_trial(RUN_ID, &failed_trial(0, 2, 3)).unwrap();
+    assert_eq!(
+        store.completed_trials(RUN_ID).unwrap(),
+        [(0, 0), (0, 2), (1, 0), (1, 2)]
+    );
+}
+
+#[test]
+fn a_trial_is_never_stored_twice() {
+    let (_dir, mut store) = store_with_run();
+    store.record_trial(RUN_ID, &ok_trial(1, 0, 0)).unwrap();
+    // Same scenario and trial, even with another outcome and sequence.
+    let error = store
+        .record_trial(RUN_ID, &failed_trial(1, 0, 5))
+        .unwrap_err();
+    assert!(
+        matches!(
+            error,
+            StoreError::TrialExists {
+                scenario_index: 1,
+                trial_index: 0,
+                ..
+            }
+        ),
+        "{error}"
+    );
+    assert!(error.to_string().contains("count it twice"), "{error}");
+    assert_eq!(store.completed_trials(RUN_ID).unwrap(), [(1, 0)]);
+    assert_eq!(store.load_run(RUN_ID).unwrap().trials, [ok_trial(1, 0, 0)]);
+}
+
+#[test]
+fn trials_of_unknown_runs_or_scenarios_are_rejected() {
+    let (_dir, mut store) = store_with_run();
+    let error = store.record_trial(RUN_ID, &ok_trial(7, 0, 0)).unwrap_err();
+    assert!(
+        matches!(
+            error,
+            StoreError::UnknownScenario {
+                scenario_index: 7,
+                ..
+            }
+        ),
+        "{error}"
+    );
+    let error = store
+        .record_trial("20990101-000000-dead", &ok_trial(0, 0, 0))
+        .unwrap_err();
+    assert!(matches!(error, StoreError::UnknownRun { .. }), "{error}");
+    assert!(
+        error.to_string().contains(RUN_ID),
+        "suggests known runs: {error}"
+    );
+    let error = store.completed_trials("missing").unwrap_err();
+    assert!(matches!(error, StoreError::UnknownRun { .. }), "{error}");
+}
+
+#[test]
+fn a_full_disk_names_the_file_and_how_to_resume() {
+    let (_dir, mut store) = store_with_run();
+    store.record_trial(RUN_ID, &ok_trial(0, 0, 0)).unwrap();
+    // Let the file grow no further than it is: the next trial does not fit.
+    let pages: i64 = store
+        .conn
+        .query_row("PRAGMA page_count", [], |row| row.get(0))
+        .unwrap();
+    store
+        .conn
+        .pragma_update(None, "max_page_count", pages)
+        .unwrap();
+    let error = store.record_trial(RUN_ID, &ok_trial(1, 0, 1)).unwrap_err();
+    let message = error.to_string();
+    assert!(matches!(error, StoreError::DiskFull { .. }), "{message}");
+    assert!(message.contains("results.db"), "{message}");
+    assert!(message.contains("is full"), "{message}");
+    assert!(
+        message.contains(&format!("corobench run --resume {RUN_ID}")),
+        "{message}"
+    );
+    // The failed trial left nothing behind; the stored one is intact.
+    assert_eq!(store.completed_trials(RUN_ID).unwrap(), [(0, 0)]);
+}
