@@ -1,0 +1,104 @@
+// Package database reads one random row of the contract's `world` table
+// through a pgx connection pool that is created on first use, so that a
+// target starts and serves every other endpoint when PostgreSQL is absent.
+package database
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"corobench/targets/go-common/contract"
+)
+
+// WorldRows is the number of rows in `world`; ids are 1..=WorldRows.
+const WorldRows = 10_000
+
+const (
+	connectTimeout = 2 * time.Second
+	queryTimeout   = 5 * time.Second
+	selectWorld    = "SELECT id, randomnumber FROM world WHERE id = $1"
+)
+
+// Pool is a lazily created pgxpool of a fixed maximum size.
+type Pool struct {
+	url      string
+	maxConns int32
+
+	once    sync.Once
+	pool    *pgxpool.Pool
+	initErr error
+}
+
+// New prepares a pool for url with at most maxConns connections. Nothing
+// is parsed or dialled until the first query.
+func New(url string, maxConns int) *Pool {
+	return &Pool{url: url, maxConns: int32(maxConns)}
+}
+
+var errNoDatabaseURL = errors.New("no database: DATABASE_URL is not set")
+
+func (p *Pool) get() (*pgxpool.Pool, error) {
+	p.once.Do(func() {
+		if p.url == "" {
+			p.initErr = errNoDatabaseURL
+			return
+		}
+		config, err := pgxpool.ParseConfig(p.url)
+		if err != nil {
+			p.initErr = fmt.Errorf("DATABASE_URL is not a valid PostgreSQL URL: %w", err)
+			return
+		}
+		config.MaxConns = p.maxConns
+		config.MinConns = 0
+		config.ConnConfig.ConnectTimeout = connectTimeout
+		p.pool, p.initErr = pgxpool.NewWithConfig(context.Background(), config)
+	})
+	return p.pool, p.initErr
+}
+
+type world struct {
+	ID           int32 `json:"id"`
+	RandomNumber int32 `json:"randomNumber"`
+}
+
+// RandomWorld answers GET /db: one query for a uniformly random id. Any
+// failure to reach the database is a 503 that says why; the target keeps
+// serving everything else.
+func (p *Pool) RandomWorld(ctx context.Context) contract.Response {
+	pool, err := p.get()
+	if err != nil {
+		return contract.Error(http.StatusServiceUnavailable, "database unavailable: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
+	defer cancel()
+	var row world
+	id := rand.IntN(WorldRows) + 1
+	err = pool.QueryRow(ctx, selectWorld, id).Scan(&row.ID, &row.RandomNumber)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return contract.Error(http.StatusInternalServerError,
+			"table world has no row with id %d; it must hold ids 1..=%d", id, WorldRows)
+	}
+	if err != nil {
+		return contract.Error(http.StatusServiceUnavailable, "database unavailable: reading world row %d: %v", id, err)
+	}
+	return contract.JSON(http.StatusOK, row)
+}
+
+var errClosed = errors.New("the server is stopping")
+
+// Close closes the pool's connections if it was ever created, and keeps
+// a pool that was never used from being created afterwards.
+func (p *Pool) Close() {
+	p.once.Do(func() { p.initErr = errClosed })
+	if p.pool != nil {
+		p.pool.Close()
+	}
+}

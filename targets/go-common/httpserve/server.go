@@ -1,0 +1,59 @@
+package httpserve
+
+import (
+	"context"
+	"errors"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"corobench/targets/go-common/contract"
+)
+
+// maxHeadBytes keeps request heads small, as the gnet target does.
+const maxHeadBytes = 8 << 10
+
+// NewServer returns an http.Server for the contract: keep-alive on, heads
+// bounded, and every request handled by handler.
+func NewServer(handler http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 30 * time.Second,
+		MaxHeaderBytes:    maxHeadBytes,
+	}
+}
+
+// ListenAndServe listens on the configured loopback port and serves until
+// SIGTERM or SIGINT, then shuts down within contract.StopBudget.
+func ListenAndServe(config contract.Config, server *http.Server) error {
+	listener, err := net.Listen("tcp", config.Addr())
+	if err != nil {
+		return err
+	}
+	stop, cancel := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer cancel()
+
+	served := make(chan error, 1)
+	go func() { served <- server.Serve(listener) }()
+
+	select {
+	case err := <-served:
+		return err
+	case <-stop.Done():
+	}
+	log.Printf("%s: stopping: waiting up to %s for requests in flight", config.Name, contract.StopBudget)
+	budget, cancelBudget := context.WithTimeout(context.Background(), contract.StopBudget)
+	defer cancelBudget()
+	if err := server.Shutdown(budget); err != nil {
+		log.Printf("%s: requests still in flight after %s, closing their connections", config.Name, contract.StopBudget)
+		_ = server.Close()
+	}
+	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,49 @@
+package main
+
+import (
+	"github.com/panjf2000/gnet/v2"
+
+	"corobench/targets/go-common/database"
+)
+
+// server is the gnet event handler: gnet runs `loops` event loops (epoll
+// reactors), each owning its connections and calling OnTraffic on the
+// loop's goroutine with whatever bytes arrived.
+type server struct {
+	gnet.BuiltinEventEngine
+
+	name      string
+	dataDir   string
+	uploadDir string
+	db        *database.Pool
+	booted    chan gnet.Engine
+}
+
+func (s *server) OnBoot(engine gnet.Engine) gnet.Action {
+	s.booted <- engine
+	return gnet.None
+}
+
+func (s *server) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
+	c.SetContext(newConnState(s, c))
+	return nil, gnet.None
+}
+
+// OnTraffic frames every complete request in the bytes at hand and
+// answers them in order; answers that are ready by the end of the call
+// leave in one write.
+func (s *server) OnTraffic(c gnet.Conn) gnet.Action {
+	st := c.Context().(*connState)
+	data, _ := c.Next(-1)
+	st.replies.cork()
+	st.framer.Feed(data, st)
+	st.replies.uncork()
+	return gnet.None
+}
+
+func (s *server) OnClose(c gnet.Conn, _ error) gnet.Action {
+	if st, ok := c.Context().(*connState); ok {
+		st.closed()
+	}
+	return gnet.None
+}
