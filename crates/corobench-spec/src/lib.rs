@@ -1,1 +1,22 @@
-//! corobench-spec
+//! Suite spec files (TOML) resolved into validated plans.
+//!
+//! Parse raw, then resolve: [`resolve`] reads the spec text once, checks
+//! every key and value against a [`Catalog`] of targets and the machine, and
+//! expands sweeps into scenarios. Nothing downstream sees a raw string. This
+//! crate does no I/O beyond checking that a workload's body file exists.
+
+mod catalog;
+mod error;
+mod plan;
+mod raw;
+mod resolve;
+mod values;
+
+pub use catalog::{Catalog, CatalogTarget, Domain};
+pub use error::SpecError;
+pub use plan::{Body, Measurement, Plan, PlannedScenario, Schedule, Trials, Workload};
+pub use resolve::{DEFAULT_CONNECTIONS, resolve};
+pub use values::{parse_cpu_list, parse_duration, parse_fraction};
+
+/// The suite `corobench run` runs when given none.
+pub const DEFAULT_SUITE: &str = include_str!("../../../suites/default.toml");

@@ -1,25 +1,6 @@
 //! Parsers for command-line values; each error says what a valid value looks like.
 
-use std::time::Duration;
-
-/// `10s`, `500ms`, `2m`, `1h 30m`, or a bare number of seconds (`10`, `0.5`).
-///
-/// # Errors
-/// Text that is neither a number of seconds nor a humantime duration.
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
-    let text = text.trim();
-    if let Ok(seconds) = text.parse::<f64>() {
-        return if seconds.is_finite() && seconds >= 0.0 {
-            Ok(Duration::from_secs_f64(seconds))
-        } else {
-            Err(format!(
-                "{text:?} is not a duration: use e.g. 10s, 500ms, 2m"
-            ))
-        };
-    }
-    humantime::parse_duration(text)
-        .map_err(|_| format!("{text:?} is not a duration: use e.g. 10s, 500ms, 2m"))
-}
+pub use corobench_spec::parse_duration;
 
 /// A positive request rate such as `20000`, `20k` or `1.5k` (requests per second).
 ///
@@ -72,16 +53,6 @@ pub fn parse_percentiles(text: &str) -> Result<Vec<f64>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn durations() {
-        assert_eq!(parse_duration("10").unwrap(), Duration::from_secs(10));
-        assert_eq!(parse_duration("0.5").unwrap(), Duration::from_millis(500));
-        assert_eq!(parse_duration("250ms").unwrap(), Duration::from_millis(250));
-        assert_eq!(parse_duration("1m 30s").unwrap(), Duration::from_secs(90));
-        assert!(parse_duration("ten").unwrap_err().contains("10s"));
-        assert!(parse_duration("-1").is_err());
-    }
 
     #[test]
     fn rates_headers_percentiles() {

@@ -1,0 +1,58 @@
+//! What the resolver knows about targets and the machine. The binary builds
+//! this from the target manifests, so this crate reads nothing but the spec.
+
+use std::collections::BTreeMap;
+
+/// The values a target parameter accepts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Domain {
+    Integer { min: i64, max: i64 },
+    Choice(Vec<String>),
+}
+
+impl Domain {
+    /// Checks one value; the error says what is allowed.
+    ///
+    /// # Errors
+    /// A value outside the domain.
+    pub fn check(&self, value: &str) -> Result<(), String> {
+        match self {
+            Self::Integer { min, max } => match value.parse::<i64>() {
+                Ok(n) if (*min..=*max).contains(&n) => Ok(()),
+                _ => Err(format!("must be an integer in {min}..={max}")),
+            },
+            Self::Choice(choices) if choices.iter().any(|c| c == value) => Ok(()),
+            Self::Choice(choices) => Err(format!("must be one of {}", choices.join(", "))),
+        }
+    }
+}
+
+/// One target as the resolver sees it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CatalogTarget {
+    pub name: String,
+    /// `Err(reason)` when it cannot run on this machine.
+    pub available: Result<(), String>,
+    pub parameters: BTreeMap<String, Domain>,
+}
+
+/// Every known target, plus the machine's CPU count.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Catalog {
+    pub targets: Vec<CatalogTarget>,
+    pub cpus: usize,
+}
+
+impl Catalog {
+    pub(crate) fn get(&self, name: &str) -> Option<&CatalogTarget> {
+        self.targets.iter().find(|t| t.name == name)
+    }
+
+    pub(crate) fn names(&self) -> String {
+        self.targets
+            .iter()
+            .map(|t| t.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}

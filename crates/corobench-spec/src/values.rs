@@ -1,0 +1,92 @@
+//! Parsers for the values people write in specs and on the command line;
+//! each error says what a valid value looks like.
+
+use std::time::Duration;
+
+/// `10s`, `500ms`, `2m`, `1h 30m`, or a bare number of seconds (`10`, `0.5`).
+///
+/// # Errors
+/// Text that is neither a number of seconds nor a duration with units.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let bad = || format!("{text:?} is not a duration: use e.g. 10s, 500ms, 2m");
+    if let Ok(seconds) = text.parse::<f64>() {
+        return if seconds.is_finite() && seconds >= 0.0 {
+            Ok(Duration::from_secs_f64(seconds))
+        } else {
+            Err(bad())
+        };
+    }
+    humantime::parse_duration(text).map_err(|_| bad())
+}
+
+/// `3%` or `0.03`: a fraction in (0, 1).
+///
+/// # Errors
+/// Anything else.
+pub fn parse_fraction(text: &str) -> Result<f64, String> {
+    let text = text.trim();
+    let value = match text.strip_suffix('%') {
+        Some(percent) => percent.trim().parse::<f64>().map(|p| p / 100.0),
+        None => text.parse::<f64>(),
+    };
+    match value {
+        Ok(v) if v > 0.0 && v < 1.0 => Ok(v),
+        _ => Err(format!("{text:?} is not a fraction: use e.g. 3% or 0.03")),
+    }
+}
+
+/// `1`, `0-3`, `0,2-3`: CPU numbers that exist on a machine with `cpus` CPUs.
+///
+/// # Errors
+/// Malformed lists, reversed ranges, CPUs the machine does not have.
+pub fn parse_cpu_list(text: &str, cpus: usize) -> Result<Vec<usize>, String> {
+    let bad = |why: &str| format!("{text:?} is not a CPU list ({why}): use e.g. 0 or 0-1 or 0,2");
+    let mut list = Vec::new();
+    for part in text.split(',').map(str::trim) {
+        let (lo, hi) = part.split_once('-').unwrap_or((part, part));
+        let lo: usize = lo.trim().parse().map_err(|_| bad("not a number"))?;
+        let hi: usize = hi.trim().parse().map_err(|_| bad("not a number"))?;
+        if lo > hi {
+            return Err(bad("a range runs backwards"));
+        }
+        if hi >= cpus {
+            return Err(format!(
+                "CPU {hi} does not exist: this machine has CPUs 0-{}",
+                cpus.saturating_sub(1)
+            ));
+        }
+        list.extend((lo..=hi).filter(|c| !list.contains(c)).collect::<Vec<_>>());
+    }
+    Ok(list)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("10").unwrap(), Duration::from_secs(10));
+        assert_eq!(parse_duration("250ms").unwrap(), Duration::from_millis(250));
+        assert_eq!(parse_duration("1m 30s").unwrap(), Duration::from_secs(90));
+        assert!(parse_duration("ten").unwrap_err().contains("10s"));
+        assert!(parse_duration("-1").is_err());
+    }
+
+    #[test]
+    fn fractions() {
+        assert!((parse_fraction("3%").unwrap() - 0.03).abs() < 1e-12);
+        assert!((parse_fraction("0.05").unwrap() - 0.05).abs() < 1e-12);
+        assert!(parse_fraction("150%").is_err());
+    }
+
+    #[test]
+    fn cpu_lists() {
+        assert_eq!(parse_cpu_list("0,2-3", 4).unwrap(), vec![0, 2, 3]);
+        assert_eq!(parse_cpu_list("1-1,1", 2).unwrap(), vec![1]);
+        assert!(parse_cpu_list("2", 2).unwrap_err().contains("CPUs 0-1"));
+        assert!(parse_cpu_list("3-1", 4).is_err());
+        assert!(parse_cpu_list("a", 4).is_err());
+    }
+}

@@ -1,0 +1,270 @@
+//! Spec resolution: shipped suites, sweeps, and every kind of bad input.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+use corobench_spec::{Catalog, CatalogTarget, DEFAULT_SUITE, Domain, Plan, resolve};
+
+fn catalog() -> Catalog {
+    let pool = BTreeMap::from([
+        (
+            "pool_size".to_string(),
+            Domain::Integer {
+                min: 1,
+                max: 100_000,
+            },
+        ),
+        (
+            "queue_length".to_string(),
+            Domain::Integer {
+                min: 0,
+                max: 1_000_000,
+            },
+        ),
+        (
+            "nonblocking".to_string(),
+            Domain::Choice(vec!["false".into(), "true".into()]),
+        ),
+    ]);
+    Catalog {
+        targets: vec![
+            CatalogTarget {
+                name: "go-ants".into(),
+                available: Ok(()),
+                parameters: pool,
+            },
+            CatalogTarget {
+                name: "go-nethttp".into(),
+                available: Ok(()),
+                parameters: BTreeMap::new(),
+            },
+            CatalogTarget {
+                name: "swoole-epoll".into(),
+                available: Err("php --ri swoole failed: the swoole extension is not loaded".into()),
+                parameters: BTreeMap::new(),
+            },
+        ],
+        cpus: 2,
+    }
+}
+
+/// A compact, stable rendering of a plan for snapshots.
+fn render(plan: &Plan) -> String {
+    let mut out = format!(
+        "name: {}\ntrials: {:?}\nseed: {}\nserver_cpus: {:?}\ngenerator_cpus: {:?}\nskipped: {:?}\n",
+        plan.name,
+        plan.trials,
+        plan.seed,
+        plan.server_cpus,
+        plan.generator_cpus,
+        plan.skipped_targets
+    );
+    for s in &plan.scenarios {
+        let m = &s.measurement;
+        let _ = writeln!(
+            out,
+            "{:>3} {} [{} {}, {:?}+{:?} warm-up, {} thread(s), {}{}]",
+            s.index,
+            s.key,
+            s.workload.method,
+            s.workload.path,
+            m.duration,
+            m.warmup,
+            m.generator_threads,
+            m.backend,
+            if s.needs_database { ", database" } else { "" }
+        );
+    }
+    out
+}
+
+fn resolve_text(text: &str) -> Result<Plan, String> {
+    resolve(text, Some(Path::new("suite.toml")), &catalog()).map_err(|e| e.to_string())
+}
+
+#[test]
+fn default_suite_resolves() {
+    let plan = resolve(DEFAULT_SUITE, None, &catalog()).unwrap();
+    insta::assert_snapshot!(render(&plan));
+}
+
+#[test]
+fn shipped_suites_resolve() {
+    let suites = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../suites");
+    for entry in std::fs::read_dir(suites).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let plan = resolve(&text, Some(&path), &catalog());
+        assert!(plan.is_ok(), "{}: {}", path.display(), plan.unwrap_err());
+    }
+}
+
+#[test]
+fn parameter_sweep_is_a_product() {
+    let spec = r#"
+        targets = ["go-nethttp", "go-ants", "swoole-epoll"]
+        [parameters.go-ants]
+        pool_size = [50, 100]
+        queue_length = [1000, 2000, 4000]
+        [run]
+        duration = "5s"
+        [schedule]
+        connections = [64, 256]
+        [[workloads]]
+        name = "io"
+        path = "/io?ms=10"
+        [[workloads]]
+        name = "db"
+        path = "/db"
+        connections = 32
+    "#;
+    let plan = resolve_text(spec).unwrap();
+    insta::assert_snapshot!(render(&plan));
+}
+
+#[test]
+fn open_loop_rates_times_connections() {
+    let spec = r#"
+        targets = ["go-nethttp"]
+        [schedule]
+        connections = 100
+        rates = [1000, 2000]
+        [[workloads]]
+        name = "json"
+        path = "/json"
+    "#;
+    let keys: Vec<String> = resolve_text(spec)
+        .unwrap()
+        .scenarios
+        .into_iter()
+        .map(|s| s.key)
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "go-nethttp/json/rate=1000/c=100",
+            "go-nethttp/json/rate=2000/c=100"
+        ]
+    );
+}
+
+/// Each bad spec fails with a message naming the place and the fix.
+#[test]
+fn bad_specs_name_file_line_and_key() {
+    let workload = "[[workloads]]\nname = \"p\"\npath = \"/plaintext\"\n";
+    let cases: Vec<(String, &str)> = vec![
+        (
+            format!("trails = 3\n{workload}"),
+            "suite.toml:1:1: unknown field `trails`",
+        ),
+        (
+            format!("targets = [\"go-nethtp\"]\n{workload}"),
+            "suite.toml:1:12: `targets`: unknown target \"go-nethtp\"; known targets: go-ants, go-nethttp, swoole-epoll",
+        ),
+        (
+            format!("[parameters.go-ants]\npool = 5\n{workload}"),
+            "suite.toml:2:8: `parameters.go-ants.pool`: go-ants has no parameter \"pool\"",
+        ),
+        (
+            format!("[parameters.go-ants]\npool_size = [0]\n{workload}"),
+            "`parameters.go-ants.pool_size`: \"0\" must be an integer in 1..=100000",
+        ),
+        (
+            format!("[parameters.go-ants]\nnonblocking = \"maybe\"\n{workload}"),
+            "must be one of false, true",
+        ),
+        (
+            format!("[run]\ntrials = 0\n{workload}"),
+            "suite.toml:2:10: `run.trials`: must be an integer ≥ 1",
+        ),
+        (
+            format!("[run]\nduration = \"ten\"\n{workload}"),
+            "`run.duration`: \"ten\" is not a duration",
+        ),
+        (
+            format!("[run]\ngenerator_cpus = \"7\"\n{workload}"),
+            "`run.generator_cpus`: CPU 7 does not exist: this machine has CPUs 0-1",
+        ),
+        (
+            format!("[run]\ngenerator_cpus = \"0\"\n{workload}"),
+            "server and generator CPU sets overlap",
+        ),
+        (
+            format!("[run]\nbackend = \"kqueue\"\n{workload}"),
+            "must be \"epoll\" or \"io_uring\"",
+        ),
+        (
+            format!("[run]\nuntil_ci = \"300%\"\n{workload}"),
+            "`run.until_ci`: \"300%\" is not a fraction",
+        ),
+        (
+            format!("[schedule]\nconnections = 0\n{workload}"),
+            "`workloads[0].connections`: \"0\" must be a positive number",
+        ),
+        (
+            format!("[schedule]\nrates = []\n{workload}"),
+            "an empty list sweeps nothing",
+        ),
+        ("name = \"x\"\n".to_string(), "`workloads`: no workload"),
+        (
+            "[[workloads]]\nname = \"p\"\npath = \"plaintext\"\n".to_string(),
+            "suite.toml:3:8: `workloads[0].path`: must start with /",
+        ),
+        (
+            format!("{workload}{workload}"),
+            "suite.toml:5:8: `workloads[1].name`: this name is already used",
+        ),
+        (
+            "[[workloads]]\nname = \"u\"\npath = \"/upload\"\nbody_file = \"missing.bin\"\n"
+                .to_string(),
+            "`workloads[0].body_file`: missing.bin is not a readable file",
+        ),
+        (
+            "targets = \"everything\"\n".to_string(),
+            "is neither \"available\" nor a list",
+        ),
+        ("this is not toml".to_string(), "suite.toml:1:6"),
+    ];
+    for (spec, expected) in cases {
+        let error = resolve_text(&spec).expect_err(&spec);
+        assert!(
+            error.contains(expected),
+            "spec:\n{spec}\nexpected {expected:?} in:\n{error}"
+        );
+    }
+}
+
+#[test]
+fn unavailable_targets_are_skipped_with_their_reason() {
+    let plan = resolve_text(
+        "targets = [\"swoole-epoll\"]\n[[workloads]]\nname = \"p\"\npath = \"/plaintext\"\n",
+    )
+    .unwrap();
+    assert!(plan.scenarios.is_empty());
+    assert_eq!(plan.skipped_targets[0].0, "swoole-epoll");
+    assert!(plan.skipped_targets[0].1.contains("not loaded"));
+}
+
+#[test]
+fn body_file_is_relative_to_the_spec() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("body.bin"), b"abc").unwrap();
+    let spec_path = dir.path().join("s.toml");
+    let text = "[[workloads]]\nname = \"u\"\nmethod = \"POST\"\npath = \"/upload\"\nbody_file = \"body.bin\"\n";
+    let plan = resolve(text, Some(&spec_path), &catalog()).unwrap();
+    assert_eq!(
+        plan.scenarios[0].workload.body,
+        corobench_spec::Body::File(dir.path().join("body.bin"))
+    );
+}
+
+#[test]
+fn estimated_duration_counts_every_trial() {
+    let plan = resolve(DEFAULT_SUITE, None, &catalog()).unwrap();
+    let per_trial = std::time::Duration::from_secs_f64(2.0 + 1.0 + 0.5 + 1.0);
+    assert_eq!(
+        plan.estimated_duration(std::time::Duration::from_secs(1)),
+        per_trial * 3 * 6
+    );
+}
