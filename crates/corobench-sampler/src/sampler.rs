@@ -34,6 +34,12 @@ impl Sampler {
     /// Reads the group once as the baseline (time zero of the window), then
     /// samples it every `interval` on its own thread until stopped.
     ///
+    /// A round reads one `stat` per process and one `status` per thread
+    /// (about 1.3 ms for 5 processes and 55 threads on a busy 2-core
+    /// machine), so a target with thousands of threads costs the sampler a
+    /// noticeable share of a core. The thread inherits the caller's CPU
+    /// affinity: call this from a thread pinned away from the target's CPUs.
+    ///
     /// # Errors
     /// When `pgid` is 0, `interval` is under 1 ms, the group has no live
     /// process, `/proc` cannot be read, or the thread cannot be started.

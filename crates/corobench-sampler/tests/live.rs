@@ -83,7 +83,6 @@ fn samples_a_busy_group() {
     assert!(series.summary.cpu_pct_mean > 0.0, "{:?}", series.summary);
     assert_eq!(series.summary.processes_peak, 2);
     assert!(series.summary.rss_peak_bytes > 0);
-    assert!(series.summary.ctx_voluntary + series.summary.ctx_involuntary > 0);
     let times: Vec<u64> = series.samples.iter().map(|s| s.t_ms).collect();
     assert!(times.windows(2).all(|w| w[0] <= w[1]), "{times:?}");
 }
@@ -97,7 +96,7 @@ fn a_vanished_group_ends_the_series() {
     unsafe { libc::kill(group.pgid() as libc::pid_t, libc::SIGTERM) };
     group.shell.wait().unwrap();
     // The thread notices by itself; poll by count until it does.
-    for _ in 0..1000 {
+    for _ in 0..6000 {
         if sampler.is_finished() {
             break;
         }

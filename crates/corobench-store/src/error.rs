@@ -184,3 +184,61 @@ pub(crate) fn is_duplicate(error: &rusqlite::Error) -> bool {
                 || e.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use rusqlite::ffi;
+
+    use super::*;
+
+    fn failure(code: i32) -> rusqlite::Error {
+        rusqlite::Error::SqliteFailure(ffi::Error::new(code), None)
+    }
+
+    fn message(code: i32, run_id: Option<&str>) -> String {
+        classify(
+            failure(code),
+            Path::new("/data/results.db"),
+            "storing",
+            run_id,
+        )
+        .to_string()
+    }
+
+    #[test]
+    fn each_failure_says_what_to_do() {
+        let cases = [
+            (ffi::SQLITE_READONLY, "is read-only; make it"),
+            (ffi::SQLITE_BUSY, "is locked by another process"),
+            (ffi::SQLITE_LOCKED, "is locked by another process"),
+            (ffi::SQLITE_CORRUPT, "is corrupt"),
+            (ffi::SQLITE_NOTADB, "not a corobench result database"),
+            (ffi::SQLITE_CANTOPEN, "check that its directory exists"),
+            (ffi::SQLITE_FULL, "free space and try again"),
+            (ffi::SQLITE_IOERR, "storing failed"),
+        ];
+        for (code, expected) in cases {
+            let text = message(code, None);
+            assert!(text.contains("/data/results.db"), "{text}");
+            assert!(text.contains(expected), "{code}: {text}");
+        }
+    }
+
+    #[test]
+    fn a_full_disk_during_a_run_names_the_resume_command() {
+        assert_eq!(
+            message(ffi::SQLITE_FULL, Some("20261122-063301-3f9a")),
+            "the disk holding /data/results.db is full; free space and resume the run with \
+             `corobench run --resume 20261122-063301-3f9a`"
+        );
+    }
+
+    #[test]
+    fn duplicates_are_told_apart_from_other_constraints() {
+        let duplicate = failure(ffi::SQLITE_CONSTRAINT_PRIMARYKEY);
+        let foreign_key = failure(ffi::SQLITE_CONSTRAINT_FOREIGNKEY);
+        assert!(is_duplicate(&duplicate));
+        assert!(is_duplicate(&failure(ffi::SQLITE_CONSTRAINT_UNIQUE)));
+        assert!(!is_duplicate(&foreign_key));
+    }
+}

@@ -1,5 +1,5 @@
-//! Store tests. They live inside the crate because a few need to reach the
-//! connection (to simulate a full disk); all others use the public API only.
+//! Store tests. They live inside the crate because a few reach the
+//! connection: to simulate a full disk and to check the raw columns.
 
 mod fixtures;
 mod migrations;

@@ -2,7 +2,7 @@
 //! stored twice, and a full disk says how to go on.
 
 use super::fixtures::{RUN_ID, failed_trial, ok_trial, store_with_run};
-use crate::StoreError;
+use crate::{Store, StoreError};
 
 #[test]
 fn completed_trials_lists_exactly_what_was_stored() {
@@ -18,6 +18,17 @@ fn completed_trials_lists_exactly_what_was_stored() {
         store.completed_trials(RUN_ID).unwrap(),
         [(0, 0), (0, 2), (1, 0), (1, 2)]
     );
+}
+
+#[test]
+fn a_recorded_trial_is_committed_when_the_call_returns() {
+    let (dir, mut store) = store_with_run();
+    store.record_trial(RUN_ID, &ok_trial(0, 1, 0)).unwrap();
+    // Another process sees it while this store is still open.
+    let reader = Store::open_existing(dir.path().join("results.db")).unwrap();
+    assert_eq!(reader.completed_trials(RUN_ID).unwrap(), [(0, 1)]);
+    store.record_trial(RUN_ID, &ok_trial(1, 1, 1)).unwrap();
+    assert_eq!(reader.completed_trials(RUN_ID).unwrap(), [(0, 1), (1, 1)]);
 }
 
 #[test]
