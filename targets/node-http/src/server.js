@@ -40,6 +40,10 @@ function serve(config) {
     if (socket.writable && !socket.destroyed) socket.end(rawBadRequest(config.serverName, `malformed request: ${err.code}`));
     else socket.destroy();
   });
+  server.on('error', (err) => {
+    console.error(`node-http: cannot serve on 127.0.0.1:${config.port}: ${err.message}`);
+    process.exit(1);
+  });
   server.listen(config.port, '127.0.0.1', () => {
     console.error(`node-http: pid ${process.pid} listening on 127.0.0.1:${server.address().port}`);
   });
