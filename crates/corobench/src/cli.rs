@@ -16,7 +16,10 @@ pub struct Cli {
 }
 
 #[derive(Debug, Subcommand)]
+#[allow(clippy::large_enum_variant)] // parsed once per process: size does not matter
 pub enum Command {
     /// Send HTTP load to one URL and report throughput, latency and errors.
     Load(commands::load::LoadArgs),
+    /// Build and start targets and check every rule of the HTTP contract.
+    Verify(commands::verify::VerifyArgs),
 }

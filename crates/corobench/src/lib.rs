@@ -18,5 +18,6 @@ use exit::Exit;
 pub fn run(cli: Cli) -> anyhow::Result<Exit> {
     match cli.command {
         Command::Load(args) => commands::load::run(&args),
+        Command::Verify(args) => commands::verify::run(&args),
     }
 }
