@@ -1,0 +1,78 @@
+<?php
+// Checks the pure contract helpers shared by the php-fpm and Swoole targets.
+// Run: php targets/php-common/tests/contract_test.php (exits 1 on a failure).
+
+declare(strict_types=1);
+
+require __DIR__ . '/../contract.php';
+
+use Corobench\Contract as C;
+
+$passed = 0;
+$failed = 0;
+
+function check(string $name, bool $ok): void
+{
+    global $passed, $failed;
+    $ok ? $passed++ : $failed++;
+    if (!$ok) {
+        fwrite(STDERR, "FAIL: $name\n");
+    }
+}
+
+function bad_parameter_message(array $query, string $name): ?string
+{
+    try {
+        C\int_param($query, $name);
+        return null;
+    } catch (C\BadParameter $e) {
+        return $e->getMessage();
+    }
+}
+
+check('digest of 0 iterations is 64 zeros', C\digest_chain(0) === str_repeat('0', 64));
+check('digest of 1', C\digest_chain(1) === '66687aadf862bd776c8fc18b8e9f8e20089714856ee233b3902a591d0d5f2925');
+check('digest of 1000', C\digest_chain(1000) === '36c1cb4f826ae42ceba848227e0c5f786178ca9dceca6772e5d728d09c30a2f6');
+
+check('ms defaults to 10', C\int_param([], 'ms') === 10);
+check('kb defaults to 1', C\int_param(['other' => 'x'], 'kb') === 1);
+check('iters defaults to 1000', C\int_param([], 'iters') === 1000);
+check('ms bounds are inclusive', C\int_param(['ms' => '0'], 'ms') === 0 && C\int_param(['ms' => '10000'], 'ms') === 10000);
+foreach (['10001', '-1', '', '1.5', 'abc', '1e3', ' 5', '0x10', '9999999999999'] as $bad) {
+    check("ms=$bad is rejected naming ms", bad_parameter_message(['ms' => $bad], 'ms') === 'ms must be an integer in 0..=10000');
+}
+check('ms[]=1 (an array) is rejected', bad_parameter_message(['ms' => ['1']], 'ms') !== null);
+check('kb=0 is rejected naming kb', bad_parameter_message(['kb' => '0'], 'kb') === 'kb must be an integer in 1..=10240');
+
+check('known path and method', C\route_verdict('GET', '/plaintext') === 'ok' && C\route_verdict('POST', '/upload') === 'ok');
+check('wrong method', C\route_verdict('POST', '/plaintext') === 'method-not-allowed' && C\route_verdict('GET', '/upload') === 'method-not-allowed');
+check('unknown path', C\route_verdict('GET', '/nope') === 'not-found' && C\route_verdict('GET', '/json/') === 'not-found');
+check('request path drops the query', C\request_path('/io?ms=5') === '/io' && C\request_path('/json') === '/json');
+
+check('no Content-Length means chunked', C\declared_length(null) === null);
+check('Content-Length parsed', C\declared_length('67108865') === 67108865);
+check('malformed Content-Length', C\declared_length('-5') === false && C\declared_length('12abc') === false);
+
+check('threads parsed', C\threads_from_status("Name:\tphp\nThreads:\t3\nSigQ:\t0/1\n") === 3);
+check('threads missing', C\threads_from_status("Name:\tphp\n") === null);
+
+[$dsn, $user, $password] = C\pdo_target('postgres://bench@127.0.0.1:5433/world_db');
+check('DATABASE_URL to a PDO dsn', $dsn === 'pgsql:host=127.0.0.1;port=5433;dbname=world_db;connect_timeout=5');
+check('DATABASE_URL user, no password', $user === 'bench' && $password === null);
+[, $user, $password] = C\pdo_target('postgresql://a%40b:s3cret@localhost/db');
+check('DATABASE_URL decodes user and password', $user === 'a@b' && $password === 's3cret');
+try {
+    C\pdo_target('mysql://x@h/db');
+    check('a non-postgres URL is rejected', false);
+} catch (InvalidArgumentException $e) {
+    check('a non-postgres URL is rejected', str_contains($e->getMessage(), 'DATABASE_URL'));
+}
+
+check('error body', C\error_body('ms must be an integer') === '{"error":"ms must be an integer"}');
+check('error body survives invalid UTF-8', is_string(C\error_body("no such path: /\xff")));
+check('world body is camel case', C\world_body(['id' => '7', 'randomnumber' => '42']) === '{"id":7,"randomNumber":42}');
+$stats = json_decode(C\stats_body('coroutine', 3, null), true);
+check('stats body', $stats['model'] === 'coroutine' && $stats['tasks'] === 3 && $stats['heap_bytes'] === null && $stats['threads'] >= 1);
+
+echo "$passed passed, $failed failed\n";
+exit($failed === 0 ? 0 : 1);
