@@ -111,13 +111,13 @@ impl Core {
         }
         let intended = match self.pacer.as_mut() {
             None => now_ns,
-            Some(pacer) => {
-                let intended = pacer.take_due(now_ns)?;
-                self.recorder.sent_late(now_ns.saturating_sub(intended));
-                intended
-            }
+            Some(pacer) => pacer.take_due(now_ns)?,
         };
-        if self.recorder.measuring() {
+        // Budget and send lag count exactly the requests whose outcome is recorded.
+        if self.in_window(intended) {
+            if self.pacer.is_some() {
+                self.recorder.sent_late(now_ns.saturating_sub(intended));
+            }
             if let Some(budget) = self.budget.as_mut() {
                 *budget -= 1;
             }

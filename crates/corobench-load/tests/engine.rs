@@ -1,0 +1,354 @@
+//! The engine against real in-process servers, on both backends. Assertions
+//! are on counts and on latencies the server itself imposes (a delay, a
+//! stall), never on how fast this machine happens to be.
+
+use std::time::Duration;
+
+use corobench_load::{
+    Backend, LoadConfig, LoadError, LoadReport, RequestTemplate, Schedule, StopAfter, Target,
+};
+use corobench_testkit::{Knobs, SlowRead, Stall, TestServer};
+
+const BACKENDS: [Backend; 2] = [Backend::Epoll, Backend::IoUring];
+
+fn config(server: &TestServer, backend: Backend, connections: u32, stop: StopAfter) -> LoadConfig {
+    let target = Target::from_url(&server.url("/plaintext")).unwrap();
+    LoadConfig {
+        backend,
+        stop,
+        ..LoadConfig::closed(target, connections, Duration::from_secs(1))
+    }
+}
+
+fn run(config: LoadConfig) -> LoadReport {
+    corobench_load::run(config).expect("the load runs")
+}
+
+#[test]
+fn request_count_is_exact() {
+    for backend in BACKENDS {
+        let server = TestServer::start(Knobs::default());
+        let report = run(LoadConfig {
+            threads: 2,
+            ..config(&server, backend, 8, StopAfter::Requests(1000))
+        });
+        assert_eq!(report.requests, 1000, "{backend:?}");
+        assert_eq!(report.status.success, 1000, "{backend:?}");
+        assert_eq!(report.errors.total(), 0, "{backend:?}");
+        assert_eq!(report.latency.summary.count, 1000, "{backend:?}");
+        assert_eq!(
+            server.counters().requests_received,
+            1000,
+            "{backend:?}: the server saw exactly the requests recorded"
+        );
+    }
+}
+
+#[test]
+fn warm_up_requests_are_not_counted() {
+    let server = TestServer::start(Knobs::default());
+    let config = LoadConfig {
+        warmup: Duration::from_millis(200),
+        ..config(&server, Backend::Epoll, 4, StopAfter::Requests(300))
+    };
+    let report = run(config);
+    assert_eq!(report.requests, 300);
+    assert!(
+        server.counters().requests_received > 300,
+        "the warm-up sent requests too"
+    );
+}
+
+#[test]
+fn a_server_delay_shows_in_the_latency() {
+    for backend in BACKENDS {
+        let server = TestServer::start(Knobs {
+            response_delay: Duration::from_millis(50),
+            ..Knobs::default()
+        });
+        let report = run(config(&server, backend, 4, StopAfter::Requests(40)));
+        let p50_us = report.latency.summary.percentile_us(50.0).unwrap();
+        assert!(
+            p50_us >= 50_000,
+            "{backend:?}: p50 {p50_us} µs is below the server's 50 ms delay"
+        );
+        assert_eq!(report.requests, 40);
+    }
+}
+
+#[test]
+fn open_loop_stall_shows_in_corrected_latency_only() {
+    for backend in BACKENDS {
+        let stall = Stall {
+            after: Duration::from_millis(1500),
+            length: Duration::from_secs(1),
+        };
+        let server = TestServer::start(Knobs {
+            stall: Some(stall),
+            ..Knobs::default()
+        });
+        let config = LoadConfig {
+            schedule: Schedule::Open { rate_per_s: 1000.0 },
+            warmup: Duration::from_millis(500),
+            ..config(
+                &server,
+                backend,
+                10,
+                StopAfter::Duration(Duration::from_secs(4)),
+            )
+        };
+        let report = run(config);
+        let corrected = report.latency.summary.percentile_us(99.0).unwrap();
+        let uncorrected = report
+            .latency_uncorrected
+            .as_ref()
+            .unwrap()
+            .summary
+            .percentile_us(99.0)
+            .unwrap();
+        // About a quarter of the requests were due during the 1 s stall, so
+        // measured from their intended send time the slowest percent waited
+        // most of that second; measured from the actual send, only the ten
+        // requests already in flight did.
+        assert!(
+            corrected >= 500_000,
+            "{backend:?}: corrected p99 {corrected} µs hides the 1 s stall"
+        );
+        assert!(
+            uncorrected * 5 < corrected,
+            "{backend:?}: uncorrected p99 {uncorrected} µs vs corrected {corrected} µs"
+        );
+        let open = report.open_loop.unwrap();
+        assert!(
+            open.sent > 3000,
+            "{backend:?}: the schedule kept sending through the stall ({} sent)",
+            open.sent
+        );
+    }
+}
+
+#[test]
+fn open_loop_keeps_its_rate() {
+    let server = TestServer::start(Knobs::default());
+    let config = LoadConfig {
+        schedule: Schedule::Open { rate_per_s: 2000.0 },
+        ..config(&server, Backend::Epoll, 16, StopAfter::Requests(2000))
+    };
+    let report = run(config);
+    let open = report.open_loop.unwrap();
+    assert_eq!(report.requests, 2000);
+    assert_eq!(open.sent, 2000);
+    // One second's worth at 2000/s: the window cannot be shorter than the schedule.
+    assert!(report.elapsed_s >= 0.99, "elapsed {}", report.elapsed_s);
+}
+
+#[test]
+fn every_fault_lands_in_its_counter() {
+    type Check = fn(&LoadReport) -> bool;
+    let cases: [(&str, Knobs, Check); 6] = [
+        (
+            "garbage",
+            Knobs {
+                garbage: true,
+                ..Knobs::default()
+            },
+            |r| r.errors.malformed > 0 && r.requests == 0,
+        ),
+        (
+            "truncated",
+            Knobs {
+                truncate: true,
+                ..Knobs::default()
+            },
+            |r| r.errors.read > 0 && r.requests == 0,
+        ),
+        (
+            "closed on accept",
+            Knobs {
+                close_on_accept: true,
+                ..Knobs::default()
+            },
+            |r| r.errors.read + r.errors.write > 0 && r.requests == 0,
+        ),
+        (
+            "status 500",
+            Knobs {
+                status: 500,
+                ..Knobs::default()
+            },
+            |r| r.errors.status_5xx == r.requests && r.requests > 0,
+        ),
+        (
+            "status 404",
+            Knobs {
+                status: 404,
+                ..Knobs::default()
+            },
+            |r| r.errors.status_4xx == r.requests && r.requests > 0,
+        ),
+        (
+            "close after 5",
+            Knobs {
+                close_after_requests: Some(5),
+                ..Knobs::default()
+            },
+            |r| r.errors.total() == 0 && r.requests > 20,
+        ),
+    ];
+    for backend in BACKENDS {
+        for (name, knobs, check) in &cases {
+            let server = TestServer::start(knobs.clone());
+            let report = run(config(
+                &server,
+                backend,
+                4,
+                StopAfter::Duration(Duration::from_millis(300)),
+            ));
+            assert!(
+                check(&report),
+                "{backend:?} {name}: errors {:?}, {} responses",
+                report.errors,
+                report.requests
+            );
+        }
+    }
+}
+
+#[test]
+fn slow_responses_time_out() {
+    for backend in BACKENDS {
+        let server = TestServer::start(Knobs {
+            response_delay: Duration::from_secs(5),
+            ..Knobs::default()
+        });
+        let config = LoadConfig {
+            timeout: Duration::from_millis(100),
+            ..config(
+                &server,
+                backend,
+                2,
+                StopAfter::Duration(Duration::from_millis(500)),
+            )
+        };
+        let report = run(config);
+        assert!(
+            report.errors.timeout >= 2,
+            "{backend:?}: {:?}",
+            report.errors
+        );
+        assert_eq!(report.requests, 0);
+    }
+}
+
+#[test]
+fn chunked_and_large_bodies_are_framed() {
+    for backend in BACKENDS {
+        let server = TestServer::start(Knobs {
+            chunked: true,
+            ..Knobs::default()
+        });
+        let report = run(config(&server, backend, 2, StopAfter::Requests(100)));
+        assert_eq!(
+            (report.requests, report.errors.total()),
+            (100, 0),
+            "{backend:?} chunked"
+        );
+
+        let size = 1024 * 1024;
+        let server = TestServer::start(Knobs {
+            body_bytes: Some(size),
+            ..Knobs::default()
+        });
+        let report = run(config(&server, backend, 2, StopAfter::Requests(20)));
+        assert_eq!(
+            (report.requests, report.errors.total()),
+            (20, 0),
+            "{backend:?} 1 MiB"
+        );
+        assert!(report.bytes_read >= 20 * size as u64);
+    }
+}
+
+#[test]
+fn large_request_bodies_survive_a_slow_reader() {
+    for backend in BACKENDS {
+        let slow = SlowRead {
+            bytes_per_read: 64 * 1024,
+            pause: Duration::from_millis(1),
+            receive_buffer_bytes: Some(4096),
+        };
+        let server = TestServer::start(Knobs {
+            slow_read: Some(slow),
+            ..Knobs::default()
+        });
+        let body = vec![b'x'; 2 * 1024 * 1024];
+        let config = LoadConfig {
+            request: RequestTemplate {
+                method: "POST".into(),
+                headers: Vec::new(),
+                body,
+            },
+            ..config(&server, backend, 2, StopAfter::Requests(6))
+        };
+        let report = run(config);
+        assert_eq!(
+            (report.requests, report.errors.total()),
+            (6, 0),
+            "{backend:?}: {:?}",
+            report.errors
+        );
+        assert!(report.bytes_written >= 6 * 2 * 1024 * 1024);
+    }
+}
+
+#[test]
+fn a_refused_connection_is_an_error_before_the_run() {
+    let port = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().port()
+    };
+    let target = Target::from_url(&format!("http://127.0.0.1:{port}/")).unwrap();
+    let error =
+        corobench_load::run(LoadConfig::closed(target, 1, Duration::from_millis(100))).unwrap_err();
+    assert!(matches!(error, LoadError::Connect { .. }), "{error}");
+    assert!(
+        error.to_string().contains("is the server running"),
+        "{error}"
+    );
+}
+
+#[test]
+fn too_many_connections_for_the_fd_limit_is_explained() {
+    let server = TestServer::start(Knobs::default());
+    let target = Target::from_url(&server.url("/")).unwrap();
+    let error = corobench_load::run(LoadConfig::closed(
+        target,
+        u32::MAX,
+        Duration::from_millis(100),
+    ))
+    .unwrap_err();
+    assert!(matches!(error, LoadError::FdLimit { .. }), "{error}");
+    assert!(error.to_string().contains("ulimit -n"), "{error}");
+}
+
+#[test]
+fn the_report_is_self_consistent() {
+    let server = TestServer::start(Knobs::default());
+    let report = run(config(
+        &server,
+        Backend::Epoll,
+        4,
+        StopAfter::Duration(Duration::from_millis(500)),
+    ));
+    let timeline_total: u64 = report.timeline.iter().map(|s| s.requests).sum();
+    assert_eq!(timeline_total, report.requests);
+    assert_eq!(report.status.total(), report.requests);
+    assert!(report.generator.cpu_us_per_request > 0.0);
+    assert!(report.generator.max_rss_bytes > 0);
+    let json = serde_json::to_string(&report).unwrap();
+    let back: LoadReport = serde_json::from_str(&json).unwrap();
+    assert_eq!(
+        back, report,
+        "the JSON form round-trips, histograms included"
+    );
+}
