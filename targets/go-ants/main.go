@@ -44,8 +44,8 @@ func main() {
 		name:     config.Name,
 		inner:    &httpserve.Handler{Config: config, Model: model, DB: db},
 	}
-	log.Printf("%s: listening on %s, %s, db_pool=%d", config.Name, config.Addr(), settings, config.DBPoolSize)
-	if err := httpserve.ListenAndServe(config, httpserve.NewServer(handler)); err != nil {
+	description := fmt.Sprintf("%s, db_pool=%d", settings, config.DBPoolSize)
+	if err := httpserve.ListenAndServe(config, httpserve.NewServer(handler), description); err != nil {
 		log.Printf("%s: %v", config.Name, err)
 		os.Exit(1)
 	}

@@ -70,24 +70,40 @@ func (st *connState) serve(seq uint64, endpoint contract.Endpoint, query string,
 	case contract.EndpointMixed:
 		st.mixed(seq, query, keepAlive)
 	case contract.EndpointDB:
-		go func() {
-			st.answer(seq, st.server.db.RandomWorld(context.Background()), keepAlive)
-		}()
+		st.handOff(seq, keepAlive, 0, func() contract.Response {
+			return st.server.db.RandomWorld(context.Background())
+		})
 	case contract.EndpointFile:
 		st.file(seq, query, keepAlive)
 	}
 }
 
-// waitIO answers from an event-loop timer: no goroutine sleeps and the
-// loop never waits.
+// handOff runs work off the loop and answers request seq with its result:
+// after a timer of delayMs when there is a wait (an event-loop timer, no
+// goroutine sleeps), else at once on a new goroutine. The server counts
+// handed-off requests so that a graceful stop can let them finish.
+func (st *connState) handOff(seq uint64, keepAlive bool, delayMs int, work func() contract.Response) {
+	st.server.inFlight.Add(1)
+	run := func() {
+		defer st.server.inFlight.Add(-1)
+		st.answer(seq, work(), keepAlive)
+	}
+	if delayMs > 0 {
+		time.AfterFunc(time.Duration(delayMs)*time.Millisecond, run)
+	} else {
+		go run()
+	}
+}
+
+// waitIO answers from a timer: the loop never waits.
 func (st *connState) waitIO(seq uint64, query string, keepAlive bool) {
 	waitMs, err := contract.IOWaitMs.Parse(query)
 	if err != nil {
 		st.answer(seq, contract.BadParam(err), keepAlive)
 		return
 	}
-	time.AfterFunc(time.Duration(waitMs)*time.Millisecond, func() {
-		st.answer(seq, contract.IOWaited(waitMs), keepAlive)
+	st.handOff(seq, keepAlive, waitMs, func() contract.Response {
+		return contract.IOWaited(waitMs)
 	})
 }
 
@@ -106,8 +122,8 @@ func (st *connState) mixed(seq uint64, query string, keepAlive bool) {
 		return
 	}
 	digest := contract.ChainDigest(iters)
-	time.AfterFunc(time.Duration(waitMs)*time.Millisecond, func() {
-		st.answer(seq, contract.MixedDone(digest, iters, waitMs), keepAlive)
+	st.handOff(seq, keepAlive, waitMs, func() contract.Response {
+		return contract.MixedDone(digest, iters, waitMs)
 	})
 }
 
@@ -118,14 +134,13 @@ func (st *connState) file(seq uint64, query string, keepAlive bool) {
 		st.answer(seq, contract.BadParam(err), keepAlive)
 		return
 	}
-	go func() {
+	st.handOff(seq, keepAlive, 0, func() contract.Response {
 		payload, err := contract.ReadPayload(st.server.dataDir, kb)
 		if err != nil {
-			st.answer(seq, contract.Error(http.StatusInternalServerError, "%v", err), keepAlive)
-			return
+			return contract.Error(http.StatusInternalServerError, "%v", err)
 		}
-		st.answer(seq, contract.Payload(payload), keepAlive)
-	}()
+		return contract.Payload(payload)
+	})
 }
 
 // Body passes a piece of an upload on to its goroutine; the body of any

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/panjf2000/gnet/v2"
 
@@ -38,9 +39,10 @@ func main() {
 		uploadDir: config.UploadDir,
 		db:        db,
 		booted:    make(chan gnet.Engine, 1),
+		banner: fmt.Sprintf("listening on %s with %d event loop(s), db_pool=%d",
+			config.Addr(), loops, config.DBPoolSize),
 	}
-	go stopOnSignal(config.Name, handler.booted)
-	log.Printf("%s: listening on %s with %d event loop(s), db_pool=%d", config.Name, config.Addr(), loops, config.DBPoolSize)
+	go stopOnSignal(handler)
 	err = gnet.Run(handler, "tcp://"+config.Addr(),
 		gnet.WithNumEventLoop(loops),
 		gnet.WithTCPNoDelay(gnet.TCPNoDelay))
@@ -50,18 +52,29 @@ func main() {
 	}
 }
 
-// stopOnSignal stops the engine on SIGTERM or SIGINT, giving connections
-// contract.StopBudget to close.
-func stopOnSignal(name string, booted <-chan gnet.Engine) {
+// stopOnSignal stops on SIGTERM or SIGINT: requests handed off the loops
+// get up to contract.StopBudget to be answered, then the engine closes
+// every connection.
+func stopOnSignal(s *server) {
 	stop, cancel := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer cancel()
 	<-stop.Done()
-	log.Printf("%s: stopping", name)
-	engine := <-booted
-	budget, cancelBudget := context.WithTimeout(context.Background(), contract.StopBudget)
+	engine := <-s.booted
+	deadline := time.Now().Add(contract.StopBudget)
+	log.Printf("%s: stopping: waiting up to %s for %d request(s) in flight", s.name, contract.StopBudget, s.inFlight.Load())
+	for s.inFlight.Load() > 0 && time.Now().Before(deadline) {
+		time.Sleep(stopPollInterval)
+	}
+	budget, cancelBudget := context.WithTimeout(context.Background(), stopEngineBudget)
 	defer cancelBudget()
 	if err := engine.Stop(budget); err != nil {
-		log.Printf("%s: event loops did not stop within %s: %v", name, contract.StopBudget, err)
+		log.Printf("%s: event loops did not stop within %s: %v", s.name, stopEngineBudget, err)
 		os.Exit(0)
 	}
 }
+
+const (
+	stopPollInterval = 10 * time.Millisecond
+	// gnet's Engine.Stop checks every 500 ms whether the loops are done.
+	stopEngineBudget = time.Second
+)

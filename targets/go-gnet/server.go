@@ -1,6 +1,9 @@
 package main
 
 import (
+	"log"
+	"sync/atomic"
+
 	"github.com/panjf2000/gnet/v2"
 
 	"corobench/targets/go-common/database"
@@ -16,10 +19,13 @@ type server struct {
 	dataDir   string
 	uploadDir string
 	db        *database.Pool
+	banner    string // logged once the engine listens
 	booted    chan gnet.Engine
+	inFlight  atomic.Int64 // requests handed off the loop and not answered yet
 }
 
 func (s *server) OnBoot(engine gnet.Engine) gnet.Action {
+	log.Printf("%s: %s", s.name, s.banner)
 	s.booted <- engine
 	return gnet.None
 }

@@ -24,7 +24,9 @@ func (st *connState) startUpload(head http1.Head) (readBody bool) {
 	seq := st.replies.reserve()
 	stream := newUploadStream()
 	st.upload = stream
+	st.server.inFlight.Add(1)
 	go func() {
+		defer st.server.inFlight.Add(-1)
 		response, aborted := stream.receive(st.server.uploadDir)
 		if !aborted {
 			st.answer(seq, response, head.KeepAlive)

@@ -6,6 +6,7 @@
 package main
 
 import (
+	"fmt"
 	"log"
 	"os"
 
@@ -24,8 +25,8 @@ func main() {
 	db := database.New(config.DatabaseURL, config.DBPoolSize)
 	defer db.Close()
 	handler := &httpserve.Handler{Config: config, Model: model, DB: db}
-	log.Printf("%s: listening on %s, db_pool=%d", config.Name, config.Addr(), config.DBPoolSize)
-	if err := httpserve.ListenAndServe(config, httpserve.NewServer(handler)); err != nil {
+	settings := fmt.Sprintf("db_pool=%d", config.DBPoolSize)
+	if err := httpserve.ListenAndServe(config, httpserve.NewServer(handler), settings); err != nil {
 		log.Printf("%s: %v", config.Name, err)
 		db.Close()
 		os.Exit(1)

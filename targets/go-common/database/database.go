@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -87,9 +88,15 @@ func (p *Pool) RandomWorld(ctx context.Context) contract.Response {
 			"table world has no row with id %d; it must hold ids 1..=%d", id, WorldRows)
 	}
 	if err != nil {
-		return contract.Error(http.StatusServiceUnavailable, "database unavailable: reading world row %d: %v", id, err)
+		return contract.Error(http.StatusServiceUnavailable, "database unavailable: reading world row %d: %s", id, oneLine(err))
 	}
 	return contract.JSON(http.StatusOK, row)
+}
+
+// oneLine folds pgx's multi-line connection errors (one line per address
+// tried) into one line for the JSON error.
+func oneLine(err error) string {
+	return strings.Join(strings.Fields(err.Error()), " ")
 }
 
 var errClosed = errors.New("the server is stopping")

@@ -28,12 +28,14 @@ func NewServer(handler http.Handler) *http.Server {
 }
 
 // ListenAndServe listens on the configured loopback port and serves until
-// SIGTERM or SIGINT, then shuts down within contract.StopBudget.
-func ListenAndServe(config contract.Config, server *http.Server) error {
+// SIGTERM or SIGINT, then shuts down within contract.StopBudget. settings
+// describes the target's parameters for the start-up log line.
+func ListenAndServe(config contract.Config, server *http.Server, settings string) error {
 	listener, err := net.Listen("tcp", config.Addr())
 	if err != nil {
 		return err
 	}
+	log.Printf("%s: listening on %s, %s", config.Name, config.Addr(), settings)
 	stop, cancel := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer cancel()
 
