@@ -28,11 +28,24 @@ func newConnState(s *server, c gnet.Conn) *connState {
 	return &connState{server: s, replies: replyQueue{conn: c}}
 }
 
-// answer encodes response for request seq and queues it in order.
-func (st *connState) answer(seq uint64, response contract.Response, keepAlive bool) {
-	keepAlive = keepAlive && !response.Close
+// slot is where a request's answer goes: its place in the connection's
+// order, whether the connection stays open after it, and whether the
+// answer has no body (HEAD).
+type slot struct {
+	seq       uint64
+	keepAlive bool
+	headOnly  bool
+}
+
+// answer encodes response for a request and queues it in order.
+func (st *connState) answer(to slot, response contract.Response) {
+	keepAlive := to.keepAlive && !response.Close
 	head := http1.AppendHead(make([]byte, 0, 192), response, st.server.name, keepAlive)
-	st.replies.finish(seq, reply{head: head, body: response.Body, last: !keepAlive})
+	body := response.Body
+	if to.headOnly {
+		body = nil // Content-Length still tells the body's length, as HEAD requires
+	}
+	st.replies.finish(to.seq, reply{head: head, body: body, last: !keepAlive})
 }
 
 // Head dispatches one request and says whether to read its body. Cheap
@@ -45,48 +58,47 @@ func (st *connState) Head(head http1.Head) (readBody bool) {
 		return st.startUpload(head)
 	}
 	readBody = head.ContentLength <= maxIgnoredBodyBytes
-	keepAlive := head.KeepAlive && readBody
-	seq := st.replies.reserve()
+	to := slot{seq: st.replies.reserve(), keepAlive: head.KeepAlive && readBody, headOnly: head.Method == http.MethodHead}
 	if rejected != nil {
-		st.answer(seq, *rejected, keepAlive)
+		st.answer(to, *rejected)
 	} else {
-		st.serve(seq, endpoint, head.RawQuery, keepAlive)
+		st.serve(to, endpoint, head.RawQuery)
 	}
 	return readBody
 }
 
-func (st *connState) serve(seq uint64, endpoint contract.Endpoint, query string, keepAlive bool) {
+func (st *connState) serve(to slot, endpoint contract.Endpoint, query string) {
 	switch endpoint {
 	case contract.EndpointHealthz:
-		st.answer(seq, contract.Healthz(), keepAlive)
+		st.answer(to, contract.Healthz())
 	case contract.EndpointPlaintext:
-		st.answer(seq, contract.Plaintext(), keepAlive)
+		st.answer(to, contract.Plaintext())
 	case contract.EndpointJSON:
-		st.answer(seq, contract.HelloJSON(), keepAlive)
+		st.answer(to, contract.HelloJSON())
 	case contract.EndpointStats:
-		st.answer(seq, contract.StatsNow(model), keepAlive)
+		st.answer(to, contract.StatsNow(model))
 	case contract.EndpointIO:
-		st.waitIO(seq, query, keepAlive)
+		st.waitIO(to, query)
 	case contract.EndpointMixed:
-		st.mixed(seq, query, keepAlive)
+		st.mixed(to, query)
 	case contract.EndpointDB:
-		st.handOff(seq, keepAlive, 0, func() contract.Response {
+		st.handOff(to, 0, func() contract.Response {
 			return st.server.db.RandomWorld(context.Background())
 		})
 	case contract.EndpointFile:
-		st.file(seq, query, keepAlive)
+		st.file(to, query)
 	}
 }
 
-// handOff runs work off the loop and answers request seq with its result:
+// handOff runs work off the loop and answers the request with its result:
 // after a timer of delayMs when there is a wait (an event-loop timer, no
 // goroutine sleeps), else at once on a new goroutine. The server counts
 // handed-off requests so that a graceful stop can let them finish.
-func (st *connState) handOff(seq uint64, keepAlive bool, delayMs int, work func() contract.Response) {
+func (st *connState) handOff(to slot, delayMs int, work func() contract.Response) {
 	st.server.inFlight.Add(1)
 	run := func() {
 		defer st.server.inFlight.Add(-1)
-		st.answer(seq, work(), keepAlive)
+		st.answer(to, work())
 	}
 	if delayMs > 0 {
 		time.AfterFunc(time.Duration(delayMs)*time.Millisecond, run)
@@ -96,13 +108,13 @@ func (st *connState) handOff(seq uint64, keepAlive bool, delayMs int, work func(
 }
 
 // waitIO answers from a timer: the loop never waits.
-func (st *connState) waitIO(seq uint64, query string, keepAlive bool) {
+func (st *connState) waitIO(to slot, query string) {
 	waitMs, err := contract.IOWaitMs.Parse(query)
 	if err != nil {
-		st.answer(seq, contract.BadParam(err), keepAlive)
+		st.answer(to, contract.BadParam(err))
 		return
 	}
-	st.handOff(seq, keepAlive, waitMs, func() contract.Response {
+	st.handOff(to, waitMs, func() contract.Response {
 		return contract.IOWaited(waitMs)
 	})
 }
@@ -110,31 +122,31 @@ func (st *connState) waitIO(seq uint64, query string, keepAlive bool) {
 // mixed computes the digest on the loop, which an event loop that does
 // CPU work in its handlers really does (the contract calls this the
 // model's truth), then waits on a timer.
-func (st *connState) mixed(seq uint64, query string, keepAlive bool) {
+func (st *connState) mixed(to slot, query string) {
 	iters, err := contract.MixedIters.Parse(query)
 	if err != nil {
-		st.answer(seq, contract.BadParam(err), keepAlive)
+		st.answer(to, contract.BadParam(err))
 		return
 	}
 	waitMs, err := contract.MixedWaitMs.Parse(query)
 	if err != nil {
-		st.answer(seq, contract.BadParam(err), keepAlive)
+		st.answer(to, contract.BadParam(err))
 		return
 	}
 	digest := contract.ChainDigest(iters)
-	st.handOff(seq, keepAlive, waitMs, func() contract.Response {
+	st.handOff(to, waitMs, func() contract.Response {
 		return contract.MixedDone(digest, iters, waitMs)
 	})
 }
 
 // file reads payload.bin on a goroutine: a disk read may block.
-func (st *connState) file(seq uint64, query string, keepAlive bool) {
+func (st *connState) file(to slot, query string) {
 	kb, err := contract.FileKB.Parse(query)
 	if err != nil {
-		st.answer(seq, contract.BadParam(err), keepAlive)
+		st.answer(to, contract.BadParam(err))
 		return
 	}
-	st.handOff(seq, keepAlive, 0, func() contract.Response {
+	st.handOff(to, 0, func() contract.Response {
 		payload, err := contract.ReadPayload(st.server.dataDir, kb)
 		if err != nil {
 			return contract.Error(http.StatusInternalServerError, "%v", err)
@@ -161,7 +173,7 @@ func (st *connState) BodyEnd() {
 
 // Reject answers a request that cannot be read, then closes.
 func (st *connState) Reject(err *http1.Error) {
-	st.answer(st.replies.reserve(), contract.Error(err.Status, "%s", err.Message), false)
+	st.answer(slot{seq: st.replies.reserve()}, contract.Error(err.Status, "%s", err.Message))
 }
 
 // closed is called by the loop when the connection is gone.

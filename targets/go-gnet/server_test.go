@@ -74,7 +74,14 @@ func (c *client) send(raw string) {
 // Server and Date.
 func (c *client) read() (status int, closes bool, contentType, body string) {
 	c.t.Helper()
-	response, err := http.ReadResponse(c.reader, nil)
+	return c.readFor(nil)
+}
+
+// readFor reads the answer to request (nil: a GET), which tells the reader
+// whether a body follows.
+func (c *client) readFor(request *http.Request) (status int, closes bool, contentType, body string) {
+	c.t.Helper()
+	response, err := http.ReadResponse(c.reader, request)
 	if err != nil {
 		c.t.Fatalf("reading an answer: %v", err)
 	}
@@ -190,5 +197,17 @@ func TestWrongMethodAndUnknownPath(t *testing.T) {
 		if status, _, _, body := c.read(); status != want {
 			t.Errorf("got %d %s; want %d", status, body, want)
 		}
+	}
+}
+
+func TestHeadAnswerHasNoBody(t *testing.T) {
+	addr, _ := startServer(t)
+	c := dial(t, addr)
+	c.send("HEAD /plaintext HTTP/1.1\r\nHost: x\r\n\r\n" + get("/plaintext"))
+	if status, _, _, body := c.readFor(&http.Request{Method: http.MethodHead}); status != 405 || body != "" {
+		t.Errorf("HEAD = %d %q; want 405 without a body", status, body)
+	}
+	if status, _, _, body := c.read(); status != 200 || body != "Hello, World!" {
+		t.Errorf("GET after HEAD = %d %q; the HEAD answer broke the framing", status, body)
 	}
 }

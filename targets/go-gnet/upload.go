@@ -13,7 +13,7 @@ import (
 // ever holds the whole body, and the loop never waits on the disk.
 func (st *connState) startUpload(head http1.Head) (readBody bool) {
 	if head.ContentLength > contract.MaxUploadBytes {
-		st.answer(st.replies.reserve(), contract.UploadTooLarge(head.ContentLength), false)
+		st.answer(slot{seq: st.replies.reserve()}, contract.UploadTooLarge(head.ContentLength))
 		return false
 	}
 	if head.ExpectContinue {
@@ -21,7 +21,7 @@ func (st *connState) startUpload(head http1.Head) (readBody bool) {
 		// cannot overtake answers to earlier pipelined requests.
 		st.replies.finish(st.replies.reserve(), reply{head: http1.Continue})
 	}
-	seq := st.replies.reserve()
+	to := slot{seq: st.replies.reserve(), keepAlive: head.KeepAlive}
 	stream := newUploadStream()
 	st.upload = stream
 	st.server.inFlight.Add(1)
@@ -29,7 +29,7 @@ func (st *connState) startUpload(head http1.Head) (readBody bool) {
 		defer st.server.inFlight.Add(-1)
 		response, aborted := stream.receive(st.server.uploadDir)
 		if !aborted {
-			st.answer(seq, response, head.KeepAlive)
+			st.answer(to, response)
 		}
 	}()
 	return true
