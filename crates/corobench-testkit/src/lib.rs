@@ -7,14 +7,18 @@
 //! - [`ContractServer`]: a complete, correct implementation of
 //!   `docs/contract.md`, with [`Fault`]s that each break one rule. For the
 //!   verifier's tests.
+//! - [`TestProcess`]: the knob server in a child process, when the client
+//!   needs this process's file descriptors for itself.
 //! - The `corobench-testkit` binary serves the contract server as a real
-//!   target process; [`binary_path`] builds it and says where it is, and
+//!   target process (and, as `corobench-testkit knobs FLAGS`, the knob
+//!   server); [`binary_path`] builds it and says where it is, and
 //!   [`write_target`] writes a `target.toml` that runs it.
 
 mod binary;
 mod contract;
 mod http;
 mod knobs;
+mod process;
 mod server;
 
 pub use binary::{binary_path, write_target};
@@ -23,4 +27,5 @@ pub use contract::{
     write_payload,
 };
 pub use knobs::{Knobs, SlowRead, Stall};
+pub use process::{TestProcess, knob_args, parse_knob_args};
 pub use server::{CounterSnapshot, TestServer};

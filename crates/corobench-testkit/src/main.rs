@@ -2,11 +2,16 @@
 //!
 //! ```text
 //! PORT=8080 corobench-testkit [--model MODEL] [--fault NAME]...
+//! PORT=0 corobench-testkit knobs [--delay-us N] [--status N] [--chunked] ...
 //! ```
 //!
 //! It reads the contract's environment (`PORT`, `TARGET_NAME`, `DATA_DIR`,
 //! `UPLOAD_DIR`, `DATABASE_URL`; `/db` runs `psql` per request) and, besides
 //! `--fault`, takes faults from `TESTKIT_FAULTS` (comma-separated names).
+//!
+//! `knobs` serves the knob server instead (flags: see
+//! `corobench_testkit::knob_args`) and prints `listening on ADDR` on stdout
+//! once it listens.
 
 use std::collections::BTreeSet;
 use std::net::SocketAddr;
@@ -14,12 +19,20 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use corobench_testkit::{ContractConfig, ContractServer, Fault, PsqlWorld, WorldSource};
+use corobench_testkit::{
+    ContractConfig, ContractServer, Fault, PsqlWorld, TestServer, WorldSource, parse_knob_args,
+};
 
-const USAGE: &str = "usage: PORT=N corobench-testkit [--model MODEL] [--fault NAME]...";
+const USAGE: &str = "usage: PORT=N corobench-testkit [--model MODEL] [--fault NAME]...\n       \
+                     PORT=N corobench-testkit knobs [KNOB FLAGS]";
 
 fn main() -> ExitCode {
-    let config = match configure(std::env::args().skip(1)) {
+    let mut args = std::env::args().skip(1).peekable();
+    if args.peek().is_some_and(|first| first == "knobs") {
+        args.next();
+        return serve_knobs(args);
+    }
+    let config = match configure(args) {
         Ok(config) => config,
         Err(problem) => {
             eprintln!("corobench-testkit: {problem}\n{USAGE}");
@@ -53,6 +66,29 @@ fn main() -> ExitCode {
         }
         Err(e) => {
             eprintln!("corobench-testkit: cannot listen on 127.0.0.1:{port}: {e}");
+            ExitCode::from(3)
+        }
+    }
+}
+
+fn serve_knobs(args: impl Iterator<Item = String>) -> ExitCode {
+    let (knobs, port) = match parse_knob_args(args).and_then(|knobs| Ok((knobs, port()?))) {
+        Ok(parsed) => parsed,
+        Err(problem) => {
+            eprintln!("corobench-testkit knobs: {problem}\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match TestServer::try_start_on(port, knobs) {
+        Ok(server) => {
+            println!("listening on {}", server.addr());
+            // Serves until a signal ends the process.
+            loop {
+                std::thread::park();
+            }
+        }
+        Err(e) => {
+            eprintln!("corobench-testkit knobs: cannot listen on 127.0.0.1:{port}: {e}");
             ExitCode::from(3)
         }
     }

@@ -34,9 +34,13 @@ pub(super) struct EventLoop {
 }
 
 impl EventLoop {
-    pub fn new(knobs: Knobs, counters: Arc<Counters>) -> io::Result<(Self, Arc<Control>)> {
+    pub fn new(
+        port: u16,
+        knobs: Knobs,
+        counters: Arc<Counters>,
+    ) -> io::Result<(Self, Arc<Control>)> {
         let poll = Poll::new()?;
-        let mut listener = TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], 0)))?;
+        let mut listener = TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], port)))?;
         if let Some(bytes) = knobs.slow_read.and_then(|s| s.receive_buffer_bytes) {
             // Accepted sockets inherit it, and it must precede the handshake
             // to shape the advertised window.

@@ -42,8 +42,16 @@ impl TestServer {
     /// # Errors
     /// Binding the listener, creating the poller or spawning its thread failed.
     pub fn try_start(knobs: Knobs) -> io::Result<Self> {
+        Self::try_start_on(0, knobs)
+    }
+
+    /// Starts a server with these knobs on `127.0.0.1:port` (0: a free port).
+    ///
+    /// # Errors
+    /// Binding the listener, creating the poller or spawning its thread failed.
+    pub fn try_start_on(port: u16, knobs: Knobs) -> io::Result<Self> {
         let counters = Arc::new(Counters::default());
-        let (event_loop, control) = EventLoop::new(knobs, Arc::clone(&counters))?;
+        let (event_loop, control) = EventLoop::new(port, knobs, Arc::clone(&counters))?;
         let addr = event_loop.local_addr()?;
         let thread = std::thread::Builder::new()
             .name("testkit-server".into())
