@@ -1,5 +1,8 @@
 //! Helpers shared by the fixture tests.
 
+// Each test binary compiles this module and uses only part of it.
+#![allow(dead_code)]
+
 use std::path::PathBuf;
 
 use serde::de::DeserializeOwned;
