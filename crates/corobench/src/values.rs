@@ -35,19 +35,17 @@ pub fn parse_header(text: &str) -> Result<(String, String), String> {
     }
 }
 
-/// Percentiles such as `50,90,99,99.9`.
+/// One percentile in 0..=100 (`--percentiles` splits its list at commas).
 ///
 /// # Errors
 /// A value that is not a number in 0..=100.
-pub fn parse_percentiles(text: &str) -> Result<Vec<f64>, String> {
-    text.split(',')
-        .map(|part| match part.trim().parse::<f64>() {
-            Ok(p) if (0.0..=100.0).contains(&p) => Ok(p),
-            _ => Err(format!(
-                "{part:?} is not a percentile: use numbers in 0..=100, e.g. 50,90,99,99.9"
-            )),
-        })
-        .collect()
+pub fn parse_percentile(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(p) if (0.0..=100.0).contains(&p) => Ok(p),
+        _ => Err(format!(
+            "{text:?} is not a percentile: use numbers in 0..=100, e.g. 50,90,99,99.9"
+        )),
+    }
 }
 
 #[cfg(test)]
@@ -63,7 +61,7 @@ mod tests {
             ("X-A".into(), "b: c".into())
         );
         assert!(parse_header("nocolon").is_err());
-        assert_eq!(parse_percentiles("50, 99.9").unwrap(), vec![50.0, 99.9]);
-        assert!(parse_percentiles("101").is_err());
+        assert_eq!(parse_percentile(" 99.9").unwrap(), 99.9);
+        assert!(parse_percentile("101").is_err());
     }
 }

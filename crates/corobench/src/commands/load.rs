@@ -84,8 +84,8 @@ pub struct LoadArgs {
     pub json: bool,
 
     /// Latency percentiles to show, e.g. 50,90,99,99.9
-    #[arg(long, value_parser = values::parse_percentiles, value_name = "LIST")]
-    pub percentiles: Option<Vec<f64>>,
+    #[arg(long, value_delimiter = ',', value_parser = values::parse_percentile, value_name = "LIST")]
+    pub percentiles: Vec<f64>,
 }
 
 /// `--backend` values.
@@ -120,10 +120,11 @@ pub fn run(args: &LoadArgs) -> anyhow::Result<Exit> {
             .context("cannot write the JSON report")?;
         writeln!(stdout)?;
     } else {
-        let percentiles = args
-            .percentiles
-            .as_deref()
-            .unwrap_or(&load_summary::DEFAULT_PERCENTILES);
+        let percentiles = if args.percentiles.is_empty() {
+            &load_summary::DEFAULT_PERCENTILES[..]
+        } else {
+            &args.percentiles
+        };
         write!(stdout, "{}", load_summary::render(&report, percentiles))?;
     }
     stdout.flush()?;

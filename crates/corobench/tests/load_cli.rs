@@ -1,0 +1,156 @@
+//! `corobench load` as a user runs it: the binary, its output, its exit codes.
+
+use std::process::{Command, Output};
+
+use corobench_testkit::{Knobs, TestServer};
+
+fn corobench(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_corobench"))
+        .args(args)
+        .output()
+        .expect("corobench runs")
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+#[test]
+fn json_output_validates_against_the_schema() {
+    let schema_path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../docs/schema/load-report.schema.json"
+    );
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(schema_path).unwrap()).unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("the schema is a valid JSON Schema");
+    let server = TestServer::start(Knobs::default());
+    let url = server.url("/plaintext");
+    for extra in [
+        &["-n", "200"][..],
+        &["-n", "200", "-R", "2000", "--backend", "io_uring"][..],
+    ] {
+        let mut args = vec!["load", "--json", "-c", "4"];
+        args.extend_from_slice(extra);
+        args.push(&url);
+        let output = corobench(&args);
+        assert!(output.status.success(), "{}", stderr(&output));
+        let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        let errors: Vec<String> = validator
+            .iter_errors(&report)
+            .map(|e| format!("{e} at {}", e.instance_path()))
+            .collect();
+        assert!(errors.is_empty(), "{extra:?}: {errors:#?}");
+        assert_eq!(report["requests"], 200);
+    }
+}
+
+#[test]
+fn human_output_names_every_section() {
+    let server = TestServer::start(Knobs::default());
+    let output = corobench(&[
+        "load",
+        "-n",
+        "100",
+        "-c",
+        "2",
+        "--percentiles",
+        "50,99.9",
+        &server.url("/"),
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = String::from_utf8_lossy(&output.stdout);
+    for needle in [
+        "Requests    100 in",
+        "Latency",
+        "p50",
+        "p99.9",
+        "Status      2xx 100",
+        "Errors      none",
+        "Generator",
+    ] {
+        assert!(text.contains(needle), "missing {needle:?} in:\n{text}");
+    }
+}
+
+#[test]
+fn bad_input_is_one_line_and_exit_2() {
+    let server = TestServer::start(Knobs::default());
+    let url = server.url("/");
+    let cases: [(&[&str], &str); 8] = [
+        (
+            &["load", "-c", "0", &url],
+            "connections (-c) must be at least 1",
+        ),
+        (
+            &["load", "-t", "3", "-c", "2", &url],
+            "threads (-t 3) cannot exceed connections (-c 2)",
+        ),
+        (&["load", "-R", "0", &url], "is not a rate"),
+        (
+            &["load", "-d", "0s", &url],
+            "duration (-d) must be longer than 0",
+        ),
+        (&["load", "ftp://127.0.0.1/"], "must start with http://"),
+        (&["load", "--cpus", "99", &url], "--cpus"),
+        (
+            &["load", "--frobnicate", &url],
+            "unexpected argument '--frobnicate'",
+        ),
+        (&["load", "-H", "no colon", &url], "is not a header"),
+    ];
+    for (args, expected) in cases {
+        let output = corobench(args);
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+        assert!(
+            stderr(&output).contains(expected),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+    }
+}
+
+#[test]
+fn an_unreachable_server_is_exit_3() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let output = corobench(&["load", "-d", "1s", &format!("http://127.0.0.1:{port}/")]);
+    assert_eq!(output.status.code(), Some(3), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("cannot connect to 127.0.0.1"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn a_run_where_nothing_succeeded_is_exit_1_with_the_reason() {
+    let server = TestServer::start(Knobs {
+        status: 503,
+        ..Knobs::default()
+    });
+    let output = corobench(&["load", "-n", "50", "-c", "2", &server.url("/")]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("no request succeeded"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(
+        stderr(&output).contains("50 status_5xx"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(
+        String::from_utf8_lossy(&output.stdout).contains("5xx 50"),
+        "the measured figures are still shown"
+    );
+}
