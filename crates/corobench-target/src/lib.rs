@@ -1,1 +1,49 @@
-//! corobench-target
+//! corobench-target: everything about the reference servers as OS processes.
+//!
+//! - [`Manifest`]: a validated `target.toml` ([`discover`], [`find_targets_dir`]),
+//!   its [`Availability`] here, its parameters and tool versions;
+//! - [`BuildCache`]: builds keyed by a hash of the sources, made atomically;
+//! - [`BuiltTarget::launch`] → [`RunningTarget`]: a direct child in its own
+//!   process group, pinned to a [`CpuSet`], health-checked, stopped with
+//!   SIGTERM then SIGKILL, and killed with its whole group when corobench
+//!   dies in any way (a guardian process watches for that);
+//! - [`Postgres`]: a throwaway PostgreSQL cluster with the contract's `world` table;
+//! - [`ensure_payload`]: the file `/file` serves.
+//!
+//! This crate knows nothing about HTTP load, results or storage.
+
+mod availability;
+mod cache;
+mod command;
+mod cpuset;
+mod error;
+mod group;
+mod guardian;
+mod hash;
+mod health;
+mod launch;
+mod manifest;
+mod parameters;
+mod payload;
+mod postgres;
+mod procfs;
+mod running;
+mod tail;
+mod template;
+
+pub use availability::{Availability, find_on_path};
+pub use cache::{BuildCache, BuildOutcome, BuiltTarget};
+pub use cpuset::CpuSet;
+pub use error::TargetError;
+pub use group::{StopReport, install_child_reaper};
+pub use hash::{ALWAYS_EXCLUDED, source_hash};
+pub use launch::{LaunchOptions, free_port};
+pub use manifest::{
+    AvailableIf, BuildSpec, MANIFEST_FILE, MODELS, Manifest, RunSpec, discover, find_targets_dir,
+};
+pub use parameters::ParameterSpec;
+pub use payload::{PAYLOAD_BYTES, PAYLOAD_FILE, ensure_payload, payload_byte};
+pub use postgres::{DATABASE, Postgres, WORLD_ROWS};
+pub use procfs::{GroupMember, group_members, live_members};
+pub use running::RunningTarget;
+pub use template::{BUILD_PLACEHOLDERS, RUN_PLACEHOLDERS};

@@ -1,0 +1,146 @@
+//! Every way managing a target can fail. Each message says what failed,
+//! where, and (where there is one) how to fix it.
+
+use std::path::PathBuf;
+use std::process::ExitStatus;
+use std::time::Duration;
+
+/// An error of the target lifecycle.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum TargetError {
+    /// A `target.toml` that does not parse or does not validate.
+    #[error("{}{}: {key}: {message}", path.display(), line.map(|l| format!(":{l}")).unwrap_or_default())]
+    Manifest {
+        path: PathBuf,
+        line: Option<usize>,
+        key: String,
+        message: String,
+    },
+
+    /// Several manifests were invalid; each error is listed.
+    #[error("{} target manifests are invalid:\n{}", errors.len(), join_lines(errors))]
+    Manifests { errors: Vec<TargetError> },
+
+    /// A file or directory operation failed.
+    #[error("cannot {action} {}: {source}", path.display())]
+    Io {
+        action: &'static str,
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// No targets directory was found.
+    #[error("no targets directory found (tried {}); pass --targets-dir DIR or set COROBENCH_TARGETS", tried.join(", "))]
+    TargetsDirNotFound { tried: Vec<String> },
+
+    /// An unknown parameter name or a value the manifest does not allow.
+    #[error("target {target}: parameter {parameter}: {message}")]
+    Parameter {
+        target: String,
+        parameter: String,
+        message: String,
+    },
+
+    /// A CPU list that does not parse or names CPUs this machine lacks.
+    #[error("CPU list {spec:?}: {message}")]
+    CpuSet { spec: String, message: String },
+
+    /// A build command that failed.
+    #[error(
+        "target {target}: build failed: `{command}` {status}; log {}:\n{log_tail}",
+        log.display()
+    )]
+    Build {
+        target: String,
+        command: String,
+        status: String,
+        log: PathBuf,
+        log_tail: String,
+    },
+
+    /// A program that could not be started at all.
+    #[error("cannot start `{command}` for {what}: {source}")]
+    Spawn {
+        what: String,
+        command: String,
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// A target whose process exited while it was expected to run.
+    #[error("target {target} exited ({status}) before it became healthy; last lines of its stderr ({}):\n{stderr_tail}", stderr_log.display())]
+    Exited {
+        target: String,
+        status: ExitStatus,
+        stderr_log: PathBuf,
+        stderr_tail: String,
+    },
+
+    /// A target that did not answer `GET /healthz` with 200 in time.
+    #[error("target {target} did not answer GET /healthz with 200 on port {port} within {timeout:?} (last attempt: {last_attempt}); last lines of its stderr ({}):\n{stderr_tail}", stderr_log.display())]
+    Unhealthy {
+        target: String,
+        port: u16,
+        timeout: Duration,
+        last_attempt: String,
+        stderr_log: PathBuf,
+        stderr_tail: String,
+    },
+
+    /// A target that could not bind its port.
+    #[error("target {target}: port {port} is in use{}", if *retried { " (and so were the ports tried before it)" } else { "" })]
+    PortInUse {
+        target: String,
+        port: u16,
+        retried: bool,
+    },
+
+    /// A helper command (availability check, psql, initdb) that failed.
+    #[error("`{command}` {message}")]
+    Command { command: String, message: String },
+
+    /// PostgreSQL is missing, or the throwaway cluster failed.
+    #[error("PostgreSQL: {message}")]
+    Postgres { message: String },
+
+    /// A system call that failed.
+    #[error("{call} failed: {source}")]
+    Os {
+        call: &'static str,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl TargetError {
+    /// An [`TargetError::Io`] for `path`.
+    pub(crate) fn io(
+        action: &'static str,
+        path: impl Into<PathBuf>,
+        source: std::io::Error,
+    ) -> Self {
+        Self::Io {
+            action,
+            path: path.into(),
+            source,
+        }
+    }
+
+    /// An [`TargetError::Os`] from `errno`.
+    pub(crate) fn last_os(call: &'static str) -> Self {
+        Self::Os {
+            call,
+            source: std::io::Error::last_os_error(),
+        }
+    }
+}
+
+fn join_lines(errors: &[TargetError]) -> String {
+    errors
+        .iter()
+        .map(|e| format!("  {e}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}

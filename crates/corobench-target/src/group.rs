@@ -1,0 +1,260 @@
+//! A program started as the leader of its own process group, guarded so that
+//! no process of the group outlives corobench, and stopped group-wide.
+//!
+//! The leader is never reaped before the last signal to its group: while it is
+//! an unreaped child (alive or zombie) its pid, which is the group id, cannot
+//! be reused, so `kill(-pgid)` can only reach our own processes.
+
+use std::os::unix::process::{CommandExt as _, ExitStatusExt as _};
+use std::process::{Command, ExitStatus};
+use std::time::{Duration, Instant};
+
+use crate::cpuset::CpuSet;
+use crate::error::TargetError;
+use crate::guardian::{self, Guardian};
+use crate::procfs;
+
+/// How often group membership is polled while waiting for it to empty.
+const POLL_INTERVAL: Duration = Duration::from_millis(10);
+/// How long SIGKILLed processes may take to disappear.
+const KILL_GRACE: Duration = Duration::from_secs(10);
+
+/// How a stop went.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StopReport {
+    /// The first process's exit status (`None` if something else reaped it).
+    pub status: Option<ExitStatus>,
+    /// The group outlived the stop timeout and was SIGKILLed.
+    pub needed_sigkill: bool,
+    /// The first process had exited before the stop began (it crashed).
+    pub exited_before_stop: bool,
+    /// From the first signal to the last process gone.
+    pub elapsed: Duration,
+    /// Pids still alive even after SIGKILL (stuck in the kernel); normally empty.
+    pub survivors: Vec<i32>,
+}
+
+/// A process group led by a child of ours.
+#[derive(Debug)]
+pub struct ProcessGroup {
+    pid: libc::pid_t,
+    guardian: Guardian,
+    reaped: bool,
+}
+
+impl ProcessGroup {
+    /// Spawns `command` in a new process group whose leader reports itself to
+    /// a fresh guardian, dies with SIGKILL when the spawning thread ends
+    /// (`PR_SET_PDEATHSIG`), and runs on `cpus` when given.
+    ///
+    /// The thread that calls this must outlive the group: Linux delivers the
+    /// parent-death signal when the *thread* that forked the leader exits.
+    ///
+    /// # Errors
+    /// The guardian or the program could not be started.
+    pub fn spawn(
+        command: &mut Command,
+        cpus: Option<&CpuSet>,
+        what: &str,
+    ) -> Result<Self, TargetError> {
+        let guardian = Guardian::spawn()?;
+        let report_fd = guardian.report_fd();
+        let affinity = cpus.map(CpuSet::to_libc);
+        // SAFETY: getpid has no preconditions.
+        let parent = unsafe { libc::getpid() };
+        command.process_group(0);
+        // SAFETY: the closure runs between fork and exec and makes only
+        // async-signal-safe system calls on values prepared before the fork.
+        unsafe {
+            command.pre_exec(move || {
+                guardian::report_from_child(report_fd, libc::getpid())?;
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                if libc::getppid() != parent {
+                    // corobench died before the parent-death signal was armed.
+                    libc::_exit(1);
+                }
+                if let Some(set) = affinity
+                    && libc::sched_setaffinity(0, size_of::<libc::cpu_set_t>(), &raw const set) != 0
+                {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let child = command.spawn().map_err(|source| TargetError::Spawn {
+            what: what.to_string(),
+            command: crate::command::display(&program_and_args(command)),
+            source,
+        })?;
+        let pid = libc::pid_t::try_from(child.id()).expect("pids fit in pid_t");
+        // The `Child` is dropped without waiting: this type reaps the leader.
+        drop(child);
+        Ok(Self {
+            pid,
+            guardian,
+            reaped: false,
+        })
+    }
+
+    /// The leader's pid, which is also the group id.
+    #[must_use]
+    pub fn pid(&self) -> libc::pid_t {
+        self.pid
+    }
+
+    /// The guardian's pid.
+    #[must_use]
+    pub fn guardian_pid(&self) -> libc::pid_t {
+        self.guardian.pid()
+    }
+
+    /// The leader's exit status if it has exited; it stays unreaped.
+    #[must_use]
+    pub fn exit_status(&self) -> Option<ExitStatus> {
+        if self.reaped {
+            return None;
+        }
+        // SAFETY: a zeroed siginfo_t is a valid out parameter.
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        let flags = libc::WEXITED | libc::WNOHANG | libc::WNOWAIT;
+        // SAFETY: `info` is a valid out pointer; WNOWAIT leaves the child unreaped.
+        let result =
+            unsafe { libc::waitid(libc::P_PID, self.pid as libc::id_t, &raw mut info, flags) };
+        // SAFETY: si_pid is set by waitid (0 when the child has not changed state).
+        if result != 0 || unsafe { info.si_pid() } == 0 {
+            return None;
+        }
+        Some(status_from_siginfo(&info))
+    }
+
+    /// Sends `signal` to the leader only.
+    pub fn signal_leader(&self, signal: libc::c_int) {
+        if !self.reaped {
+            // SAFETY: the leader is an unreaped child of ours.
+            unsafe { libc::kill(self.pid, signal) };
+        }
+    }
+
+    /// Sends `signal` to every process of the group.
+    pub fn signal_group(&self, signal: libc::c_int) {
+        if !self.reaped {
+            // SAFETY: the unreaped leader holds the group id, so the group is ours.
+            unsafe { libc::kill(-self.pid, signal) };
+        }
+    }
+
+    /// Sends `first` (to the leader or the whole group), waits up to `timeout`
+    /// for every process of the group to end, SIGKILLs what is left, and reaps.
+    pub fn stop(&mut self, first: libc::c_int, whole_group: bool, timeout: Duration) -> StopReport {
+        let started = Instant::now();
+        let exited_before_stop = self.exit_status().is_some();
+        if whole_group {
+            self.signal_group(first);
+        } else {
+            self.signal_leader(first);
+        }
+        let mut needed_sigkill = false;
+        let mut survivors = Vec::new();
+        if !self.wait_until_empty(timeout) {
+            needed_sigkill = true;
+            self.signal_group(libc::SIGKILL);
+            if !self.wait_until_empty(KILL_GRACE) {
+                survivors = procfs::live_members(self.pid)
+                    .iter()
+                    .map(|m| m.pid)
+                    .collect();
+            }
+        }
+        let status = self.reap();
+        StopReport {
+            status,
+            needed_sigkill,
+            exited_before_stop,
+            elapsed: started.elapsed(),
+            survivors,
+        }
+    }
+
+    /// True once no live process of the group remains.
+    fn wait_until_empty(&self, timeout: Duration) -> bool {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if procfs::live_members(self.pid).is_empty() {
+                return true;
+            }
+            if Instant::now() >= deadline {
+                return false;
+            }
+            std::thread::sleep(POLL_INTERVAL);
+        }
+    }
+
+    /// Reaps the leader, then every zombie of the group that is our child
+    /// (grandchildren reparented to us when we are a subreaper), and lets the
+    /// guardian go.
+    fn reap(&mut self) -> Option<ExitStatus> {
+        let mut status = None;
+        if !self.reaped {
+            let mut raw = 0;
+            // SAFETY: the leader is our child; `raw` is a valid out pointer.
+            if unsafe { libc::waitpid(self.pid, &raw mut raw, libc::WNOHANG) } == self.pid {
+                status = Some(ExitStatus::from_raw(raw));
+            }
+            self.reaped = true;
+        }
+        loop {
+            let mut raw = 0;
+            // SAFETY: waits only for our own children of this group.
+            if unsafe { libc::waitpid(-self.pid, &raw mut raw, libc::WNOHANG) } <= 0 {
+                break;
+            }
+        }
+        self.guardian.disarm();
+        status
+    }
+}
+
+impl Drop for ProcessGroup {
+    fn drop(&mut self) {
+        if !self.reaped {
+            self.signal_group(libc::SIGKILL);
+            self.wait_until_empty(KILL_GRACE);
+            self.reap();
+        }
+    }
+}
+
+fn program_and_args(command: &Command) -> Vec<String> {
+    std::iter::once(command.get_program())
+        .chain(command.get_args())
+        .map(|s| s.to_string_lossy().into_owned())
+        .collect()
+}
+
+/// A wait status rebuilt from `waitid`'s siginfo.
+fn status_from_siginfo(info: &libc::siginfo_t) -> ExitStatus {
+    // SAFETY: si_status is valid for the SIGCHLD siginfo waitid returned.
+    let value = unsafe { info.si_status() };
+    let raw = match info.si_code {
+        libc::CLD_EXITED => (value & 0xff) << 8,
+        libc::CLD_DUMPED => value | 0x80,
+        _ => value,
+    };
+    ExitStatus::from_raw(raw)
+}
+
+/// Makes this process the reaper of its orphaned descendants
+/// (`PR_SET_CHILD_SUBREAPER`): a target's grandchildren whose parent dies are
+/// reparented to corobench instead of init, so stops can reap them.
+///
+/// # Errors
+/// The `prctl` failed.
+pub fn install_child_reaper() -> Result<(), TargetError> {
+    // SAFETY: PR_SET_CHILD_SUBREAPER only changes a flag of this process.
+    if unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1) } != 0 {
+        return Err(TargetError::last_os("prctl(PR_SET_CHILD_SUBREAPER)"));
+    }
+    Ok(())
+}

@@ -1,0 +1,180 @@
+//! The build cache key: a SHA-256 over the relative path, executable bit and
+//! content of every file a build reads, in a stable (sorted) order.
+
+use std::fs::File;
+use std::os::unix::fs::PermissionsExt as _;
+use std::path::{Component, Path, PathBuf};
+
+use sha2::{Digest as _, Sha256};
+
+use crate::error::TargetError;
+use crate::manifest::Manifest;
+
+/// Never part of a build's sources: VCS data and build or dependency output.
+pub const ALWAYS_EXCLUDED: &[&str] = &[".git", "target", "node_modules", ".venv", "__pycache__"];
+
+/// The lower-case hex SHA-256 over the target's folder and its `[build] inputs`
+/// (folders or single files).
+///
+/// # Errors
+/// An input folder that does not exist, or a file that cannot be read.
+pub fn source_hash(manifest: &Manifest) -> Result<String, TargetError> {
+    let exclude = manifest
+        .build
+        .as_ref()
+        .map(|b| b.exclude.as_slice())
+        .unwrap_or_default();
+    let mut roots = vec![(String::new(), manifest.dir.clone())];
+    for input in manifest.build.iter().flat_map(|b| &b.inputs) {
+        let dir = manifest.dir.join(input);
+        if !dir.exists() {
+            return Err(TargetError::Manifest {
+                path: manifest.path(),
+                line: None,
+                key: "build.inputs".into(),
+                message: format!("{} does not exist", dir.display()),
+            });
+        }
+        roots.push((format!("{}/", input.display()), dir));
+    }
+    let mut hasher = Sha256::new();
+    for (prefix, root) in &roots {
+        if root.is_file() {
+            hash_entry(&mut hasher, prefix.trim_end_matches('/'), root)?;
+            continue;
+        }
+        let mut files = Vec::new();
+        walk(root, root, exclude, &mut files)?;
+        files.sort();
+        for relative in files {
+            hash_entry(
+                &mut hasher,
+                &format!("{prefix}{relative}"),
+                &root.join(&relative),
+            )?;
+        }
+    }
+    Ok(hex(&hasher.finalize()))
+}
+
+/// Collects the paths (relative to `root`, `/`-separated) of every file and
+/// symlink under `dir` that no exclusion covers.
+fn walk(
+    root: &Path,
+    dir: &Path,
+    exclude: &[String],
+    files: &mut Vec<String>,
+) -> Result<(), TargetError> {
+    let entries = std::fs::read_dir(dir).map_err(|e| TargetError::io("list", dir, e))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| TargetError::io("list", dir, e))?;
+        let path = entry.path();
+        let relative = relative_string(root, &path);
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if is_excluded(&name, &relative, exclude) {
+            continue;
+        }
+        let kind = entry
+            .file_type()
+            .map_err(|e| TargetError::io("inspect", &path, e))?;
+        if kind.is_dir() {
+            walk(root, &path, exclude, files)?;
+        } else {
+            files.push(relative);
+        }
+    }
+    Ok(())
+}
+
+fn relative_string(root: &Path, path: &Path) -> String {
+    let relative = path.strip_prefix(root).unwrap_or(path);
+    let parts: Vec<_> = relative
+        .components()
+        .filter_map(|c| match c {
+            Component::Normal(part) => Some(part.to_string_lossy()),
+            _ => None,
+        })
+        .collect();
+    parts.join("/")
+}
+
+/// An exclusion with a `/` is a path relative to the root; without one it is
+/// a name (`*` and `?` allowed) matched at any depth.
+fn is_excluded(name: &str, relative: &str, exclude: &[String]) -> bool {
+    ALWAYS_EXCLUDED.contains(&name)
+        || exclude.iter().any(|pattern| {
+            let pattern = pattern.trim_start_matches("./").trim_end_matches('/');
+            if pattern.contains('/') {
+                relative == pattern || relative.starts_with(&format!("{pattern}/"))
+            } else {
+                glob_match(pattern.as_bytes(), name.as_bytes())
+            }
+        })
+}
+
+fn glob_match(pattern: &[u8], text: &[u8]) -> bool {
+    match (pattern.first(), text.first()) {
+        (None, None) => true,
+        (Some(b'*'), _) => {
+            glob_match(&pattern[1..], text) || (!text.is_empty() && glob_match(pattern, &text[1..]))
+        }
+        (Some(b'?'), Some(_)) => glob_match(&pattern[1..], &text[1..]),
+        (Some(p), Some(t)) if p == t => glob_match(&pattern[1..], &text[1..]),
+        _ => false,
+    }
+}
+
+fn hash_entry(hasher: &mut Sha256, relative: &str, path: &Path) -> Result<(), TargetError> {
+    let meta = path
+        .symlink_metadata()
+        .map_err(|e| TargetError::io("inspect", path, e))?;
+    if meta.file_type().is_symlink() {
+        let target: PathBuf =
+            std::fs::read_link(path).map_err(|e| TargetError::io("read the link", path, e))?;
+        hasher.update(b"L");
+        hasher.update(relative.as_bytes());
+        hasher.update(b"\0");
+        hasher.update(target.to_string_lossy().as_bytes());
+        hasher.update(b"\0");
+        return Ok(());
+    }
+    let executable = meta.permissions().mode() & 0o111 != 0;
+    hasher.update(if executable { b"X" } else { b"F" });
+    hasher.update(relative.as_bytes());
+    hasher.update(b"\0");
+    hasher.update(meta.len().to_le_bytes());
+    let mut file = File::open(path).map_err(|e| TargetError::io("read", path, e))?;
+    std::io::copy(&mut file, hasher).map_err(|e| TargetError::io("read", path, e))?;
+    Ok(())
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn globs() {
+        assert!(glob_match(b"*.log", b"build.log"));
+        assert!(glob_match(b"*", b""));
+        assert!(glob_match(b"a?c", b"abc"));
+        assert!(!glob_match(b"*.log", b"build.log.txt"));
+        assert!(!glob_match(b"a?c", b"ac"));
+        assert!(glob_match(b"node_modules", b"node_modules"));
+    }
+
+    #[test]
+    fn exclusions_by_name_and_by_path() {
+        let exclude = vec!["*.tmp".to_string(), "./docs/drafts/".to_string()];
+        assert!(is_excluded(".git", ".git", &[]));
+        assert!(is_excluded("node_modules", "web/node_modules", &[]));
+        assert!(is_excluded("x.tmp", "src/x.tmp", &exclude));
+        assert!(is_excluded("drafts", "docs/drafts", &exclude));
+        assert!(is_excluded("a.md", "docs/drafts/a.md", &exclude));
+        assert!(!is_excluded("drafts", "src/drafts", &exclude));
+        assert!(!is_excluded("main.go", "main.go", &exclude));
+    }
+}

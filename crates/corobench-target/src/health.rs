@@ -1,0 +1,115 @@
+//! The health probe: one blocking `GET /healthz` over HTTP/1.1.
+
+use std::io::{Read as _, Write as _};
+use std::net::{SocketAddr, TcpStream};
+use std::time::Duration;
+
+/// How long one probe may take to connect, and then to answer.
+const PROBE_TIMEOUT: Duration = Duration::from_secs(2);
+/// Enough of a response to hold its status line.
+const MAX_HEAD_BYTES: usize = 1024;
+
+/// The status code `GET /healthz` answered with, or why there was none.
+///
+/// # Errors
+/// A description of the failed attempt (refused, timed out, not HTTP).
+pub fn probe(addr: SocketAddr) -> Result<u16, String> {
+    let mut stream =
+        TcpStream::connect_timeout(&addr, PROBE_TIMEOUT).map_err(|e| format!("connect: {e}"))?;
+    stream
+        .set_read_timeout(Some(PROBE_TIMEOUT))
+        .map_err(|e| e.to_string())?;
+    stream
+        .set_write_timeout(Some(PROBE_TIMEOUT))
+        .map_err(|e| e.to_string())?;
+    let request = format!("GET /healthz HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+    stream
+        .write_all(request.as_bytes())
+        .map_err(|e| format!("send: {e}"))?;
+    let mut head = Vec::with_capacity(MAX_HEAD_BYTES);
+    let mut buffer = [0u8; 512];
+    while !head.contains(&b'\n') && head.len() < MAX_HEAD_BYTES {
+        match stream.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(n) => head.extend_from_slice(&buffer[..n]),
+            Err(e) => return Err(format!("read: {e}")),
+        }
+    }
+    status_code(&head)
+}
+
+/// The code of an `HTTP/1.x NNN reason` status line.
+fn status_code(head: &[u8]) -> Result<u16, String> {
+    let text = String::from_utf8_lossy(head);
+    let line = text.lines().next().unwrap_or("");
+    let mut parts = line.split(' ');
+    let code = match (parts.next(), parts.next()) {
+        (Some(version), Some(code)) if version.starts_with("HTTP/1.") => code.parse::<u16>().ok(),
+        _ => None,
+    };
+    code.ok_or_else(|| {
+        if line.is_empty() {
+            "the connection closed without a response".to_string()
+        } else {
+            format!(
+                "not an HTTP/1.x status line: {:?}",
+                line.chars().take(80).collect::<String>()
+            )
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::net::TcpListener;
+
+    #[test]
+    fn reads_status_lines() {
+        assert_eq!(status_code(b"HTTP/1.1 200 OK\r\nServer: x\r\n"), Ok(200));
+        assert_eq!(
+            status_code(b"HTTP/1.0 503 Service Unavailable\r\n"),
+            Ok(503)
+        );
+        assert!(
+            status_code(b"")
+                .unwrap_err()
+                .contains("closed without a response")
+        );
+        assert!(
+            status_code(b"SSH-2.0-OpenSSH\r\n")
+                .unwrap_err()
+                .contains("not an HTTP/1.x status line")
+        );
+    }
+
+    #[test]
+    fn probes_a_listening_socket() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let server = std::thread::spawn(move || {
+            let (mut conn, _) = listener.accept().unwrap();
+            let mut request = [0u8; 512];
+            let n = conn.read(&mut request).unwrap();
+            conn.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+                .unwrap();
+            String::from_utf8_lossy(&request[..n]).into_owned()
+        });
+        assert_eq!(probe(addr), Ok(200));
+        assert!(
+            server
+                .join()
+                .unwrap()
+                .starts_with("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:")
+        );
+    }
+
+    #[test]
+    fn a_closed_port_is_refused() {
+        let addr = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap();
+        assert!(probe(addr).unwrap_err().starts_with("connect:"));
+    }
+}

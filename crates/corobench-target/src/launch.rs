@@ -1,0 +1,197 @@
+//! Launching a built target: its command and environment with every
+//! placeholder filled, in its own guarded process group, pinned, logging to
+//! files in its work directory.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::cache::BuiltTarget;
+use crate::cpuset::CpuSet;
+use crate::error::TargetError;
+use crate::group::ProcessGroup;
+use crate::running::RunningTarget;
+use crate::template;
+
+/// How a target is started.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LaunchOptions {
+    /// Parameter values by name; missing ones take the manifest's defaults.
+    pub parameters: BTreeMap<String, String>,
+    /// CPUs the target runs on (applied before it executes).
+    pub cpus: Option<CpuSet>,
+    /// `DATA_DIR`, holding `payload.bin` (see [`crate::ensure_payload`]).
+    pub data_dir: PathBuf,
+    /// `UPLOAD_DIR`; created if missing.
+    pub upload_dir: PathBuf,
+    /// `DATABASE_URL`; unset in the target's environment when `None`.
+    pub database_url: Option<String>,
+    /// A fixed port; `None` picks a free one (and retries on a clash).
+    pub port: Option<u16>,
+    /// `WORK_DIR`, where `stdout.log` and `stderr.log` go and which is kept
+    /// afterwards; `None` makes a fresh one that is removed when the target
+    /// stops.
+    pub work_dir: Option<PathBuf>,
+}
+
+/// The options with every path absolute and the parameters resolved.
+#[derive(Clone, Debug)]
+pub(crate) struct Resolved {
+    pub parameters: BTreeMap<String, String>,
+    pub cpus: Option<CpuSet>,
+    pub data_dir: PathBuf,
+    pub upload_dir: PathBuf,
+    pub database_url: Option<String>,
+    pub work_dir: PathBuf,
+}
+
+impl BuiltTarget {
+    /// Starts the target as a direct child in its own process group. The
+    /// port is known at once but may change while [`RunningTarget::wait_healthy`]
+    /// retries a clash; read it after that.
+    ///
+    /// Call this from a thread that outlives the target: the target is
+    /// SIGKILLed (`PR_SET_PDEATHSIG`) when the thread that started it ends.
+    ///
+    /// # Errors
+    /// Bad parameters or CPUs, unwritable directories, a program that cannot start.
+    pub fn launch(&self, options: &LaunchOptions) -> Result<RunningTarget, TargetError> {
+        let parameters = self.manifest.resolve_parameters(&options.parameters)?;
+        if let Some(cpus) = &options.cpus {
+            cpus.validate()?;
+        }
+        let (work_dir, owns_work_dir) = match &options.work_dir {
+            Some(dir) => (absolute(dir)?, false),
+            None => (fresh_work_dir(&self.manifest.name)?, true),
+        };
+        let resolved = Resolved {
+            parameters,
+            cpus: options.cpus.clone(),
+            data_dir: absolute(&options.data_dir)?,
+            upload_dir: absolute(&options.upload_dir)?,
+            database_url: options.database_url.clone(),
+            work_dir,
+        };
+        for dir in [&resolved.data_dir, &resolved.upload_dir, &resolved.work_dir] {
+            std::fs::create_dir_all(dir).map_err(|e| TargetError::io("create", dir, e))?;
+        }
+        let port = match options.port {
+            Some(port) => port,
+            None => free_port()?,
+        };
+        let group = self.spawn_group(&resolved, port)?;
+        Ok(RunningTarget::new(
+            self.clone(),
+            resolved,
+            group,
+            port,
+            options.port.is_none(),
+            owns_work_dir,
+        ))
+    }
+
+    /// One attempt at starting the target on `port`.
+    pub(crate) fn spawn_group(
+        &self,
+        resolved: &Resolved,
+        port: u16,
+    ) -> Result<ProcessGroup, TargetError> {
+        let manifest = &self.manifest;
+        let values = self.placeholder_values(resolved, port)?;
+        let expand = |text: &str| {
+            template::expand(text, &values).map_err(|message| TargetError::Manifest {
+                path: manifest.path(),
+                line: None,
+                key: "run".into(),
+                message,
+            })
+        };
+        let args = manifest
+            .run
+            .command
+            .iter()
+            .map(|a| expand(a))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut command = Command::new(&args[0]);
+        command
+            .args(&args[1..])
+            .current_dir(&values["dir"])
+            .stdin(Stdio::null())
+            .stdout(log_file(&resolved.work_dir.join("stdout.log"))?)
+            .stderr(log_file(&resolved.work_dir.join("stderr.log"))?)
+            .env("PORT", port.to_string())
+            .env("TARGET_NAME", &manifest.name)
+            .env("DATA_DIR", &resolved.data_dir)
+            .env("UPLOAD_DIR", &resolved.upload_dir)
+            .env("WORK_DIR", &resolved.work_dir);
+        match &resolved.database_url {
+            Some(url) => command.env("DATABASE_URL", url),
+            None => command.env_remove("DATABASE_URL"),
+        };
+        for (key, value) in &manifest.run.env {
+            command.env(key, expand(value)?);
+        }
+        let what = format!("target {}", manifest.name);
+        ProcessGroup::spawn(&mut command, resolved.cpus.as_ref(), &what)
+    }
+
+    fn placeholder_values(
+        &self,
+        resolved: &Resolved,
+        port: u16,
+    ) -> Result<BTreeMap<String, String>, TargetError> {
+        let text = |path: &Path| path.display().to_string();
+        let mut values = resolved.parameters.clone();
+        values.insert("out".into(), text(&absolute(&self.out_dir)?));
+        values.insert("dir".into(), text(&absolute(&self.manifest.dir)?));
+        values.insert("cache".into(), text(&absolute(&self.cache_root)?));
+        values.insert("port".into(), port.to_string());
+        values.insert("work".into(), text(&resolved.work_dir));
+        values.insert("data_dir".into(), text(&resolved.data_dir));
+        values.insert("upload_dir".into(), text(&resolved.upload_dir));
+        values.insert(
+            "database_url".into(),
+            resolved.database_url.clone().unwrap_or_default(),
+        );
+        Ok(values)
+    }
+}
+
+/// A port that was free a moment ago: bound on 127.0.0.1:0, read, released.
+///
+/// # Errors
+/// Binding failed.
+pub fn free_port() -> Result<u16, TargetError> {
+    let listener = TcpListener::bind("127.0.0.1:0").map_err(|source| TargetError::Os {
+        call: "bind 127.0.0.1:0",
+        source,
+    })?;
+    let addr = listener.local_addr().map_err(|source| TargetError::Os {
+        call: "getsockname",
+        source,
+    })?;
+    Ok(addr.port())
+}
+
+fn absolute(path: &Path) -> Result<PathBuf, TargetError> {
+    std::path::absolute(path).map_err(|e| TargetError::io("resolve", path, e))
+}
+
+fn log_file(path: &Path) -> Result<File, TargetError> {
+    File::create(path).map_err(|e| TargetError::io("create", path, e))
+}
+
+/// `<tmp>/corobench-<pid>/<name>-<n>`, unique within this process.
+fn fresh_work_dir(name: &str) -> Result<PathBuf, TargetError> {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let dir = std::env::temp_dir()
+        .join(format!("corobench-{}", std::process::id()))
+        .join(format!("{name}-{n}"));
+    let _ = std::fs::remove_dir_all(&dir); // left by an earlier process with our pid
+    std::fs::create_dir_all(&dir).map_err(|e| TargetError::io("create", &dir, e))?;
+    Ok(dir)
+}

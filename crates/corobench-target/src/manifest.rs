@@ -1,0 +1,205 @@
+//! `target.toml`: the manifest that says how a target is built, started and
+//! parametrised (format: docs/targets.md), and where targets are found.
+
+mod parse;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::error::TargetError;
+use crate::parameters::{self, ParameterSpec};
+
+/// The concurrency model ids of docs/contract.md.
+pub const MODELS: &[&str] = &[
+    "goroutine-per-connection",
+    "worker-pool",
+    "event-loop",
+    "event-loop-multi-process",
+    "process-per-request",
+    "coroutine",
+    "work-stealing-async",
+    "thread-per-core-io-uring",
+    "virtual-threads",
+];
+
+/// The file name of a manifest inside a target's folder.
+pub const MANIFEST_FILE: &str = "target.toml";
+
+/// A validated `target.toml`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Manifest {
+    /// Equal to the folder name; the `Server` header carries it.
+    pub name: String,
+    /// A model id from [`MODELS`].
+    pub model: String,
+    pub summary: String,
+    pub language: String,
+    /// Commands that must be on PATH.
+    pub requires: Vec<String>,
+    /// How to make an unavailable target available.
+    pub hint: Option<String>,
+    pub available_if: Option<AvailableIf>,
+    /// Commands whose output is recorded as tool versions.
+    pub versions: Vec<Vec<String>>,
+    pub build: Option<BuildSpec>,
+    pub run: RunSpec,
+    pub parameters: BTreeMap<String, ParameterSpec>,
+    /// The target's folder (absolute when discovered from an absolute path).
+    pub dir: PathBuf,
+}
+
+/// A command that must exit 0 (and print some text) for a target to be available.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct AvailableIf {
+    pub command: Vec<String>,
+    pub stdout_contains: Vec<String>,
+}
+
+/// `[build]`: runs in the target's folder, writes into `{out}`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct BuildSpec {
+    pub command: Vec<String>,
+    /// Names (at any depth) or relative paths left out of the source hash.
+    pub exclude: Vec<String>,
+    /// Folders outside the target's own, relative to it, hashed too.
+    pub inputs: Vec<PathBuf>,
+    pub env: BTreeMap<String, String>,
+}
+
+/// `[run]`: how the target is started.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RunSpec {
+    pub command: Vec<String>,
+    pub env: BTreeMap<String, String>,
+    /// How long `/healthz` may take to answer 200.
+    pub ready_timeout_s: u64,
+    /// SIGTERM to SIGKILL.
+    pub stop_timeout_s: u64,
+}
+
+impl RunSpec {
+    #[must_use]
+    pub fn ready_timeout(&self) -> Duration {
+        Duration::from_secs(self.ready_timeout_s)
+    }
+
+    #[must_use]
+    pub fn stop_timeout(&self) -> Duration {
+        Duration::from_secs(self.stop_timeout_s)
+    }
+}
+
+impl Manifest {
+    /// Reads and validates `<dir>/target.toml`.
+    ///
+    /// # Errors
+    /// An unreadable file, or a manifest error naming the file, line and key.
+    pub fn load(dir: &Path) -> Result<Self, TargetError> {
+        let path = dir.join(MANIFEST_FILE);
+        let text = std::fs::read_to_string(&path).map_err(|e| TargetError::io("read", &path, e))?;
+        Self::parse(&text, &path)
+    }
+
+    /// Validates manifest `text` read from `path` (whose folder names the target).
+    ///
+    /// # Errors
+    /// A manifest error naming the file, line and key.
+    pub fn parse(text: &str, path: &Path) -> Result<Self, TargetError> {
+        parse::parse(text, path)
+    }
+
+    /// Defaults filled in, every name and value checked against the manifest.
+    ///
+    /// # Errors
+    /// An unknown parameter or a value out of bounds, naming the target, the
+    /// parameter and the allowed values.
+    pub fn resolve_parameters(
+        &self,
+        given: &BTreeMap<String, String>,
+    ) -> Result<BTreeMap<String, String>, TargetError> {
+        parameters::resolve(&self.name, &self.parameters, given)
+    }
+
+    /// The `TOML` file this manifest was read from.
+    #[must_use]
+    pub fn path(&self) -> PathBuf {
+        self.dir.join(MANIFEST_FILE)
+    }
+}
+
+/// Every `<targets_dir>/<name>/target.toml`, sorted by name. Folders without a
+/// manifest hold shared code and are skipped.
+///
+/// # Errors
+/// An unreadable directory, or every invalid manifest (all of them listed).
+pub fn discover(targets_dir: &Path) -> Result<Vec<Manifest>, TargetError> {
+    let entries =
+        std::fs::read_dir(targets_dir).map_err(|e| TargetError::io("list", targets_dir, e))?;
+    let mut dirs = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| TargetError::io("list", targets_dir, e))?;
+        let path = entry.path();
+        if path.is_dir() && path.join(MANIFEST_FILE).is_file() {
+            dirs.push(path);
+        }
+    }
+    dirs.sort();
+    let (manifests, mut errors): (Vec<_>, Vec<_>) = dirs
+        .iter()
+        .map(|dir| Manifest::load(dir))
+        .partition(Result::is_ok);
+    match errors.len() {
+        0 => Ok(manifests.into_iter().map(Result::unwrap).collect()),
+        1 => Err(errors.remove(0).unwrap_err()),
+        _ => Err(TargetError::Manifests {
+            errors: errors.into_iter().map(Result::unwrap_err).collect(),
+        }),
+    }
+}
+
+/// `explicit` (from `--targets-dir`), else `$COROBENCH_TARGETS`, else
+/// `./targets`, else the repository's `targets/` next to the executable
+/// (`target/release/corobench` → `target/release/../../targets`).
+///
+/// # Errors
+/// An explicit or environment path that is not a directory, or nothing found.
+pub fn find_targets_dir(explicit: Option<&Path>) -> Result<PathBuf, TargetError> {
+    if let Some(dir) = explicit {
+        return existing_dir(dir, "--targets-dir");
+    }
+    if let Some(dir) = std::env::var_os("COROBENCH_TARGETS").filter(|v| !v.is_empty()) {
+        return existing_dir(Path::new(&dir), "COROBENCH_TARGETS");
+    }
+    let mut tried = Vec::new();
+    let cwd_targets = PathBuf::from("targets");
+    if cwd_targets.is_dir() {
+        return Ok(cwd_targets);
+    }
+    tried.push("./targets".to_string());
+    if let Ok(exe) = std::env::current_exe()
+        && let Some(repo) = exe.parent().and_then(Path::parent).and_then(Path::parent)
+    {
+        let beside = repo.join("targets");
+        if beside.is_dir() {
+            return Ok(beside);
+        }
+        tried.push(beside.display().to_string());
+    }
+    Err(TargetError::TargetsDirNotFound { tried })
+}
+
+fn existing_dir(dir: &Path, source: &str) -> Result<PathBuf, TargetError> {
+    if dir.is_dir() {
+        Ok(dir.to_path_buf())
+    } else {
+        Err(TargetError::TargetsDirNotFound {
+            tried: vec![format!(
+                "{} (from {source}), which is not a directory",
+                dir.display()
+            )],
+        })
+    }
+}

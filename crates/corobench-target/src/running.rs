@@ -1,0 +1,241 @@
+//! A launched target: health wait (with port-clash retries), crash
+//! detection, and a stop that leaves nothing behind.
+
+use std::net::{SocketAddr, TcpListener};
+use std::path::{Path, PathBuf};
+use std::process::ExitStatus;
+use std::time::{Duration, Instant};
+
+use crate::cache::BuiltTarget;
+use crate::error::TargetError;
+use crate::group::{ProcessGroup, StopReport};
+use crate::launch::{Resolved, free_port};
+use crate::{health, tail};
+
+/// A clash on an automatically picked port is retried this many times.
+const MAX_PORT_RETRIES: u32 = 3;
+/// Lines of stderr quoted in errors.
+const ERROR_TAIL_LINES: usize = 20;
+/// Pause between two health probes.
+const HEALTH_POLL: Duration = Duration::from_millis(50);
+
+/// A target process group started by [`BuiltTarget::launch`]. Dropping it
+/// SIGKILLs the group and reaps it: no target outlives corobench.
+#[derive(Debug)]
+pub struct RunningTarget {
+    built: BuiltTarget,
+    resolved: Resolved,
+    group: Option<ProcessGroup>,
+    port: u16,
+    port_picked: bool,
+    port_retries: u32,
+    owns_work_dir: bool,
+}
+
+impl RunningTarget {
+    pub(crate) fn new(
+        built: BuiltTarget,
+        resolved: Resolved,
+        group: ProcessGroup,
+        port: u16,
+        port_picked: bool,
+        owns_work_dir: bool,
+    ) -> Self {
+        Self {
+            built,
+            resolved,
+            group: Some(group),
+            port,
+            port_picked,
+            port_retries: 0,
+            owns_work_dir,
+        }
+    }
+
+    fn group(&self) -> &ProcessGroup {
+        self.group
+            .as_ref()
+            .expect("a running target has a group until it stops")
+    }
+
+    /// The target's first process.
+    #[must_use]
+    pub fn pid(&self) -> i32 {
+        self.group().pid()
+    }
+
+    /// The target's process group (equal to [`RunningTarget::pid`]).
+    #[must_use]
+    pub fn pgid(&self) -> i32 {
+        self.group().pid()
+    }
+
+    /// The process that kills the group should corobench die.
+    #[must_use]
+    pub fn guardian_pid(&self) -> i32 {
+        self.group().guardian_pid()
+    }
+
+    #[must_use]
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    #[must_use]
+    pub fn addr(&self) -> SocketAddr {
+        SocketAddr::from(([127, 0, 0, 1], self.port))
+    }
+
+    #[must_use]
+    pub fn work_dir(&self) -> &Path {
+        &self.resolved.work_dir
+    }
+
+    #[must_use]
+    pub fn name(&self) -> &str {
+        &self.built.manifest.name
+    }
+
+    /// The parameters the target runs with, defaults included.
+    #[must_use]
+    pub fn parameters(&self) -> &std::collections::BTreeMap<String, String> {
+        &self.resolved.parameters
+    }
+
+    /// How many times a port clash made the target start again.
+    #[must_use]
+    pub fn port_retries(&self) -> u32 {
+        self.port_retries
+    }
+
+    #[must_use]
+    pub fn stderr_log(&self) -> PathBuf {
+        self.resolved.work_dir.join("stderr.log")
+    }
+
+    #[must_use]
+    pub fn stdout_log(&self) -> PathBuf {
+        self.resolved.work_dir.join("stdout.log")
+    }
+
+    /// The last `lines` lines the target wrote to stderr.
+    #[must_use]
+    pub fn stderr_tail(&self, lines: usize) -> String {
+        tail::last_lines(&self.stderr_log(), lines)
+    }
+
+    /// `Some` once the target's first process has exited (a crash, when it
+    /// happens mid-trial). The process stays unreaped until the stop.
+    pub fn exit_status(&mut self) -> Option<ExitStatus> {
+        self.group.as_ref().and_then(ProcessGroup::exit_status)
+    }
+
+    /// Polls `GET /healthz` until it answers 200. Fails at once when the
+    /// target exits; a clash on a picked port starts it again on a new port
+    /// (up to 3 times), each attempt with the full `timeout`.
+    ///
+    /// # Errors
+    /// The target exited, its port was in use, or it stayed unhealthy for
+    /// `timeout`; the error quotes the last lines of its stderr.
+    pub fn wait_healthy(&mut self, timeout: Duration) -> Result<(), TargetError> {
+        let mut deadline = Instant::now() + timeout;
+        loop {
+            let exited = self.exit_status();
+            if exited.is_some() || self.stderr_reports_port_clash() {
+                self.handle_failed_start(exited)?;
+                deadline = Instant::now() + timeout;
+                continue;
+            }
+            let last_attempt = match health::probe(self.addr()) {
+                Ok(200) => return Ok(()),
+                Ok(code) => format!("status {code}"),
+                Err(error) => error,
+            };
+            if Instant::now() >= deadline {
+                return Err(TargetError::Unhealthy {
+                    target: self.name().to_string(),
+                    port: self.port,
+                    timeout,
+                    last_attempt,
+                    stderr_log: self.stderr_log(),
+                    stderr_tail: self.stderr_tail(ERROR_TAIL_LINES),
+                });
+            }
+            std::thread::sleep(HEALTH_POLL);
+        }
+    }
+
+    /// After an exit or a reported clash: starts again on a new port when the
+    /// port was the problem and retries remain, else returns the error.
+    fn handle_failed_start(&mut self, exited: Option<ExitStatus>) -> Result<(), TargetError> {
+        let clash =
+            self.stderr_reports_port_clash() || (exited.is_some() && port_is_taken(self.port));
+        if !clash {
+            let status = exited.expect("a failed start without a clash is an exit");
+            return Err(TargetError::Exited {
+                target: self.name().to_string(),
+                status,
+                stderr_log: self.stderr_log(),
+                stderr_tail: self.stderr_tail(ERROR_TAIL_LINES),
+            });
+        }
+        if !self.port_picked || self.port_retries >= MAX_PORT_RETRIES {
+            return Err(TargetError::PortInUse {
+                target: self.name().to_string(),
+                port: self.port,
+                retried: self.port_retries > 0,
+            });
+        }
+        if let Some(mut group) = self.group.take() {
+            group.stop(libc::SIGKILL, true, Duration::ZERO);
+        }
+        self.port = free_port()?;
+        self.port_retries += 1;
+        self.group = Some(self.built.spawn_group(&self.resolved, self.port)?);
+        Ok(())
+    }
+
+    fn stderr_reports_port_clash(&self) -> bool {
+        let text = self.stderr_tail(50).to_ascii_lowercase();
+        ["address already in use", "address in use", "eaddrinuse"]
+            .iter()
+            .any(|needle| text.contains(needle))
+    }
+
+    /// SIGTERM to the group, up to the manifest's `stop_timeout_s` for every
+    /// process to end, then SIGKILL to what is left; everything is reaped.
+    ///
+    /// # Errors
+    /// Processes that survived even SIGKILL (stuck in the kernel).
+    pub fn stop(mut self) -> Result<StopReport, TargetError> {
+        let timeout = self.built.manifest.run.stop_timeout();
+        let Some(mut group) = self.group.take() else {
+            unreachable!("only stop and drop take the group, and both consume the target");
+        };
+        let report = group.stop(libc::SIGTERM, true, timeout);
+        if !report.survivors.is_empty() {
+            return Err(TargetError::Command {
+                command: format!("stop target {}", self.name()),
+                message: format!(
+                    "left processes {:?} alive even after SIGKILL",
+                    report.survivors
+                ),
+            });
+        }
+        Ok(report)
+    }
+}
+
+impl Drop for RunningTarget {
+    fn drop(&mut self) {
+        drop(self.group.take()); // SIGKILLs and reaps the group
+        if self.owns_work_dir {
+            let _ = std::fs::remove_dir_all(&self.resolved.work_dir);
+        }
+    }
+}
+
+/// Whether another process holds `port` on 127.0.0.1 now.
+fn port_is_taken(port: u16) -> bool {
+    matches!(TcpListener::bind(("127.0.0.1", port)), Err(e) if e.kind() == std::io::ErrorKind::AddrInUse)
+}

@@ -1,0 +1,54 @@
+//! The last lines of a log file, for error messages.
+
+use std::io::{Read as _, Seek as _, SeekFrom};
+use std::path::Path;
+
+/// At most this many bytes are read from the end of a log.
+const MAX_TAIL_BYTES: u64 = 64 * 1024;
+
+/// The last `lines` lines of the file at `path` (empty when it is missing).
+#[must_use]
+pub fn last_lines(path: &Path, lines: usize) -> String {
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return String::new();
+    };
+    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let start = len.saturating_sub(MAX_TAIL_BYTES);
+    let mut bytes = Vec::new();
+    if file.seek(SeekFrom::Start(start)).is_err() || file.read_to_end(&mut bytes).is_err() {
+        return String::new();
+    }
+    let text = String::from_utf8_lossy(&bytes);
+    let all: Vec<&str> = text.trim_end().lines().collect();
+    // A partial first line (cut by the byte limit) is dropped.
+    let from = all
+        .len()
+        .saturating_sub(lines)
+        .max(usize::from(start > 0))
+        .min(all.len());
+    all[from..].join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keeps_the_last_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log");
+        std::fs::write(&path, "a\nb\nc\nd\n").unwrap();
+        assert_eq!(last_lines(&path, 2), "c\nd");
+        assert_eq!(last_lines(&path, 10), "a\nb\nc\nd");
+        assert_eq!(last_lines(&dir.path().join("missing"), 3), "");
+    }
+
+    #[test]
+    fn reads_only_the_end_of_a_big_log() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log");
+        let text: String = (0..100_000).map(|i| format!("line {i}\n")).collect();
+        std::fs::write(&path, text).unwrap();
+        assert_eq!(last_lines(&path, 2), "line 99998\nline 99999");
+    }
+}

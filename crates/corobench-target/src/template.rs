@@ -1,0 +1,166 @@
+//! `{name}` placeholders in manifest commands and environments.
+//!
+//! `{name}` is replaced by a value; `{{` and `}}` stand for literal braces
+//! (so a shell's `${HOME}` is written `${{HOME}}`). Anything else with a brace
+//! is an error, so a typo never reaches a command line unexpanded.
+
+use std::collections::BTreeMap;
+
+/// Placeholders every `[run]` may use, besides the target's parameters.
+pub const RUN_PLACEHOLDERS: &[&str] = &[
+    "out",
+    "dir",
+    "port",
+    "work",
+    "data_dir",
+    "upload_dir",
+    "database_url",
+    "cache",
+];
+
+/// Placeholders a `[build]` may use.
+pub const BUILD_PLACEHOLDERS: &[&str] = &["out", "dir", "cache"];
+
+#[derive(Debug, PartialEq, Eq)]
+enum Segment<'a> {
+    Literal(&'a str),
+    Placeholder(&'a str),
+}
+
+/// Splits `text` into literals and placeholders, or says what is malformed.
+fn parse(text: &str) -> Result<Vec<Segment<'_>>, String> {
+    let mut segments = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find(['{', '}']) {
+        if at > 0 {
+            segments.push(Segment::Literal(&rest[..at]));
+        }
+        let tail = &rest[at..];
+        if tail.starts_with("{{") || tail.starts_with("}}") {
+            segments.push(Segment::Literal(&tail[..1]));
+            rest = &tail[2..];
+        } else if tail.starts_with('}') {
+            return Err(format!(
+                "a lone '}}' in {text:?}: write '}}}}' for a literal brace"
+            ));
+        } else {
+            let close = tail.find('}').ok_or_else(|| {
+                format!("an unclosed '{{' in {text:?}: write '{{{{' for a literal brace")
+            })?;
+            let name = &tail[1..close];
+            if !is_identifier(name) {
+                return Err(format!(
+                    "{{{name}}} in {text:?} is not a placeholder name (letters, digits, _): write '{{{{' for a literal brace"
+                ));
+            }
+            segments.push(Segment::Placeholder(name));
+            rest = &tail[close + 1..];
+        }
+    }
+    if !rest.is_empty() {
+        segments.push(Segment::Literal(rest));
+    }
+    Ok(segments)
+}
+
+/// True for a name that may be a placeholder or a parameter: `[A-Za-z_][A-Za-z0-9_]*`.
+#[must_use]
+pub fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// Checks that `text` is well formed and uses only `known` placeholders.
+///
+/// # Errors
+/// A message naming the malformed brace or the unknown placeholder and the known ones.
+pub fn check(text: &str, known: &dyn Fn(&str) -> bool, known_list: &str) -> Result<(), String> {
+    for segment in parse(text)? {
+        if let Segment::Placeholder(name) = segment
+            && !known(name)
+        {
+            return Err(format!(
+                "unknown placeholder {{{name}}}; known: {known_list}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Replaces every placeholder in `text` by its value.
+///
+/// # Errors
+/// A malformed brace, or a placeholder without a value (named in the message).
+pub fn expand(text: &str, values: &BTreeMap<String, String>) -> Result<String, String> {
+    let mut out = String::with_capacity(text.len());
+    for segment in parse(text)? {
+        match segment {
+            Segment::Literal(literal) => out.push_str(literal),
+            Segment::Placeholder(name) => match values.get(name) {
+                Some(value) => out.push_str(value),
+                None => return Err(format!("unknown placeholder {{{name}}}")),
+            },
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn values(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_string(), (*v).to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn expands_placeholders_and_escaped_braces() {
+        let v = values(&[("out", "/c/x"), ("port", "8080")]);
+        assert_eq!(expand("{out}/server", &v).unwrap(), "/c/x/server");
+        assert_eq!(expand("--port={port}", &v).unwrap(), "--port=8080");
+        assert_eq!(expand("${{HOME}} {{}}", &v).unwrap(), "${HOME} {}");
+        assert_eq!(expand("{port}{port}", &v).unwrap(), "80808080");
+        assert_eq!(expand("plain", &v).unwrap(), "plain");
+        assert_eq!(expand("", &v).unwrap(), "");
+    }
+
+    #[test]
+    fn unknown_and_malformed_placeholders_are_named() {
+        let v = values(&[("out", "/c")]);
+        assert_eq!(
+            expand("{outt}/server", &v).unwrap_err(),
+            "unknown placeholder {outt}"
+        );
+        assert!(expand("{out", &v).unwrap_err().contains("unclosed '{'"));
+        assert!(expand("a}b", &v).unwrap_err().contains("lone '}'"));
+        assert!(expand("${HOME-x}", &v).unwrap_err().contains("{HOME-x}"));
+        assert!(
+            expand("{}", &v)
+                .unwrap_err()
+                .contains("not a placeholder name")
+        );
+    }
+
+    #[test]
+    fn check_lists_the_known_placeholders() {
+        let known = |name: &str| BUILD_PLACEHOLDERS.contains(&name);
+        assert!(check("{out}/bin {cache}", &known, "out, dir, cache").is_ok());
+        let error = check("{port}", &known, "out, dir, cache").unwrap_err();
+        assert_eq!(error, "unknown placeholder {port}; known: out, dir, cache");
+    }
+
+    #[test]
+    fn identifiers() {
+        assert!(is_identifier("db_pool"));
+        assert!(is_identifier("_x1"));
+        assert!(!is_identifier("1x"));
+        assert!(!is_identifier("db-pool"));
+        assert!(!is_identifier(""));
+    }
+}

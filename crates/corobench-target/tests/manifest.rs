@@ -1,0 +1,346 @@
+//! `target.toml` parsing and validation, on the small fixture targets and on
+//! bad manifests whose errors must name the file, the line and the key.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use corobench_target::{
+    Availability, Manifest, ParameterSpec, TargetError, discover, find_targets_dir,
+};
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/targets")
+}
+
+/// A valid manifest; each bad case changes one part of it.
+const GOOD: &str = r#"name = "probe"
+model = "worker-pool"
+summary = "a probe"
+language = "sh"
+
+[run]
+command = ["sh", "-c", "exec server --port {port} --threads {threads}"]
+
+[parameters.threads]
+default = 1
+min = 1
+max = 8
+"#;
+
+/// Parses `text` as `<tmp>/probe/target.toml` and returns the error's line and text.
+fn error_of(text: &str) -> (Option<usize>, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("probe").join("target.toml");
+    let error = Manifest::parse(text, &path).expect_err("the manifest is invalid");
+    let TargetError::Manifest { line, .. } = &error else {
+        panic!("not a manifest error: {error}");
+    };
+    let message = error.to_string();
+    assert!(
+        message.starts_with(&path.display().to_string()),
+        "names the file: {message}"
+    );
+    (*line, message)
+}
+
+#[test]
+fn the_good_manifest_parses() {
+    let manifest = Manifest::parse(GOOD, Path::new("/t/probe/target.toml")).unwrap();
+    assert_eq!(manifest.name, "probe");
+    assert_eq!(manifest.dir, Path::new("/t/probe"));
+    assert_eq!(manifest.run.ready_timeout_s, 30, "the documented default");
+    assert_eq!(manifest.run.stop_timeout_s, 5, "the documented default");
+    assert_eq!(manifest.build, None);
+    assert_eq!(manifest.hint, None);
+}
+
+#[test]
+fn fixture_manifests_parse_with_every_section() {
+    let web = Manifest::load(&fixtures().join("web")).unwrap();
+    assert_eq!(web.model, "worker-pool");
+    assert_eq!(web.requires, ["python3"]);
+    assert_eq!(web.hint.as_deref(), Some("install Python 3"));
+    assert_eq!(
+        web.versions,
+        [vec!["python3".to_string(), "--version".to_string()]]
+    );
+    assert_eq!(web.run.ready_timeout_s, 20);
+    assert_eq!(web.run.env["WEB_THREADS"], "{threads}");
+    assert_eq!(
+        web.parameters["mode"],
+        ParameterSpec::Choice {
+            default: "blocking".into(),
+            choices: vec!["blocking".into(), "nonblocking".into()],
+            help: "also unused; a parameter with named values".into(),
+        }
+    );
+    let built = Manifest::load(&fixtures().join("built")).unwrap();
+    let build = built.build.unwrap();
+    assert_eq!(build.exclude, ["*.tmp", "notes"]);
+    assert_eq!(build.inputs, [PathBuf::from("../shared")]);
+    assert_eq!(build.env["BUILD_FLAVOUR"], "plain {cache}");
+}
+
+#[test]
+fn discovery_finds_every_target_sorted_and_skips_shared_code() {
+    let names: Vec<String> = discover(&fixtures())
+        .unwrap()
+        .into_iter()
+        .map(|m| m.name)
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "built",
+            "crasher",
+            "flaky-port",
+            "forker",
+            "silent",
+            "stubborn",
+            "web"
+        ],
+        "shared/ has no target.toml"
+    );
+}
+
+#[test]
+fn discovery_lists_every_invalid_manifest() {
+    let root = tempfile::tempdir().unwrap();
+    for (name, text) in [("a", "name = \"a\""), ("b", GOOD), ("c", "name = ")] {
+        std::fs::create_dir(root.path().join(name)).unwrap();
+        std::fs::write(root.path().join(name).join("target.toml"), text).unwrap();
+    }
+    let message = discover(root.path()).unwrap_err().to_string();
+    assert!(
+        message.starts_with("3 target manifests are invalid:"),
+        "{message}"
+    );
+    assert!(
+        message.contains("a/target.toml:1: model: missing field `model`"),
+        "{message}"
+    );
+    assert!(
+        message.contains("b/target.toml:1: name: \"probe\" must equal the folder name \"b\""),
+        "{message}"
+    );
+    assert!(message.contains("c/target.toml:1:"), "{message}");
+}
+
+#[test]
+fn unknown_keys_are_named_with_their_line() {
+    let (line, message) = error_of(&GOOD.replace(
+        "language = \"sh\"",
+        "language = \"sh\"\nlanguages = [\"sh\"]",
+    ));
+    assert_eq!(line, Some(5));
+    assert!(
+        message.contains(": languages: unknown field `languages`"),
+        "{message}"
+    );
+
+    let (line, message) = error_of(&format!("{GOOD}help = \"x\"\nmax_value = 3\n"));
+    assert_eq!(line, Some(14));
+    assert!(message.contains("unknown field `max_value`"), "{message}");
+
+    let (line, message) = error_of(&GOOD.replace("[run]", "[run]\nstop_timeout = 5"));
+    assert_eq!(line, Some(7));
+    assert!(
+        message.contains("stop_timeout: unknown field `stop_timeout`"),
+        "{message}"
+    );
+}
+
+#[test]
+fn shape_errors_are_named() {
+    let (line, message) = error_of(&GOOD.replace("[run]", "[run]\nstop_timeout_s = \"5\""));
+    assert_eq!(line, Some(7));
+    assert!(
+        message.contains(": stop_timeout_s: invalid type: string \"5\""),
+        "{message}"
+    );
+
+    let (_, message) = error_of(&GOOD.replace("model = \"worker-pool\"\n", ""));
+    assert!(
+        message.contains("model: missing field `model`"),
+        "{message}"
+    );
+
+    let (line, message) = error_of(&GOOD.replace("summary = \"a probe\"", "summary = \"a probe"));
+    assert_eq!(line, Some(3));
+    assert!(
+        message.contains(":3: summary: invalid basic string"),
+        "{message}"
+    );
+}
+
+#[test]
+fn values_are_validated() {
+    let cases: &[(&str, &str, usize, &str)] = &[
+        (
+            "name = \"probe\"",
+            "name = \"Probe!\"",
+            1,
+            "name: use lower-case letters",
+        ),
+        (
+            "model = \"worker-pool\"",
+            "model = \"threads\"",
+            2,
+            "model: \"threads\" is not a model id; use one of goroutine-per-connection",
+        ),
+        (
+            "{port}",
+            "{prot}",
+            7,
+            "run.command[2]: unknown placeholder {prot}; known: out, dir, port",
+        ),
+        ("{threads}", "{{threads}", 7, "run.command[2]: a lone '}'"),
+        (
+            "[\"sh\", \"-c\", \"exec server --port {port} --threads {threads}\"]",
+            "[]",
+            7,
+            "run.command: a command needs at least the program name",
+        ),
+        (
+            "default = 1\n",
+            "default = 9\n",
+            9,
+            "parameters.threads: default 9 must lie in min..=max (1..=8)",
+        ),
+        (
+            "max = 8\n",
+            "",
+            9,
+            "parameters.threads: an integer parameter needs both min and max",
+        ),
+        (
+            "default = 1\n",
+            "default = \"one\"\n",
+            9,
+            "a string parameter needs choices = [...]",
+        ),
+        (
+            "default = 1\n",
+            "default = 1.5\n",
+            9,
+            "default must be an integer or a string, not a float",
+        ),
+        (
+            "[parameters.threads]",
+            "[parameters.port]",
+            9,
+            "\"port\" cannot name a parameter",
+        ),
+    ];
+    for (from, to, expected_line, expected) in cases {
+        assert!(GOOD.contains(from), "case {from:?} changes nothing");
+        let (line, message) = error_of(&GOOD.replacen(from, to, 1));
+        assert!(
+            message.contains(expected),
+            "expected {expected:?} in {message}"
+        );
+        assert_eq!(line, Some(*expected_line), "{message}");
+    }
+}
+
+#[test]
+fn choices_are_validated() {
+    let text = GOOD.replace(
+        "default = 1\nmin = 1\nmax = 8\n",
+        "default = \"fast\"\nchoices = [\"slow\", \"steady\"]\n",
+    );
+    let (_, message) = error_of(&text);
+    assert!(
+        message.contains("default \"fast\" must be one of the choices (slow, steady)"),
+        "{message}"
+    );
+}
+
+#[test]
+fn run_env_may_not_override_the_contract() {
+    let (line, message) = error_of(&GOOD.replace("[run]", "[run]\nenv = { PORT = \"80\" }"));
+    assert_eq!(line, Some(7));
+    assert!(
+        message.contains("run.env.PORT: corobench sets PORT itself"),
+        "{message}"
+    );
+    let (_, message) = error_of(&GOOD.replace("[run]", "[run]\nenv = { X = \"{nope}\" }"));
+    assert!(
+        message.contains("run.env.X: unknown placeholder {nope}"),
+        "{message}"
+    );
+}
+
+#[test]
+fn build_uses_only_build_placeholders() {
+    let text = GOOD.replace(
+        "[run]",
+        "[build]\ncommand = [\"make\", \"PORT={port}\"]\n\n[run]",
+    );
+    let (line, message) = error_of(&text);
+    assert_eq!(line, Some(7));
+    assert!(
+        message.contains("build.command[1]: unknown placeholder {port}; known: out, dir, cache"),
+        "{message}"
+    );
+    let text = GOOD.replace(
+        "[run]",
+        "[build]\ncommand = [\"make\"]\ninputs = [\"/abs\"]\n\n[run]",
+    );
+    let (_, message) = error_of(&text);
+    assert!(
+        message.contains("build.inputs: \"/abs\" must be a path relative"),
+        "{message}"
+    );
+}
+
+#[test]
+fn parameters_resolve_through_the_manifest() {
+    let manifest = Manifest::load(&fixtures().join("web")).unwrap();
+    let given = BTreeMap::from([("threads".to_string(), "4".to_string())]);
+    let resolved = manifest.resolve_parameters(&given).unwrap();
+    assert_eq!(resolved["threads"], "4");
+    assert_eq!(resolved["mode"], "blocking");
+    let bad = BTreeMap::from([("threads".to_string(), "65".to_string())]);
+    let message = manifest.resolve_parameters(&bad).unwrap_err().to_string();
+    assert_eq!(
+        message,
+        "target web: parameter threads: \"65\" is not allowed: use an integer in 1..=64"
+    );
+}
+
+#[test]
+fn availability_names_the_missing_command_and_the_hint() {
+    let text = GOOD.replace("language = \"sh\"", "language = \"sh\"\nrequires = [\"sh\", \"corobench-no-such-tool\"]\nhint = \"apt-get install it\"");
+    let manifest = Manifest::parse(&text, Path::new("/t/probe/target.toml")).unwrap();
+    assert_eq!(
+        manifest.availability(),
+        Availability::Unavailable {
+            reason: "`corobench-no-such-tool` is not on PATH".into(),
+            hint: Some("apt-get install it".into()),
+        }
+    );
+    let web = Manifest::load(&fixtures().join("web")).unwrap();
+    assert_eq!(web.availability(), Availability::Available);
+    let versions = web.tool_versions();
+    assert!(
+        versions["python3 --version"].starts_with("Python 3."),
+        "{versions:?}"
+    );
+}
+
+#[test]
+fn an_explicit_targets_dir_must_exist() {
+    assert_eq!(find_targets_dir(Some(&fixtures())).unwrap(), fixtures());
+    let message = find_targets_dir(Some(Path::new("/nonexistent/targets")))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        message.contains("/nonexistent/targets (from --targets-dir), which is not a directory"),
+        "{message}"
+    );
+    assert!(
+        message.contains("pass --targets-dir DIR or set COROBENCH_TARGETS"),
+        "{message}"
+    );
+}
