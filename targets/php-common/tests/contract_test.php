@@ -1,10 +1,12 @@
 <?php
-// Checks the pure contract helpers shared by the php-fpm and Swoole targets.
+// Checks the pure helpers shared by the php-fpm and Swoole targets: the
+// contract's parameters, routes and digests, and the Swoole engine probe.
 // Run: php targets/php-common/tests/contract_test.php (exits 1 on a failure).
 
 declare(strict_types=1);
 
 require __DIR__ . '/../contract.php';
+require __DIR__ . '/../swoole-engine.php';
 
 use Corobench\Contract as C;
 
@@ -73,6 +75,17 @@ check('error body survives invalid UTF-8', is_string(C\error_body("no such path:
 check('world body is camel case', C\world_body(['id' => '7', 'randomnumber' => '42']) === '{"id":7,"randomNumber":42}');
 $stats = json_decode(C\stats_body('coroutine', 3, null), true);
 check('stats body', $stats['model'] === 'coroutine' && $stats['tasks'] === 3 && $stats['heap_bytes'] === null && $stats['threads'] >= 1);
+
+$epollInfo = "swoole\n\nSwoole => enabled\nVersion => 6.2.2\nepoll => enabled\ncoroutine_pgsql => enabled\n";
+$uringInfo = "swoole\n\nSwoole => enabled\nio_uring => enabled\nuring_socket => enabled\n";
+$fileOnlyUring = "swoole\n\nSwoole => enabled\nio_uring => enabled\n";
+check('an epoll build is epoll', Corobench\Swoole\engine_from_info($epollInfo) === 'epoll');
+check('io_uring with uring sockets is io_uring', Corobench\Swoole\engine_from_info($uringInfo) === 'io_uring');
+check('io_uring for files only still has epoll sockets', Corobench\Swoole\engine_from_info($fileOnlyUring) === 'epoll');
+if (!extension_loaded('swoole')) {
+    check('without the extension there is no engine', Corobench\Swoole\socket_engine() === null);
+    check('without the extension no target can run', str_contains((string) Corobench\Swoole\engine_mismatch('epoll'), 'not loaded'));
+}
 
 echo "$passed passed, $failed failed\n";
 exit($failed === 0 ? 0 : 1);
