@@ -55,18 +55,20 @@ def quantile_cases(rng):
 
 
 def greedy_binomial(n, q, confidence):
-    """Grow [l, r) from the mode, larger neighbour first, ties to the left."""
+    """Grow [l, r) from the mode, larger neighbour first, ties to the left.
+    Also returns the last step if it was a tie (benchstat may break it right)."""
     pmf = lambda k: float(stats.binom.pmf(k, n, q)) if 0 <= k <= n else 0.0
     mode = math.ceil((n + 1) * q) - 1
-    l, r, mass = mode, mode + 1, pmf(mode)
+    l, r, mass, last_step_tied = mode, mode + 1, pmf(mode), False
     while mass < confidence and (pmf(l - 1) > 0 or pmf(r) > 0):
         left, right = pmf(l - 1), pmf(r)
         # scipy's pmf(k) and pmf(n - k) can differ in the last bit at q = 0.5.
-        if left >= right or math.isclose(left, right, rel_tol=1e-12):
+        last_step_tied = math.isclose(left, right, rel_tol=1e-12)
+        if left >= right or last_step_tied:
             mass, l = mass + left, l - 1
         else:
             mass, r = mass + right, r + 1
-    return l, r, mass
+    return l, r, mass, last_step_tied
 
 
 def normal_approximation(n, q, confidence):
@@ -82,18 +84,19 @@ def normal_approximation(n, q, confidence):
         mass, r = mass_of(l, r - 1), r - 1
     if l <= 0 and r >= n + 1:
         mass = 1.0
-    return l, r, mass
+    return l, r, mass, False
 
 
 def order_interval(n, q, confidence):
     exact = n <= CI_APPROX_THRESHOLD
-    l, r, mass = (greedy_binomial if exact else normal_approximation)(n, q, confidence)
+    l, r, mass, last_step_tied = (greedy_binomial if exact else normal_approximation)(n, q, confidence)
     l, r = max(l, 0), min(r, n + 1)
     coverage = float(stats.binom.cdf(r - 1, n, q) - stats.binom.cdf(l - 1, n, q))
     return {
         "n": n, "q": q, "confidence": confidence,
         "lo_order": l, "hi_order": r, "achieved": mass, "exact_coverage": coverage,
         "method": "exact_binomial" if exact else "normal_approximation",
+        "last_step_tied": last_step_tied,
     }
 
 
