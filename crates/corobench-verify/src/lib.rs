@@ -23,8 +23,9 @@ use serde::Serialize;
 pub use date::parse_imf_fixdate;
 pub use rules::{RULES, verify};
 
-/// Reads the `world` table the target serves `/db` from.
-pub trait DatabaseProbe {
+/// Reads the `world` table the target serves `/db` from. The db rule runs
+/// on its own thread (its counter may lag by seconds), hence `Sync`.
+pub trait DatabaseProbe: Sync {
     /// The `randomnumber` of row `id`, or `None` when there is no such row.
     ///
     /// # Errors
