@@ -2,7 +2,7 @@
 //! `&[f64]`, deterministic, no I/O and no domain types.
 //!
 //! - [`summary`]: min, max, mean, geometric mean, R8 quantiles and the median.
-//! - [`quantile_ci`]: distribution-free order-statistic confidence intervals
+//! - [`quantile_ci`](mod@quantile_ci): distribution-free order-statistic confidence intervals
 //!   for the median (go-moremath's `QuantileCI`).
 //! - [`utest`]: the two-sided Mann–Whitney U test with exact distributions
 //!   (with and without ties) and the normal approximation.
