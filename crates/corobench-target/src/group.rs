@@ -195,15 +195,12 @@ impl ProcessGroup {
     /// (grandchildren reparented to us when we are a subreaper), and lets the
     /// guardian go.
     fn reap(&mut self) -> Option<ExitStatus> {
-        let mut status = None;
-        if !self.reaped {
-            let mut raw = 0;
-            // SAFETY: the leader is our child; `raw` is a valid out pointer.
-            if unsafe { libc::waitpid(self.pid, &raw mut raw, libc::WNOHANG) } == self.pid {
-                status = Some(ExitStatus::from_raw(raw));
-            }
-            self.reaped = true;
-        }
+        let status = if self.reaped {
+            None
+        } else {
+            self.reap_leader()
+        };
+        self.reaped = true;
         loop {
             let mut raw = 0;
             // SAFETY: waits only for our own children of this group.
@@ -213,6 +210,22 @@ impl ProcessGroup {
         }
         self.guardian.disarm();
         status
+    }
+
+    /// Waits for the leader, which is dead or dying: a multi-threaded leader
+    /// shows as a zombie before its last thread is gone, and only then can
+    /// it be reaped.
+    fn reap_leader(&self) -> Option<ExitStatus> {
+        let deadline = Instant::now() + KILL_GRACE;
+        loop {
+            let mut raw = 0;
+            // SAFETY: the leader is our child; `raw` is a valid out pointer.
+            match unsafe { libc::waitpid(self.pid, &raw mut raw, libc::WNOHANG) } {
+                0 if Instant::now() < deadline => std::thread::sleep(POLL_INTERVAL),
+                pid if pid == self.pid => return Some(ExitStatus::from_raw(raw)),
+                _ => return None, // reaped by someone else, or stuck past the grace
+            }
+        }
     }
 }
 

@@ -132,7 +132,7 @@ fn reap_or_kill(pid: libc::pid_t) {
 /// # Safety
 /// Call only in a freshly forked child.
 unsafe fn guardian_main(read_fd: RawFd, write_fd: RawFd) -> ! {
-    // SAFETY (whole function): raw system calls on valid stack memory.
+    // SAFETY: raw system calls on valid stack memory, nothing else.
     unsafe {
         libc::close(write_fd);
         // Out of corobench's group: a Ctrl-C on the terminal is for corobench,

@@ -184,13 +184,11 @@ fn log_file(path: &Path) -> Result<File, TargetError> {
     File::create(path).map_err(|e| TargetError::io("create", path, e))
 }
 
-/// `<tmp>/corobench-<pid>/<name>-<n>`, unique within this process.
+/// `<tmp>/corobench-<pid>-<name>-<n>`, unique within this process.
 fn fresh_work_dir(name: &str) -> Result<PathBuf, TargetError> {
     static NEXT: AtomicU64 = AtomicU64::new(0);
     let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    let dir = std::env::temp_dir()
-        .join(format!("corobench-{}", std::process::id()))
-        .join(format!("{name}-{n}"));
+    let dir = std::env::temp_dir().join(format!("corobench-{}-{name}-{n}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir); // left by an earlier process with our pid
     std::fs::create_dir_all(&dir).map_err(|e| TargetError::io("create", &dir, e))?;
     Ok(dir)

@@ -40,17 +40,18 @@ fn parse(text: &str) -> Result<Vec<Segment<'_>>, String> {
             segments.push(Segment::Literal(&tail[..1]));
             rest = &tail[2..];
         } else if tail.starts_with('}') {
-            return Err(format!(
-                "a lone '}}' in {text:?}: write '}}}}' for a literal brace"
-            ));
+            return Err("a lone '}': write '}}' for a literal brace".to_string());
         } else {
-            let close = tail.find('}').ok_or_else(|| {
-                format!("an unclosed '{{' in {text:?}: write '{{{{' for a literal brace")
-            })?;
+            let close = tail
+                .find('}')
+                .ok_or_else(|| "an unclosed '{': write '{{' for a literal brace".to_string())?;
             let name = &tail[1..close];
             if !is_identifier(name) {
+                let shown: String = name.chars().take(30).collect();
+                let more = if shown.len() < name.len() { "..." } else { "" };
                 return Err(format!(
-                    "{{{name}}} in {text:?} is not a placeholder name (letters, digits, _): write '{{{{' for a literal brace"
+                    "{{{shown}{more}}} is not a placeholder name (letters, digits, _): \
+                     write '{{{{' for a literal brace"
                 ));
             }
             segments.push(Segment::Placeholder(name));

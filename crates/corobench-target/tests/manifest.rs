@@ -93,6 +93,7 @@ fn discovery_finds_every_target_sorted_and_skips_shared_code() {
         [
             "built",
             "crasher",
+            "env-dump",
             "flaky-port",
             "forker",
             "silent",

@@ -19,6 +19,9 @@ use corobench_target::{
 
 /// Set in the launcher's environment to the role it plays.
 const ROLE: &str = "COROBENCH_ORPHAN_TEST_ROLE";
+/// Set in the launcher's environment to a directory it may fill, which the
+/// test removes (the launcher, killed, cleans up nothing).
+const SCRATCH: &str = "COROBENCH_ORPHAN_TEST_SCRATCH";
 /// How long the group may take to disappear after the launcher's death.
 const GRACE: Duration = Duration::from_secs(20);
 
@@ -64,14 +67,15 @@ fn fixture(name: &str) -> PathBuf {
 /// Launcher role: starts the `forker` fixture, waits for its grandchild,
 /// prints `<pgid> <guardian pid>` and sleeps until killed.
 fn launch_target_and_wait() {
-    let scratch = tempfile::tempdir().unwrap();
+    let scratch = PathBuf::from(std::env::var_os(SCRATCH).unwrap());
     let manifest = Manifest::load(&fixture("forker")).unwrap();
-    let built = BuildCache::new(scratch.path().join("cache"))
-        .build(&manifest, &scratch.path().join("log"))
+    let built = BuildCache::new(scratch.join("cache"))
+        .build(&manifest, &scratch.join("log"))
         .unwrap();
     let options = LaunchOptions {
-        data_dir: scratch.path().join("data"),
-        upload_dir: scratch.path().join("upload"),
+        data_dir: scratch.join("data"),
+        upload_dir: scratch.join("upload"),
+        work_dir: Some(scratch.join("work")),
         ..LaunchOptions::default()
     };
     let target = built.launch(&options).unwrap();
@@ -91,15 +95,17 @@ fn launch_target_and_wait() {
 /// Launcher role: starts PostgreSQL, prints `<postmaster pid> <cluster dir>`
 /// and sleeps until killed.
 fn start_postgres_and_wait() {
-    let postgres = Postgres::start(&std::env::temp_dir()).unwrap();
+    let postgres = Postgres::start(Path::new(&std::env::var_os(SCRATCH).unwrap())).unwrap();
     println!("{} {}", postgres.pid().unwrap(), postgres.dir().display());
     std::thread::sleep(Duration::from_secs(1000));
 }
 
 fn sigkilled_launcher_leaves_nothing(role: &str) {
+    let scratch = tempfile::tempdir().unwrap();
     let mut launcher = Launcher(
         Command::new(std::env::current_exe().unwrap())
             .env(ROLE, role)
+            .env(SCRATCH, scratch.path())
             .stdout(Stdio::piped())
             .spawn()
             .unwrap(),

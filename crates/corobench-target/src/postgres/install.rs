@@ -77,7 +77,7 @@ fn versioned_bindirs(root: &Path) -> Vec<PathBuf> {
             Some((version, e.path().join("bin")))
         })
         .collect();
-    versions.sort_by(|a, b| b.0.cmp(&a.0));
+    versions.sort_by_key(|(version, _)| std::cmp::Reverse(*version));
     versions.into_iter().map(|(_, dir)| dir).collect()
 }
 
