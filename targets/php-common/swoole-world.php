@@ -75,7 +75,8 @@ final class World
             // PDOException, or an Error from Swoole's own lost-connection
             // check (it calls mb_strpos, so without mbstring it fails).
             $this->discard();
-            throw new DatabaseUnavailable('database unavailable: ' . $e->getMessage());
+            $why = $e instanceof \PDOException ? $e->getMessage() : 'the connection broke';
+            throw new DatabaseUnavailable("database unavailable: $why");
         }
         $this->pool->put($pdo);
         if ($row === false) {
