@@ -160,9 +160,10 @@ pub fn discover(targets_dir: &Path) -> Result<Vec<Manifest>, TargetError> {
     }
 }
 
-/// `explicit` (from `--targets-dir`), else `$COROBENCH_TARGETS`, else
-/// `./targets`, else the repository's `targets/` next to the executable
-/// (`target/release/corobench` → `target/release/../../targets`).
+/// The targets folder, made absolute: `explicit` (from `--targets-dir`),
+/// else `$COROBENCH_TARGETS`, else `./targets`, else the repository's
+/// `targets/` next to the executable (`target/release/corobench` →
+/// `target/release/../../targets`).
 ///
 /// # Errors
 /// An explicit or environment path that is not a directory, or nothing found.
@@ -176,7 +177,7 @@ pub fn find_targets_dir(explicit: Option<&Path>) -> Result<PathBuf, TargetError>
     let mut tried = Vec::new();
     let cwd_targets = PathBuf::from("targets");
     if cwd_targets.is_dir() {
-        return Ok(cwd_targets);
+        return absolute(&cwd_targets);
     }
     tried.push("./targets".to_string());
     if let Ok(exe) = std::env::current_exe()
@@ -191,9 +192,14 @@ pub fn find_targets_dir(explicit: Option<&Path>) -> Result<PathBuf, TargetError>
     Err(TargetError::TargetsDirNotFound { tried })
 }
 
+/// Absolute, so that manifests and messages name their folders unambiguously.
+fn absolute(dir: &Path) -> Result<PathBuf, TargetError> {
+    std::path::absolute(dir).map_err(|e| TargetError::io("resolve", dir, e))
+}
+
 fn existing_dir(dir: &Path, source: &str) -> Result<PathBuf, TargetError> {
     if dir.is_dir() {
-        Ok(dir.to_path_buf())
+        absolute(dir)
     } else {
         Err(TargetError::TargetsDirNotFound {
             tried: vec![format!(

@@ -22,4 +22,6 @@ pub enum Command {
     Load(commands::load::LoadArgs),
     /// Build and start targets and check every rule of the HTTP contract.
     Verify(commands::verify::VerifyArgs),
+    /// List the targets and build them into the cache.
+    Targets(commands::targets::TargetsArgs),
 }

@@ -19,5 +19,6 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
     match cli.command {
         Command::Load(args) => commands::load::run(&args),
         Command::Verify(args) => commands::verify::run(&args),
+        Command::Targets(args) => commands::targets::run(&args),
     }
 }

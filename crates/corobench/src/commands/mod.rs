@@ -1,4 +1,5 @@
 //! One module per subcommand.
 
 pub mod load;
+pub mod targets;
 pub mod verify;

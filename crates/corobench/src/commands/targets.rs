@@ -1,0 +1,475 @@
+//! `corobench targets list|build`: what targets exist, whether they can run
+//! here and are built, and building them into the cache.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::Context as _;
+use clap::{Args, Subcommand};
+use corobench_target::{
+    Availability, BuildCache, BuildOutcome, Manifest, ParameterSpec, discover, find_targets_dir,
+    install_child_reaper,
+};
+use serde::Serialize;
+
+use crate::exit::{self, Exit};
+
+/// Flags of `corobench targets`.
+#[derive(Debug, Args)]
+pub struct TargetsArgs {
+    #[command(subcommand)]
+    pub command: TargetsCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TargetsCommand {
+    /// Every target: model, language, whether it can run here, whether it is
+    /// built, and its parameters with their defaults.
+    #[command(after_help = "Examples:\n  corobench targets list\n  corobench targets list --json")]
+    List(ListArgs),
+    /// Build targets into the cache (default: every available one); sources
+    /// already built are not built again.
+    #[command(
+        after_help = "Exit status: 0 every requested target is built (unavailable ones are \
+        skipped), 3 a build failed.\n\nExamples:\n  \
+        corobench targets build\n  \
+        corobench targets build go-nethttp rust-axum"
+    )]
+    Build(BuildArgs),
+}
+
+/// Where the targets are.
+#[derive(Debug, Args)]
+pub struct TargetsDirArg {
+    /// The folder holding one folder per target [default: $COROBENCH_TARGETS, ./targets, or the
+    /// repository's targets/ beside the executable]
+    #[arg(long, value_name = "DIR")]
+    pub targets_dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    #[command(flatten)]
+    pub dir: TargetsDirArg,
+
+    /// Print the list as JSON on stdout instead of a table
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct BuildArgs {
+    /// Targets to build [default: every available target]
+    #[arg(value_name = "NAME")]
+    pub names: Vec<String>,
+
+    #[command(flatten)]
+    pub dir: TargetsDirArg,
+}
+
+/// Runs `corobench targets ...`.
+///
+/// # Errors
+/// A bad targets folder, manifest or name (exit 2), a failed build (exit 3).
+pub fn run(args: &TargetsArgs) -> anyhow::Result<Exit> {
+    let mut stdout = std::io::stdout().lock();
+    match &args.command {
+        TargetsCommand::List(list_args) => {
+            let manifests = select(list_args.dir.targets_dir.as_deref(), &[])?;
+            let cache = BuildCache::from_env().context("choosing the build cache")?;
+            list(&manifests, &cache, list_args.json, &mut stdout)?;
+            Ok(Exit::Success)
+        }
+        TargetsCommand::Build(build_args) => {
+            let manifests = select(build_args.dir.targets_dir.as_deref(), &build_args.names)?;
+            let cache = BuildCache::from_env().context("choosing the build cache")?;
+            // Grandchildren of a build whose parent dies are ours to reap.
+            let _ = install_child_reaper();
+            build(&manifests, &cache, &mut stdout)
+        }
+    }
+}
+
+/// The manifests named (in the order given, once each), or every one.
+///
+/// # Errors
+/// No targets folder, an invalid manifest, an unknown name (all exit 2).
+pub fn select(targets_dir: Option<&Path>, names: &[String]) -> anyhow::Result<Vec<Manifest>> {
+    let dir = find_targets_dir(targets_dir).map_err(|e| exit::usage(e.to_string()))?;
+    let all = discover(&dir).map_err(|e| exit::usage(e.to_string()))?;
+    if all.is_empty() {
+        let message = format!(
+            "no targets in {}: each target is a folder with a target.toml",
+            dir.display()
+        );
+        return Err(exit::usage(message));
+    }
+    if names.is_empty() {
+        return Ok(all);
+    }
+    let mut chosen: Vec<Manifest> = Vec::new();
+    for name in names {
+        let manifest = all.iter().find(|m| &m.name == name).ok_or_else(|| {
+            let known: Vec<&str> = all.iter().map(|m| m.name.as_str()).collect();
+            exit::usage(format!(
+                "no target named {name:?} in {}; targets there: {}",
+                dir.display(),
+                known.join(", ")
+            ))
+        })?;
+        if !chosen.iter().any(|m| m.name == manifest.name) {
+            chosen.push(manifest.clone());
+        }
+    }
+    Ok(chosen)
+}
+
+/// One target as `targets list` shows it.
+#[derive(Debug, Serialize)]
+struct Listing {
+    name: String,
+    model: String,
+    language: String,
+    summary: String,
+    dir: PathBuf,
+    available: bool,
+    unavailable_reason: Option<String>,
+    hint: Option<String>,
+    /// `None` when the target has no `[build]`.
+    built: Option<bool>,
+    /// Why the build state could not be determined (e.g. a missing input).
+    build_error: Option<String>,
+    parameters: BTreeMap<String, ParameterSpec>,
+}
+
+impl Listing {
+    fn new(manifest: &Manifest, cache: &BuildCache) -> Self {
+        let (unavailable_reason, hint) = match manifest.availability() {
+            Availability::Available => (None, None),
+            Availability::Unavailable { reason, hint } => (Some(reason), hint),
+        };
+        let (built, build_error) = match (&manifest.build, cache.is_built(manifest)) {
+            (None, _) => (None, None),
+            (Some(_), Ok(built)) => (Some(built), None),
+            (Some(_), Err(error)) => (Some(false), Some(error.to_string())),
+        };
+        Self {
+            name: manifest.name.clone(),
+            model: manifest.model.clone(),
+            language: manifest.language.clone(),
+            summary: manifest.summary.clone(),
+            dir: manifest.dir.clone(),
+            available: unavailable_reason.is_none(),
+            unavailable_reason,
+            hint,
+            built,
+            build_error,
+            parameters: manifest.parameters.clone(),
+        }
+    }
+
+    fn row(&self) -> [String; 6] {
+        let built = match (self.built, &self.build_error) {
+            (_, Some(_)) => "error",
+            (None, None) => "n/a",
+            (Some(true), None) => "yes",
+            (Some(false), None) => "no",
+        };
+        let parameters: Vec<String> = self
+            .parameters
+            .iter()
+            .map(|(name, spec)| format!("{name}={}", spec.default_value()))
+            .collect();
+        [
+            self.name.clone(),
+            self.model.clone(),
+            self.language.clone(),
+            if self.available { "yes" } else { "no" }.to_string(),
+            built.to_string(),
+            parameters.join(" "),
+        ]
+    }
+
+    /// The reasons behind a "no" or an "error", for the notes under the table.
+    fn notes(&self) -> Vec<String> {
+        let mut notes = Vec::new();
+        if let Some(reason) = &self.unavailable_reason {
+            let hint = self
+                .hint
+                .as_deref()
+                .map(|h| format!(" (hint: {h})"))
+                .unwrap_or_default();
+            notes.push(format!("{}: unavailable: {reason}{hint}", self.name));
+        }
+        if let Some(error) = &self.build_error {
+            notes.push(format!("{}: build state unknown: {error}", self.name));
+        }
+        notes
+    }
+}
+
+fn list(
+    manifests: &[Manifest],
+    cache: &BuildCache,
+    json: bool,
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
+    let listings: Vec<Listing> = manifests.iter().map(|m| Listing::new(m, cache)).collect();
+    if json {
+        writeln!(out, "{}", serde_json::to_string_pretty(&listings)?)?;
+        return Ok(());
+    }
+    let header = [
+        "NAME",
+        "MODEL",
+        "LANGUAGE",
+        "AVAILABLE",
+        "BUILT",
+        "PARAMETERS (defaults)",
+    ]
+    .map(String::from);
+    let rows: Vec<[String; 6]> = std::iter::once(header)
+        .chain(listings.iter().map(Listing::row))
+        .collect();
+    write!(out, "{}", aligned(&rows))?;
+    let notes: Vec<String> = listings.iter().flat_map(Listing::notes).collect();
+    if !notes.is_empty() {
+        writeln!(out)?;
+        for note in notes {
+            writeln!(out, "{note}")?;
+        }
+    }
+    Ok(())
+}
+
+/// Rows as columns padded to their widest cell (the last column unpadded).
+fn aligned<const N: usize>(rows: &[[String; N]]) -> String {
+    let mut widths = [0usize; N];
+    for row in rows {
+        for (width, cell) in widths.iter_mut().zip(row) {
+            *width = (*width).max(cell.chars().count());
+        }
+    }
+    let mut text = String::new();
+    for row in rows {
+        let cells: Vec<String> = row
+            .iter()
+            .zip(widths)
+            .enumerate()
+            .map(|(i, (cell, width))| {
+                if i + 1 == N {
+                    cell.clone()
+                } else {
+                    format!("{cell:width$}")
+                }
+            })
+            .collect();
+        text.push_str(cells.join("  ").trim_end());
+        text.push('\n');
+    }
+    text
+}
+
+/// Builds each available manifest, one result line per target on `out`;
+/// the details of a failure (the log's last lines) go to stderr.
+fn build(manifests: &[Manifest], cache: &BuildCache, out: &mut dyn Write) -> anyhow::Result<Exit> {
+    let width = manifests.iter().map(|m| m.name.len()).max().unwrap_or(0);
+    let mut failed = Vec::new();
+    for manifest in manifests {
+        let name = &manifest.name;
+        if let Availability::Unavailable { reason, hint } = manifest.availability() {
+            let hint = hint.map(|h| format!(" (hint: {h})")).unwrap_or_default();
+            writeln!(out, "skipped  {name:width$}  {reason}{hint}")?;
+            continue;
+        }
+        let log = cache.root().join("logs").join(format!("{name}.build.log"));
+        if manifest.build.is_some() && !cache.is_built(manifest).unwrap_or(false) {
+            eprintln!("building {name} (log: {})", log.display());
+        }
+        let started = Instant::now();
+        match cache.build_with_outcome(manifest, &log) {
+            Ok((built, BuildOutcome::Built)) => {
+                let seconds = started.elapsed().as_secs_f64();
+                writeln!(
+                    out,
+                    "built    {name:width$}  in {seconds:.1}s: {}",
+                    built.out_dir.display()
+                )?;
+            }
+            Ok((built, BuildOutcome::Cached)) => {
+                writeln!(out, "cached   {name:width$}  {}", built.out_dir.display())?;
+            }
+            Ok((_, BuildOutcome::NothingToBuild)) => {
+                writeln!(
+                    out,
+                    "cached   {name:width$}  nothing to build: runs from {}",
+                    manifest.dir.display()
+                )?;
+            }
+            Err(error) => {
+                writeln!(out, "failed   {name:width$}  see {}", log.display())?;
+                eprintln!("error: {error}");
+                failed.push(name.clone());
+            }
+        }
+    }
+    out.flush()?;
+    if failed.is_empty() {
+        Ok(Exit::Success)
+    } else {
+        let message = format!(
+            "{} of {} targets failed to build: {}",
+            failed.len(),
+            manifests.len(),
+            failed.join(", ")
+        );
+        Err(exit::target_failed(message))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixtures() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../corobench-target/tests/fixtures/targets")
+    }
+
+    fn names(manifests: &[Manifest]) -> Vec<&str> {
+        manifests.iter().map(|m| m.name.as_str()).collect()
+    }
+
+    #[test]
+    fn selection_keeps_the_given_order_once_and_rejects_unknown_names() {
+        let dir = fixtures();
+        let all = select(Some(&dir), &[]).unwrap();
+        assert_eq!(all.len(), 8);
+        let given = ["web", "built", "web"].map(String::from);
+        assert_eq!(
+            names(&select(Some(&dir), &given).unwrap()),
+            ["web", "built"]
+        );
+        let error = select(Some(&dir), &["nope".to_string()]).unwrap_err();
+        let message = format!("{error:#}");
+        assert!(
+            message.starts_with("no target named \"nope\" in "),
+            "{message}"
+        );
+        assert!(message.ends_with(
+            "targets there: built, crasher, env-dump, flaky-port, forker, silent, stubborn, web"
+        ));
+        let failure = error.downcast_ref::<exit::Failure>().unwrap();
+        assert_eq!(failure.exit, Exit::Usage);
+    }
+
+    #[test]
+    fn a_missing_targets_dir_is_a_usage_error() {
+        let error = select(Some(Path::new("/nonexistent")), &[]).unwrap_err();
+        assert_eq!(
+            error.downcast_ref::<exit::Failure>().unwrap().exit,
+            Exit::Usage
+        );
+    }
+
+    #[test]
+    fn the_table_shows_availability_build_state_and_defaults() {
+        let scratch = tempfile::tempdir().unwrap();
+        let cache = BuildCache::new(scratch.path());
+        let dir = fixtures();
+        let manifests = select(Some(&dir), &["built".to_string(), "web".to_string()]).unwrap();
+        let mut unavailable = manifests[1].clone();
+        unavailable.name = "web-without-tool".into();
+        unavailable.requires.push("corobench-no-such-tool".into());
+        let mut out = Vec::new();
+        list(
+            &[manifests[0].clone(), manifests[1].clone(), unavailable],
+            &cache,
+            false,
+            &mut out,
+        )
+        .unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let expected = "\
+NAME              MODEL        LANGUAGE  AVAILABLE  BUILT  PARAMETERS (defaults)
+built             worker-pool  sh        yes        no
+web               worker-pool  Python    yes        n/a    mode=blocking threads=1
+web-without-tool  worker-pool  Python    no         n/a    mode=blocking threads=1
+
+web-without-tool: unavailable: `corobench-no-such-tool` is not on PATH (hint: install Python 3)
+";
+        assert_eq!(text, expected);
+    }
+
+    #[test]
+    fn json_lists_parameters_with_their_bounds() {
+        let scratch = tempfile::tempdir().unwrap();
+        let manifests = select(Some(&fixtures()), &["web".to_string()]).unwrap();
+        let mut out = Vec::new();
+        list(&manifests, &BuildCache::new(scratch.path()), true, &mut out).unwrap();
+        let value: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        let web = &value[0];
+        assert_eq!(web["name"], "web");
+        assert_eq!(web["available"], true);
+        assert_eq!(web["built"], serde_json::Value::Null);
+        assert_eq!(web["parameters"]["threads"]["kind"], "integer");
+        assert_eq!(web["parameters"]["threads"]["max"], 64);
+        assert_eq!(web["parameters"]["mode"]["choices"][1], "nonblocking");
+    }
+
+    #[test]
+    fn build_reports_built_then_cached_and_skips_unavailable_targets() {
+        let scratch = tempfile::tempdir().unwrap();
+        let cache = BuildCache::new(scratch.path());
+        let manifests =
+            select(Some(&fixtures()), &["built".to_string(), "web".to_string()]).unwrap();
+        let mut unavailable = manifests[1].clone();
+        unavailable.requires.push("corobench-no-such-tool".into());
+        let all = [manifests[0].clone(), manifests[1].clone(), unavailable];
+        let mut out = Vec::new();
+        assert_eq!(build(&all, &cache, &mut out).unwrap(), Exit::Success);
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[0].starts_with("built    built  in "), "{text}");
+        assert!(
+            lines[1].starts_with("cached   web    nothing to build: runs from "),
+            "{text}"
+        );
+        assert_eq!(
+            lines[2],
+            "skipped  web    `corobench-no-such-tool` is not on PATH (hint: install Python 3)"
+        );
+        let mut again = Vec::new();
+        build(&all[..1], &cache, &mut again).unwrap();
+        assert!(
+            String::from_utf8(again)
+                .unwrap()
+                .starts_with("cached   built  ")
+        );
+    }
+
+    #[test]
+    fn a_failed_build_exits_with_status_3() {
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path().join("broken");
+        std::fs::create_dir(&dir).unwrap();
+        let text = "name = \"broken\"\nmodel = \"event-loop\"\nsummary = \"s\"\nlanguage = \"sh\"\n\
+                    [build]\ncommand = [\"sh\", \"-c\", \"exit 1\"]\n[run]\ncommand = [\"true\"]\n";
+        std::fs::write(dir.join("target.toml"), text).unwrap();
+        let manifest = Manifest::load(&dir).unwrap();
+        let cache = BuildCache::new(scratch.path().join("cache"));
+        let mut out = Vec::new();
+        let error = build(&[manifest], &cache, &mut out).unwrap_err();
+        assert_eq!(
+            error.downcast_ref::<exit::Failure>().unwrap().exit,
+            Exit::TargetFailed
+        );
+        assert_eq!(error.to_string(), "1 of 1 targets failed to build: broken");
+        let log = scratch.path().join("cache/logs/broken.build.log");
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            format!("failed   broken  see {}\n", log.display())
+        );
+    }
+}
