@@ -32,6 +32,10 @@ pub struct Provenance {
     pub tool_versions: BTreeMap<String, String>,
     /// Target name to the hash of the sources that were built and measured.
     pub target_sources: BTreeMap<String, String>,
+    /// The spec file the run was made from (absolute), `None` for the
+    /// embedded default suite; `run --resume` resolves body files against it.
+    #[serde(default)]
+    pub spec_path: Option<String>,
 }
 
 /// Where a run stands.

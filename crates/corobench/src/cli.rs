@@ -22,6 +22,12 @@ pub enum Command {
     Load(commands::load::LoadArgs),
     /// Build and start targets and check every rule of the HTTP contract.
     Verify(commands::verify::VerifyArgs),
+    /// Show the scenarios a spec expands into and how long they will take.
+    Plan(commands::plan::PlanArgs),
+    /// Measure every scenario of a suite (the default suite when none is given).
+    Run(commands::run::RunArgs),
+    /// List the runs stored in a results database.
+    Runs(commands::runs::RunsArgs),
     /// List the targets and build them into the cache.
     Targets(commands::targets::TargetsArgs),
 }

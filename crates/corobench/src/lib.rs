@@ -5,8 +5,11 @@ pub mod cli;
 pub mod commands;
 pub mod exit;
 pub mod output;
+pub mod runner;
 pub mod signals;
+pub mod summary;
 pub mod values;
+pub mod verification;
 
 use cli::{Cli, Command};
 use exit::Exit;
@@ -20,5 +23,8 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
         Command::Load(args) => commands::load::run(&args),
         Command::Verify(args) => commands::verify::run(&args),
         Command::Targets(args) => commands::targets::run(&args),
+        Command::Plan(args) => commands::plan::run(&args),
+        Command::Run(args) => commands::run::run(&args),
+        Command::Runs(args) => commands::runs::run(&args),
     }
 }

@@ -1,0 +1,112 @@
+//! `corobench plan [SPEC]`: the scenarios a spec expands into, and how long
+//! running them will take — without running anything.
+
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Args;
+use corobench_spec::{DEFAULT_SUITE, Plan, resolve};
+
+use crate::exit::{self, Exit};
+use crate::runner::provenance::cpu_list;
+use crate::runner::targets::Targets;
+
+/// Start-up, health check and stop of one target, as observed on a 2-core
+/// machine; used only for the estimate.
+const TRIAL_OVERHEAD: Duration = Duration::from_millis(800);
+
+/// Flags of `corobench plan`.
+#[derive(Debug, Args)]
+pub struct PlanArgs {
+    /// Spec file (TOML) [default: the embedded default suite]
+    #[arg(value_name = "SPEC")]
+    pub spec: Option<PathBuf>,
+
+    /// The folder holding one folder per target [default: ./targets or $COROBENCH_TARGETS]
+    #[arg(long, value_name = "DIR")]
+    pub targets_dir: Option<PathBuf>,
+
+    /// Print the default suite's TOML (a starting point for your own spec)
+    #[arg(long, conflicts_with = "spec")]
+    pub print_default: bool,
+}
+
+/// Runs `corobench plan`.
+///
+/// # Errors
+/// A spec that does not resolve (exit 2).
+pub fn run(args: &PlanArgs) -> anyhow::Result<Exit> {
+    let mut out = std::io::stdout().lock();
+    if args.print_default {
+        write!(out, "{DEFAULT_SUITE}")?;
+        return Ok(Exit::Success);
+    }
+    let targets = Targets::discover(args.targets_dir.as_deref())?;
+    let (text, path) = match &args.spec {
+        Some(path) => (
+            std::fs::read_to_string(path).map_err(|e| {
+                exit::usage(format!("cannot read the spec {}: {e}", path.display()))
+            })?,
+            Some(path.as_path()),
+        ),
+        None => (DEFAULT_SUITE.to_string(), None),
+    };
+    let plan = resolve(&text, path, &targets.catalog()).map_err(|e| exit::usage(e.to_string()))?;
+    write!(out, "{}", render(&plan))?;
+    Ok(Exit::Success)
+}
+
+fn render(plan: &Plan) -> String {
+    let mut text = format!("suite {}", plan.name);
+    if !plan.description.is_empty() {
+        text.push_str(&format!(": {}", plan.description));
+    }
+    let trials = plan.scenarios.len() as u64 * u64::from(plan.trials.min);
+    text.push_str(&format!(
+        "\n  {} scenarios × {} trials = {trials} trials, interleaved round by round (seed {})\n",
+        plan.scenarios.len(),
+        plan.trials.min,
+        plan.seed
+    ));
+    if let Some(width) = plan.trials.until_ci {
+        text.push_str(&format!(
+            "  then more trials, up to {}, until each req/s interval is within ±{:.1}%\n",
+            plan.trials.max,
+            width * 100.0
+        ));
+    }
+    text.push_str(&format!(
+        "  server on CPU {}, generator on CPU {}\n",
+        cpu_list(&plan.server_cpus),
+        cpu_list(&plan.generator_cpus)
+    ));
+    if let Some(first) = plan.scenarios.first() {
+        let m = &first.measurement;
+        text.push_str(&format!(
+            "  each trial: start the target, {:?} warm-up, {:?} measured, {:?} idle and leak check, stop ({} generator thread(s), {})\n",
+            m.warmup, m.duration, m.idle, m.generator_threads, m.backend
+        ));
+    }
+    let estimate = plan.estimated_duration(TRIAL_OVERHEAD);
+    text.push_str(&format!(
+        "  estimated wall time: {} (plus first-time builds)\n",
+        humantime::format_duration(Duration::from_secs(estimate.as_secs()))
+    ));
+    for (target, why) in &plan.skipped_targets {
+        text.push_str(&format!("  skipped {target}: {why}\n"));
+    }
+    text.push('\n');
+    for s in &plan.scenarios {
+        let database = if s.needs_database {
+            "  (PostgreSQL)"
+        } else {
+            ""
+        };
+        text.push_str(&format!(
+            "  {:>4}  {:<56} {} {}{database}\n",
+            s.index, s.key, s.workload.method, s.workload.path
+        ));
+    }
+    text
+}

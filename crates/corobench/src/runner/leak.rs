@@ -1,0 +1,127 @@
+//! The leak check: after the load stops and the target idles, its tasks,
+//! processes and threads should be back near where they were before the
+//! load, and its memory should not have kept climbing to the end of the window.
+
+use corobench_model::{ResourceSample, TrialFlag};
+
+/// What a target holds at one moment.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Footprint {
+    /// `/stats` tasks (goroutines, coroutines, requests in flight), if the target reports them.
+    pub tasks: Option<u64>,
+    pub processes: u32,
+    pub threads: u32,
+    pub rss_bytes: u64,
+}
+
+const MIB: u64 = 1024 * 1024;
+
+/// Flags for whatever did not come back to the baseline.
+#[must_use]
+pub fn check(before: &Footprint, after: &Footprint, window: &[ResourceSample]) -> Vec<TrialFlag> {
+    let mut flags = Vec::new();
+    let mut flag = |what: String| flags.push(TrialFlag::Leak { what });
+    if let (Some(b), Some(a)) = (before.tasks, after.tasks) {
+        // Runtimes keep a few helpers around; a real leak grows with the load.
+        if a > b + (b / 4).max(16) {
+            flag(format!("tasks: {b} before the load, {a} after it"));
+        }
+    }
+    if after.processes > before.processes {
+        flag(format!(
+            "processes: {} before the load, {} after it",
+            before.processes, after.processes
+        ));
+    }
+    // Thread pools grow under load and may keep idle threads: only a large
+    // excess counts.
+    if after.threads > 2 * before.threads + 8 {
+        flag(format!(
+            "threads: {} before the load, {} after it",
+            before.threads, after.threads
+        ));
+    }
+    if let Some(growth) = rss_still_climbing(window) {
+        flag(format!(
+            "RSS still climbing: +{} MiB over the last third of the window",
+            growth / MIB
+        ));
+    }
+    flags
+}
+
+/// The RSS growth from the middle to the last third of the window, when it
+/// is both large (16 MiB) and relative (10%): memory that keeps growing
+/// under a steady load.
+fn rss_still_climbing(window: &[ResourceSample]) -> Option<u64> {
+    if window.len() < 6 {
+        return None;
+    }
+    let third = window.len() / 3;
+    let mean =
+        |part: &[ResourceSample]| part.iter().map(|s| s.rss_bytes).sum::<u64>() / part.len() as u64;
+    let middle = mean(&window[third..2 * third]);
+    let last = mean(&window[2 * third..]);
+    let growth = last.saturating_sub(middle);
+    (growth > 16 * MIB && last * 10 > middle * 11).then_some(growth)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn footprint(tasks: u64, processes: u32, threads: u32) -> Footprint {
+        Footprint {
+            tasks: Some(tasks),
+            processes,
+            threads,
+            rss_bytes: 50 * MIB,
+        }
+    }
+
+    fn rss_series(mib: &[u64]) -> Vec<ResourceSample> {
+        mib.iter()
+            .map(|&m| ResourceSample {
+                rss_bytes: m * MIB,
+                ..ResourceSample::default()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn back_to_baseline_is_clean() {
+        let before = footprint(10, 2, 5);
+        let after = footprint(14, 2, 9);
+        assert!(check(&before, &after, &rss_series(&[50, 60, 61, 60, 61, 60])).is_empty());
+    }
+
+    #[test]
+    fn each_kind_of_leak_is_named() {
+        let before = footprint(10, 2, 5);
+        let after = footprint(900, 3, 40);
+        let flags = check(&before, &after, &rss_series(&[50, 60, 80, 100, 140, 180]));
+        let text: Vec<String> = flags.iter().map(ToString::to_string).collect();
+        assert_eq!(text.len(), 4, "{text:?}");
+        assert!(text[0].contains("tasks: 10 before the load, 900 after it"));
+        assert!(text[1].contains("processes"));
+        assert!(text[2].contains("threads"));
+        assert!(
+            text[3].contains("RSS still climbing: +70 MiB"),
+            "{}",
+            text[3]
+        );
+    }
+
+    #[test]
+    fn unknown_tasks_are_not_a_leak() {
+        let before = Footprint {
+            tasks: None,
+            ..footprint(0, 1, 1)
+        };
+        let after = Footprint {
+            tasks: Some(1000),
+            ..footprint(0, 1, 1)
+        };
+        assert!(check(&before, &after, &[]).is_empty());
+    }
+}

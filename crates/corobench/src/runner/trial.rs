@@ -1,0 +1,315 @@
+//! One trial: start the target fresh, wait for health, take a baseline,
+//! warm up, measure (load and resource sampling over the same window), idle,
+//! check for leaks, stop and reap.
+
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use corobench_load::{LoadConfig, LoadRun, ProgressSnapshot, RequestTemplate, StopAfter, Target};
+use corobench_model::{LoadReport, TaskCounts, TrialFlag, TrialRecord, TrialStatus};
+use corobench_sampler::{DEFAULT_INTERVAL, Sampler};
+use corobench_spec::{PlannedScenario, Schedule};
+use corobench_target::{LaunchOptions, RunningTarget};
+
+use super::Bench;
+use super::leak::{self, Footprint};
+use super::stats_probe;
+
+/// Lines of a target's stderr kept with a failed trial.
+const STDERR_TAIL_LINES: usize = 20;
+
+/// How a trial ended.
+#[derive(Debug)]
+pub enum TrialOutcome {
+    /// Measured, or failed for a reason worth storing.
+    Done(Box<TrialRecord>),
+    /// Ctrl-C arrived: nothing of this trial is kept.
+    Interrupted,
+}
+
+/// What the presenter is told while a trial runs.
+#[derive(Clone, Copy, Debug)]
+pub enum Phase {
+    Starting,
+    WarmingUp,
+    Measuring(ProgressSnapshot),
+    Stopping,
+}
+
+/// Runs one trial of `scenario`.
+pub fn run(
+    bench: &Bench,
+    scenario: &PlannedScenario,
+    slot: (u32, u32),
+    sequence: u32,
+    show: &dyn Fn(Phase),
+) -> TrialOutcome {
+    let started_at_unix_ms = unix_ms();
+    let record = |status, failure: Option<String>| TrialRecord {
+        scenario_index: slot.0,
+        trial_index: slot.1,
+        sequence,
+        status,
+        failure,
+        started_at_unix_ms,
+        load: None,
+        resources: None,
+        resource_series: Vec::new(),
+        tasks: TaskCounts::default(),
+        flags: Vec::new(),
+    };
+    show(Phase::Starting);
+    let mut target = match start(bench, scenario) {
+        Ok(target) => target,
+        Err(why) => return TrialOutcome::Done(Box::new(record(TrialStatus::Failed, Some(why)))),
+    };
+    let before = footprint(&target);
+    let measured = match measure(bench, scenario, &target, show) {
+        Ok(Some(measured)) => measured,
+        Ok(None) => return TrialOutcome::Interrupted,
+        Err(why) => {
+            return TrialOutcome::Done(Box::new(failed_with_target(
+                record(TrialStatus::Failed, None),
+                &mut target,
+                &why,
+            )));
+        }
+    };
+    show(Phase::Stopping);
+    std::thread::sleep(scenario.measurement.idle);
+    if bench.stop.load(Ordering::Relaxed) {
+        return TrialOutcome::Interrupted;
+    }
+    if target.exit_status().is_some() {
+        let why = "the target exited during the measurement";
+        return TrialOutcome::Done(Box::new(failed_with_target(
+            record(TrialStatus::Failed, None),
+            &mut target,
+            why,
+        )));
+    }
+    let after = footprint(&target);
+    let mut trial = record(TrialStatus::Ok, None);
+    trial.flags = flags(&measured.report, &before, &after, &measured.series.samples);
+    trial.tasks = TaskCounts {
+        before: before.tasks,
+        peak: measured.peak_tasks,
+        after: after.tasks,
+    };
+    trial.resources = Some(measured.series.summary);
+    trial.resource_series = measured.series.samples;
+    trial.load = Some(measured.report);
+    if let Err(error) = target.stop() {
+        trial.flags.push(TrialFlag::Leak {
+            what: format!("the target did not stop cleanly: {error}"),
+        });
+    }
+    TrialOutcome::Done(Box::new(trial))
+}
+
+fn start(bench: &Bench, scenario: &PlannedScenario) -> Result<RunningTarget, String> {
+    let built = bench
+        .built
+        .get(&scenario.target)
+        .ok_or_else(|| format!("{} was not built", scenario.target))?;
+    let options = LaunchOptions {
+        parameters: scenario.parameters.clone(),
+        cpus: Some(bench.server_cpus.clone()),
+        data_dir: bench.data_dir.clone(),
+        upload_dir: bench.work_root.join("uploads"),
+        database_url: if scenario.needs_database {
+            bench.database_url.clone()
+        } else {
+            None
+        },
+        port: None,
+        work_dir: None,
+    };
+    let mut target = built
+        .launch(&options)
+        .map_err(|e| format!("{} did not start: {e}", scenario.target))?;
+    target
+        .wait_healthy(built.manifest.run.ready_timeout())
+        .map_err(|e| e.to_string())?;
+    Ok(target)
+}
+
+/// A failed trial with the target's exit status and the tail of its stderr.
+fn failed_with_target(
+    mut trial: TrialRecord,
+    target: &mut RunningTarget,
+    why: &str,
+) -> TrialRecord {
+    let status = target
+        .exit_status()
+        .map_or_else(|| "still running".to_string(), |s| s.to_string());
+    let tail = target.stderr_tail(STDERR_TAIL_LINES);
+    trial.failure = Some(format!(
+        "{why} (target: {status}); last lines of its stderr:\n{tail}"
+    ));
+    trial
+}
+
+/// The measured window's results.
+struct Measured {
+    report: LoadReport,
+    series: corobench_sampler::ResourceSeries,
+    peak_tasks: Option<u64>,
+}
+
+/// Warm-up, then the measured window with the sampler running. `Ok(None)`
+/// when interrupted.
+fn measure(
+    bench: &Bench,
+    scenario: &PlannedScenario,
+    target: &RunningTarget,
+    show: &dyn Fn(Phase),
+) -> Result<Option<Measured>, String> {
+    let m = &scenario.measurement;
+    if !m.warmup.is_zero() {
+        show(Phase::WarmingUp);
+        load(bench, scenario, target, m.warmup, &|_| {})?;
+    }
+    if bench.stop.load(Ordering::Relaxed) {
+        return Ok(None);
+    }
+    let pgid =
+        u32::try_from(target.pgid()).map_err(|_| "the target has no process group".to_string())?;
+    // The sampling thread inherits the CPUs of the thread that starts it:
+    // start it from one pinned beside the generator, away from the server.
+    let sampler = std::thread::scope(|scope| {
+        scope
+            .spawn(|| {
+                let _ = bench.generator_set.apply_to_current_thread();
+                Sampler::start(pgid, DEFAULT_INTERVAL)
+            })
+            .join()
+    })
+    .map_err(|_| "the sampler could not start".to_string())?
+    .map_err(|e| format!("cannot sample the target: {e}"))?;
+    let (report, peak_tasks) = std::thread::scope(|scope| {
+        let peak = scope.spawn(|| {
+            sleep_unless_stopped(bench, m.duration / 2);
+            stats_probe::tasks(target.addr())
+        });
+        let report = load(bench, scenario, target, m.duration, &|p| {
+            show(Phase::Measuring(p))
+        });
+        (report, peak.join().ok().flatten())
+    });
+    let series = sampler
+        .stop()
+        .map_err(|e| format!("sampling the target failed: {e}"))?;
+    if bench.stop.load(Ordering::Relaxed) {
+        return Ok(None);
+    }
+    Ok(Some(Measured {
+        report: report?,
+        series,
+        peak_tasks,
+    }))
+}
+
+/// Runs the generator against the target for `duration`, pinned to the
+/// generator CPUs, relaying progress and Ctrl-C.
+fn load(
+    bench: &Bench,
+    scenario: &PlannedScenario,
+    target: &RunningTarget,
+    duration: Duration,
+    show: &dyn Fn(ProgressSnapshot),
+) -> Result<LoadReport, String> {
+    let url = format!("http://{}{}", target.addr(), scenario.workload.path);
+    let target_url = Target::from_url(&url).map_err(|e| e.to_string())?;
+    let m = &scenario.measurement;
+    let config = LoadConfig {
+        target: target_url,
+        request: RequestTemplate {
+            method: scenario.workload.method.clone(),
+            headers: scenario.workload.headers.clone(),
+            body: bench
+                .bodies
+                .get(&scenario.workload.name)
+                .cloned()
+                .unwrap_or_default(),
+        },
+        connections: scenario.schedule.connections(),
+        threads: m.generator_threads,
+        schedule: match scenario.schedule {
+            Schedule::Closed { .. } => corobench_load::Schedule::Closed,
+            Schedule::Open { rate_per_s, .. } => corobench_load::Schedule::Open { rate_per_s },
+        },
+        stop: StopAfter::Duration(duration),
+        warmup: Duration::ZERO,
+        timeout: m.timeout,
+        cpus: Some(bench.generator_cpus.clone()),
+        backend: if m.backend == "io_uring" {
+            corobench_load::Backend::IoUring
+        } else {
+            corobench_load::Backend::Epoll
+        },
+    };
+    let run = LoadRun::prepare(config).map_err(|e| format!("the load could not start: {e}"))?;
+    let (progress, cancel) = (run.progress(), run.cancel_flag());
+    std::thread::scope(|scope| {
+        let worker = scope.spawn(move || run.run());
+        while !worker.is_finished() {
+            std::thread::sleep(Duration::from_millis(100));
+            if bench.stop.load(Ordering::Relaxed) {
+                cancel.store(true, Ordering::Relaxed);
+            }
+            show(progress.snapshot());
+        }
+        worker
+            .join()
+            .map_err(|_| "the load generator panicked".to_string())?
+            .map_err(|e| e.to_string())
+    })
+}
+
+fn sleep_unless_stopped(bench: &Bench, total: Duration) {
+    let end = Instant::now() + total;
+    while Instant::now() < end && !bench.stop.load(Ordering::Relaxed) {
+        std::thread::sleep(
+            Duration::from_millis(50).min(end.saturating_duration_since(Instant::now())),
+        );
+    }
+}
+
+fn footprint(target: &RunningTarget) -> Footprint {
+    let pgid = u32::try_from(target.pgid()).unwrap_or(0);
+    let tree = corobench_sampler::snapshot(pgid).ok();
+    Footprint {
+        tasks: stats_probe::tasks(target.addr()),
+        processes: tree.as_ref().map_or(0, |t| t.processes),
+        threads: tree.as_ref().map_or(0, |t| t.threads),
+        rss_bytes: tree.as_ref().map_or(0, |t| t.rss_bytes),
+    }
+}
+
+fn flags(
+    report: &LoadReport,
+    before: &Footprint,
+    after: &Footprint,
+    window: &[corobench_model::ResourceSample],
+) -> Vec<TrialFlag> {
+    let mut flags = Vec::new();
+    if report.generator_bound() {
+        flags.push(TrialFlag::GeneratorBound {
+            utilization: report.generator.utilization,
+        });
+    }
+    if report.errors.total() > 0 {
+        flags.push(TrialFlag::Errors {
+            error_rate: report.error_rate,
+        });
+    }
+    flags.extend(leak::check(before, after, window));
+    flags
+}
+
+fn unix_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}

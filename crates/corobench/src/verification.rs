@@ -1,0 +1,126 @@
+//! Verifying one built target against the contract: launch it, check every
+//! rule, stop it (the `sigterm` rule). Shared by `corobench verify` and by
+//! `corobench run`, which verifies each target once before measuring it.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use corobench_target::{BuiltTarget, CpuSet, LaunchOptions, Postgres, StopReport, TargetError};
+use corobench_verify::{DatabaseProbe, Outcome, ProbeError, RuleResult, VerifyConfig, verify};
+
+/// The contract's limit from SIGTERM to exit.
+pub const SIGTERM_LIMIT: Duration = Duration::from_secs(5);
+/// How long an ordinary response may take while verifying.
+pub const RESPONSE_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Where a target under verification runs and what it may use.
+#[derive(Debug)]
+pub struct VerifyEnv<'a> {
+    pub data_dir: PathBuf,
+    /// The target's uploads and logs go below this folder.
+    pub work_dir: PathBuf,
+    pub database: Option<&'a Postgres>,
+    /// Why no database runs although one was wanted.
+    pub database_missing: Option<&'a str>,
+    pub cpus: Option<CpuSet>,
+}
+
+/// Launches `built` with its default parameters, checks every rule, stops it.
+///
+/// # Errors
+/// The target did not start or become healthy.
+pub fn check_built(
+    built: &BuiltTarget,
+    env: &VerifyEnv<'_>,
+) -> Result<Vec<RuleResult>, Box<TargetError>> {
+    let manifest = &built.manifest;
+    let options = LaunchOptions {
+        data_dir: env.data_dir.clone(),
+        upload_dir: env.work_dir.join("uploads").join(&manifest.name),
+        database_url: env.database.map(Postgres::url),
+        work_dir: Some(env.work_dir.join("targets").join(&manifest.name)),
+        cpus: env.cpus.clone(),
+        ..LaunchOptions::default()
+    };
+    let mut running = built.launch(&options)?;
+    running.wait_healthy(manifest.run.ready_timeout())?;
+    let probe = env.database.map(PsqlProbe);
+    let mut config = VerifyConfig::new(running.addr(), &manifest.name, &manifest.model);
+    config.database = probe.as_ref().map(|p| p as &dyn DatabaseProbe);
+    config.timeout = RESPONSE_TIMEOUT;
+    let mut results = verify(&config);
+    if let Some(missing) = env.database_missing {
+        soften_db(&mut results, missing);
+    }
+    results.push(sigterm_rule(running.stop(), manifest.run.stop_timeout()));
+    Ok(results)
+}
+
+/// A `db` that passed only because no database ran is a warning.
+fn soften_db(results: &mut [RuleResult], missing: &str) {
+    for result in results.iter_mut().filter(|r| r.rule == "db" && r.is_pass()) {
+        result.outcome = Outcome::Warn(format!(
+            "db: checked only that /db answers 503 without a database, because PostgreSQL did not start: {missing}"
+        ));
+    }
+}
+
+/// The sigterm rule, from how the stop went.
+fn sigterm_rule(stop: Result<StopReport, TargetError>, stop_timeout: Duration) -> RuleResult {
+    let outcome = match stop {
+        Err(error) => Outcome::Fail(format!("sigterm: stopping the target failed: {error}")),
+        Ok(report) if report.exited_before_stop => Outcome::Fail(format!(
+            "sigterm: the target had already exited ({}) before SIGTERM was sent",
+            report
+                .status
+                .map_or_else(|| "status unknown".to_owned(), |s| s.to_string())
+        )),
+        Ok(report) if report.needed_sigkill => Outcome::Fail(format!(
+            "sigterm: the target was still running {stop_timeout:?} after SIGTERM and was killed with SIGKILL"
+        )),
+        Ok(report) if report.elapsed > SIGTERM_LIMIT => Outcome::Fail(format!(
+            "sigterm: the target took {:.1?} to exit after SIGTERM, more than {SIGTERM_LIMIT:?}",
+            report.elapsed
+        )),
+        Ok(_) => Outcome::Pass,
+    };
+    RuleResult {
+        rule: "sigterm",
+        outcome,
+    }
+}
+
+/// Reads `world` and its statistics with `psql`. PostgreSQL 15 backends
+/// flush table statistics when idle, at most once a second, so the counter
+/// lags; the verifier polls it. Each `psql` is a new session, so no
+/// statistics snapshot is cached between readings.
+#[derive(Debug)]
+struct PsqlProbe<'a>(&'a Postgres);
+
+impl PsqlProbe<'_> {
+    fn query(&self, sql: &str) -> Result<String, ProbeError> {
+        self.0.psql(sql).map_err(|e| ProbeError(e.to_string()))
+    }
+}
+
+impl DatabaseProbe for PsqlProbe<'_> {
+    fn random_number(&self, id: i32) -> Result<Option<i32>, ProbeError> {
+        let text = self.query(&format!("SELECT randomnumber FROM world WHERE id = {id}"))?;
+        if text.trim().is_empty() {
+            return Ok(None);
+        }
+        text.trim()
+            .parse()
+            .map(Some)
+            .map_err(|_| ProbeError(format!("psql printed {text:?} for world row {id}")))
+    }
+
+    fn world_reads(&self) -> Result<u64, ProbeError> {
+        let sql = "SELECT coalesce(seq_scan, 0) + coalesce(idx_scan, 0) \
+                   FROM pg_stat_user_tables WHERE relname = 'world'";
+        let text = self.query(sql)?;
+        text.trim()
+            .parse()
+            .map_err(|_| ProbeError(format!("psql printed {text:?} for the reads of world")))
+    }
+}
