@@ -131,7 +131,7 @@ impl ProcessGroup {
 
     /// Sends `signal` to the leader only.
     pub fn signal_leader(&self, signal: libc::c_int) {
-        if !self.reaped {
+        if self.leader_is_ours() {
             // SAFETY: the leader is an unreaped child of ours.
             unsafe { libc::kill(self.pid, signal) };
         }
@@ -139,10 +139,25 @@ impl ProcessGroup {
 
     /// Sends `signal` to every process of the group.
     pub fn signal_group(&self, signal: libc::c_int) {
-        if !self.reaped {
+        if self.leader_is_ours() {
             // SAFETY: the unreaped leader holds the group id, so the group is ours.
             unsafe { libc::kill(-self.pid, signal) };
         }
+    }
+
+    /// True while the leader is a child of ours that nobody has reaped (alive
+    /// or a zombie): only then can its pid, the group id, not have been
+    /// reused. Something else calling `wait(-1)` would break that, so this
+    /// asks the kernel rather than trusting our own bookkeeping.
+    fn leader_is_ours(&self) -> bool {
+        if self.reaped {
+            return false;
+        }
+        // SAFETY: a zeroed siginfo_t is a valid out parameter.
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        let flags = libc::WEXITED | libc::WNOHANG | libc::WNOWAIT;
+        // SAFETY: `info` is a valid out pointer; WNOWAIT reaps nothing.
+        unsafe { libc::waitid(libc::P_PID, self.pid as libc::id_t, &raw mut info, flags) == 0 }
     }
 
     /// Sends `first` (to the leader or the whole group), waits up to `timeout`

@@ -44,6 +44,6 @@ pub use manifest::{
 pub use parameters::ParameterSpec;
 pub use payload::{PAYLOAD_BYTES, PAYLOAD_FILE, ensure_payload, payload_byte};
 pub use postgres::{DATABASE, Postgres, WORLD_ROWS};
-pub use procfs::{GroupMember, group_members, live_members};
+pub use procfs::{GroupMember, children_of, group_members, live_members};
 pub use running::RunningTarget;
 pub use template::{BUILD_PLACEHOLDERS, RUN_PLACEHOLDERS};

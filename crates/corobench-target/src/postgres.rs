@@ -16,7 +16,7 @@ use crate::command::{Captured, run_captured};
 use crate::error::TargetError;
 use crate::group::ProcessGroup;
 use crate::launch::free_port;
-use crate::tail;
+use crate::{procfs, tail};
 
 /// The superuser `initdb` creates and the database the targets use.
 pub const DATABASE: &str = "corobench";
@@ -270,12 +270,21 @@ impl Postgres {
     }
 
     /// Fast shutdown (SIGINT to the postmaster), SIGKILL to the group after
-    /// a timeout; everything reaped.
+    /// a timeout; everything reaped. The postmaster's children leave its
+    /// process group (each calls `setsid`) and end by themselves once it is
+    /// gone, so they are awaited by pid.
     fn stop_server(&mut self) -> Vec<i32> {
-        match self.group.take() {
-            Some(mut group) => group.stop(libc::SIGINT, false, STOP_TIMEOUT).survivors,
-            None => Vec::new(),
-        }
+        let Some(mut group) = self.group.take() else {
+            return Vec::new();
+        };
+        let children: Vec<i32> = procfs::children_of(group.pid())
+            .iter()
+            .map(|c| c.pid)
+            .collect();
+        let mut survivors = group.stop(libc::SIGINT, false, STOP_TIMEOUT).survivors;
+        let remaining = procfs::await_gone(children, STOP_TIMEOUT);
+        survivors.extend(remaining);
+        survivors
     }
 
     /// Stops the server and deletes the cluster.

@@ -1,5 +1,7 @@
 //! Which processes belong to a process group, read from `/proc`.
 
+use std::time::{Duration, Instant};
+
 /// One process of a group.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GroupMember {
@@ -20,19 +22,60 @@ impl GroupMember {
 /// Every process (zombies included) whose process group is `pgid`.
 #[must_use]
 pub fn group_members(pgid: i32) -> Vec<GroupMember> {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    entries
+    processes()
+        .filter(|(_, group)| *group == pgid)
+        .map(|(member, _)| member)
+        .collect()
+}
+
+/// Every process (zombies included) whose parent is `ppid`.
+#[must_use]
+pub fn children_of(ppid: i32) -> Vec<GroupMember> {
+    processes()
+        .map(|(member, _)| member)
+        .filter(|member| member.ppid == ppid)
+        .collect()
+}
+
+/// Waits up to `timeout` for `pids` to end, reaping those that end as
+/// zombie children of ours (orphans reparented to us as a subreaper);
+/// returns the ones still running.
+pub(crate) fn await_gone(mut pids: Vec<i32>, timeout: Duration) -> Vec<i32> {
+    let deadline = Instant::now() + timeout;
+    let me = i32::try_from(std::process::id()).unwrap_or(-1);
+    loop {
+        pids.retain(|&pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            let Some((member, _)) = parse_stat(&stat) else {
+                return false;
+            };
+            if member.is_live() {
+                return true;
+            }
+            if member.ppid == me {
+                // SAFETY: `pid` is a zombie child of ours; WNOHANG never blocks.
+                unsafe { libc::waitpid(pid, std::ptr::null_mut(), libc::WNOHANG) };
+            }
+            false
+        });
+        if pids.is_empty() || Instant::now() >= deadline {
+            return pids;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Every process with its process group, as `/proc` lists them now.
+fn processes() -> impl Iterator<Item = (GroupMember, i32)> {
+    std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
         .filter_map(Result::ok)
         .filter_map(|entry| entry.file_name().to_str()?.parse::<i32>().ok())
         .filter_map(|pid| {
             let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
             parse_stat(&stat)
         })
-        .filter(|(_, group)| *group == pgid)
-        .map(|(member, _)| member)
-        .collect()
 }
 
 /// The live members of group `pgid`.
@@ -85,5 +128,16 @@ mod tests {
         let pgid = unsafe { libc::getpgrp() };
         let pid = i32::try_from(std::process::id()).unwrap();
         assert!(group_members(pgid).iter().any(|m| m.pid == pid));
+        let mut child = std::process::Command::new("sleep")
+            .arg("1000")
+            .spawn()
+            .unwrap();
+        let children = children_of(pid);
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert!(
+            children.iter().any(|m| m.pid == child.id() as i32),
+            "{children:?}"
+        );
     }
 }

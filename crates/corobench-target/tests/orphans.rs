@@ -13,8 +13,8 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use corobench_target::{
-    BuildCache, LaunchOptions, Manifest, Postgres, group_members, install_child_reaper,
-    live_members,
+    BuildCache, LaunchOptions, Manifest, Postgres, children_of, group_members,
+    install_child_reaper, live_members,
 };
 
 /// Set in the launcher's environment to the role it plays.
@@ -124,7 +124,7 @@ fn sigkilled_launcher_leaves_nothing(role: &str) {
     // PostgreSQL's children leave the postmaster's group (they call setsid)
     // and exit by themselves when it dies: watch them by parentage.
     let mut watched: Vec<i32> = live_members(pgid).iter().map(|m| m.pid).collect();
-    watched.extend(children_of(pgid));
+    watched.extend(children_of(pgid).iter().map(|child| child.pid));
     if role == "target" {
         assert!(
             watched.len() >= 3,
@@ -176,21 +176,6 @@ impl Drop for Launcher {
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
-}
-
-/// The pids whose parent is `parent`.
-fn children_of(parent: i32) -> Vec<i32> {
-    let entries = std::fs::read_dir("/proc").unwrap();
-    entries
-        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
-        .filter(|pid| {
-            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-            let ppid = stat
-                .rsplit_once(')')
-                .and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse::<i32>().ok());
-            ppid == Some(parent)
-        })
-        .collect()
 }
 
 /// Reaps every orphan reparented to this (subreaper) process.
