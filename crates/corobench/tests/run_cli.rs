@@ -1,0 +1,221 @@
+//! `corobench run` end to end against test-kit targets (real processes):
+//! a smoke run, an interrupted run resumed, and corobench killed outright.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use corobench_store::Store;
+
+/// A scratch folder with test-kit targets, a spec and a results database.
+struct Lab {
+    dir: tempfile::TempDir,
+}
+
+impl Lab {
+    fn new(targets: &[&str], trials: u32, duration: &str) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let binary = corobench_testkit::binary_path();
+        for name in targets {
+            corobench_testkit::write_target(
+                &dir.path().join("targets"),
+                name,
+                "goroutine-per-connection",
+                binary,
+                &[],
+            )
+            .unwrap();
+        }
+        let list: Vec<String> = targets.iter().map(|t| format!("{t:?}")).collect();
+        let spec = format!(
+            "name = \"smoke\"\ntargets = [{}]\n[run]\ntrials = {trials}\nduration = \"{duration}\"\nwarmup = \"0.1s\"\nidle = \"0.1s\"\n\
+             [schedule]\nconnections = 4\n[[workloads]]\nname = \"plaintext\"\npath = \"/plaintext\"\n\
+             [[workloads]]\nname = \"json\"\npath = \"/json\"\n",
+            list.join(", ")
+        );
+        std::fs::write(dir.path().join("spec.toml"), spec).unwrap();
+        Self { dir }
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_corobench"));
+        command
+            .args(args)
+            .arg("--db")
+            .arg(self.path("results.db"))
+            .env("COROBENCH_CACHE", self.path("cache"))
+            .env("COROBENCH_TARGETS", self.path("targets"))
+            .stdin(Stdio::null());
+        command
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        self.command(args).output().expect("corobench runs")
+    }
+
+    fn spawn(&self, args: &[&str]) -> Child {
+        self.command(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("corobench starts")
+    }
+
+    fn stored_trials(&self) -> Vec<(u32, u32)> {
+        let Ok(store) = Store::open_existing(self.path("results.db")) else {
+            return Vec::new();
+        };
+        let Ok(id) = store.resolve_run_id("latest") else {
+            return Vec::new();
+        };
+        store.completed_trials(&id).unwrap_or_default()
+    }
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Waits (bounded) until `ready` holds.
+fn wait_for(what: &str, limit: Duration, mut ready: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !ready() {
+        assert!(
+            start.elapsed() < limit,
+            "gave up waiting for {what} after {limit:?}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn a_run_stores_every_trial_and_prints_its_summary() {
+    let lab = Lab::new(&["kit-a", "kit-b"], 2, "0.3s");
+    let output = lab.run(&["run", lab.path("spec.toml").to_str().unwrap()]);
+    assert!(output.status.success(), "stderr:\n{}", text(&output.stderr));
+    let stdout = text(&output.stdout);
+    for key in ["kit-a/plaintext/c=4", "kit-b/json/c=4"] {
+        assert!(stdout.contains(key), "summary lacks {key}:\n{stdout}");
+    }
+    let store = Store::open_existing(lab.path("results.db")).unwrap();
+    let id = store.resolve_run_id("latest").unwrap();
+    let run = store.load_run(&id).unwrap();
+    assert_eq!(run.run.status, corobench_model::RunStatus::Complete);
+    assert_eq!(run.trials.len(), 8, "2 targets × 2 workloads × 2 trials");
+    for trial in &run.trials {
+        let load = trial
+            .load
+            .as_ref()
+            .unwrap_or_else(|| panic!("trial failed: {:?}", trial.failure));
+        assert!(load.requests > 0);
+        assert!(
+            trial
+                .resources
+                .is_some_and(|r| r.samples > 0 && r.rss_peak_bytes > 0)
+        );
+        assert!(
+            trial.tasks.before.is_some(),
+            "the test kit reports /stats tasks"
+        );
+    }
+    let sequences: Vec<u32> = run.trials.iter().map(|t| t.sequence).collect();
+    assert_eq!(sequences, (0..8).collect::<Vec<_>>());
+    let listing = lab.run(&["runs"]);
+    assert!(
+        text(&listing.stdout).contains(&id),
+        "{}",
+        text(&listing.stdout)
+    );
+}
+
+#[test]
+fn an_interrupted_run_resumes_without_repeating_a_trial() {
+    let lab = Lab::new(&["kit-a", "kit-b"], 3, "0.5s");
+    let mut child = lab.spawn(&["run", lab.path("spec.toml").to_str().unwrap()]);
+    wait_for("two stored trials", Duration::from_secs(120), || {
+        lab.stored_trials().len() >= 2
+    });
+    // SAFETY: kill only signals the child we started.
+    unsafe { libc::kill(i32::try_from(child.id()).unwrap(), libc::SIGINT) };
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(130),
+        "stderr:\n{}",
+        text(&output.stderr)
+    );
+    let stderr = text(&output.stderr);
+    assert!(stderr.contains("corobench run --resume"), "{stderr}");
+    let before = lab.stored_trials();
+    assert!(
+        before.len() < 12,
+        "the run was interrupted before its end ({} trials)",
+        before.len()
+    );
+
+    let resumed = lab.run(&["run", "--resume", "latest"]);
+    assert!(
+        resumed.status.success(),
+        "stderr:\n{}",
+        text(&resumed.stderr)
+    );
+    let after = lab.stored_trials();
+    let expected: Vec<(u32, u32)> = (0..4).flat_map(|s| (0..3).map(move |t| (s, t))).collect();
+    assert_eq!(after, expected, "every trial exactly once");
+    for slot in &before {
+        assert!(after.contains(slot));
+    }
+    let again = lab.run(&["run", "--resume", "latest"]);
+    assert_eq!(
+        again.status.code(),
+        Some(2),
+        "a complete run cannot be resumed: {}",
+        text(&again.stderr)
+    );
+}
+
+#[test]
+fn killing_corobench_leaves_no_target_running() {
+    let name = format!("kit-orphan-{}", std::process::id());
+    let lab = Lab::new(&[&name], 1, "60s");
+    let mut child = lab.spawn(&["run", lab.path("spec.toml").to_str().unwrap()]);
+    // The run is created after verification: a target found then is a trial's.
+    wait_for("the trial's target", Duration::from_secs(120), || {
+        Store::open_existing(lab.path("results.db"))
+            .is_ok_and(|s| s.resolve_run_id("latest").is_ok())
+            && !targets_named(&name).is_empty()
+    });
+    child.kill().unwrap(); // SIGKILL: no handler, no clean-up in corobench itself
+    child.wait().unwrap();
+    wait_for("the target group to die", Duration::from_secs(15), || {
+        targets_named(&name).is_empty()
+    });
+}
+
+/// Live (not zombie) processes whose environment names `target` as TARGET_NAME.
+fn targets_named(target: &str) -> Vec<u32> {
+    let needle = format!("TARGET_NAME={target}");
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            let proc_dir = Path::new("/proc").join(pid.to_string());
+            let environ = std::fs::read(proc_dir.join("environ")).unwrap_or_default();
+            let alive = std::fs::read_to_string(proc_dir.join("stat"))
+                .ok()
+                .and_then(|stat| {
+                    stat.rsplit_once(')')
+                        .map(|(_, rest)| !rest.trim_start().starts_with('Z'))
+                })
+                .unwrap_or(false);
+            alive
+                && environ
+                    .split(|&b| b == 0)
+                    .any(|var| var == needle.as_bytes())
+        })
+        .collect()
+}
