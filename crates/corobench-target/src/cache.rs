@@ -70,9 +70,9 @@ impl BuildCache {
             .or_else(|| var("XDG_CACHE_HOME").map(|d| d.join("corobench")))
             .or_else(|| var("HOME").map(|d| d.join(".cache").join("corobench")))
             .map(Self::new)
-            .ok_or_else(|| TargetError::Command {
-                command: "corobench".into(),
-                message: "cannot find a cache directory: set COROBENCH_CACHE".into(),
+            .ok_or_else(|| TargetError::Config {
+                message: "no cache directory: set COROBENCH_CACHE (or XDG_CACHE_HOME or HOME)"
+                    .into(),
             })
     }
 

@@ -105,6 +105,10 @@ pub enum TargetError {
     #[error("PostgreSQL: {message}")]
     Postgres { message: String },
 
+    /// Settings that cannot work, such as an empty data directory.
+    #[error("{message}")]
+    Config { message: String },
+
     /// A system call that failed.
     #[error("{call} failed: {source}")]
     Os {

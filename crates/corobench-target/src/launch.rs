@@ -59,6 +59,18 @@ impl BuiltTarget {
     /// # Errors
     /// Bad parameters or CPUs, unwritable directories, a program that cannot start.
     pub fn launch(&self, options: &LaunchOptions) -> Result<RunningTarget, TargetError> {
+        for (dir, field) in [
+            (&options.data_dir, "data_dir"),
+            (&options.upload_dir, "upload_dir"),
+        ] {
+            if dir.as_os_str().is_empty() {
+                let message = format!(
+                    "launching {}: LaunchOptions::{field} is empty",
+                    self.manifest.name
+                );
+                return Err(TargetError::Config { message });
+            }
+        }
         let parameters = self.manifest.resolve_parameters(&options.parameters)?;
         if let Some(cpus) = &options.cpus {
             cpus.validate()?;

@@ -158,7 +158,7 @@ impl RunningTarget {
                     timeout,
                     last_attempt,
                     stderr_log: self.stderr_log(),
-                    stderr_tail: self.stderr_tail(ERROR_TAIL_LINES),
+                    stderr_tail: self.error_tail(),
                 });
             }
             std::thread::sleep(HEALTH_POLL);
@@ -176,7 +176,7 @@ impl RunningTarget {
                 target: self.name().to_string(),
                 status,
                 stderr_log: self.stderr_log(),
-                stderr_tail: self.stderr_tail(ERROR_TAIL_LINES),
+                stderr_tail: self.error_tail(),
             });
         }
         if !self.port_picked || self.port_retries >= MAX_PORT_RETRIES {
@@ -193,6 +193,16 @@ impl RunningTarget {
         self.port_retries += 1;
         self.group = Some(self.built.spawn_group(&self.resolved, self.port)?);
         Ok(())
+    }
+
+    /// The stderr tail as errors quote it.
+    fn error_tail(&self) -> String {
+        let tail = self.stderr_tail(ERROR_TAIL_LINES);
+        if tail.trim().is_empty() {
+            "(it wrote nothing)".to_string()
+        } else {
+            tail
+        }
     }
 
     fn stderr_reports_port_clash(&self) -> bool {

@@ -248,6 +248,11 @@ fn bad_launch_options_are_refused_before_anything_starts() {
         message.starts_with("CPU list \"1023\": CPU 1023 not available"),
         "{message}"
     );
+    let message = target
+        .launch(&LaunchOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert_eq!(message, "launching web: LaunchOptions::data_dir is empty");
     assert!(
         !scratch.path().join("work").join("stderr.log").exists(),
         "nothing was started"
