@@ -59,8 +59,11 @@ fn a_response_delay_holds_every_response() {
 #[test]
 fn an_on_demand_stall_holds_responses_then_releases_them_all() {
     let server = TestServer::start(Knobs::default());
+    let handle = server.stall_handle();
     let stall_started = Instant::now();
-    server.stall_for(Duration::from_millis(300));
+    std::thread::spawn(move || handle.stall_for(Duration::from_millis(300)))
+        .join()
+        .unwrap();
     let mut streams: Vec<TcpStream> = (0..3).map(|_| connect(server.addr())).collect();
     for stream in &mut streams {
         stream.write_all(&get("/")).unwrap();

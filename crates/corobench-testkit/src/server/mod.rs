@@ -84,6 +84,28 @@ impl TestServer {
 
     /// Stops answering from now on for `length`, then answers everything owed.
     pub fn stall_for(&self, length: Duration) {
+        self.stall_handle().stall_for(length);
+    }
+
+    /// A handle that can start stalls from any thread, even while the
+    /// server itself is owned elsewhere.
+    #[must_use]
+    pub fn stall_handle(&self) -> StallHandle {
+        StallHandle {
+            control: Arc::clone(&self.control),
+        }
+    }
+}
+
+/// Starts stalls of a [`TestServer`]; after the server is dropped it does nothing.
+#[derive(Debug, Clone)]
+pub struct StallHandle {
+    control: Arc<Control>,
+}
+
+impl StallHandle {
+    /// Stops answering from now on for `length`, then answers everything owed.
+    pub fn stall_for(&self, length: Duration) {
         let from = Instant::now();
         self.control.send(Command::Stall(Window {
             from,
