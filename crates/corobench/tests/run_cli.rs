@@ -135,7 +135,7 @@ fn a_run_stores_every_trial_and_prints_its_summary() {
 #[test]
 fn an_interrupted_run_resumes_without_repeating_a_trial() {
     let lab = Lab::new(&["kit-a", "kit-b"], 3, "0.5s");
-    let mut child = lab.spawn(&["run", lab.path("spec.toml").to_str().unwrap()]);
+    let child = lab.spawn(&["run", lab.path("spec.toml").to_str().unwrap()]);
     wait_for("two stored trials", Duration::from_secs(120), || {
         lab.stored_trials().len() >= 2
     });

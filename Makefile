@@ -1,0 +1,44 @@
+# corobench: `make bench` runs the default suite, `make test` runs every test.
+# Both install what they need first (Debian packages as root, then each
+# target's own registry when it is built).
+
+CARGO ?= cargo
+COROBENCH := target/release/corobench
+
+.PHONY: bench test deps deps-test build lint rust-test target-tests verify clean help
+
+help:
+	@echo "make bench    install what is needed, build, run the default suite and print its table"
+	@echo "make test     install what is needed, then lints, unit and end-to-end tests, and verify every target"
+
+bench: deps build
+	$(COROBENCH) run
+
+test: deps-test lint rust-test target-tests verify
+
+deps:
+	@scripts/deps.sh bench
+
+deps-test:
+	@scripts/deps.sh test
+
+build:
+	$(CARGO) build --release --locked --bin corobench
+
+lint:
+	$(CARGO) fmt --all --check
+	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
+
+rust-test:
+	$(CARGO) test --workspace --locked
+
+target-tests:
+	scripts/target-tests.sh
+
+# Every target that can run here, built and checked against the contract
+# (PostgreSQL included); Swoole lights up only where its extension is installed.
+verify: build
+	$(COROBENCH) verify
+
+clean:
+	$(CARGO) clean

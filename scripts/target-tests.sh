@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The targets' own lints and unit tests, each in its ecosystem's idiom.
+# A language whose toolchain is missing is skipped, saying so; any failure
+# fails the script (after every language has run).
+set -uo pipefail
+cd "$(dirname "$0")/../targets"
+
+cache=${COROBENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/corobench}
+failures=()
+have() { command -v "$1" >/dev/null 2>&1; }
+step() {
+    local label=$1; shift
+    echo "== $label"
+    "$@" || failures+=("$label")
+}
+
+go_checks() {
+    local module=$1
+    local unformatted
+    unformatted=$(cd "$module" && gofmt -l .)
+    [ -z "$unformatted" ] || { echo "gofmt: needs formatting: $unformatted"; return 1; }
+    (cd "$module" && go vet ./... && go test ./...)
+}
+
+python_checks() {
+    local venv="$cache/test-venv-python-fastapi"
+    python3 -m venv "$venv" && "$venv/bin/pip" install -q -r python-fastapi/requirements-dev.txt \
+        && (cd python-fastapi && "$venv/bin/python" -m pyflakes server tests && "$venv/bin/python" -m pytest -q tests)
+}
+
+php_checks() {
+    local file
+    for file in php-fpm/public/*.php php-common/*.php php-common/tests/*.php; do
+        php -l "$file" >/dev/null || { echo "php -l failed: $file"; return 1; }
+    done
+    bash -n php-fpm/run.sh php-fpm/write-configs.sh && php php-common/tests/contract_test.php
+}
+
+rust_checks() {
+    # One target directory for all Rust targets, in release like corobench's
+    # own builds of them, so `corobench verify` reuses what these compile.
+    local project=$1
+    (cd "$project" && cargo fmt --check \
+        && CARGO_TARGET_DIR="$cache/cargo-target" cargo clippy --release --all-targets --locked -- -D warnings \
+        && CARGO_TARGET_DIR="$cache/cargo-target" cargo test --release --locked)
+}
+
+if have go; then
+    for module in go-common go-nethttp go-ants go-gnet; do step "go: $module" go_checks "$module"; done
+else
+    echo "== go: skipped (go is not installed)"
+fi
+if have node; then
+    step "node: node-http" bash -c 'cd node-http && node --check src/*.js && node --test test/'
+else
+    echo "== node: skipped (node is not installed)"
+fi
+if have python3; then step "python: python-fastapi" python_checks; else echo "== python: skipped (python3 is not installed)"; fi
+if have php; then step "php: php-fpm, php-common" php_checks; else echo "== php: skipped (php is not installed)"; fi
+for project in rust-common rust-axum rust-compio; do step "rust: $project" rust_checks "$project"; done
+
+if [ ${#failures[@]} -gt 0 ]; then
+    echo "target tests failed: ${failures[*]}" >&2
+    exit 1
+fi
+echo "target tests: all passed"
