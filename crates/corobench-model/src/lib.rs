@@ -1,11 +1,18 @@
 //! The shared vocabulary of corobench: what a load run, a resource sampler and a
 //! trial produce. Only plain data and its serialisation live here.
 
+pub mod analysis;
 pub mod histogram;
 pub mod load;
 pub mod resource;
 pub mod run;
 
+pub use analysis::{
+    ANALYSIS_SCHEMA_VERSION, AnalysisSettings, Better, CompareRow, CompareSide, CompareTable,
+    Geomean, MergedLatency, Metric, MetricComparison, MetricInfo, MetricSummary, MetricUnit,
+    RunAnalysis, RunComparison, ScenarioAnalysis, ScenarioComparison, Sweep, SweepPoint,
+    SweepSeries, TrialAnalysis, Verdict, Warning, WarningKind,
+};
 pub use histogram::{LatencyHistogram, LatencyReport, LatencySummary, PercentileValue};
 pub use load::{
     ErrorCounts, GeneratorUsage, LoadReport, LoadWarning, OpenLoopReport, ScheduleKind,

@@ -1,0 +1,509 @@
+//! What `corobench` concludes from stored runs: per-scenario summaries with
+//! confidence intervals, comparisons with p-values, sweeps and warnings.
+//!
+//! These types are computed once (by the binary's `analyze` module) and read
+//! by every reporter, so all output formats agree. Figures a reporter shows
+//! verbatim (benchstat's `± 3%`, `+12.34%`, `p=0.002 n=6+6`) are stored as
+//! text here; reporters compute nothing.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::histogram::{LatencyHistogram, LatencySummary, PercentileValue};
+use crate::load::{ErrorCounts, LoadWarning};
+use crate::resource::ResourceSample;
+use crate::run::{RunRecord, ScenarioRecord, TrialFlag, TrialRecord, TrialStatus};
+
+/// Version of the `corobench report --format json` and `corobench compare
+/// --format json` documents; bumped on incompatible change.
+pub const ANALYSIS_SCHEMA_VERSION: u32 = 1;
+
+/// Which direction of a metric is an improvement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Better {
+    Higher,
+    Lower,
+}
+
+/// A figure read from every trial and summarised per scenario.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum Metric {
+    #[serde(rename = "requests_per_s")]
+    RequestsPerS,
+    #[serde(rename = "latency_mean_us")]
+    LatencyMeanUs,
+    #[serde(rename = "latency_p50_us")]
+    LatencyP50Us,
+    #[serde(rename = "latency_p99_us")]
+    LatencyP99Us,
+    #[serde(rename = "latency_p99_9_us")]
+    LatencyP999Us,
+    #[serde(rename = "server_cpu_pct")]
+    ServerCpuPct,
+    #[serde(rename = "peak_rss_bytes")]
+    PeakRssBytes,
+    #[serde(rename = "error_rate")]
+    ErrorRate,
+}
+
+/// How a metric's values are measured, for formatting.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MetricUnit {
+    /// Requests per second.
+    PerSecond,
+    Microseconds,
+    /// Percent of one CPU core (200 = two cores busy).
+    PercentOfCore,
+    Bytes,
+    /// A fraction in 0..=1.
+    Fraction,
+}
+
+impl MetricUnit {
+    /// The unit as written after a raw number.
+    #[must_use]
+    pub fn symbol(self) -> &'static str {
+        match self {
+            Self::PerSecond => "req/s",
+            Self::Microseconds => "µs",
+            Self::PercentOfCore => "% of a core",
+            Self::Bytes => "bytes",
+            Self::Fraction => "fraction",
+        }
+    }
+}
+
+impl Metric {
+    /// Every metric, in the order reports show them.
+    pub const ALL: [Self; 8] = [
+        Self::RequestsPerS,
+        Self::LatencyMeanUs,
+        Self::LatencyP50Us,
+        Self::LatencyP99Us,
+        Self::LatencyP999Us,
+        Self::ServerCpuPct,
+        Self::PeakRssBytes,
+        Self::ErrorRate,
+    ];
+
+    /// The stable identifier used in JSON and CSV.
+    #[must_use]
+    pub fn id(self) -> &'static str {
+        match self {
+            Self::RequestsPerS => "requests_per_s",
+            Self::LatencyMeanUs => "latency_mean_us",
+            Self::LatencyP50Us => "latency_p50_us",
+            Self::LatencyP99Us => "latency_p99_us",
+            Self::LatencyP999Us => "latency_p99_9_us",
+            Self::ServerCpuPct => "server_cpu_pct",
+            Self::PeakRssBytes => "peak_rss_bytes",
+            Self::ErrorRate => "error_rate",
+        }
+    }
+
+    /// The short column heading.
+    #[must_use]
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::RequestsPerS => "req/s",
+            Self::LatencyMeanUs => "mean",
+            Self::LatencyP50Us => "p50",
+            Self::LatencyP99Us => "p99",
+            Self::LatencyP999Us => "p99.9",
+            Self::ServerCpuPct => "CPU",
+            Self::PeakRssBytes => "peak RSS",
+            Self::ErrorRate => "errors",
+        }
+    }
+
+    /// A longer name for chart titles and help.
+    #[must_use]
+    pub fn description(self) -> &'static str {
+        match self {
+            Self::RequestsPerS => "throughput (complete responses per second)",
+            Self::LatencyMeanUs => "mean latency",
+            Self::LatencyP50Us => "median latency (p50)",
+            Self::LatencyP99Us => "99th percentile latency",
+            Self::LatencyP999Us => "99.9th percentile latency",
+            Self::ServerCpuPct => "server CPU, mean over the window (100% = one core)",
+            Self::PeakRssBytes => "server peak resident memory",
+            Self::ErrorRate => "failed requests over all requests",
+        }
+    }
+
+    #[must_use]
+    pub fn unit(self) -> MetricUnit {
+        match self {
+            Self::RequestsPerS => MetricUnit::PerSecond,
+            Self::LatencyMeanUs | Self::LatencyP50Us | Self::LatencyP99Us | Self::LatencyP999Us => {
+                MetricUnit::Microseconds
+            }
+            Self::ServerCpuPct => MetricUnit::PercentOfCore,
+            Self::PeakRssBytes => MetricUnit::Bytes,
+            Self::ErrorRate => MetricUnit::Fraction,
+        }
+    }
+
+    /// More throughput is better; everything else is a cost.
+    #[must_use]
+    pub fn better(self) -> Better {
+        match self {
+            Self::RequestsPerS => Better::Higher,
+            _ => Better::Lower,
+        }
+    }
+
+    /// The metric's value in one trial: `None` for a failed trial, a trial
+    /// without a load report, latency of a trial without a single response,
+    /// and resources that were not sampled.
+    #[must_use]
+    pub fn value(self, trial: &TrialRecord) -> Option<f64> {
+        if trial.status != TrialStatus::Ok {
+            return None;
+        }
+        let load = trial.load.as_ref()?;
+        let latency = &load.latency.histogram;
+        let percentile =
+            |p: f64| (latency.count() > 0).then(|| latency.value_at_percentile_us(p) as f64);
+        let resources = trial.resources.as_ref().filter(|r| r.samples > 0);
+        match self {
+            Self::RequestsPerS => Some(load.requests_per_s),
+            Self::LatencyMeanUs => (latency.count() > 0).then_some(load.latency.summary.mean_us),
+            Self::LatencyP50Us => percentile(50.0),
+            Self::LatencyP99Us => percentile(99.0),
+            Self::LatencyP999Us => percentile(99.9),
+            Self::ServerCpuPct => resources.map(|r| r.cpu_pct_mean),
+            Self::PeakRssBytes => resources.map(|r| r.rss_peak_bytes as f64),
+            Self::ErrorRate => Some(load.error_rate),
+        }
+    }
+
+    /// The metric named by its [`Metric::id`].
+    #[must_use]
+    pub fn from_id(id: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|m| m.id() == id)
+    }
+}
+
+/// A metric's identity, as listed at the top of a JSON report.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MetricInfo {
+    pub id: Metric,
+    pub label: String,
+    pub description: String,
+    pub unit: MetricUnit,
+    pub better: Better,
+}
+
+impl From<Metric> for MetricInfo {
+    fn from(metric: Metric) -> Self {
+        Self {
+            id: metric,
+            label: metric.label().to_owned(),
+            description: metric.description().to_owned(),
+            unit: metric.unit(),
+            better: metric.better(),
+        }
+    }
+}
+
+/// The median of a scenario's trial values with its order-statistic
+/// confidence interval.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MetricSummary {
+    /// Trials with a value.
+    pub n: usize,
+    pub median: f64,
+    /// Lower bound; `None` when too few trials bound it (−∞).
+    pub ci_lo: Option<f64>,
+    /// Upper bound; `None` when too few trials bound it (+∞).
+    pub ci_hi: Option<f64>,
+    /// The confidence the interval actually achieves (≥ the requested level).
+    pub ci_confidence: f64,
+    /// benchstat's spread of the interval around the median: `3%`, `∞`, `?`.
+    pub ci_text: String,
+    pub min: f64,
+    pub max: f64,
+}
+
+/// How a compared value moved, judged by the metric's [`Better`] direction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    Improved,
+    Regressed,
+    /// Not significant at alpha (`~`), or no change at all.
+    NoDifference,
+    /// The baseline is 0, so no ratio exists (`?`).
+    Undefined,
+}
+
+/// One metric of one scenario against its baseline.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MetricComparison {
+    pub metric: Metric,
+    /// The baseline's median.
+    pub baseline: f64,
+    /// The compared scenario's median.
+    pub value: f64,
+    /// value / baseline; `None` when the baseline is 0 and the value is not.
+    pub ratio: Option<f64>,
+    /// Two-sided Mann–Whitney U test on the trial values.
+    pub p_value: f64,
+    pub n_baseline: usize,
+    pub n: usize,
+    /// p ≤ alpha.
+    pub significant: bool,
+    pub verdict: Verdict,
+    /// `+12.34%`, `~`, `0.00%` or `?`, as benchstat prints it.
+    pub delta_text: String,
+    /// `p=0.002 n=6+6`.
+    pub note_text: String,
+}
+
+/// A scenario compared with its baseline scenario in the same run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ScenarioComparison {
+    /// Index into [`RunAnalysis::scenarios`].
+    pub scenario: usize,
+    /// Index into [`RunAnalysis::scenarios`] of the baseline.
+    pub baseline: usize,
+    pub metrics: Vec<MetricComparison>,
+}
+
+/// One trial as the analysis saw it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TrialAnalysis {
+    pub trial_index: u32,
+    pub sequence: u32,
+    pub status: TrialStatus,
+    pub failure: Option<String>,
+    pub started_at_unix_ms: i64,
+    /// Every metric this trial has a value for.
+    pub values: BTreeMap<Metric, f64>,
+    pub flags: Vec<TrialFlag>,
+    pub load_warnings: Vec<LoadWarning>,
+    /// The target's resources over the measured window.
+    pub resource_series: Vec<ResourceSample>,
+}
+
+/// The latency distribution of all `ok` trials of a scenario, merged.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MergedLatency {
+    /// Trials merged.
+    pub trials: usize,
+    #[serde(flatten)]
+    pub summary: LatencySummary,
+    /// Latency at percentiles from 50% to 99.999%, for spectrum charts.
+    pub spectrum: Vec<PercentileValue>,
+    /// Open loop only: the spectrum measured from each request's actual send.
+    pub spectrum_uncorrected: Option<Vec<PercentileValue>>,
+    #[serde(rename = "hdr_v2_base64")]
+    pub histogram: LatencyHistogram,
+}
+
+/// Everything concluded about one scenario.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ScenarioAnalysis {
+    #[serde(flatten)]
+    pub scenario: ScenarioRecord,
+    /// The target and the parameters that tell this scenario apart from the
+    /// target's other scenarios, e.g. `go-ants pool_size=64`.
+    pub label: String,
+    pub trials_planned: u32,
+    pub trials_ok: u32,
+    pub trials_failed: u32,
+    pub metrics: BTreeMap<Metric, MetricSummary>,
+    pub latency: Option<MergedLatency>,
+    /// Failed requests by kind, summed over the `ok` trials.
+    pub errors: ErrorCounts,
+    /// The `ok` trial whose req/s is nearest the median, for detail charts.
+    pub representative_trial: Option<u32>,
+    pub trials: Vec<TrialAnalysis>,
+    /// Indices into the analysis' `warnings` that concern this scenario.
+    pub warnings: Vec<usize>,
+}
+
+/// One point of a sweep: a scenario at one value of the swept dimension.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SweepPoint {
+    /// The dimension's value as written in the scenario key.
+    pub x: String,
+    /// The same value as a number, when it is one.
+    pub x_value: Option<f64>,
+    /// Index into [`RunAnalysis::scenarios`].
+    pub scenario: usize,
+}
+
+/// The scenarios of one target that differ only in the swept dimension.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SweepSeries {
+    pub label: String,
+    pub target: String,
+    /// Ordered by the dimension's value.
+    pub points: Vec<SweepPoint>,
+}
+
+/// A workload measured at several values of one dimension (a target
+/// parameter, `connections` or `rate_per_s`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Sweep {
+    pub workload: String,
+    pub dimension: String,
+    /// Every value of the dimension is a number (the axis is numeric).
+    pub numeric: bool,
+    pub series: Vec<SweepSeries>,
+}
+
+/// What a warning is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WarningKind {
+    TooFewTrialsForCi,
+    TooFewTrialsToDetect,
+    WideCi,
+    GeneratorBound,
+    ScheduleMissed,
+    Leak,
+    Errors,
+    FailedTrials,
+    MissingTrials,
+    NoBaseline,
+    IdenticalValues,
+    ProvenanceDiffers,
+    Unmatched,
+}
+
+/// Something the reader must know, said so that it tells them what to do.
+/// Scenarios with the same message share one warning.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Warning {
+    pub kind: WarningKind,
+    pub message: String,
+    /// Keys of the scenarios concerned; empty when it concerns the whole run.
+    pub scenarios: Vec<String>,
+}
+
+/// The settings an analysis was computed with.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AnalysisSettings {
+    /// Significance level of the U test.
+    pub alpha: f64,
+    /// Requested confidence of every interval.
+    pub confidence: f64,
+    /// A confidence interval wider than this fraction of its median is flagged.
+    pub wide_ci_fraction: f64,
+    /// The target every other target is compared with, within a run.
+    pub baseline_target: Option<String>,
+}
+
+/// One run, analysed: what `corobench report` renders.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunAnalysis {
+    pub schema_version: u32,
+    /// Always `run_analysis`.
+    pub kind: String,
+    pub run: RunRecord,
+    pub trials_per_scenario: u32,
+    pub settings: AnalysisSettings,
+    pub metrics: Vec<MetricInfo>,
+    /// In plan order.
+    pub scenarios: Vec<ScenarioAnalysis>,
+    pub comparisons: Vec<ScenarioComparison>,
+    pub sweeps: Vec<Sweep>,
+    pub warnings: Vec<Warning>,
+}
+
+/// One metric of one scenario key in a comparison of two runs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CompareRow {
+    pub key: String,
+    pub a: Option<MetricSummary>,
+    pub b: Option<MetricSummary>,
+    /// `None` when either side has no value.
+    pub comparison: Option<MetricComparison>,
+}
+
+/// benchstat's geomean row: geometric means of the centers and of the
+/// per-row ratios. A figure is `None` where a value ≤ 0 leaves it undefined.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Geomean {
+    pub a: Option<f64>,
+    pub b: Option<f64>,
+    /// Geometric mean of the per-row ratios b/a (not the ratio of the
+    /// geomeans); 0/0 counts as 1.
+    pub ratio: Option<f64>,
+    /// The ratio as benchstat prints it, e.g. `-6.84%`.
+    pub delta_text: Option<String>,
+    /// Why a figure is missing.
+    pub notes: Vec<String>,
+}
+
+/// One metric across the matched scenarios of two runs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CompareTable {
+    pub metric: Metric,
+    pub rows: Vec<CompareRow>,
+    /// Present when the table has more than one row, as in benchstat.
+    pub geomean: Option<Geomean>,
+}
+
+/// One side of a comparison of two runs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CompareSide {
+    pub run: RunRecord,
+    pub trials_per_scenario: u32,
+}
+
+/// Two runs compared scenario by scenario: what `corobench compare` renders.
+/// Run A is the baseline.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunComparison {
+    pub schema_version: u32,
+    /// Always `run_comparison`.
+    pub kind: String,
+    pub a: CompareSide,
+    pub b: CompareSide,
+    pub settings: AnalysisSettings,
+    pub metrics: Vec<MetricInfo>,
+    pub tables: Vec<CompareTable>,
+    /// Scenario keys only run A measured.
+    pub only_in_a: Vec<String>,
+    /// Scenario keys only run B measured.
+    pub only_in_b: Vec<String>,
+    pub warnings: Vec<Warning>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn metric_ids_match_their_serde_names() {
+        for metric in Metric::ALL {
+            let json = serde_json::to_string(&metric).unwrap();
+            assert_eq!(json, format!("\"{}\"", metric.id()));
+            assert_eq!(Metric::from_id(metric.id()), Some(metric));
+        }
+        assert_eq!(Metric::from_id("nope"), None);
+    }
+
+    #[test]
+    fn only_throughput_is_better_higher() {
+        let higher: Vec<Metric> = Metric::ALL
+            .into_iter()
+            .filter(|m| m.better() == Better::Higher)
+            .collect();
+        assert_eq!(higher, vec![Metric::RequestsPerS]);
+    }
+
+    #[test]
+    fn metric_maps_serialise_with_ids_as_keys() {
+        let values = BTreeMap::from([(Metric::ErrorRate, 0.5), (Metric::RequestsPerS, 10.0)]);
+        let json = serde_json::to_string(&values).unwrap();
+        assert_eq!(json, r#"{"requests_per_s":10.0,"error_rate":0.5}"#);
+    }
+}

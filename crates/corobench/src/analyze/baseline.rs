@@ -1,0 +1,173 @@
+//! Comparisons within a run: every scenario of another target against the
+//! baseline target's scenario with the same workload and schedule (and the
+//! same values of the parameters both targets have).
+
+use corobench_model::{
+    Better, Metric, MetricComparison, MetricSummary, ScenarioAnalysis, ScenarioComparison, Verdict,
+    WarningKind,
+};
+use corobench_stats::{format_delta, format_p_and_n, mann_whitney_u_test};
+use corobench_store::StoredRun;
+
+use super::scenarios::values_of;
+use super::warnings::{Warnings, too_few_to_detect};
+use super::{AnalyzeError, AnalyzeOptions};
+
+/// The baseline target: the one asked for (which must be in the run), else
+/// the target of the first scenario; `None` for a run without scenarios.
+pub(crate) fn choose_target(
+    run: &StoredRun,
+    asked: Option<&str>,
+) -> Result<Option<String>, AnalyzeError> {
+    let mut targets: Vec<String> = Vec::new();
+    for s in &run.scenarios {
+        if !targets.contains(&s.target) {
+            targets.push(s.target.clone());
+        }
+    }
+    match asked {
+        None => Ok(targets.first().cloned()),
+        Some(name) if targets.iter().any(|t| t == name) => Ok(Some(name.to_owned())),
+        Some(name) => Err(AnalyzeError::UnknownBaseline {
+            name: name.to_owned(),
+            run_id: run.run.id.clone(),
+            targets,
+        }),
+    }
+}
+
+/// Compares every scenario of another target with its baseline scenario(s)
+/// and records the warnings this raises on the scenarios.
+pub(crate) fn compare_with(
+    scenarios: &mut [ScenarioAnalysis],
+    baseline_target: &str,
+    options: &AnalyzeOptions,
+    warnings: &mut Warnings,
+) -> Vec<ScenarioComparison> {
+    let mut comparisons = Vec::new();
+    for index in 0..scenarios.len() {
+        if scenarios[index].scenario.target == baseline_target {
+            continue;
+        }
+        let matches: Vec<usize> = (0..scenarios.len())
+            .filter(|&b| scenarios[b].scenario.target == baseline_target)
+            .filter(|&b| same_conditions(&scenarios[b], &scenarios[index]))
+            .collect();
+        if matches.is_empty() && scenarios[index].trials_ok > 0 {
+            let message = format!(
+                "no {baseline_target} scenario with the same workload, schedule and shared \
+                 parameters to compare with; add one to the spec, or pick another --baseline"
+            );
+            let key = scenarios[index].scenario.key.clone();
+            let w = warnings.add(WarningKind::NoBaseline, message, Some(&key));
+            push_unique(&mut scenarios[index].warnings, w);
+        }
+        for baseline in matches {
+            let comparison = compare_scenarios(scenarios, baseline, index, options, warnings);
+            comparisons.push(comparison);
+        }
+    }
+    comparisons
+}
+
+fn compare_scenarios(
+    scenarios: &mut [ScenarioAnalysis],
+    baseline: usize,
+    index: usize,
+    options: &AnalyzeOptions,
+    warnings: &mut Warnings,
+) -> ScenarioComparison {
+    let (old, new) = (&scenarios[baseline], &scenarios[index]);
+    let metrics: Vec<MetricComparison> = Metric::ALL
+        .into_iter()
+        .filter_map(|metric| {
+            let old_summary = old.metrics.get(&metric)?;
+            let new_summary = new.metrics.get(&metric)?;
+            let old_values = values_of(&old.trials, metric);
+            let new_values = values_of(&new.trials, metric);
+            let sides = Sides {
+                old: (old_summary, &old_values),
+                new: (new_summary, &new_values),
+            };
+            Some(compare_metric(metric, &sides, options.alpha))
+        })
+        .collect();
+    let sizes = metrics
+        .iter()
+        .find(|m| m.metric == Metric::RequestsPerS)
+        .map(|m| (m.n_baseline, m.n));
+    if let Some((kind, message)) = sizes.and_then(|(a, b)| too_few_to_detect(a, b, options)) {
+        let key = scenarios[index].scenario.key.clone();
+        let w = warnings.add(kind, message, Some(&key));
+        push_unique(&mut scenarios[index].warnings, w);
+    }
+    ScenarioComparison {
+        scenario: index,
+        baseline,
+        metrics,
+    }
+}
+
+fn push_unique(indices: &mut Vec<usize>, index: usize) {
+    if !indices.contains(&index) {
+        indices.push(index);
+    }
+}
+
+/// Same workload, schedule and connections, and equal values of every
+/// parameter both scenarios have.
+fn same_conditions(a: &ScenarioAnalysis, b: &ScenarioAnalysis) -> bool {
+    let (a, b) = (&a.scenario, &b.scenario);
+    a.workload.name == b.workload.name
+        && a.schedule == b.schedule
+        && a.connections == b.connections
+        && a.parameters
+            .iter()
+            .all(|(name, value)| b.parameters.get(name).is_none_or(|other| other == value))
+}
+
+/// The two sides of one metric's comparison: summary and trial values.
+pub(crate) struct Sides<'a> {
+    pub(crate) old: (&'a MetricSummary, &'a [f64]),
+    pub(crate) new: (&'a MetricSummary, &'a [f64]),
+}
+
+/// benchstat's comparison of two samples: medians, a two-sided U test,
+/// `~` when p > alpha, and the delta and `p=… n=…` strings.
+pub(crate) fn compare_metric(metric: Metric, sides: &Sides<'_>, alpha: f64) -> MetricComparison {
+    let ((old, old_values), (new, new_values)) = (sides.old, sides.new);
+    // Identical samples (every value equal) have no ranks to compare:
+    // benchstat reports them as p = 1, no evidence of a difference. The
+    // samples are non-empty and finite here, so no other error can occur.
+    let p_value = mann_whitney_u_test(old_values, new_values).map_or(1.0, |test| test.p);
+    let significant = p_value <= alpha;
+    MetricComparison {
+        metric,
+        baseline: old.median,
+        value: new.median,
+        ratio: ratio(old.median, new.median),
+        p_value,
+        n_baseline: old_values.len(),
+        n: new_values.len(),
+        significant,
+        verdict: verdict(metric, old.median, new.median, significant),
+        delta_text: format_delta(old.median, new.median, p_value, alpha),
+        note_text: format_p_and_n(p_value, old_values.len(), new_values.len()),
+    }
+}
+
+fn ratio(old: f64, new: f64) -> Option<f64> {
+    corobench_stats::relative_delta(old, new).map(|delta| delta + 1.0)
+}
+
+fn verdict(metric: Metric, old: f64, new: f64, significant: bool) -> Verdict {
+    if !significant || old == new {
+        Verdict::NoDifference
+    } else if old == 0.0 {
+        Verdict::Undefined
+    } else if (new > old) == (metric.better() == Better::Higher) {
+        Verdict::Improved
+    } else {
+        Verdict::Regressed
+    }
+}

@@ -1,0 +1,109 @@
+//! Statistics on stored runs, computed once, before any reporter runs.
+//!
+//! This is the only place where domain records meet `corobench-stats`: it
+//! reads [`StoredRun`]s and produces a [`RunAnalysis`] (one run, every
+//! target compared with a baseline target) or a [`RunComparison`] (two runs,
+//! scenario by scenario). Reporters in `corobench-report` only format what
+//! these types hold, so every output format shows the same figures.
+//!
+//! - [`scenarios`]: per-scenario summaries, merged latency, labels.
+//! - [`baseline`]: matching scenarios with the baseline target and the
+//!   U-test comparisons.
+//! - [`runs`]: two runs compared, with geomean rows.
+//! - [`sweeps`]: scenarios that differ in one dimension, for sweep charts.
+//! - [`warnings`]: what the reader must know, worded as what to do.
+
+mod baseline;
+mod runs;
+mod scenarios;
+mod sweeps;
+mod warnings;
+
+#[cfg(test)]
+mod tests;
+
+use corobench_model::{ANALYSIS_SCHEMA_VERSION, AnalysisSettings, Metric, MetricInfo, RunAnalysis};
+use corobench_store::StoredRun;
+
+pub use runs::compare_runs;
+
+/// How to analyse: the levels of the statistics and the baseline target.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AnalyzeOptions {
+    /// The target every other target is compared with; `None`: the target
+    /// of the run's first scenario.
+    pub baseline: Option<String>,
+    /// Significance level of the Mann–Whitney U test (benchstat: 0.05).
+    pub alpha: f64,
+    /// Confidence of the median intervals (benchstat: 0.95).
+    pub confidence: f64,
+    /// Confidence intervals wider than this fraction of their median are flagged.
+    pub wide_ci_fraction: f64,
+}
+
+impl Default for AnalyzeOptions {
+    fn default() -> Self {
+        Self {
+            baseline: None,
+            alpha: 0.05,
+            confidence: 0.95,
+            wide_ci_fraction: 0.10,
+        }
+    }
+}
+
+/// Why a run cannot be analysed as asked.
+#[derive(Debug, thiserror::Error)]
+pub enum AnalyzeError {
+    #[error(
+        "--baseline {name}: run {run_id} has no target of that name; use one of: {}",
+        targets.join(", ")
+    )]
+    UnknownBaseline {
+        name: String,
+        run_id: String,
+        targets: Vec<String>,
+    },
+}
+
+/// Analyses one stored run: summaries of every scenario, comparisons with
+/// the baseline target, sweeps and warnings.
+///
+/// # Errors
+/// When `options.baseline` names a target the run does not have.
+pub fn analyze_run(run: &StoredRun, options: &AnalyzeOptions) -> Result<RunAnalysis, AnalyzeError> {
+    let baseline_target = baseline::choose_target(run, options.baseline.as_deref())?;
+    let mut notes = warnings::Warnings::default();
+    let mut scenarios = scenarios::analyze_all(run, options, &mut notes, "");
+    let comparisons = match &baseline_target {
+        Some(target) => baseline::compare_with(&mut scenarios, target, options, &mut notes),
+        None => Vec::new(),
+    };
+    let sweeps = sweeps::find(&scenarios);
+    Ok(RunAnalysis {
+        schema_version: ANALYSIS_SCHEMA_VERSION,
+        kind: "run_analysis".to_owned(),
+        run: run.run.clone(),
+        trials_per_scenario: run.trials_per_scenario,
+        settings: settings(options, baseline_target),
+        metrics: metric_infos(),
+        scenarios,
+        comparisons,
+        sweeps,
+        warnings: notes.into_list(),
+    })
+}
+
+/// The settings as recorded in an analysis.
+fn settings(options: &AnalyzeOptions, baseline_target: Option<String>) -> AnalysisSettings {
+    AnalysisSettings {
+        alpha: options.alpha,
+        confidence: options.confidence,
+        wide_ci_fraction: options.wide_ci_fraction,
+        baseline_target,
+    }
+}
+
+fn metric_infos() -> Vec<MetricInfo> {
+    Metric::ALL.into_iter().map(MetricInfo::from).collect()
+}

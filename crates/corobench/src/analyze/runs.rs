@@ -1,0 +1,202 @@
+//! Two runs compared scenario by scenario (`corobench compare A B`): run A
+//! is the baseline; scenarios are matched by key; each metric gets a table
+//! with a geomean row, as benchstat prints one per unit.
+
+use corobench_model::{
+    ANALYSIS_SCHEMA_VERSION, CompareRow, CompareSide, CompareTable, Geomean, Metric, Provenance,
+    RunComparison, ScenarioAnalysis, WarningKind,
+};
+use corobench_stats::{format_signed_pct, geomean_of_ratios, geometric_mean};
+use corobench_store::StoredRun;
+
+use super::baseline::{Sides, compare_metric};
+use super::scenarios::{analyze_all, values_of};
+use super::warnings::{Warnings, too_few_to_detect};
+use super::{AnalyzeOptions, metric_infos, settings};
+
+/// Compares run `b` with run `a` (the baseline), scenario key by scenario key.
+#[must_use]
+pub fn compare_runs(a: &StoredRun, b: &StoredRun, options: &AnalyzeOptions) -> RunComparison {
+    let mut notes = Warnings::default();
+    let side_a = analyze_all(a, options, &mut notes, &format!("run A ({}): ", a.run.id));
+    let side_b = analyze_all(b, options, &mut notes, &format!("run B ({}): ", b.run.id));
+    let find_b = |key: &str| side_b.iter().find(|s| s.scenario.key == key);
+    let matched: Vec<(&ScenarioAnalysis, &ScenarioAnalysis)> = side_a
+        .iter()
+        .filter_map(|sa| find_b(&sa.scenario.key).map(|sb| (sa, sb)))
+        .collect();
+    let only_in_a = unmatched(&side_a, &side_b);
+    let only_in_b = unmatched(&side_b, &side_a);
+    let tables = Metric::ALL
+        .into_iter()
+        .filter_map(|metric| table(metric, &matched, options.alpha))
+        .collect();
+    for (sa, sb) in &matched {
+        let (na, nb) = (trials_with_rate(sa), trials_with_rate(sb));
+        if let Some((kind, message)) = too_few_to_detect(na, nb, options) {
+            notes.add(kind, message, Some(&sa.scenario.key));
+        }
+    }
+    provenance_warnings(&a.run.provenance, &b.run.provenance, &mut notes);
+    RunComparison {
+        schema_version: ANALYSIS_SCHEMA_VERSION,
+        kind: "run_comparison".to_owned(),
+        a: side(a),
+        b: side(b),
+        settings: settings(options, None),
+        metrics: metric_infos(),
+        tables,
+        only_in_a,
+        only_in_b,
+        warnings: notes.into_list(),
+    }
+}
+
+fn side(run: &StoredRun) -> CompareSide {
+    CompareSide {
+        run: run.run.clone(),
+        trials_per_scenario: run.trials_per_scenario,
+    }
+}
+
+fn trials_with_rate(scenario: &ScenarioAnalysis) -> usize {
+    values_of(&scenario.trials, Metric::RequestsPerS).len()
+}
+
+fn unmatched(ours: &[ScenarioAnalysis], theirs: &[ScenarioAnalysis]) -> Vec<String> {
+    ours.iter()
+        .filter(|s| !theirs.iter().any(|t| t.scenario.key == s.scenario.key))
+        .map(|s| s.scenario.key.clone())
+        .collect()
+}
+
+/// One metric's rows; `None` when no matched scenario has this metric.
+fn table(
+    metric: Metric,
+    matched: &[(&ScenarioAnalysis, &ScenarioAnalysis)],
+    alpha: f64,
+) -> Option<CompareTable> {
+    let rows: Vec<CompareRow> = matched
+        .iter()
+        .map(|(sa, sb)| row(metric, sa, sb, alpha))
+        .filter(|r| r.a.is_some() || r.b.is_some())
+        .collect();
+    if rows.is_empty() {
+        return None;
+    }
+    let geomean = (rows.len() > 1).then(|| geomean(&rows));
+    Some(CompareTable {
+        metric,
+        rows,
+        geomean,
+    })
+}
+
+fn row(metric: Metric, sa: &ScenarioAnalysis, sb: &ScenarioAnalysis, alpha: f64) -> CompareRow {
+    let (a, b) = (sa.metrics.get(&metric), sb.metrics.get(&metric));
+    let comparison = a.zip(b).map(|(a, b)| {
+        let (va, vb) = (values_of(&sa.trials, metric), values_of(&sb.trials, metric));
+        let sides = Sides {
+            old: (a, &va),
+            new: (b, &vb),
+        };
+        compare_metric(metric, &sides, alpha)
+    });
+    CompareRow {
+        key: sa.scenario.key.clone(),
+        a: a.cloned(),
+        b: b.cloned(),
+        comparison,
+    }
+}
+
+/// benchstat's geomean row: the geometric mean of each column's centers,
+/// and of the per-row ratios over the rows both runs have.
+fn geomean(rows: &[CompareRow]) -> Geomean {
+    let mut notes = Vec::new();
+    let mut center = |values: Vec<f64>| {
+        let gm = geometric_mean(&values).ok();
+        if gm.is_none() && !values.is_empty() {
+            let note = "summaries must be > 0 to compute a geomean".to_owned();
+            if !notes.contains(&note) {
+                notes.push(note);
+            }
+        }
+        gm
+    };
+    let a = center(
+        rows.iter()
+            .filter_map(|r| r.a.as_ref().map(|s| s.median))
+            .collect(),
+    );
+    let b = center(
+        rows.iter()
+            .filter_map(|r| r.b.as_ref().map(|s| s.median))
+            .collect(),
+    );
+    let pairs: Vec<(f64, f64)> = rows
+        .iter()
+        .filter_map(|r| Some((r.a.as_ref()?.median, r.b.as_ref()?.median)))
+        .collect();
+    let ratio = geomean_of_ratios(&pairs).ok();
+    if ratio.is_none() && !pairs.is_empty() {
+        notes.push("ratios must be > 0 to compute a geomean".to_owned());
+    }
+    Geomean {
+        a,
+        b,
+        ratio,
+        delta_text: ratio.map(|r| format_signed_pct(r - 1.0)),
+        notes,
+    }
+}
+
+/// Differences in where and with what the runs were measured.
+fn provenance_warnings(a: &Provenance, b: &Provenance, notes: &mut Warnings) {
+    let fields = [
+        ("CPU", &a.cpu_model, &b.cpu_model),
+        ("kernel", &a.kernel, &b.kernel),
+        ("host", &a.hostname, &b.hostname),
+        ("server CPUs", &a.server_cpus, &b.server_cpus),
+        ("generator CPUs", &a.generator_cpus, &b.generator_cpus),
+        ("load backend", &a.load_backend, &b.load_backend),
+        (
+            "corobench version",
+            &a.corobench_version,
+            &b.corobench_version,
+        ),
+    ];
+    let differing: Vec<String> = fields
+        .iter()
+        .filter(|(_, x, y)| x != y)
+        .map(|(name, x, y)| format!("{name} {x} vs {y}"))
+        .collect();
+    if !differing.is_empty() {
+        notes.add(
+            WarningKind::ProvenanceDiffers,
+            format!(
+                "the runs were measured differently ({}): a difference may come from the \
+                 machine or the tool, not from the targets",
+                differing.join("; ")
+            ),
+            None,
+        );
+    }
+    let changed: Vec<&str> = a
+        .target_sources
+        .iter()
+        .filter(|(target, hash)| b.target_sources.get(*target).is_some_and(|h| h != *hash))
+        .map(|(target, _)| target.as_str())
+        .collect();
+    if !changed.is_empty() {
+        notes.add(
+            WarningKind::ProvenanceDiffers,
+            format!(
+                "the sources of {} changed between the runs: their differences include code \
+                 changes",
+                changed.join(", ")
+            ),
+            None,
+        );
+    }
+}

@@ -1,0 +1,194 @@
+//! Runs, scenarios and trials in memory, with the values a test chooses.
+
+use std::collections::BTreeMap;
+
+use corobench_model::{
+    ErrorCounts, GeneratorUsage, LatencyHistogram, LoadReport, LoadWarning, Provenance,
+    ResourceSample, ResourceSummary, RunRecord, RunStatus, ScenarioRecord, ScheduleKind,
+    StatusCounts, TaskCounts, TrialFlag, TrialRecord, TrialStatus, WorkloadRecord,
+};
+use corobench_store::StoredRun;
+
+/// A run under construction: scenarios are added, then trials with values.
+pub(super) struct RunBuilder {
+    run: StoredRun,
+}
+
+impl RunBuilder {
+    pub(super) fn new(id: &str, trials_per_scenario: u32) -> Self {
+        Self {
+            run: StoredRun {
+                run: RunRecord {
+                    id: id.to_owned(),
+                    started_at_unix_ms: 1_700_000_000_000,
+                    finished_at_unix_ms: Some(1_700_000_100_000),
+                    status: RunStatus::Complete,
+                    suite: "test".to_owned(),
+                    spec_toml: String::new(),
+                    seed: 1,
+                    provenance: Provenance {
+                        cpu_model: "test-cpu".to_owned(),
+                        kernel: "6.1.0".to_owned(),
+                        ..Provenance::default()
+                    },
+                },
+                trials_per_scenario,
+                scenarios: Vec::new(),
+                trials: Vec::new(),
+            },
+        }
+    }
+
+    /// Adds a closed-loop scenario; `parameters` as `name=value` strings.
+    pub(super) fn scenario(
+        mut self,
+        target: &str,
+        parameters: &[&str],
+        workload: &str,
+        connections: u32,
+    ) -> Self {
+        let parameters: BTreeMap<String, String> = parameters
+            .iter()
+            .map(|p| {
+                let (name, value) = p.split_once('=').expect("name=value");
+                (name.to_owned(), value.to_owned())
+            })
+            .collect();
+        let mut key = target.to_owned();
+        for (name, value) in &parameters {
+            key.push_str(&format!("/{name}={value}"));
+        }
+        key.push_str(&format!("/{workload}/c={connections}"));
+        let index = u32::try_from(self.run.scenarios.len()).unwrap();
+        self.run.scenarios.push(ScenarioRecord {
+            index,
+            key,
+            target: target.to_owned(),
+            parameters,
+            workload: WorkloadRecord {
+                name: workload.to_owned(),
+                method: "GET".to_owned(),
+                path: format!("/{workload}"),
+                body_bytes: 0,
+            },
+            schedule: ScheduleKind::Closed,
+            connections,
+            warmup_s: 1.0,
+            duration_s: 2.0,
+        });
+        self
+    }
+
+    /// One `ok` trial per value of req/s for the last scenario added.
+    pub(super) fn rates(mut self, rates: &[f64]) -> Self {
+        for &rate in rates {
+            let trial = self.next_trial(TrialStatus::Ok, Some(load(rate, &[100, 200])));
+            self.run.trials.push(trial);
+        }
+        self
+    }
+
+    /// A failed trial for the last scenario added.
+    pub(super) fn failed(mut self, why: &str) -> Self {
+        let mut trial = self.next_trial(TrialStatus::Failed, None);
+        trial.failure = Some(why.to_owned());
+        self.run.trials.push(trial);
+        self
+    }
+
+    /// Changes the last trial added.
+    pub(super) fn edit_last(mut self, edit: impl FnOnce(&mut TrialRecord)) -> Self {
+        edit(self.run.trials.last_mut().expect("a trial was added"));
+        self
+    }
+
+    pub(super) fn build(self) -> StoredRun {
+        self.run
+    }
+
+    fn next_trial(&self, status: TrialStatus, load: Option<LoadReport>) -> TrialRecord {
+        let scenario_index = u32::try_from(self.run.scenarios.len() - 1).unwrap();
+        let trial_index = self
+            .run
+            .trials
+            .iter()
+            .filter(|t| t.scenario_index == scenario_index)
+            .count();
+        let rss_bytes = 10 << 20;
+        TrialRecord {
+            scenario_index,
+            trial_index: u32::try_from(trial_index).unwrap(),
+            sequence: u32::try_from(self.run.trials.len()).unwrap(),
+            status,
+            failure: None,
+            started_at_unix_ms: 1_700_000_000_000,
+            resources: load.as_ref().map(|_| ResourceSummary {
+                samples: 2,
+                cpu_pct_mean: 50.0,
+                rss_peak_bytes: rss_bytes,
+                ..ResourceSummary::default()
+            }),
+            resource_series: vec![ResourceSample {
+                t_ms: 100,
+                cpu_user_pct: 40.0,
+                cpu_system_pct: 10.0,
+                rss_bytes,
+                ..ResourceSample::default()
+            }],
+            load,
+            tasks: TaskCounts::default(),
+            flags: Vec::new(),
+        }
+    }
+}
+
+/// A load report with this req/s and these latencies recorded.
+pub(super) fn load(requests_per_s: f64, latencies_us: &[u64]) -> LoadReport {
+    let mut histogram = LatencyHistogram::new();
+    for &us in latencies_us {
+        histogram.record_us(us);
+    }
+    LoadReport {
+        schema_version: 1,
+        url: "http://127.0.0.1:1/".to_owned(),
+        method: "GET".to_owned(),
+        backend: "epoll".to_owned(),
+        threads: 1,
+        connections: 4,
+        schedule: ScheduleKind::Closed,
+        warmup_s: 0.0,
+        elapsed_s: 1.0,
+        requests: requests_per_s as u64,
+        requests_per_s,
+        bytes_read: 0,
+        bytes_written: 0,
+        read_bytes_per_s: 0.0,
+        status: StatusCounts::default(),
+        errors: ErrorCounts::default(),
+        error_rate: 0.0,
+        latency: histogram.report(),
+        latency_uncorrected: None,
+        open_loop: None,
+        generator: GeneratorUsage {
+            threads: 1,
+            cpu_user_s: 0.1,
+            cpu_system_s: 0.1,
+            cpu_us_per_request: 1.0,
+            utilization: 0.2,
+            max_rss_bytes: 0,
+        },
+        timeline: Vec::new(),
+        warnings: Vec::new(),
+    }
+}
+
+/// Marks a trial generator-bound as the runner does.
+pub(super) fn generator_bound(trial: &mut TrialRecord) {
+    trial
+        .flags
+        .push(TrialFlag::GeneratorBound { utilization: 0.97 });
+    if let Some(load) = trial.load.as_mut() {
+        load.warnings
+            .push(LoadWarning::GeneratorBound { utilization: 0.97 });
+    }
+}

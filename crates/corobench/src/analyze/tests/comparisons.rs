@@ -1,0 +1,187 @@
+//! Comparisons with the baseline target and between two runs.
+
+use corobench_model::{Metric, Verdict, WarningKind};
+
+use super::builder::RunBuilder;
+use crate::analyze::{AnalyzeError, AnalyzeOptions, analyze_run, compare_runs};
+
+const LOW: [f64; 6] = [100.0, 101.0, 102.0, 103.0, 104.0, 105.0];
+const HIGH: [f64; 6] = [110.0, 111.0, 112.0, 113.0, 114.0, 115.0];
+const MIXED: [f64; 6] = [99.0, 101.5, 102.5, 103.5, 104.5, 106.0];
+
+fn three_targets() -> RunBuilder {
+    RunBuilder::new("r1", 6)
+        .scenario("base", &["GOMAXPROCS=1"], "plaintext", 4)
+        .rates(&LOW)
+        .scenario("base", &["GOMAXPROCS=2"], "plaintext", 4)
+        .rates(&LOW)
+        .scenario("ants", &["GOMAXPROCS=1", "pool=8"], "plaintext", 4)
+        .rates(&HIGH)
+        .scenario("node", &[], "plaintext", 4)
+        .rates(&MIXED)
+        .scenario("node", &[], "json", 4)
+        .rates(&MIXED)
+}
+
+#[test]
+fn scenarios_meet_the_baseline_on_workload_schedule_and_shared_parameters() {
+    let analysis = analyze_run(&three_targets().build(), &AnalyzeOptions::default()).unwrap();
+    assert_eq!(analysis.settings.baseline_target.as_deref(), Some("base"));
+    let pairs: Vec<(usize, usize)> = analysis
+        .comparisons
+        .iter()
+        .map(|c| (c.scenario, c.baseline))
+        .collect();
+    // ants shares GOMAXPROCS=1 with base; node has no GOMAXPROCS, so it
+    // meets both base scenarios; node's json has no base counterpart.
+    assert_eq!(pairs, vec![(2, 0), (3, 0), (3, 1)]);
+    let no_baseline: Vec<_> = analysis
+        .warnings
+        .iter()
+        .filter(|w| w.kind == WarningKind::NoBaseline)
+        .collect();
+    assert_eq!(no_baseline.len(), 1);
+    assert_eq!(no_baseline[0].scenarios, vec!["node/json/c=4".to_owned()]);
+}
+
+#[test]
+fn separated_samples_are_significant_and_judged_by_direction() {
+    let analysis = analyze_run(&three_targets().build(), &AnalyzeOptions::default()).unwrap();
+    let ants = &analysis.comparisons[0];
+    let rate = ants
+        .metrics
+        .iter()
+        .find(|m| m.metric == Metric::RequestsPerS)
+        .unwrap();
+    // 6 vs 6 without overlap: exact p = 2 / C(12, 6) = 2/924.
+    assert!((rate.p_value - 2.0 / 924.0).abs() < 1e-12);
+    assert_eq!(rate.note_text, "p=0.002 n=6");
+    assert_eq!(rate.delta_text, "+9.76%");
+    assert!(rate.significant);
+    assert_eq!(rate.verdict, Verdict::Improved);
+    assert!((rate.ratio.unwrap() - 112.5 / 102.5).abs() < 1e-12);
+}
+
+#[test]
+fn overlapping_samples_are_not_significant() {
+    let analysis = analyze_run(&three_targets().build(), &AnalyzeOptions::default()).unwrap();
+    let node = &analysis.comparisons[1];
+    let rate = &node.metrics[0];
+    assert_eq!(rate.metric, Metric::RequestsPerS);
+    assert_eq!(rate.delta_text, "~");
+    assert_eq!(rate.verdict, Verdict::NoDifference);
+    assert!(rate.p_value > 0.05);
+    // Equal samples (every trial's CPU is 50%) compare as p = 1.
+    let cpu = node
+        .metrics
+        .iter()
+        .find(|m| m.metric == Metric::ServerCpuPct)
+        .unwrap();
+    assert_eq!((cpu.p_value, cpu.delta_text.as_str()), (1.0, "~"));
+}
+
+#[test]
+fn a_chosen_baseline_must_be_a_target_of_the_run() {
+    let options = AnalyzeOptions {
+        baseline: Some("nginx".to_owned()),
+        ..AnalyzeOptions::default()
+    };
+    let error = analyze_run(&three_targets().build(), &options).unwrap_err();
+    let AnalyzeError::UnknownBaseline { .. } = &error;
+    assert_eq!(
+        error.to_string(),
+        "--baseline nginx: run r1 has no target of that name; use one of: base, ants, node"
+    );
+    let options = AnalyzeOptions {
+        baseline: Some("node".to_owned()),
+        ..AnalyzeOptions::default()
+    };
+    let analysis = analyze_run(&three_targets().build(), &options).unwrap();
+    assert!(analysis.comparisons.iter().all(|c| c.baseline >= 3));
+}
+
+#[test]
+fn too_few_trials_to_detect_a_difference_are_reported() {
+    let run = RunBuilder::new("r1", 2)
+        .scenario("base", &[], "plaintext", 4)
+        .rates(&[1.0, 2.0])
+        .scenario("other", &[], "plaintext", 4)
+        .rates(&[3.0, 4.0])
+        .build();
+    let analysis = analyze_run(&run, &AnalyzeOptions::default()).unwrap();
+    let warning = analysis
+        .warnings
+        .iter()
+        .find(|w| w.kind == WarningKind::TooFewTrialsToDetect)
+        .unwrap();
+    assert_eq!(
+        warning.message,
+        "with 2+2 trials no difference can be significant at alpha 0.05 (the smallest \
+         possible p is 0.333): rerun with --trials 4 or more"
+    );
+}
+
+#[test]
+fn two_runs_are_matched_by_key_with_a_geomean_row() {
+    let a = three_targets().build();
+    let mut b = RunBuilder::new("r2", 6)
+        .scenario("base", &["GOMAXPROCS=1"], "plaintext", 4)
+        .rates(&HIGH)
+        .scenario("ants", &["GOMAXPROCS=1", "pool=8"], "plaintext", 4)
+        .rates(&HIGH)
+        .scenario("extra", &[], "plaintext", 4)
+        .rates(&LOW)
+        .build();
+    b.run.provenance.kernel = "6.18.0".to_owned();
+    let comparison = compare_runs(&a, &b, &AnalyzeOptions::default());
+    assert_eq!(comparison.only_in_b, vec!["extra/plaintext/c=4".to_owned()]);
+    assert_eq!(comparison.only_in_a.len(), 3);
+    let rate = &comparison.tables[0];
+    assert_eq!(rate.metric, Metric::RequestsPerS);
+    let keys: Vec<&str> = rate.rows.iter().map(|r| r.key.as_str()).collect();
+    assert_eq!(
+        keys,
+        [
+            "base/GOMAXPROCS=1/plaintext/c=4",
+            "ants/GOMAXPROCS=1/pool=8/plaintext/c=4"
+        ]
+    );
+    let deltas: Vec<&str> = rate
+        .rows
+        .iter()
+        .map(|r| r.comparison.as_ref().unwrap().delta_text.as_str())
+        .collect();
+    assert_eq!(deltas, ["+9.76%", "~"]);
+    let geomean = rate.geomean.as_ref().unwrap();
+    let expected = (112.5f64 / 102.5).sqrt();
+    assert!((geomean.ratio.unwrap() - expected).abs() < 1e-12);
+    assert_eq!(geomean.delta_text.as_deref(), Some("+4.76%"));
+    let provenance = comparison
+        .warnings
+        .iter()
+        .find(|w| w.kind == WarningKind::ProvenanceDiffers)
+        .unwrap();
+    assert!(
+        provenance.message.contains("kernel 6.1.0 vs 6.18.0"),
+        "{}",
+        provenance.message
+    );
+}
+
+#[test]
+fn a_geomean_needs_positive_centers() {
+    let a = three_targets().build();
+    let comparison = compare_runs(&a, &a, &AnalyzeOptions::default());
+    let errors = comparison
+        .tables
+        .iter()
+        .find(|t| t.metric == Metric::ErrorRate)
+        .unwrap();
+    let geomean = errors.geomean.as_ref().unwrap();
+    assert_eq!((geomean.a, geomean.ratio), (None, Some(1.0)));
+    assert_eq!(
+        geomean.notes,
+        ["summaries must be > 0 to compute a geomean"]
+    );
+    assert!(comparison.only_in_a.is_empty() && comparison.only_in_b.is_empty());
+}

@@ -1,0 +1,7 @@
+//! Tests of the analysis on runs built in memory, with values chosen so the
+//! statistics are known (p-values from the exact U distribution, intervals
+//! from the binomial order statistics).
+
+mod builder;
+mod comparisons;
+mod summaries;

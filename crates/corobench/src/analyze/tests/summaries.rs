@@ -1,0 +1,227 @@
+//! Per-scenario summaries, merged latency, labels, sweeps and warnings.
+
+use corobench_model::{Metric, TrialStatus, WarningKind};
+
+use super::builder::{RunBuilder, generator_bound, load};
+use crate::analyze::{AnalyzeOptions, analyze_run};
+
+const SIX: [f64; 6] = [105.0, 100.0, 103.0, 101.0, 104.0, 102.0];
+
+#[test]
+fn six_trials_give_a_bounded_median_interval() {
+    let run = RunBuilder::new("r1", 6)
+        .scenario("fast", &[], "plaintext", 4)
+        .rates(&SIX)
+        .build();
+    let analysis = analyze_run(&run, &AnalyzeOptions::default()).unwrap();
+    let s = &analysis.scenarios[0].metrics[&Metric::RequestsPerS];
+    assert_eq!((s.n, s.median, s.min, s.max), (6, 102.5, 100.0, 105.0));
+    // n = 6 at 95%: [x(1), x(6)] with exact coverage 1 − 2/64.
+    assert_eq!((s.ci_lo, s.ci_hi), (Some(100.0), Some(105.0)));
+    assert!((s.ci_confidence - 0.968_75).abs() < 1e-12);
+    assert_eq!(s.ci_text, "2%");
+    assert!(analysis.warnings.is_empty(), "{:?}", analysis.warnings);
+    assert_eq!(analysis.scenarios[0].representative_trial, Some(2));
+}
+
+#[test]
+fn five_trials_leave_the_interval_open_and_say_how_many_are_needed() {
+    let run = RunBuilder::new("r1", 5)
+        .scenario("fast", &[], "plaintext", 4)
+        .rates(&[1.0, 2.0, 3.0, 4.0, 5.0])
+        .build();
+    let analysis = analyze_run(&run, &AnalyzeOptions::default()).unwrap();
+    let s = &analysis.scenarios[0].metrics[&Metric::RequestsPerS];
+    assert_eq!(
+        (s.ci_lo, s.ci_hi, s.ci_text.as_str()),
+        (None, Some(5.0), "∞")
+    );
+    let warning = &analysis.warnings[0];
+    assert_eq!(warning.kind, WarningKind::TooFewTrialsForCi);
+    assert_eq!(
+        warning.message,
+        "need ≥ 6 trials for a 95% confidence interval, have 5: rerun with --trials 6"
+    );
+    assert_eq!(warning.scenarios, vec!["fast/plaintext/c=4".to_owned()]);
+    assert_eq!(analysis.scenarios[0].warnings, vec![0]);
+}
+
+#[test]
+fn failed_and_missing_trials_are_left_out_and_reported() {
+    let run = RunBuilder::new("r1", 8)
+        .scenario("fast", &[], "plaintext", 4)
+        .rates(&SIX)
+        .failed("target exited with status 2\nstderr: boom")
+        .build();
+    let analysis = analyze_run(&run, &AnalyzeOptions::default()).unwrap();
+    let scenario = &analysis.scenarios[0];
+    assert_eq!((scenario.trials_ok, scenario.trials_failed), (6, 1));
+    assert_eq!(scenario.metrics[&Metric::RequestsPerS].n, 6);
+    assert_eq!(scenario.trials[6].status, TrialStatus::Failed);
+    assert!(scenario.trials[6].values.is_empty());
+    let kinds: Vec<WarningKind> = analysis.warnings.iter().map(|w| w.kind).collect();
+    assert_eq!(
+        kinds,
+        vec![WarningKind::FailedTrials, WarningKind::MissingTrials]
+    );
+    assert!(
+        analysis.warnings[0].message.contains(
+            "1 of 7 trials failed and are left out (first failure: target exited with status 2)"
+        ),
+        "{}",
+        analysis.warnings[0].message
+    );
+    assert!(
+        analysis.warnings[1]
+            .message
+            .starts_with("7 of 8 planned trials")
+    );
+}
+
+#[test]
+fn generator_bound_trials_are_counted() {
+    let run = RunBuilder::new("r1", 6)
+        .scenario("fast", &[], "plaintext", 4)
+        .rates(&SIX[..4])
+        .edit_last(generator_bound)
+        .rates(&SIX[4..])
+        .edit_last(generator_bound)
+        .build();
+    let analysis = analyze_run(&run, &AnalyzeOptions::default()).unwrap();
+    let messages: Vec<&str> = analysis
+        .warnings
+        .iter()
+        .map(|w| w.message.as_str())
+        .collect();
+    assert!(
+        messages.iter().any(|m| m.starts_with(
+            "generator-bound in 2 of 6 trials: the generator, not the target, was the limit"
+        )),
+        "{messages:?}"
+    );
+}
+
+#[test]
+fn same_message_for_two_scenarios_is_one_warning() {
+    let run = RunBuilder::new("r1", 3)
+        .scenario("fast", &[], "plaintext", 4)
+        .rates(&[1.0, 2.0, 3.0])
+        .scenario("fast", &[], "plaintext", 8)
+        .rates(&[1.0, 2.0, 3.0])
+        .build();
+    let analysis = analyze_run(&run, &AnalyzeOptions::default()).unwrap();
+    let ci: Vec<_> = analysis
+        .warnings
+        .iter()
+        .filter(|w| w.kind == WarningKind::TooFewTrialsForCi)
+        .collect();
+    assert_eq!(ci.len(), 1);
+    assert_eq!(ci[0].scenarios.len(), 2);
+}
+
+#[test]
+fn wide_intervals_are_flagged_per_metric() {
+    let run = RunBuilder::new("r1", 6)
+        .scenario("fast", &[], "plaintext", 4)
+        .rates(&[50.0, 100.0, 100.0, 100.0, 100.0, 150.0])
+        .build();
+    let analysis = analyze_run(&run, &AnalyzeOptions::default()).unwrap();
+    let wide: Vec<&str> = analysis
+        .warnings
+        .iter()
+        .filter(|w| w.kind == WarningKind::WideCi)
+        .map(|w| w.message.as_str())
+        .collect();
+    assert_eq!(wide.len(), 1, "{wide:?}");
+    assert!(wide[0].starts_with("the 95% confidence interval of req/s is wider than ±10%"));
+}
+
+#[test]
+fn latency_histograms_of_ok_trials_are_merged() {
+    let run = RunBuilder::new("r1", 2)
+        .scenario("fast", &[], "plaintext", 4)
+        .rates(&[1.0])
+        .edit_last(|t| t.load = Some(load(1.0, &[100; 900])))
+        .rates(&[1.0])
+        .edit_last(|t| t.load = Some(load(1.0, &[1000; 100])))
+        .build();
+    let analysis = analyze_run(&run, &AnalyzeOptions::default()).unwrap();
+    let latency = analysis.scenarios[0].latency.as_ref().unwrap();
+    assert_eq!((latency.trials, latency.summary.count), (2, 1000));
+    let spectrum = &latency.spectrum;
+    assert_eq!(spectrum[0].percentile, 50.0);
+    assert_eq!(spectrum[0].latency_us, 100);
+    // 1000 values resolve up to three nines: 99.9%, not beyond.
+    let last = spectrum.last().unwrap();
+    assert!((last.percentile - 99.9).abs() < 1e-9, "{last:?}");
+    assert!((last.latency_us as i64 - 1000).abs() <= 1);
+    assert!(
+        spectrum
+            .windows(2)
+            .all(|w| w[0].percentile < w[1].percentile)
+    );
+}
+
+#[test]
+fn labels_show_only_the_parameters_that_vary() {
+    let run = RunBuilder::new("r1", 1)
+        .scenario("ants", &["GOMAXPROCS=1", "pool=8"], "plaintext", 4)
+        .rates(&[1.0])
+        .scenario("ants", &["GOMAXPROCS=1", "pool=64"], "plaintext", 4)
+        .rates(&[1.0])
+        .build();
+    let analysis = analyze_run(&run, &AnalyzeOptions::default()).unwrap();
+    let labels: Vec<&str> = analysis
+        .scenarios
+        .iter()
+        .map(|s| s.label.as_str())
+        .collect();
+    assert_eq!(labels, ["ants pool=8", "ants pool=64"]);
+}
+
+#[test]
+fn sweeps_follow_one_dimension_per_series() {
+    let run = RunBuilder::new("r1", 1)
+        .scenario("ants", &["pool=64"], "plaintext", 16)
+        .rates(&[1.0])
+        .scenario("ants", &["pool=8"], "plaintext", 16)
+        .rates(&[1.0])
+        .scenario("ants", &["pool=8"], "plaintext", 4)
+        .rates(&[1.0])
+        .scenario("nethttp", &[], "plaintext", 4)
+        .rates(&[1.0])
+        .build();
+    let analysis = analyze_run(&run, &AnalyzeOptions::default()).unwrap();
+    type Series = (String, Vec<usize>);
+    let summary: Vec<(String, Vec<Series>)> = analysis
+        .sweeps
+        .iter()
+        .map(|s| {
+            let series = s
+                .series
+                .iter()
+                .map(|l| {
+                    (
+                        l.label.clone(),
+                        l.points.iter().map(|p| p.scenario).collect(),
+                    )
+                })
+                .collect();
+            (s.dimension.clone(), series)
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        vec![
+            (
+                "pool".to_owned(),
+                vec![("ants c=16".to_owned(), vec![1, 0])]
+            ),
+            (
+                "connections".to_owned(),
+                vec![("ants pool=8".to_owned(), vec![2, 1])]
+            ),
+        ]
+    );
+    assert!(analysis.sweeps.iter().all(|s| s.numeric));
+}

@@ -1,0 +1,318 @@
+//! Warnings that tell the reader what to do. Scenarios with the same message
+//! share one warning, so a report lists each problem once, with every
+//! scenario it concerns.
+
+use corobench_model::{
+    Metric, MetricSummary, ScenarioRecord, TrialFlag, TrialRecord, TrialStatus, Warning,
+    WarningKind,
+};
+use corobench_stats::{min_attainable_p, min_samples_for_median_ci, min_samples_to_detect};
+
+use super::AnalyzeOptions;
+
+/// The warnings of one analysis, deduplicated by kind and message.
+#[derive(Debug, Default)]
+pub(crate) struct Warnings {
+    list: Vec<Warning>,
+}
+
+impl Warnings {
+    /// Adds a warning about `scenario_key` (or the whole run when `None`)
+    /// and returns its index, shared with earlier warnings of the same text.
+    pub(crate) fn add(
+        &mut self,
+        kind: WarningKind,
+        message: String,
+        scenario_key: Option<&str>,
+    ) -> usize {
+        let index = match self
+            .list
+            .iter()
+            .position(|w| w.kind == kind && w.message == message)
+        {
+            Some(index) => index,
+            None => {
+                self.list.push(Warning {
+                    kind,
+                    message,
+                    scenarios: Vec::new(),
+                });
+                self.list.len() - 1
+            }
+        };
+        let scenarios = &mut self.list[index].scenarios;
+        if let Some(key) = scenario_key.filter(|key| !scenarios.iter().any(|s| s == key)) {
+            scenarios.push(key.to_owned());
+        }
+        index
+    }
+
+    pub(crate) fn into_list(self) -> Vec<Warning> {
+        self.list
+    }
+}
+
+/// What one scenario's trials tell about how far its figures can be trusted.
+pub(crate) struct ScenarioFacts<'a> {
+    pub(crate) scenario: &'a ScenarioRecord,
+    pub(crate) trials: &'a [&'a TrialRecord],
+    pub(crate) trials_planned: u32,
+    pub(crate) ok: usize,
+    pub(crate) metrics: &'a std::collections::BTreeMap<Metric, MetricSummary>,
+    /// Prepended to every message, e.g. `run A: ` in a comparison of runs.
+    pub(crate) prefix: &'a str,
+}
+
+/// Every warning about one scenario; returns their indices.
+pub(crate) fn scenario_warnings(
+    facts: &ScenarioFacts<'_>,
+    options: &AnalyzeOptions,
+    warnings: &mut Warnings,
+) -> Vec<usize> {
+    let mut found: Vec<(WarningKind, String)> = Vec::new();
+    found.extend(trial_count_warnings(facts));
+    found.extend(too_few_for_ci(facts.ok, options));
+    found.extend(wide_intervals(facts.metrics, options));
+    found.extend(flag_warnings(facts));
+    let key = Some(facts.scenario.key.as_str());
+    let mut indices: Vec<usize> = found
+        .into_iter()
+        .map(|(kind, message)| warnings.add(kind, format!("{}{message}", facts.prefix), key))
+        .collect();
+    indices.dedup();
+    indices
+}
+
+fn trial_count_warnings(facts: &ScenarioFacts<'_>) -> Vec<(WarningKind, String)> {
+    let mut found = Vec::new();
+    let measured = facts.trials.len();
+    let failed: Vec<&&TrialRecord> = facts
+        .trials
+        .iter()
+        .filter(|t| t.status == TrialStatus::Failed)
+        .collect();
+    if let Some(first) = failed.first() {
+        let reason = first.failure.as_deref().unwrap_or("no reason was recorded");
+        found.push((
+            WarningKind::FailedTrials,
+            format!(
+                "{} of {measured} trials failed and are left out (first failure: {}); \
+                 fix the target, then rerun",
+                failed.len(),
+                first_line(reason)
+            ),
+        ));
+    }
+    let planned = facts.trials_planned as usize;
+    if measured < planned {
+        found.push((
+            WarningKind::MissingTrials,
+            format!(
+                "{measured} of {planned} planned trials were measured: the run was interrupted \
+                 or is still going; `corobench run --resume` finishes it"
+            ),
+        ));
+    }
+    found
+}
+
+fn too_few_for_ci(ok: usize, options: &AnalyzeOptions) -> Option<(WarningKind, String)> {
+    let needed = min_samples_for_median_ci(options.confidence)
+        .ok()
+        .flatten()?;
+    (ok > 0 && ok < needed).then(|| {
+        (
+            WarningKind::TooFewTrialsForCi,
+            format!(
+                "need ≥ {needed} trials for a {} confidence interval, have {ok}: \
+                 rerun with --trials {needed}",
+                percent(options.confidence)
+            ),
+        )
+    })
+}
+
+fn wide_intervals(
+    metrics: &std::collections::BTreeMap<Metric, MetricSummary>,
+    options: &AnalyzeOptions,
+) -> Vec<(WarningKind, String)> {
+    metrics
+        .iter()
+        .filter(|(metric, _)| **metric != Metric::ErrorRate)
+        .filter(|(_, s)| relative_spread(s).is_some_and(|spread| spread > options.wide_ci_fraction))
+        .map(|(metric, _)| {
+            (
+                WarningKind::WideCi,
+                format!(
+                    "the {} confidence interval of {} is wider than ±{} of the median: \
+                     the trials disagree; quiet the machine (no other load, a fixed CPU \
+                     frequency) or add trials",
+                    percent(options.confidence),
+                    metric.label(),
+                    percent(options.wide_ci_fraction)
+                ),
+            )
+        })
+        .collect()
+}
+
+/// max(hi/median − 1, 1 − lo/median) of a bounded interval around a positive median.
+fn relative_spread(summary: &MetricSummary) -> Option<f64> {
+    let (lo, hi) = (summary.ci_lo?, summary.ci_hi?);
+    (summary.median > 0.0).then(|| (hi / summary.median - 1.0).max(1.0 - lo / summary.median))
+}
+
+fn flag_warnings(facts: &ScenarioFacts<'_>) -> Vec<(WarningKind, String)> {
+    let ok: Vec<&TrialRecord> = facts
+        .trials
+        .iter()
+        .copied()
+        .filter(|t| t.status == TrialStatus::Ok)
+        .collect();
+    let n = ok.len();
+    let mut found = Vec::new();
+    let bound = ok.iter().filter(|t| is_generator_bound(t)).count();
+    if bound > 0 {
+        found.push((
+            WarningKind::GeneratorBound,
+            format!(
+                "generator-bound in {bound} of {n} trials: the generator, not the target, was \
+                 the limit; give the generator more cores (generator_cpus in the spec) or use \
+                 fewer connections"
+            ),
+        ));
+    }
+    found.extend(schedule_missed(&ok));
+    found.extend(leaks(&ok));
+    found.extend(errors(&ok));
+    found
+}
+
+fn is_generator_bound(trial: &TrialRecord) -> bool {
+    trial
+        .flags
+        .iter()
+        .any(|f| matches!(f, TrialFlag::GeneratorBound { .. }))
+        || trial.load.as_ref().is_some_and(|l| l.generator_bound())
+}
+
+fn schedule_missed(ok: &[&TrialRecord]) -> Option<(WarningKind, String)> {
+    let missed: Vec<(f64, f64)> = ok
+        .iter()
+        .filter_map(|t| t.load.as_ref())
+        .flat_map(|l| &l.warnings)
+        .filter_map(|w| match *w {
+            corobench_model::LoadWarning::ScheduleMissed {
+                requested_rate_per_s,
+                achieved_rate_per_s,
+            } => Some((requested_rate_per_s, achieved_rate_per_s)),
+            _ => None,
+        })
+        .collect();
+    let worst = missed.iter().copied().min_by(|a, b| a.1.total_cmp(&b.1))?;
+    Some((
+        WarningKind::ScheduleMissed,
+        format!(
+            "open-loop schedule missed in {} of {} trials (as little as {:.0} of {:.0} req/s \
+             sent): the offered load was lower than planned; lower the rate or give the \
+             generator more threads and cores",
+            missed.len(),
+            ok.len(),
+            worst.1,
+            worst.0
+        ),
+    ))
+}
+
+fn leaks(ok: &[&TrialRecord]) -> Option<(WarningKind, String)> {
+    let what: Vec<&str> = ok
+        .iter()
+        .flat_map(|t| &t.flags)
+        .filter_map(|f| match f {
+            TrialFlag::Leak { what } => Some(what.as_str()),
+            _ => None,
+        })
+        .collect();
+    let leaking = ok
+        .iter()
+        .filter(|t| t.flags.iter().any(|f| matches!(f, TrialFlag::Leak { .. })))
+        .count();
+    let first = what.first()?;
+    Some((
+        WarningKind::Leak,
+        format!(
+            "possible leak in {leaking} of {} trials ({first}): threads, tasks or memory did \
+             not return to the pre-load baseline; look for stuck connections or unbounded \
+             queues in the target",
+            ok.len()
+        ),
+    ))
+}
+
+fn errors(ok: &[&TrialRecord]) -> Option<(WarningKind, String)> {
+    let rates: Vec<f64> = ok
+        .iter()
+        .filter_map(|t| t.load.as_ref())
+        .map(|l| l.error_rate)
+        .filter(|rate| *rate > 0.0)
+        .collect();
+    let worst = rates.iter().copied().fold(0.0, f64::max);
+    let mut kinds = corobench_model::ErrorCounts::default();
+    for load in ok.iter().filter_map(|t| t.load.as_ref()) {
+        kinds.add(&load.errors);
+    }
+    let named: Vec<String> = kinds
+        .by_kind()
+        .iter()
+        .filter(|(_, n)| *n > 0)
+        .map(|(kind, n)| format!("{n} {kind}"))
+        .collect();
+    (!rates.is_empty()).then(|| {
+        (
+            WarningKind::Errors,
+            format!(
+                "requests failed in {} of {} trials (up to {:.2}%; {}): failed requests \
+                 count in the figures, so find out why before comparing",
+                rates.len(),
+                ok.len(),
+                worst * 100.0,
+                named.join(", ")
+            ),
+        )
+    })
+}
+
+/// A comparison whose sample sizes cannot reach significance at alpha.
+pub(crate) fn too_few_to_detect(
+    n_baseline: usize,
+    n: usize,
+    options: &AnalyzeOptions,
+) -> Option<(WarningKind, String)> {
+    let smallest_p = min_attainable_p(n_baseline, n).ok()?;
+    if smallest_p <= options.alpha {
+        return None;
+    }
+    let needed = min_samples_to_detect(options.alpha).ok().flatten()?;
+    Some((
+        WarningKind::TooFewTrialsToDetect,
+        format!(
+            "with {n_baseline}+{n} trials no difference can be significant at alpha {} \
+             (the smallest possible p is {smallest_p:.3}): rerun with --trials {needed} or more",
+            options.alpha
+        ),
+    ))
+}
+
+/// `0.95` → `95%`, `0.1` → `10%`.
+pub(crate) fn percent(fraction: f64) -> String {
+    let pct = fraction * 100.0;
+    if (pct - pct.round()).abs() < 1e-9 {
+        format!("{pct:.0}%")
+    } else {
+        format!("{pct}%")
+    }
+}
+
+fn first_line(text: &str) -> &str {
+    text.lines().next().unwrap_or(text).trim()
+}
