@@ -13,9 +13,16 @@ pub mod error;
 pub mod http1;
 pub mod params;
 pub mod payload;
+#[cfg(feature = "per-thread")]
+pub mod per_thread;
+#[cfg(feature = "pg-local")]
+pub mod pg_local;
 pub mod proc_status;
 pub mod reply;
 pub mod route;
+#[cfg(feature = "http1")]
+pub mod serve;
+pub mod tasks;
 #[cfg(feature = "testing")]
 pub mod testing;
 pub mod upload;

@@ -5,6 +5,6 @@ mod db;
 mod endpoints;
 mod server;
 mod tasks;
-mod upload;
 
-pub use server::{Config, start, start_on};
+pub use rust_common::per_thread::Config;
+pub use server::start_on;

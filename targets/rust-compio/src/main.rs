@@ -8,8 +8,7 @@
 use std::process::ExitCode;
 
 use anyhow::Context as _;
-use rust_common::env::{ServerEnv, int_param};
-use signal_hook::consts::{SIGINT, SIGTERM};
+use rust_common::per_thread::{Config, reuse_port_listeners, wait_for_termination};
 
 fn main() -> ExitCode {
     match run() {
@@ -22,22 +21,10 @@ fn main() -> ExitCode {
 }
 
 fn run() -> anyhow::Result<()> {
-    let env = ServerEnv::from_env()?;
-    let threads = int_param("THREADS", 1, 1..=256)?;
-    let db_pool = int_param("DB_POOL", 16, 1..=1024)?;
-    let upload_dir = env.upload_dir.clone();
-    let config = rust_compio::Config::new(env, threads, db_pool)?;
-    // Registered before the runtime threads start, so they inherit nothing
-    // and a SIGTERM arriving during start-up is not lost.
-    let mut signals =
-        signal_hook::iterator::Signals::new([SIGTERM, SIGINT]).context("cannot watch SIGTERM")?;
-    let _runtime_threads = rust_compio::start(config)?;
-    if let Some(signal) = signals.forever().next() {
-        let removed = rust_common::upload::remove_own_temp_files(&upload_dir);
-        eprintln!(
-            "rust-compio: signal {signal}, exiting ({removed} unfinished upload file(s) removed)"
-        );
-    }
+    let config = Config::from_env()?;
+    let upload_dir = config.upload_dir.clone();
+    let listeners = reuse_port_listeners(config.port, config.threads)?;
+    let _runtime_threads = rust_compio::start_on(config, listeners)?;
     // Runtime threads hold no other state worth flushing: exit at once.
-    Ok(())
+    wait_for_termination("rust-compio", &upload_dir).context("cannot watch SIGTERM")
 }

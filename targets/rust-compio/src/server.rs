@@ -1,67 +1,23 @@
 //! Listeners and runtime threads: one compio runtime, one io_uring and one
 //! `SO_REUSEPORT` listener per thread.
 
-use std::net::{Ipv4Addr, SocketAddr, TcpListener as StdListener};
-use std::path::PathBuf;
+use std::net::TcpListener as StdListener;
 use std::rc::Rc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
 use anyhow::Context as _;
 use compio::net::TcpListener;
-use rust_common::env::ServerEnv;
-use socket2::{Domain, Protocol, Socket, Type};
+use rust_common::per_thread::Config;
 
-use crate::db::{DbTarget, LocalPool};
+use crate::db::Pool;
 use crate::tasks::spawn_counted;
-
-/// Everything a runtime thread needs, validated before any thread starts.
-#[derive(Debug, Clone)]
-pub struct Config {
-    pub server_name: String,
-    pub data_dir: PathBuf,
-    pub upload_dir: PathBuf,
-    pub port: u16,
-    pub threads: u32,
-    /// Connections each thread's own pool may open.
-    pub db_pool_per_thread: usize,
-    db: Option<DbTarget>,
-}
-
-impl Config {
-    pub fn new(env: ServerEnv, threads: u32, db_pool: u32) -> anyhow::Result<Self> {
-        let db = env
-            .database_url
-            .as_deref()
-            .map(DbTarget::parse)
-            .transpose()?;
-        Ok(Self {
-            server_name: env.target_name,
-            data_dir: env.data_dir,
-            upload_dir: env.upload_dir,
-            port: env.port,
-            threads,
-            // The pool is split over the threads (share nothing), rounding up.
-            db_pool_per_thread: db_pool.div_ceil(threads) as usize,
-            db,
-        })
-    }
-}
 
 /// What one runtime thread shares among its connections (never across threads).
 #[derive(Debug)]
 pub(crate) struct ThreadContext {
     pub(crate) config: Config,
-    pub(crate) db: LocalPool,
-}
-
-/// Binds `THREADS` listeners on `127.0.0.1:PORT` and starts a runtime per listener.
-pub fn start(config: Config) -> anyhow::Result<Vec<JoinHandle<()>>> {
-    let address = SocketAddr::from((Ipv4Addr::LOCALHOST, config.port));
-    let listeners = (0..config.threads)
-        .map(|_| reuse_port_listener(address))
-        .collect::<anyhow::Result<Vec<_>>>()?;
-    start_on(config, listeners)
+    pub(crate) db: Pool,
 }
 
 /// Starts one runtime thread per already-bound listener (tests bind port 0).
@@ -87,18 +43,6 @@ pub fn start_on(
         .collect()
 }
 
-fn reuse_port_listener(address: SocketAddr) -> anyhow::Result<StdListener> {
-    let bind = || -> std::io::Result<StdListener> {
-        let socket = Socket::new(Domain::IPV4, Type::STREAM, Some(Protocol::TCP))?;
-        socket.set_reuse_address(true)?;
-        socket.set_reuse_port(true)?;
-        socket.bind(&address.into())?;
-        socket.listen(1024)?;
-        Ok(socket.into())
-    };
-    bind().with_context(|| format!("cannot listen on {address} (PORT)"))
-}
-
 fn run_thread(config: Config, listener: StdListener) {
     let runtime = match compio::runtime::Runtime::new() {
         Ok(runtime) if runtime.driver_type().is_iouring() => runtime,
@@ -110,7 +54,7 @@ fn run_thread(config: Config, listener: StdListener) {
     runtime.block_on(async move {
         let listener =
             TcpListener::from_std(listener).unwrap_or_else(|e| fatal(&format!("listener: {e}")));
-        let db = LocalPool::new(config.db.clone(), config.db_pool_per_thread);
+        let db = Pool::new(config.db.clone(), config.db_pool_per_thread);
         let context = Rc::new(ThreadContext { config, db });
         accept_loop(&listener, &context).await;
     });

@@ -1,0 +1,128 @@
+//! What the thread-per-core targets share around their runtimes: the
+//! validated configuration, one `SO_REUSEPORT` listener per runtime thread,
+//! and the main thread's wait for SIGTERM.
+
+use std::net::{Ipv4Addr, SocketAddr, TcpListener};
+use std::path::PathBuf;
+
+use socket2::{Domain, Protocol, Socket, Type};
+
+use crate::env::{EnvError, ServerEnv, int_param};
+use crate::pg_local::DbTarget;
+
+/// Everything a runtime thread needs, validated before any thread starts.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub server_name: String,
+    pub data_dir: PathBuf,
+    pub upload_dir: PathBuf,
+    pub port: u16,
+    pub threads: u32,
+    /// Connections each thread's own pool may open.
+    pub db_pool_per_thread: usize,
+    pub db: Option<DbTarget>,
+}
+
+impl Config {
+    /// The contract's variables plus `THREADS` and `DB_POOL`.
+    pub fn from_env() -> Result<Self, EnvError> {
+        let env = ServerEnv::from_env()?;
+        let threads = int_param("THREADS", 1, 1..=256)?;
+        let db_pool = int_param("DB_POOL", 16, 1..=1024)?;
+        Self::new(env, threads, db_pool)
+    }
+
+    pub fn new(env: ServerEnv, threads: u32, db_pool: u32) -> Result<Self, EnvError> {
+        let db = env
+            .database_url
+            .as_deref()
+            .map(DbTarget::parse)
+            .transpose()?;
+        Ok(Self {
+            server_name: env.target_name,
+            data_dir: env.data_dir,
+            upload_dir: env.upload_dir,
+            port: env.port,
+            threads,
+            // The pool is split over the threads (share nothing), rounding up.
+            db_pool_per_thread: db_pool.div_ceil(threads) as usize,
+            db,
+        })
+    }
+}
+
+/// One listener per runtime thread on `127.0.0.1:port`, all bound with
+/// `SO_REUSEPORT`: the kernel spreads new connections over them by hash.
+pub fn reuse_port_listeners(port: u16, count: u32) -> Result<Vec<TcpListener>, EnvError> {
+    let address = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
+    (0..count)
+        .map(|_| {
+            reuse_port_listener(address)
+                .map_err(|e| EnvError(format!("cannot listen on {address} (PORT): {e}")))
+        })
+        .collect()
+}
+
+fn reuse_port_listener(address: SocketAddr) -> std::io::Result<TcpListener> {
+    let socket = Socket::new(Domain::IPV4, Type::STREAM, Some(Protocol::TCP))?;
+    socket.set_reuse_address(true)?;
+    socket.set_reuse_port(true)?;
+    socket.bind(&address.into())?;
+    socket.listen(1024)?;
+    Ok(socket.into())
+}
+
+/// Blocks the calling (main) thread until SIGTERM or SIGINT, then removes
+/// this process's unfinished upload files; the caller then exits, ending
+/// the runtime threads with it.
+pub fn wait_for_termination(target: &str, upload_dir: &std::path::Path) -> std::io::Result<()> {
+    let mut signals = signal_hook::iterator::Signals::new([
+        signal_hook::consts::SIGTERM,
+        signal_hook::consts::SIGINT,
+    ])?;
+    if let Some(signal) = signals.forever().next() {
+        let removed = crate::upload::remove_own_temp_files(upload_dir);
+        eprintln!(
+            "{target}: signal {signal}, exiting ({removed} unfinished upload file(s) removed)"
+        );
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn listeners_share_one_port() {
+        let first = reuse_port_listeners(0, 1).expect("bind")[0]
+            .local_addr()
+            .expect("address");
+        let more = reuse_port_listeners(first.port(), 2).expect("same port again");
+        assert_eq!(more.len(), 2);
+        assert!(
+            more.iter()
+                .all(|l| l.local_addr().expect("address") == first)
+        );
+    }
+
+    #[test]
+    fn pool_is_split_over_threads_rounding_up() {
+        let env = ServerEnv::from_lookup(|name| match name {
+            "PORT" => Some("1".into()),
+            "TARGET_NAME" | "DATA_DIR" | "UPLOAD_DIR" => Some("x".into()),
+            _ => None,
+        })
+        .expect("env");
+        assert_eq!(
+            Config::new(env.clone(), 3, 16)
+                .expect("config")
+                .db_pool_per_thread,
+            6
+        );
+        assert_eq!(
+            Config::new(env, 1, 16).expect("config").db_pool_per_thread,
+            16
+        );
+    }
+}
