@@ -2,26 +2,17 @@
 //! docs/contract.md, one at a time, and prints each rule's verdict.
 
 use std::cell::Cell;
-use std::collections::BTreeSet;
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::path::PathBuf;
 
 use anyhow::Context as _;
 use clap::Args;
-use corobench_target::{
-    BuildCache, LaunchOptions, Manifest, Postgres, StopReport, TargetError, discover,
-    ensure_payload, find_targets_dir,
-};
-use corobench_verify::{DatabaseProbe, Outcome, ProbeError, RuleResult, VerifyConfig, verify};
+use corobench_target::{BuildCache, Manifest, Postgres, TargetError, ensure_payload};
+use corobench_verify::{Outcome, RuleResult};
 use serde_json::{Value, json};
 
-use crate::exit::{self, Exit};
-
-/// The contract's limit from SIGTERM to exit.
-const SIGTERM_LIMIT: Duration = Duration::from_secs(5);
-/// How long an ordinary response may take while verifying.
-const RESPONSE_TIMEOUT: Duration = Duration::from_secs(5);
+use crate::exit::Exit;
+use crate::verification::{VerifyEnv, check_built};
 
 /// Flags of `corobench verify`.
 #[derive(Debug, Args)]
@@ -65,9 +56,7 @@ enum Verdict {
 /// A bad targets folder or target name (exit 2), an unusable cache or work
 /// folder.
 pub fn run(args: &VerifyArgs) -> anyhow::Result<Exit> {
-    let dir =
-        find_targets_dir(args.targets_dir.as_deref()).map_err(|e| exit::usage(e.to_string()))?;
-    let manifests = select(&dir, &args.names)?;
+    let manifests = super::targets::select(args.targets_dir.as_deref(), &args.names)?;
     let session = Session::open(&manifests, args.no_db)?;
     let verdicts: Vec<(Manifest, Verdict)> = manifests
         .into_iter()
@@ -85,36 +74,6 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<Exit> {
     }
     stdout.flush()?;
     Ok(exit_status(&verdicts))
-}
-
-/// The manifests to verify: `names` in the order given, or all of them.
-fn select(dir: &Path, names: &[String]) -> anyhow::Result<Vec<Manifest>> {
-    let all = discover(dir).map_err(|e| exit::usage(e.to_string()))?;
-    if names.is_empty() {
-        if all.is_empty() {
-            return Err(exit::usage(format!(
-                "no targets in {}: each target is a folder with a target.toml",
-                dir.display()
-            )));
-        }
-        return Ok(all);
-    }
-    let mut seen = BTreeSet::new();
-    let mut chosen = Vec::new();
-    for name in names {
-        let Some(manifest) = all.iter().find(|m| &m.name == name) else {
-            let known: Vec<&str> = all.iter().map(|m| m.name.as_str()).collect();
-            return Err(exit::usage(format!(
-                "no target named {name:?} in {}; targets there: {}",
-                dir.display(),
-                known.join(", ")
-            )));
-        };
-        if seen.insert(name) {
-            chosen.push(manifest.clone());
-        }
-    }
-    Ok(chosen)
 }
 
 fn exit_status(verdicts: &[(Manifest, Verdict)]) -> Exit {
@@ -195,36 +154,20 @@ impl Session {
         }
     }
 
-    /// Build, launch, health, rules, stop.
+    /// Build, then launch, health, rules and stop (shared with `corobench run`).
     fn check(&self, manifest: &Manifest) -> Result<Vec<RuleResult>, Box<TargetError>> {
         progress(&format!("building {}", manifest.name));
         let log = self.work_dir.join(format!("build-{}.log", manifest.name));
         let built = self.cache.build(manifest, &log)?;
-        progress(&format!("starting {}", manifest.name));
-        let options = LaunchOptions {
+        progress(&format!("verifying {}", manifest.name));
+        let env = VerifyEnv {
             data_dir: self.data_dir.clone(),
-            upload_dir: self.work_dir.join("uploads").join(&manifest.name),
-            database_url: self.database.as_ref().map(Postgres::url),
-            work_dir: Some(self.work_dir.join("targets").join(&manifest.name)),
-            ..LaunchOptions::default()
+            work_dir: self.work_dir.clone(),
+            database: self.database.as_ref(),
+            database_missing: self.database_missing.as_deref(),
+            cpus: None,
         };
-        let mut running = built.launch(&options)?;
-        running.wait_healthy(manifest.run.ready_timeout())?;
-        progress(&format!(
-            "verifying {} on {}",
-            manifest.name,
-            running.addr()
-        ));
-        let probe = self.database.as_ref().map(PsqlProbe);
-        let mut config = VerifyConfig::new(running.addr(), &manifest.name, &manifest.model);
-        config.database = probe.as_ref().map(|p| p as &dyn DatabaseProbe);
-        config.timeout = RESPONSE_TIMEOUT;
-        let mut results = verify(&config);
-        if let Some(missing) = &self.database_missing {
-            soften_db(&mut results, missing);
-        }
-        results.push(sigterm_rule(running.stop(), manifest.run.stop_timeout()));
-        Ok(results)
+        check_built(&built, &env)
     }
 }
 
@@ -243,75 +186,6 @@ impl Drop for Session {
         } else {
             let _ = std::fs::remove_dir_all(&self.work_dir);
         }
-    }
-}
-
-/// A `db` that passed only because no database ran is a warning.
-fn soften_db(results: &mut [RuleResult], missing: &str) {
-    for result in results.iter_mut().filter(|r| r.rule == "db" && r.is_pass()) {
-        result.outcome = Outcome::Warn(format!(
-            "db: checked only that /db answers 503 without a database, because PostgreSQL did not start: {missing}"
-        ));
-    }
-}
-
-/// The sigterm rule, from how the stop went.
-fn sigterm_rule(stop: Result<StopReport, TargetError>, stop_timeout: Duration) -> RuleResult {
-    let outcome = match stop {
-        Err(error) => Outcome::Fail(format!("sigterm: stopping the target failed: {error}")),
-        Ok(report) if report.exited_before_stop => Outcome::Fail(format!(
-            "sigterm: the target had already exited ({}) before SIGTERM was sent",
-            report
-                .status
-                .map_or_else(|| "status unknown".to_owned(), |s| s.to_string())
-        )),
-        Ok(report) if report.needed_sigkill => Outcome::Fail(format!(
-            "sigterm: the target was still running {stop_timeout:?} after SIGTERM and was killed with SIGKILL"
-        )),
-        Ok(report) if report.elapsed > SIGTERM_LIMIT => Outcome::Fail(format!(
-            "sigterm: the target took {:.1?} to exit after SIGTERM, more than {SIGTERM_LIMIT:?}",
-            report.elapsed
-        )),
-        Ok(_) => Outcome::Pass,
-    };
-    RuleResult {
-        rule: "sigterm",
-        outcome,
-    }
-}
-
-/// Reads `world` and its statistics with `psql`. PostgreSQL 15 backends
-/// flush table statistics when idle, at most once a second, so the counter
-/// lags; the verifier polls it. Each `psql` is a new session, so no
-/// statistics snapshot is cached between readings.
-#[derive(Debug)]
-struct PsqlProbe<'a>(&'a Postgres);
-
-impl PsqlProbe<'_> {
-    fn query(&self, sql: &str) -> Result<String, ProbeError> {
-        self.0.psql(sql).map_err(|e| ProbeError(e.to_string()))
-    }
-}
-
-impl DatabaseProbe for PsqlProbe<'_> {
-    fn random_number(&self, id: i32) -> Result<Option<i32>, ProbeError> {
-        let text = self.query(&format!("SELECT randomnumber FROM world WHERE id = {id}"))?;
-        if text.trim().is_empty() {
-            return Ok(None);
-        }
-        text.trim()
-            .parse()
-            .map(Some)
-            .map_err(|_| ProbeError(format!("psql printed {text:?} for world row {id}")))
-    }
-
-    fn world_reads(&self) -> Result<u64, ProbeError> {
-        let sql = "SELECT coalesce(seq_scan, 0) + coalesce(idx_scan, 0) \
-                   FROM pg_stat_user_tables WHERE relname = 'world'";
-        let text = self.query(sql)?;
-        text.trim()
-            .parse()
-            .map_err(|_| ProbeError(format!("psql printed {text:?} for the reads of world")))
     }
 }
 
