@@ -18,6 +18,8 @@ pub mod per_thread;
 #[cfg(feature = "pg-local")]
 pub mod pg_local;
 pub mod proc_status;
+#[cfg(all(feature = "testing", feature = "per-thread"))]
+pub mod raw_suite;
 pub mod reply;
 pub mod route;
 #[cfg(feature = "http1")]

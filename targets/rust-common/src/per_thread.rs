@@ -1,14 +1,116 @@
 //! What the thread-per-core targets share around their runtimes: the
-//! validated configuration, one `SO_REUSEPORT` listener per runtime thread,
-//! and the main thread's wait for SIGTERM.
+//! validated configuration, the per-thread context that composes a
+//! runtime's primitives into the endpoints, one `SO_REUSEPORT` listener per
+//! runtime thread, and the main thread's wait for SIGTERM.
+// Implemented by single-threaded runtimes whose futures are not `Send`.
+#![allow(async_fn_in_trait)]
 
+use std::io;
 use std::net::{Ipv4Addr, SocketAddr, TcpListener};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::thread::JoinHandle;
 
 use socket2::{Domain, Protocol, Socket, Type};
 
 use crate::env::{EnvError, ServerEnv, int_param};
-use crate::pg_local::DbTarget;
+use crate::pg_local::{DbTarget, LocalPool, PgRuntime};
+use crate::serve::{Endpoints, UploadFile};
+use crate::{ContractError, Reply, payload};
+
+/// The primitives a thread-per-core runtime brings: its timer and its file
+/// I/O (its socket, timeout and spawn come through [`PgRuntime`]).
+pub trait Runtime: PgRuntime + 'static {
+    /// The model id `/stats` reports, equal to `model` in `target.toml`.
+    const MODEL: &'static str;
+    type File: UploadFile;
+    /// Waits in the runtime's own timer.
+    async fn sleep(wait_ms: u32);
+    /// Reads exactly the first `len_bytes` of the file at `path`.
+    async fn read_prefix(path: &Path, len_bytes: usize) -> io::Result<Vec<u8>>;
+    async fn create_file(path: &Path) -> io::Result<Self::File>;
+    /// Closes and removes a file, ignoring failures (it is temporary).
+    async fn remove_file(file: Self::File, path: &Path);
+}
+
+/// What one runtime thread shares among its connections (never across threads).
+#[derive(Debug)]
+pub struct ThreadContext<R> {
+    pub config: Config,
+    pub db: LocalPool<R>,
+}
+
+impl<R: Runtime> ThreadContext<R> {
+    pub fn new(config: Config) -> Self {
+        let db = LocalPool::new(config.db.clone(), config.db_pool_per_thread);
+        Self { config, db }
+    }
+}
+
+impl<R: Runtime> Endpoints for ThreadContext<R> {
+    type File = R::File;
+
+    fn server_name(&self) -> &str {
+        &self.config.server_name
+    }
+
+    fn model(&self) -> &'static str {
+        R::MODEL
+    }
+
+    fn upload_dir(&self) -> &Path {
+        &self.config.upload_dir
+    }
+
+    async fn sleep(&self, wait_ms: u32) {
+        R::sleep(wait_ms).await;
+    }
+
+    async fn read_payload(&self, len_bytes: usize) -> Result<Vec<u8>, ContractError> {
+        let path = payload::payload_path(&self.config.data_dir);
+        R::read_prefix(&path, len_bytes)
+            .await
+            .map_err(|e| payload::unreadable(&path, &e))
+    }
+
+    async fn world(&self) -> Result<Reply, ContractError> {
+        self.db.random_world().await
+    }
+
+    async fn create_upload(&self, path: &Path) -> io::Result<R::File> {
+        R::create_file(path).await
+    }
+
+    async fn remove_upload(&self, file: R::File, path: &Path) {
+        R::remove_file(file, path).await;
+    }
+}
+
+/// Starts one thread per listener, named `{prefix}-{index}`, each running
+/// `run_thread` (which builds its runtime and serves until the process ends).
+pub fn start_threads(
+    prefix: &str,
+    config: &Config,
+    listeners: Vec<TcpListener>,
+    run_thread: fn(Config, TcpListener),
+) -> io::Result<Vec<JoinHandle<()>>> {
+    listeners
+        .into_iter()
+        .enumerate()
+        .map(|(index, listener)| {
+            let config = config.clone();
+            std::thread::Builder::new()
+                .name(format!("{prefix}-{index}"))
+                .spawn(move || run_thread(config, listener))
+        })
+        .collect()
+}
+
+/// A runtime thread cannot serve without its ring: stop the whole process
+/// (exit 3), so corobench sees a failed start rather than a half-served port.
+pub fn fatal(target: &str, message: &str) -> ! {
+    eprintln!("{target}: {message}");
+    std::process::exit(3)
+}
 
 /// Everything a runtime thread needs, validated before any thread starts.
 #[derive(Debug, Clone)]

@@ -40,17 +40,60 @@ pub trait UploadFile {
     async fn write_all_at(&mut self, buf: Vec<u8>, offset_bytes: u64) -> (io::Result<()>, Vec<u8>);
 }
 
-/// What a runtime does for the endpoints.
+/// The runtime's primitives behind the endpoints. [`answer`] composes them
+/// the same way for every thread-per-core target.
 pub trait Endpoints {
     type File: UploadFile;
     /// The `Server` header (`TARGET_NAME`).
     fn server_name(&self) -> &str;
+    /// The model id `/stats` reports.
+    fn model(&self) -> &'static str;
     fn upload_dir(&self) -> &Path;
-    /// Answers every route but [`Route::Upload`], which this loop streams.
-    async fn answer(&self, route: Route) -> Result<Reply, ContractError>;
+    /// Waits in the runtime's own timer (the task parks, the thread goes on).
+    async fn sleep(&self, wait_ms: u32);
+    /// The first `len_bytes` of `payload.bin`, read for this request.
+    async fn read_payload(&self, len_bytes: usize) -> Result<Vec<u8>, ContractError>;
+    /// One random row of `world` through this thread's pool.
+    async fn world(&self) -> Result<Reply, ContractError>;
     async fn create_upload(&self, path: &Path) -> io::Result<Self::File>;
     /// Closes and removes an upload file, whatever became of it.
     async fn remove_upload(&self, file: Self::File, path: &Path);
+}
+
+/// Answers every route but [`Route::Upload`], which the connection loop
+/// streams itself.
+pub async fn answer<E: Endpoints>(endpoints: &E, route: Route) -> Result<Reply, ContractError> {
+    Ok(match route {
+        Route::Healthz => Reply::healthz(),
+        Route::Plaintext => Reply::plaintext(),
+        Route::Json => Reply::json(),
+        Route::Io { wait_ms } => {
+            endpoints.sleep(wait_ms).await;
+            Reply::io(wait_ms)
+        }
+        Route::Mixed { iters, wait_ms } => {
+            // Hashing on the runtime thread blocks its ring: every
+            // connection of the thread waits. That is the model's truth.
+            let digest = crate::digest::hex_lower(&crate::digest::sha256_chain(iters));
+            endpoints.sleep(wait_ms).await;
+            Reply::mixed(&digest, iters, wait_ms)
+        }
+        Route::File { kb } => Reply::file(
+            endpoints
+                .read_payload(crate::payload::prefix_len_bytes(kb))
+                .await?,
+        ),
+        Route::Db => endpoints.world().await?,
+        Route::Stats => Reply::stats(&crate::reply::Stats {
+            model: endpoints.model(),
+            threads: crate::proc_status::thread_count(),
+            tasks: Some(crate::tasks::alive()),
+            heap_bytes: None,
+        }),
+        Route::Upload => Reply::error(&ContractError::Internal {
+            message: "upload routed past the connection loop".into(),
+        }),
+    })
 }
 
 /// Serves one connection until the client closes it, asks to close it, or
@@ -124,7 +167,7 @@ impl<T: Transport, E: Endpoints> Connection<'_, T, E> {
             }
             Ok(route) => {
                 self.discard_body(head.body_len).await?;
-                let reply = self.endpoints.answer(*route).await;
+                let reply = answer(self.endpoints, *route).await;
                 Ok((reply.unwrap_or_else(|e| Reply::error(&e)), head.keep_alive))
             }
             Err(error) => {

@@ -86,6 +86,7 @@ impl UploadFile for MemoryFile {
 struct MockEndpoints {
     fail_uploads: bool,
     removed: RefCell<Vec<(PathBuf, Vec<u8>)>>,
+    slept_ms: RefCell<Vec<u32>>,
 }
 
 impl Endpoints for MockEndpoints {
@@ -99,15 +100,20 @@ impl Endpoints for MockEndpoints {
         Path::new("/uploads")
     }
 
-    async fn answer(&self, route: Route) -> Result<Reply, ContractError> {
-        Ok(match route {
-            Route::Plaintext => Reply::plaintext(),
-            Route::Json => Reply::json(),
-            Route::File { kb } => Reply::file(vec![7; crate::payload::prefix_len_bytes(kb)]),
-            other => Reply::error(&ContractError::Internal {
-                message: format!("{other:?}"),
-            }),
-        })
+    fn model(&self) -> &'static str {
+        "mock-model"
+    }
+
+    async fn sleep(&self, wait_ms: u32) {
+        self.slept_ms.borrow_mut().push(wait_ms);
+    }
+
+    async fn read_payload(&self, len_bytes: usize) -> Result<Vec<u8>, ContractError> {
+        Ok(vec![7; len_bytes])
+    }
+
+    async fn world(&self) -> Result<Reply, ContractError> {
+        Err(crate::db::not_configured())
     }
 
     async fn create_upload(&self, _path: &Path) -> io::Result<MemoryFile> {
@@ -275,4 +281,19 @@ fn expect_continue_is_answered_before_the_body_is_read() {
     serve(&mut socket, &MockEndpoints::default());
     assert_eq!(socket.writes[0], CONTINUE);
     assert!(socket.written().contains(r#""bytes":2"#));
+}
+
+#[test]
+fn endpoints_compose_the_runtime_primitives() {
+    let mut socket = ScriptedSocket::new(&[
+        b"GET /io?ms=7 HTTP/1.1\r\n\r\nGET /mixed?iters=1&ms=3 HTTP/1.1\r\n\r\nGET /db HTTP/1.1\r\n\r\nGET /stats HTTP/1.1\r\n\r\n",
+    ]);
+    let endpoints = MockEndpoints::default();
+    serve(&mut socket, &endpoints);
+    assert_eq!(*endpoints.slept_ms.borrow(), [7, 3], "the waits, in order");
+    let written = socket.written();
+    assert_eq!(statuses(&written), ["200", "200", "503", "200"]);
+    assert!(written.contains(r#"{"message":"Hello, World!","waited_ms":7}"#));
+    assert!(written.contains("66687aadf862bd776c8fc18b8e9f8e20089714856ee233b3902a591d0d5f2925"));
+    assert!(written.contains(r#"{"model":"mock-model","threads":"#));
 }

@@ -8,9 +8,10 @@ use compio::BufResult;
 use compio::buf::{IntoInner as _, IoBuf as _};
 use compio::io::{AsyncRead as _, AsyncWriteExt as _};
 use compio::net::TcpStream;
+use rust_common::per_thread::ThreadContext;
 use rust_common::serve::{Transport, serve_connection};
 
-use crate::server::ThreadContext;
+use crate::runtime::Compio;
 
 /// A compio socket as the connection loop's transport.
 struct CompioSocket(TcpStream);
@@ -31,7 +32,7 @@ impl Transport for CompioSocket {
     }
 }
 
-pub(crate) async fn serve(stream: TcpStream, context: Rc<ThreadContext>) {
+pub(crate) async fn serve(stream: TcpStream, context: Rc<ThreadContext<Compio>>) {
     let mut socket = CompioSocket(stream);
     // A reset or a half-written answer only ends this connection.
     let _ = serve_connection(&mut socket, context.as_ref()).await;

@@ -1,10 +1,8 @@
 //! The compio target as a library, so tests can run the server in-process.
 
 mod connection;
-mod db;
-mod endpoints;
+mod runtime;
 mod server;
-mod tasks;
 
 pub use rust_common::per_thread::Config;
 pub use server::start_on;

@@ -1,0 +1,28 @@
+//! `rust-monoio`: thread-per-core on io_uring with monoio.
+//!
+//! `THREADS` OS threads each own a monoio runtime on its `IoUringDriver`
+//! and their own `SO_REUSEPORT` listener; a connection never leaves the
+//! thread that accepted it. The main thread only waits for SIGTERM.
+
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use rust_common::per_thread::{Config, reuse_port_listeners, wait_for_termination};
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("rust-monoio: {error:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run() -> anyhow::Result<()> {
+    let config = Config::from_env()?;
+    let upload_dir = config.upload_dir.clone();
+    let listeners = reuse_port_listeners(config.port, config.threads)?;
+    let _runtime_threads = rust_monoio::start_on(config, listeners)?;
+    wait_for_termination("rust-monoio", &upload_dir).context("cannot watch SIGTERM")
+}
