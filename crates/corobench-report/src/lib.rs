@@ -1,1 +1,165 @@
-//! corobench-report
+//! Renders analysed corobench runs: a terminal table, Markdown, JSON, CSV,
+//! the Go benchmark format (for benchstat) and a self-contained HTML page.
+//!
+//! One file per format. Reporters compute nothing: every figure, interval,
+//! p-value and delta string comes from the [`RunAnalysis`] or
+//! [`RunComparison`] handed in, so all formats agree.
+//!
+//! ```no_run
+//! # fn demo(analysis: &corobench_model::RunAnalysis) -> Result<(), corobench_report::ReportError> {
+//! use corobench_report::{Format, render};
+//! render(Format::Table, analysis, &mut std::io::stdout().lock())?;
+//! # Ok(()) }
+//! ```
+
+mod csv;
+mod document;
+mod gobench;
+mod html;
+mod json;
+mod markdown;
+mod table;
+pub mod units;
+
+use std::fmt;
+use std::io::{self, Write};
+
+use corobench_model::{RunAnalysis, RunComparison};
+
+/// An output format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// Aligned columns for a terminal.
+    Table,
+    /// GitHub-flavoured Markdown tables.
+    Markdown,
+    /// Everything, as one JSON document (docs/schema/report.schema.json).
+    Json,
+    /// One row per scenario × metric.
+    Csv,
+    /// One row per trial × metric: the raw values behind every summary.
+    CsvTrials,
+    /// The Go benchmark format that `benchstat` reads.
+    GoBench,
+    /// One self-contained HTML page with charts.
+    Html,
+}
+
+impl Format {
+    /// Every format, in the order `--help` lists them.
+    pub const ALL: [Self; 7] = [
+        Self::Table,
+        Self::Markdown,
+        Self::Json,
+        Self::Csv,
+        Self::CsvTrials,
+        Self::GoBench,
+        Self::Html,
+    ];
+
+    /// The name used on the command line.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Table => "table",
+            Self::Markdown => "md",
+            Self::Json => "json",
+            Self::Csv => "csv",
+            Self::CsvTrials => "csv-trials",
+            Self::GoBench => "gobench",
+            Self::Html => "html",
+        }
+    }
+
+    /// Whether `corobench compare` can write this format.
+    #[must_use]
+    pub fn supports_comparison(self) -> bool {
+        matches!(self, Self::Table | Self::Markdown | Self::Json | Self::Csv)
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// How to draw: only the terminal table uses it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RenderOptions {
+    /// ANSI colour: improvements green, regressions red, notes yellow. Set
+    /// it only when writing to a terminal.
+    pub color: bool,
+}
+
+/// Why a report could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    #[error("cannot write the report: {0}")]
+    Io(#[from] io::Error),
+    #[error("cannot write the report as JSON: {0}")]
+    Json(#[from] serde_json::Error),
+    #[error(
+        "--format {0} is not available for a comparison of two runs; use table, md, json or csv"
+    )]
+    UnsupportedForComparison(Format),
+}
+
+/// Writes one analysed run in `format`, without colour.
+///
+/// # Errors
+/// When `out` cannot be written.
+pub fn render(
+    format: Format,
+    analysis: &RunAnalysis,
+    out: &mut dyn Write,
+) -> Result<(), ReportError> {
+    render_with(format, analysis, RenderOptions::default(), out)
+}
+
+/// Writes one analysed run in `format`.
+///
+/// # Errors
+/// When `out` cannot be written.
+pub fn render_with(
+    format: Format,
+    analysis: &RunAnalysis,
+    options: RenderOptions,
+    out: &mut dyn Write,
+) -> Result<(), ReportError> {
+    match format {
+        Format::Table => table::write(&document::run_document(analysis), options.color, out)?,
+        Format::Markdown => markdown::write(&document::run_document(analysis), out)?,
+        Format::Json => json::write(analysis, out)?,
+        Format::Csv => csv::write_summary(analysis, out)?,
+        Format::CsvTrials => csv::write_trials(analysis, out)?,
+        Format::GoBench => gobench::write(analysis, out)?,
+        Format::Html => html::write(analysis, out)?,
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// Writes a comparison of two runs in `format` (table, md, json or csv).
+///
+/// # Errors
+/// When `out` cannot be written, or `format` has no comparison form.
+pub fn render_comparison(
+    format: Format,
+    comparison: &RunComparison,
+    options: RenderOptions,
+    out: &mut dyn Write,
+) -> Result<(), ReportError> {
+    let blocks = || document::comparison_document(comparison);
+    match format {
+        Format::Table => table::write(&blocks(), options.color, out)?,
+        Format::Markdown => markdown::write(&blocks(), out)?,
+        Format::Json => json::write(comparison, out)?,
+        Format::Csv => csv::write_comparison(comparison, out)?,
+        Format::CsvTrials | Format::GoBench | Format::Html => {
+            return Err(ReportError::UnsupportedForComparison(format));
+        }
+    }
+    out.flush()?;
+    Ok(())
+}

@@ -28,6 +28,10 @@ pub enum Command {
     Run(commands::run::RunArgs),
     /// List the runs stored in a results database.
     Runs(commands::runs::RunsArgs),
+    /// Analyse a stored run: medians, intervals, comparisons, charts.
+    Report(commands::report::ReportArgs),
+    /// Compare two stored runs scenario by scenario, benchstat-style.
+    Compare(commands::compare::CompareArgs),
     /// List the targets and build them into the cache.
     Targets(commands::targets::TargetsArgs),
 }

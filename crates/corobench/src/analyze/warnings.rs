@@ -135,25 +135,33 @@ fn too_few_for_ci(ok: usize, options: &AnalyzeOptions) -> Option<(WarningKind, S
 fn wide_intervals(
     metrics: &std::collections::BTreeMap<Metric, MetricSummary>,
     options: &AnalyzeOptions,
-) -> Vec<(WarningKind, String)> {
-    metrics
+) -> Option<(WarningKind, String)> {
+    let wide: Vec<&str> = metrics
         .iter()
         .filter(|(metric, _)| **metric != Metric::ErrorRate)
         .filter(|(_, s)| relative_spread(s).is_some_and(|spread| spread > options.wide_ci_fraction))
-        .map(|(metric, _)| {
-            (
-                WarningKind::WideCi,
-                format!(
-                    "the {} confidence interval of {} is wider than ±{} of the median: \
-                     the trials disagree; quiet the machine (no other load, a fixed CPU \
-                     frequency) or add trials",
-                    percent(options.confidence),
-                    metric.label(),
-                    percent(options.wide_ci_fraction)
-                ),
-            )
-        })
-        .collect()
+        .map(|(metric, _)| metric.label())
+        .collect();
+    let (last, rest) = wide.split_last()?;
+    let (names, verb, noun) = if rest.is_empty() {
+        ((*last).to_owned(), "is", "interval")
+    } else {
+        (
+            format!("{} and {last}", rest.join(", ")),
+            "are",
+            "intervals",
+        )
+    };
+    Some((
+        WarningKind::WideCi,
+        format!(
+            "the {} confidence {noun} of {names} {verb} wider than ±{} of the median: the \
+             trials disagree; quiet the machine (no other load, a fixed CPU frequency) or add \
+             trials",
+            percent(options.confidence),
+            percent(options.wide_ci_fraction)
+        ),
+    ))
 }
 
 /// max(hi/median − 1, 1 − lo/median) of a bounded interval around a positive median.

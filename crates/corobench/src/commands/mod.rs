@@ -1,7 +1,9 @@
 //! One module per subcommand.
 
+pub mod compare;
 pub mod load;
 pub mod plan;
+pub mod report;
 pub mod run;
 pub mod runs;
 pub mod targets;

@@ -1,0 +1,213 @@
+//! `--format csv`: one row per scenario × metric (median, interval, n,
+//! extremes, and the comparison with the baseline); `--format csv-trials`:
+//! one row per trial × metric, the raw values; and the comparison of two
+//! runs, one row per metric × scenario. Numbers are raw (no unit prefixes),
+//! with the unit in its own column, so spreadsheets and pandas read them as
+//! numbers. An unbounded interval end is an empty cell.
+
+use std::io::{self, Write};
+
+use corobench_model::{
+    Better, Metric, MetricComparison, MetricSummary, RunAnalysis, RunComparison, ScenarioAnalysis,
+    ScheduleKind,
+};
+
+const SCENARIO_COLUMNS: &str =
+    "run,scenario,target,parameters,workload,method,path,schedule,rate_per_s,connections";
+
+/// The per-scenario summary.
+pub(crate) fn write_summary(analysis: &RunAnalysis, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(
+        out,
+        "{SCENARIO_COLUMNS},metric,unit,better,n,median,ci_lo,ci_hi,ci_confidence,min,max,\
+         baseline_scenario,ratio,p_value,significant,delta"
+    )?;
+    for (index, s) in analysis.scenarios.iter().enumerate() {
+        let comparison = analysis.comparisons.iter().find(|c| c.scenario == index);
+        for (metric, summary) in &s.metrics {
+            let compared = comparison.and_then(|c| {
+                let m = c.metrics.iter().find(|m| m.metric == *metric)?;
+                Some((analysis.scenarios[c.baseline].scenario.key.as_str(), m))
+            });
+            let mut fields = scenario_fields(&analysis.run.id, s);
+            fields.extend(metric_fields(*metric));
+            fields.extend(summary_fields(Some(summary)));
+            fields.extend(comparison_fields(compared));
+            write_row(out, &fields)?;
+        }
+    }
+    Ok(())
+}
+
+/// Every trial's value of every metric.
+pub(crate) fn write_trials(analysis: &RunAnalysis, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(
+        out,
+        "{SCENARIO_COLUMNS},trial,sequence,status,metric,unit,value"
+    )?;
+    for s in &analysis.scenarios {
+        for trial in &s.trials {
+            for (metric, value) in &trial.values {
+                let mut fields = scenario_fields(&analysis.run.id, s);
+                fields.extend([
+                    trial.trial_index.to_string(),
+                    trial.sequence.to_string(),
+                    trial.status.as_str().to_owned(),
+                ]);
+                fields.push(metric.id().to_owned());
+                fields.push(metric.unit().symbol().to_owned());
+                fields.push(value.to_string());
+                write_row(out, &fields)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Two runs: one row per metric × matched scenario, then a geomean row.
+pub(crate) fn write_comparison(comparison: &RunComparison, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(
+        out,
+        "run_a,run_b,metric,unit,better,scenario,a_n,a_median,a_ci_lo,a_ci_hi,b_n,b_median,\
+         b_ci_lo,b_ci_hi,ratio,p_value,significant,delta"
+    )?;
+    let runs = [comparison.a.run.id.clone(), comparison.b.run.id.clone()];
+    for table in &comparison.tables {
+        let mut head = runs.to_vec();
+        head.extend(metric_fields(table.metric));
+        for row in &table.rows {
+            let mut fields = head.clone();
+            fields.push(row.key.clone());
+            fields.extend(side_fields(row.a.as_ref()));
+            fields.extend(side_fields(row.b.as_ref()));
+            fields.extend(verdict_fields(row.comparison.as_ref()));
+            write_row(out, &fields)?;
+        }
+        if let Some(g) = &table.geomean {
+            let mut fields = head.clone();
+            let number = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
+            fields.extend(["geomean".to_owned(), String::new(), number(g.a)]);
+            fields.extend([String::new(), String::new(), String::new(), number(g.b)]);
+            fields.extend([String::new(), String::new(), number(g.ratio)]);
+            fields.extend([String::new(), String::new()]);
+            fields.push(g.delta_text.clone().unwrap_or_default());
+            write_row(out, &fields)?;
+        }
+    }
+    Ok(())
+}
+
+fn scenario_fields(run_id: &str, s: &ScenarioAnalysis) -> Vec<String> {
+    let r = &s.scenario;
+    let parameters: Vec<String> = r
+        .parameters
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    let (schedule, rate) = match r.schedule {
+        ScheduleKind::Closed => ("closed", String::new()),
+        ScheduleKind::Open { rate_per_s } => ("open", rate_per_s.to_string()),
+    };
+    vec![
+        run_id.to_owned(),
+        r.key.clone(),
+        r.target.clone(),
+        parameters.join(";"),
+        r.workload.name.clone(),
+        r.workload.method.clone(),
+        r.workload.path.clone(),
+        schedule.to_owned(),
+        rate,
+        r.connections.to_string(),
+    ]
+}
+
+fn metric_fields(metric: Metric) -> [String; 3] {
+    let better = match metric.better() {
+        Better::Higher => "higher",
+        Better::Lower => "lower",
+    };
+    [
+        metric.id().to_owned(),
+        metric.unit().symbol().to_owned(),
+        better.to_owned(),
+    ]
+}
+
+fn optional(v: Option<f64>) -> String {
+    v.map_or(String::new(), |v| v.to_string())
+}
+
+fn summary_fields(s: Option<&MetricSummary>) -> Vec<String> {
+    let Some(s) = s else {
+        return vec![String::new(); 7];
+    };
+    vec![
+        s.n.to_string(),
+        s.median.to_string(),
+        optional(s.ci_lo),
+        optional(s.ci_hi),
+        s.ci_confidence.to_string(),
+        s.min.to_string(),
+        s.max.to_string(),
+    ]
+}
+
+fn side_fields(s: Option<&MetricSummary>) -> Vec<String> {
+    let Some(s) = s else {
+        return vec![String::new(); 4];
+    };
+    vec![
+        s.n.to_string(),
+        s.median.to_string(),
+        optional(s.ci_lo),
+        optional(s.ci_hi),
+    ]
+}
+
+fn comparison_fields(compared: Option<(&str, &MetricComparison)>) -> Vec<String> {
+    let Some((baseline, m)) = compared else {
+        return vec![String::new(); 5];
+    };
+    let mut fields = vec![baseline.to_owned()];
+    fields.extend(verdict_fields(Some(m)));
+    fields
+}
+
+fn verdict_fields(m: Option<&MetricComparison>) -> Vec<String> {
+    let Some(m) = m else {
+        return vec![String::new(); 4];
+    };
+    vec![
+        optional(m.ratio),
+        m.p_value.to_string(),
+        m.significant.to_string(),
+        m.delta_text.clone(),
+    ]
+}
+
+fn write_row(out: &mut dyn Write, fields: &[String]) -> io::Result<()> {
+    let quoted: Vec<String> = fields.iter().map(|f| quote(f)).collect();
+    writeln!(out, "{}", quoted.join(","))
+}
+
+/// RFC 4180: quote a field holding a comma, a quote or a line break.
+fn quote(field: &str) -> String {
+    if field.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", field.replace('"', "\"\""))
+    } else {
+        field.to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_are_quoted_only_when_needed() {
+        assert_eq!(quote("plain"), "plain");
+        assert_eq!(quote("a,b"), "\"a,b\"");
+        assert_eq!(quote("say \"hi\""), "\"say \"\"hi\"\"\"");
+    }
+}

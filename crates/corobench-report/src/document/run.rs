@@ -1,0 +1,147 @@
+//! The run report: a header, one section per workload and schedule with the
+//! scenarios and their comparison with the baseline, then footnotes.
+
+use corobench_model::{Metric, RunAnalysis};
+
+use super::{
+    Align, Block, Cell, Grid, Tone, center_and_ci, delta_cell, group_heading, groups, machine_line,
+    markers, range, run_line, shown_comparisons,
+};
+use crate::units;
+
+/// The run report: a header, one section per workload and schedule, footnotes.
+pub(crate) fn run_document(analysis: &RunAnalysis) -> Vec<Block> {
+    let mut blocks = run_header(analysis);
+    for group in groups(&analysis.scenarios) {
+        let first = &analysis.scenarios[group[0]];
+        blocks.push(Block::Heading(group_heading(first)));
+        blocks.push(Block::Grid(scenario_grid(analysis, &group)));
+        if let Some(grid) = comparison_grid(analysis, &group) {
+            blocks.push(Block::Grid(grid));
+        }
+    }
+    blocks.push(Block::Notes(notes(analysis)));
+    blocks
+}
+
+fn run_header(analysis: &RunAnalysis) -> Vec<Block> {
+    let run = &analysis.run;
+    let mut blocks = vec![
+        Block::Title(format!("corobench run {}", run.id)),
+        Block::Line(run_line(
+            run,
+            analysis.scenarios.len(),
+            analysis.trials_per_scenario,
+        )),
+        Block::Line(machine_line(run)),
+        Block::Line(format!(
+            "Each figure is the median of the trials; ± is the half-width of its {} confidence \
+             interval, range is min…max; n counts the trials that succeeded.",
+            units::whole_pct(analysis.settings.confidence)
+        )),
+    ];
+    if let Some(baseline) = &analysis.settings.baseline_target {
+        blocks.push(Block::Line(format!(
+            "Deltas compare each target with {baseline} (Mann–Whitney U test on the trials, \
+             ~ when p > {}).",
+            analysis.settings.alpha
+        )));
+    }
+    blocks
+}
+
+fn scenario_grid(analysis: &RunAnalysis, group: &[usize]) -> Grid {
+    use Align::{Left, Right};
+    let mut grid = Grid::new(&[
+        ("scenario", Left),
+        ("req/s", Right),
+        ("range", Right),
+        ("n", Right),
+        ("mean", Right),
+        ("p50", Right),
+        ("p99", Right),
+        ("p99.9", Right),
+        ("CPU", Right),
+        ("RSS", Right),
+        ("err", Right),
+        // Footnote markers; the superscripts speak for themselves.
+        ("", Left),
+    ]);
+    for &i in group {
+        let s = &analysis.scenarios[i];
+        let median = |m: Metric| {
+            s.metrics
+                .get(&m)
+                .map_or("—".to_owned(), |v| units::value(m, v.median))
+        };
+        let rate = s.metrics.get(&Metric::RequestsPerS);
+        let mut row = vec![
+            Cell::plain(&s.label),
+            Cell::plain(rate.map_or("—".to_owned(), |r| center_and_ci(Metric::RequestsPerS, r))),
+            Cell::plain(rate.map_or(String::new(), |r| range(Metric::RequestsPerS, r))),
+            Cell::plain(format!("{}", s.trials_ok)),
+        ];
+        for m in [
+            Metric::LatencyMeanUs,
+            Metric::LatencyP50Us,
+            Metric::LatencyP99Us,
+            Metric::LatencyP999Us,
+            Metric::ServerCpuPct,
+            Metric::PeakRssBytes,
+            Metric::ErrorRate,
+        ] {
+            row.push(Cell::plain(median(m)));
+        }
+        row.push(Cell {
+            text: markers(&s.warnings),
+            tone: Tone::Warning,
+        });
+        grid.rows.push(row);
+    }
+    grid
+}
+
+fn comparison_grid(analysis: &RunAnalysis, group: &[usize]) -> Option<Grid> {
+    let comparisons: Vec<_> = analysis
+        .comparisons
+        .iter()
+        .filter(|c| group.contains(&c.scenario))
+        .collect();
+    let first = comparisons.first()?;
+    let several_baselines = comparisons.iter().any(|c| c.baseline != first.baseline);
+    let baseline_label = &analysis.scenarios[first.baseline].label;
+    let title = format!("vs {baseline_label}");
+    let mut grid = Grid::new(&[
+        (title.as_str(), Align::Left),
+        ("metric", Align::Left),
+        ("baseline", Align::Right),
+        ("this", Align::Right),
+        ("delta", Align::Right),
+    ]);
+    for c in comparisons {
+        let mut label = analysis.scenarios[c.scenario].label.clone();
+        if several_baselines {
+            label = format!("{label} vs {}", analysis.scenarios[c.baseline].label);
+        }
+        for (k, m) in shown_comparisons(&c.metrics).enumerate() {
+            let first_cell = if k == 0 { label.clone() } else { String::new() };
+            grid.rows.push(vec![
+                Cell::plain(first_cell),
+                Cell::plain(m.metric.label()),
+                Cell::plain(units::value(m.metric, m.baseline)),
+                Cell::plain(units::value(m.metric, m.value)),
+                delta_cell(m),
+            ]);
+        }
+    }
+    Some(grid)
+}
+
+fn notes(analysis: &RunAnalysis) -> Vec<(usize, String)> {
+    analysis
+        .warnings
+        .iter()
+        .enumerate()
+        .map(|(i, w)| (i + 1, w.message.clone()))
+        .collect()
+}

@@ -1,0 +1,239 @@
+//! `--format gobench`: the Go benchmark format, so `benchstat` reads a run
+//! directly. One result line per `ok` trial, every metric on it; config
+//! lines carry the provenance; `Unit` lines say which direction is better.
+//!
+//! Names: `Benchmark<Workload>/target=<target>[,<own parameters>]/<shared
+//! parameters>/c=<connections>`. A parameter the baseline target also has
+//! is a name part of its own, so `benchstat -col /target FILE` puts each
+//! target in a column and pairs rows exactly as `corobench report` pairs
+//! scenarios with the baseline; parameters only one target has travel with
+//! its column label. The baseline target's lines come first, because
+//! benchstat takes the first column it sees as the baseline.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{self, Write};
+
+use corobench_model::{Metric, RunAnalysis, ScenarioAnalysis, ScheduleKind, TrialStatus};
+
+/// Our unit for each metric, in the Go convention (`ns` and `B` in the
+/// numerator are tidied by benchstat to seconds and bytes).
+fn unit(metric: Metric) -> &'static str {
+    match metric {
+        Metric::RequestsPerS => "req/s",
+        Metric::LatencyMeanUs => "mean-ns/op",
+        Metric::LatencyP50Us => "p50-ns/op",
+        Metric::LatencyP99Us => "p99-ns/op",
+        Metric::LatencyP999Us => "p99.9-ns/op",
+        Metric::ServerCpuPct => "server-cpu-%",
+        Metric::PeakRssBytes => "peak-rss-B",
+        Metric::ErrorRate => "error-ratio",
+    }
+}
+
+/// Our value in that unit: latencies go from µs to ns.
+fn scaled(metric: Metric, value: f64) -> f64 {
+    match metric.unit() {
+        corobench_model::MetricUnit::Microseconds => value * 1e3,
+        _ => value,
+    }
+}
+
+/// Writes the whole run in the Go benchmark format.
+pub(crate) fn write(analysis: &RunAnalysis, out: &mut dyn Write) -> io::Result<()> {
+    write_header(analysis, out)?;
+    let names = Names::new(analysis);
+    for index in names.order(analysis) {
+        let s = &analysis.scenarios[index];
+        let name = names.name(s);
+        for trial in s.trials.iter().filter(|t| t.status == TrialStatus::Ok) {
+            // One line is one sample; benchstat ignores the iteration count.
+            let mut line = format!("Benchmark{name} 1");
+            for (metric, value) in &trial.values {
+                line.push_str(&format!(" {} {}", scaled(*metric, *value), unit(*metric)));
+            }
+            writeln!(out, "{line}")?;
+        }
+    }
+    Ok(())
+}
+
+fn write_header(analysis: &RunAnalysis, out: &mut dyn Write) -> io::Result<()> {
+    let run = &analysis.run;
+    let p = &run.provenance;
+    writeln!(
+        out,
+        "# corobench run {} (suite {}), for benchstat:",
+        run.id, run.suite
+    )?;
+    writeln!(
+        out,
+        "#   benchstat -col /target FILE        compares the targets of this run"
+    )?;
+    writeln!(
+        out,
+        "#   benchstat A B                      compares two runs (add -ignore KEY,… for config keys that differ)"
+    )?;
+    let config = [
+        ("goos", std::env::consts::OS.to_owned()),
+        ("goarch", go_arch(std::env::consts::ARCH).to_owned()),
+        ("pkg", "corobench".to_owned()),
+        ("cpu", p.cpu_model.clone()),
+        ("commit", p.corobench_commit.clone().unwrap_or_default()),
+        ("kernel", p.kernel.clone()),
+        ("server-cpus", p.server_cpus.clone()),
+        ("generator-cpus", p.generator_cpus.clone()),
+        ("load-backend", p.load_backend.clone()),
+    ];
+    for (key, value) in config {
+        let value = one_line(&value);
+        if !value.is_empty() {
+            writeln!(out, "{key}: {value}")?;
+        }
+    }
+    for metric in Metric::ALL {
+        let better = match metric.better() {
+            corobench_model::Better::Higher => "higher",
+            corobench_model::Better::Lower => "lower",
+        };
+        writeln!(out, "Unit {} better={better}", unit(metric))?;
+    }
+    Ok(())
+}
+
+/// Go's name for the machine architecture.
+fn go_arch(rust_arch: &str) -> &str {
+    match rust_arch {
+        "x86_64" => "amd64",
+        "aarch64" => "arm64",
+        "x86" => "386",
+        "powerpc64" => "ppc64",
+        other => other,
+    }
+}
+
+/// A config value must stay on one line.
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// How scenario names are built for one run.
+struct Names {
+    baseline: Option<String>,
+    /// Parameters that vary in the run and that the baseline target has.
+    row_parameters: BTreeSet<String>,
+    /// Per target, its parameters that vary and that the baseline lacks.
+    column_parameters: BTreeMap<String, BTreeSet<String>>,
+}
+
+impl Names {
+    fn new(analysis: &RunAnalysis) -> Self {
+        let baseline = analysis.settings.baseline_target.clone();
+        let baseline_parameters: BTreeSet<&String> = analysis
+            .scenarios
+            .iter()
+            .filter(|s| Some(&s.scenario.target) == baseline.as_ref())
+            .flat_map(|s| s.scenario.parameters.keys())
+            .collect();
+        let mut values: BTreeMap<(&str, &str), BTreeSet<&str>> = BTreeMap::new();
+        for s in &analysis.scenarios {
+            for (k, v) in &s.scenario.parameters {
+                values.entry((&s.scenario.target, k)).or_default().insert(v);
+            }
+        }
+        let varying: BTreeSet<(&str, &str)> = values
+            .iter()
+            .filter(|(_, seen)| seen.len() > 1)
+            .map(|(key, _)| *key)
+            .collect();
+        let mut row_parameters = BTreeSet::new();
+        let mut column_parameters: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for (target, name) in varying {
+            if baseline_parameters.contains(&name.to_owned()) {
+                row_parameters.insert(name.to_owned());
+            } else {
+                let own = column_parameters.entry(target.to_owned()).or_default();
+                own.insert(name.to_owned());
+            }
+        }
+        Self {
+            baseline,
+            row_parameters,
+            column_parameters,
+        }
+    }
+
+    /// Scenario indices with the baseline target's first.
+    fn order(&self, analysis: &RunAnalysis) -> Vec<usize> {
+        let is_baseline =
+            |i: &usize| Some(&analysis.scenarios[*i].scenario.target) == self.baseline.as_ref();
+        let all = 0..analysis.scenarios.len();
+        all.clone()
+            .filter(is_baseline)
+            .chain(all.filter(|i| !is_baseline(i)))
+            .collect()
+    }
+
+    fn name(&self, s: &ScenarioAnalysis) -> String {
+        let r = &s.scenario;
+        let mut column = clean(&r.target);
+        let own = self.column_parameters.get(&r.target);
+        for (k, v) in &r.parameters {
+            if own.is_some_and(|names| names.contains(k)) {
+                column.push_str(&format!(",{}={}", clean(k), clean(v)));
+            }
+        }
+        let mut name = format!("{}/target={column}", capitalised(&clean(&r.workload.name)));
+        for (k, v) in &r.parameters {
+            if self.row_parameters.contains(k) {
+                name.push_str(&format!("/{}={}", clean(k), clean(v)));
+            }
+        }
+        if let ScheduleKind::Open { rate_per_s } = r.schedule {
+            name.push_str(&format!("/rate={rate_per_s}"));
+        }
+        name.push_str(&format!("/c={}", r.connections));
+        name
+    }
+}
+
+/// Name parts cannot hold whitespace (it ends the name) or `/` (it splits it).
+fn clean(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_whitespace() || c == '/' {
+                '_'
+            } else {
+                c
+            }
+        })
+        .collect()
+}
+
+fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => "Workload".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_cleaned_and_capitalised() {
+        assert_eq!(capitalised(&clean("io-5ms")), "Io-5ms");
+        assert_eq!(clean("a b/c"), "a_b_c");
+        assert_eq!(capitalised(""), "Workload");
+        assert_eq!(go_arch("x86_64"), "amd64");
+        assert_eq!(one_line(" AMD\tEPYC  7B13 "), "AMD EPYC 7B13");
+    }
+
+    #[test]
+    fn latencies_become_nanoseconds() {
+        assert_eq!(scaled(Metric::LatencyP99Us, 1.5), 1500.0);
+        assert_eq!(scaled(Metric::RequestsPerS, 1.5), 1.5);
+        assert_eq!(unit(Metric::LatencyP999Us), "p99.9-ns/op");
+    }
+}

@@ -1,0 +1,81 @@
+//! `--format md`: the terminal report's tables as GitHub-flavoured Markdown.
+
+use std::io::{self, Write};
+
+use crate::document::{Align, Block, Grid};
+
+/// Writes `blocks` as Markdown.
+pub(crate) fn write(blocks: &[Block], out: &mut dyn Write) -> io::Result<()> {
+    for block in blocks {
+        match block {
+            Block::Title(text) => writeln!(out, "# {}\n", escape(text))?,
+            Block::Line(text) => writeln!(out, "{}\n", escape(text))?,
+            Block::Heading(text) => writeln!(out, "## {}\n", escape(text))?,
+            Block::Grid(grid) => write_grid(grid, out)?,
+            Block::Notes(notes) if notes.is_empty() => {}
+            Block::Notes(notes) => {
+                writeln!(out, "## Notes\n")?;
+                for (marker, text) in notes {
+                    writeln!(out, "{marker}. {}", escape(text))?;
+                }
+                writeln!(out)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn write_grid(grid: &Grid, out: &mut dyn Write) -> io::Result<()> {
+    let header: Vec<String> = grid.header.iter().map(|h| cell(h)).collect();
+    writeln!(out, "| {} |", header.join(" | "))?;
+    let rule: Vec<&str> = grid
+        .align
+        .iter()
+        .map(|a| match a {
+            Align::Left => ":---",
+            Align::Right => "---:",
+        })
+        .collect();
+    writeln!(out, "|{}|", rule.join("|"))?;
+    for row in &grid.rows {
+        let cells: Vec<String> = row.iter().map(|c| cell(&c.text)).collect();
+        writeln!(out, "| {} |", cells.join(" | "))?;
+    }
+    writeln!(out)
+}
+
+/// A table cell: pipes escaped, and `~` kept from turning into strikethrough.
+fn cell(text: &str) -> String {
+    escape(text).replace('|', "\\|")
+}
+
+/// Characters that Markdown would read as formatting.
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if matches!(c, '*' | '_' | '`' | '~' | '<' | '>' | '[' | ']') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::document::Cell;
+
+    #[test]
+    fn tables_escape_pipes_and_formatting() {
+        let mut grid = Grid::new(&[("key", Align::Left), ("delta", Align::Right)]);
+        grid.rows
+            .push(vec![Cell::plain("a|b_c"), Cell::plain("~ (p=0.5 n=6)")]);
+        let mut out = Vec::new();
+        write_grid(&grid, &mut out).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "| key | delta |\n|:---|---:|\n| a\\|b\\_c | \\~ (p=0.5 n=6) |\n\n"
+        );
+    }
+}
