@@ -56,7 +56,7 @@ pub(crate) fn run_thread(shared: &Shared, plan: &ThreadPlan) -> Result<ThreadRes
     let io = UringIo {
         ring,
         addr: Box::new(SockAddr::from(shared.addr)),
-        in_flight: 0,
+        armed_receives: 0,
     };
     let mut driver = Driver::new(shared, plan, io);
     let mut completions: Vec<(u64, i32, u32)> = Vec::with_capacity(COMPLETION_ENTRIES as usize);
@@ -79,11 +79,11 @@ pub(crate) fn run_thread(shared: &Shared, plan: &ThreadPlan) -> Result<ThreadRes
                 .completion()
                 .map(|c| (c.user_data(), c.result(), c.flags())),
         );
-        let finished = completions
+        let ended = completions
             .iter()
-            .filter(|&&(data, _, flags)| !is_multishot_continuation(data, flags))
+            .filter(|&&(data, _, flags)| is_last_receive(data, flags))
             .count();
-        driver.io.in_flight = driver.io.in_flight.saturating_sub(finished);
+        driver.io.armed_receives = driver.io.armed_receives.saturating_sub(ended);
         let now = shared.clock.now_ns();
         for &(data, result, flags) in &completions {
             on_completion(&mut driver, &mut buffers, data, result, flags, now);
@@ -105,31 +105,31 @@ pub(crate) fn run_thread(shared: &Shared, plan: &ThreadPlan) -> Result<ThreadRes
     Ok(driver.core.finish(end))
 }
 
-/// Waits (briefly) until every operation in flight has completed, so the
-/// buffers they may write into can be freed. Returns whether all completed.
+/// Waits (briefly) until every receive has ended, so the buffers they write
+/// into can be freed. Returns whether all ended.
 fn drain(driver: &mut Driver<'_, UringIo>) -> bool {
     const MAX_TURNS: u32 = 50;
     for _ in 0..MAX_TURNS {
-        if driver.io.in_flight == 0 {
+        if driver.io.armed_receives == 0 {
             return true;
         }
         if driver.io.submit_and_wait(2_000_000).is_err() {
             return false;
         }
         let io = &mut driver.io;
-        let finished = io
+        let ended = io
             .ring
             .completion()
-            .filter(|c| !is_multishot_continuation(c.user_data(), c.flags()))
+            .filter(|c| is_last_receive(c.user_data(), c.flags()))
             .count();
-        io.in_flight = io.in_flight.saturating_sub(finished);
+        io.armed_receives = io.armed_receives.saturating_sub(ended);
     }
-    driver.io.in_flight == 0
+    driver.io.armed_receives == 0
 }
 
-/// A multishot receive completion that says more will follow.
-fn is_multishot_continuation(data: u64, flags: u32) -> bool {
-    decode(data).0 == Op::Recv as u64 && cqueue::more(flags)
+/// The completion that ends a multishot receive (no more will follow).
+fn is_last_receive(data: u64, flags: u32) -> bool {
+    decode(data).0 == Op::Recv as u64 && !cqueue::more(flags)
 }
 
 /// A ring that runs completion work only when this thread asks for it
@@ -178,11 +178,8 @@ fn on_completion(
     if current {
         match op {
             x if x == Op::Connect as u64 => on_connect(driver, i, result, now),
-            x if x == Op::Send as u64 => {
-                if driver.conns[i].phase == Phase::Writing {
-                    driver.wrote(i, usize::try_from(result).unwrap_or(0), now);
-                }
-            }
+            // A send posts a completion only when it failed (see `write`).
+            x if x == Op::Send as u64 => driver.wrote(i, 0, now),
             _ => on_recv(driver, buffers, i, result, buffer, now),
         }
         if op == Op::Recv as u64 && !cqueue::more(flags) {
@@ -238,6 +235,7 @@ fn rearm_recv(driver: &mut Driver<'_, UringIo>, i: usize) {
         .build()
         .user_data(user_data(Op::Recv, i, conn.generation));
     driver.io.push(&entry);
+    driver.io.armed_receives += 1;
 }
 
 /// The io_uring side of the I/O.
@@ -245,8 +243,9 @@ struct UringIo {
     ring: IoUring,
     /// The server's address, boxed because a queued connect points at it.
     addr: Box<SockAddr>,
-    /// Operations submitted whose last completion has not arrived.
-    in_flight: usize,
+    /// Multishot receives armed whose last completion has not arrived: the
+    /// only operations that write into the provided buffers.
+    armed_receives: usize,
 }
 
 impl std::fmt::Debug for UringIo {
@@ -262,7 +261,6 @@ impl UringIo {
             // SAFETY: every pointer an entry carries (the request bytes, the
             // server address, the provided buffers) outlives the ring.
             if unsafe { self.ring.submission().push(entry) }.is_ok() {
-                self.in_flight += 1;
                 return;
             }
             if self.ring.submit().is_err() {
@@ -313,12 +311,16 @@ impl Io for UringIo {
             return Write::Failed;
         };
         let len = u32::try_from(bytes.len()).unwrap_or(u32::MAX);
+        // MSG_WAITALL: the kernel finishes a short send itself, so a send
+        // that succeeds is complete and needs no completion at all; only a
+        // failure posts one.
         let entry = opcode::Send::new(types::Fd(socket.as_raw_fd()), bytes.as_ptr(), len)
-            .flags(libc::MSG_NOSIGNAL)
+            .flags(libc::MSG_NOSIGNAL | libc::MSG_WAITALL)
             .build()
+            .flags(squeue::Flags::SKIP_SUCCESS)
             .user_data(user_data(Op::Send, i, conn.generation));
         self.push(&entry);
-        Write::Queued
+        Write::Wrote(bytes.len())
     }
 
     fn closing(&mut self, _i: usize, conn: &mut Conn) {
