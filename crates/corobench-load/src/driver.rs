@@ -13,11 +13,11 @@ use crate::response::Feed;
 /// What a backend did with bytes it was asked to write.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Write {
-    /// This many bytes went out now; if fewer than asked, the backend calls
+    /// This many bytes went out (or are certain to: a completion-based
+    /// backend may report a queued write that only a failure would undo, see
+    /// [`Driver::write_failed`]); if fewer than asked, the backend calls
     /// [`Driver::writable`] once the socket can take more.
     Wrote(usize),
-    /// The write was queued; the backend calls [`Driver::wrote`] when it completes.
-    Queued,
     Failed,
 }
 
@@ -148,19 +148,13 @@ impl<'a, I: Io> Driver<'a, I> {
         match self.io.write(i, conn, &shared.request[conn.written..]) {
             // A partial write waits for the backend to report writability.
             Write::Wrote(n) => _ = self.account_written(i, n),
-            Write::Queued => {}
             Write::Failed => self.request_failed(i, ErrorKind::Write, now),
         }
     }
 
-    /// A queued write completed with `n` bytes; the rest, if any, is queued at once.
-    pub(crate) fn wrote(&mut self, i: usize, n: usize, now: u64) {
-        if n == 0 {
-            return self.request_failed(i, ErrorKind::Write, now);
-        }
-        if !self.account_written(i, n) {
-            self.writable(i, now);
-        }
+    /// A write the backend reported as done failed after all.
+    pub(crate) fn write_failed(&mut self, i: usize, now: u64) {
+        self.request_failed(i, ErrorKind::Write, now);
     }
 
     /// Counts written bytes; returns whether the whole request is out.

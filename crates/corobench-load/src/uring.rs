@@ -179,7 +179,7 @@ fn on_completion(
         match op {
             x if x == Op::Connect as u64 => on_connect(driver, i, result, now),
             // A send posts a completion only when it failed (see `write`).
-            x if x == Op::Send as u64 => driver.wrote(i, 0, now),
+            x if x == Op::Send as u64 => driver.write_failed(i, now),
             _ => on_recv(driver, buffers, i, result, buffer, now),
         }
         if op == Op::Recv as u64 && !cqueue::more(flags) {
