@@ -39,10 +39,12 @@ php_checks() {
 rust_checks() {
     # One target directory for all Rust targets, in release like corobench's
     # own builds of them, so `corobench verify` reuses what these compile.
-    local project=$1
+    # rust-common's runtime adapters sit behind features: check them all.
+    local project=$1 features=()
+    [ "$project" = rust-common ] && features=(--all-features)
     (cd "$project" && cargo fmt --check \
-        && CARGO_TARGET_DIR="$cache/cargo-target" cargo clippy --release --all-targets --locked -- -D warnings \
-        && CARGO_TARGET_DIR="$cache/cargo-target" cargo test --release --locked)
+        && CARGO_TARGET_DIR="$cache/cargo-target" cargo clippy --release --all-targets --locked "${features[@]}" -- -D warnings \
+        && CARGO_TARGET_DIR="$cache/cargo-target" cargo test --release --locked "${features[@]}")
 }
 
 if have go; then
@@ -57,7 +59,7 @@ else
 fi
 if have python3; then step "python: python-fastapi" python_checks; else echo "== python: skipped (python3 is not installed)"; fi
 if have php; then step "php: php-fpm, php-common" php_checks; else echo "== php: skipped (php is not installed)"; fi
-for project in rust-common rust-axum rust-compio; do step "rust: $project" rust_checks "$project"; done
+for project in rust-common rust-axum rust-compio rust-monoio; do step "rust: $project" rust_checks "$project"; done
 
 if [ ${#failures[@]} -gt 0 ]; then
     echo "target tests failed: ${failures[*]}" >&2
