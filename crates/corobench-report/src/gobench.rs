@@ -45,6 +45,8 @@ pub(crate) fn write(analysis: &RunAnalysis, out: &mut dyn Write) -> io::Result<(
     for index in names.order(analysis) {
         let s = &analysis.scenarios[index];
         let name = names.name(s);
+        // Comment lines are ignored by benchstat; this one ties the name to the scenario.
+        writeln!(out, "# {}", s.scenario.key)?;
         for trial in s.trials.iter().filter(|t| t.status == TrialStatus::Ok) {
             // One line is one sample; benchstat ignores the iteration count.
             let mut line = format!("Benchmark{name} 1");

@@ -16,7 +16,12 @@ const TEXT_GAP: &str = "  ";
 
 /// Writes `blocks` as terminal text.
 pub(crate) fn write(blocks: &[Block], color: bool, out: &mut dyn Write) -> io::Result<()> {
+    let mut after_grid = false;
     for block in blocks {
+        if after_grid && matches!(block, Block::Grid(_)) {
+            writeln!(out)?;
+        }
+        after_grid = matches!(block, Block::Grid(_));
         match block {
             Block::Title(text) => writeln!(out, "{}", paint(text, Style::Bold, color))?,
             Block::Line(text) => {
@@ -72,9 +77,12 @@ fn join(cells: &[String], shown: &[usize], grid: &Grid) -> String {
     let mut line = String::new();
     for (i, cell) in cells.iter().enumerate() {
         if i > 0 {
-            let numbers =
-                grid.align[shown[i - 1]] == Align::Right && grid.align[shown[i]] == Align::Right;
-            line.push_str(if numbers { NUMBER_GAP } else { TEXT_GAP });
+            let (before, here) = (shown[i - 1], shown[i]);
+            // Numbers side by side, and footnote markers (a column without
+            // a header), need one space; text columns get two.
+            let tight = (grid.align[before] == Align::Right && grid.align[here] == Align::Right)
+                || grid.header[here].is_empty();
+            line.push_str(if tight { NUMBER_GAP } else { TEXT_GAP });
         }
         line.push_str(cell);
     }
@@ -160,8 +168,23 @@ fn tone_style(tone: Tone) -> Style {
     }
 }
 
-/// ANSI colour, only when `color` (and never on blank text).
+/// ANSI colour, only when `color`, around the text but not its padding.
 fn paint(text: &str, style: Style, color: bool) -> String {
+    let content = text.trim();
+    if !color || content.is_empty() {
+        return text.to_owned();
+    }
+    let start = text.len() - text.trim_start().len();
+    let end = start + content.len();
+    format!(
+        "{}{}{}",
+        &text[..start],
+        paint_all(content, style),
+        &text[end..]
+    )
+}
+
+fn paint_all(text: &str, style: Style) -> String {
     let code = match style {
         Style::Plain => return text.to_owned(),
         Style::Bold => "1",
@@ -170,9 +193,6 @@ fn paint(text: &str, style: Style, color: bool) -> String {
         Style::Red => "31",
         Style::Yellow => "33",
     };
-    if !color || text.trim().is_empty() {
-        return text.to_owned();
-    }
     format!("\x1b[{code}m{text}\x1b[0m")
 }
 
@@ -211,5 +231,6 @@ mod tests {
         assert_eq!(paint("x", Style::Red, false), "x");
         assert_eq!(paint("x", Style::Red, true), "\x1b[31mx\x1b[0m");
         assert_eq!(paint("  ", Style::Red, true), "  ");
+        assert_eq!(paint(" x ", Style::Red, true), " \x1b[31mx\x1b[0m ");
     }
 }

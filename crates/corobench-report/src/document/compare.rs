@@ -86,10 +86,7 @@ fn metric_grid(table: &CompareTable, warnings: &[Warning]) -> Grid {
             Cell::plain(summary(row.a.as_ref())),
             Cell::plain(summary(row.b.as_ref())),
             row.comparison.as_ref().map_or(Cell::plain("—"), delta_cell),
-            Cell {
-                text: markers_for(&row.key, warnings),
-                tone: Tone::Warning,
-            },
+            Cell::toned(markers_for(&row.key, warnings), Tone::Warning),
         ]);
     }
     if let Some(geomean) = &table.geomean {

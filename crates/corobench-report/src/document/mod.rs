@@ -12,7 +12,7 @@ mod compare;
 mod run;
 
 pub(crate) use compare::comparison_document;
-pub(crate) use run::run_document;
+pub(crate) use run::{ComparisonLayout, run_document, run_document_with};
 
 /// How a cell should stand out on a colour terminal.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,6 +33,8 @@ pub(crate) enum Align {
 pub(crate) struct Cell {
     pub(crate) text: String,
     pub(crate) tone: Tone,
+    /// A second, smaller line (only the HTML comparison matrix has one).
+    pub(crate) detail: Option<String>,
 }
 
 impl Cell {
@@ -40,6 +42,14 @@ impl Cell {
         Self {
             text: text.into(),
             tone: Tone::Plain,
+            detail: None,
+        }
+    }
+
+    pub(crate) fn toned(text: impl Into<String>, tone: Tone) -> Self {
+        Self {
+            tone,
+            ..Self::plain(text)
         }
     }
 }
@@ -174,12 +184,17 @@ pub(crate) fn shown_comparisons(
 
 /// `+12.34% (p=0.002 n=6+6)` or `~ (p=0.180 n=6)`, toned by the verdict.
 pub(crate) fn delta_cell(m: &MetricComparison) -> Cell {
-    Cell {
-        text: format!("{} ({})", m.delta_text, m.note_text),
-        tone: match m.verdict {
-            Verdict::Improved => Tone::Improved,
-            Verdict::Regressed => Tone::Regressed,
-            Verdict::NoDifference | Verdict::Undefined => Tone::Plain,
-        },
+    Cell::toned(
+        format!("{} ({})", m.delta_text, m.note_text),
+        verdict_tone(m),
+    )
+}
+
+/// Green for an improvement, red for a regression, plain otherwise.
+pub(crate) fn verdict_tone(m: &MetricComparison) -> Tone {
+    match m.verdict {
+        Verdict::Improved => Tone::Improved,
+        Verdict::Regressed => Tone::Regressed,
+        Verdict::NoDifference | Verdict::Undefined => Tone::Plain,
     }
 }

@@ -1,7 +1,7 @@
 //! The run report: a header, one section per workload and schedule with the
 //! scenarios and their comparison with the baseline, then footnotes.
 
-use corobench_model::{Metric, RunAnalysis};
+use corobench_model::{Metric, RunAnalysis, ScenarioComparison};
 
 use super::{
     Align, Block, Cell, Grid, Tone, center_and_ci, delta_cell, group_heading, groups, machine_line,
@@ -9,16 +9,32 @@ use super::{
 };
 use crate::units;
 
+/// How comparisons with the baseline are laid out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ComparisonLayout {
+    /// One row per scenario and metric: fits a terminal.
+    Rows,
+    /// One row per scenario, one column per metric: fits a wide page.
+    Matrix,
+}
+
 /// The run report: a header, one section per workload and schedule, footnotes.
 pub(crate) fn run_document(analysis: &RunAnalysis) -> Vec<Block> {
+    run_document_with(analysis, ComparisonLayout::Rows)
+}
+
+/// [`run_document`] with a choice of comparison layout.
+pub(crate) fn run_document_with(analysis: &RunAnalysis, layout: ComparisonLayout) -> Vec<Block> {
     let mut blocks = run_header(analysis);
     for group in groups(&analysis.scenarios) {
         let first = &analysis.scenarios[group[0]];
         blocks.push(Block::Heading(group_heading(first)));
         blocks.push(Block::Grid(scenario_grid(analysis, &group)));
-        if let Some(grid) = comparison_grid(analysis, &group) {
-            blocks.push(Block::Grid(grid));
-        }
+        let comparisons = match layout {
+            ComparisonLayout::Rows => comparison_grid(analysis, &group),
+            ComparisonLayout::Matrix => comparison_matrix(analysis, &group),
+        };
+        blocks.extend(comparisons.map(Block::Grid));
     }
     blocks.push(Block::Notes(notes(analysis)));
     blocks
@@ -92,23 +108,43 @@ fn scenario_grid(analysis: &RunAnalysis, group: &[usize]) -> Grid {
         ] {
             row.push(Cell::plain(median(m)));
         }
-        row.push(Cell {
-            text: markers(&s.warnings),
-            tone: Tone::Warning,
-        });
+        row.push(Cell::toned(markers(&s.warnings), Tone::Warning));
         grid.rows.push(row);
     }
     grid
 }
 
-fn comparison_grid(analysis: &RunAnalysis, group: &[usize]) -> Option<Grid> {
-    let comparisons: Vec<_> = analysis
+/// The comparisons of a group's scenarios, and whether they have more than
+/// one baseline scenario (then each row names its own).
+fn group_comparisons<'a>(
+    analysis: &'a RunAnalysis,
+    group: &[usize],
+) -> (Vec<&'a ScenarioComparison>, bool) {
+    let comparisons: Vec<&ScenarioComparison> = analysis
         .comparisons
         .iter()
         .filter(|c| group.contains(&c.scenario))
         .collect();
+    let several = comparisons
+        .iter()
+        .any(|c| c.baseline != comparisons[0].baseline);
+    (comparisons, several)
+}
+
+/// `go-ants pool_size=4`, or `… vs go-nethttp gomaxprocs=2` when a group
+/// has several baseline scenarios.
+fn compared_label(analysis: &RunAnalysis, c: &ScenarioComparison, several: bool) -> String {
+    let label = &analysis.scenarios[c.scenario].label;
+    if several {
+        format!("{label} vs {}", analysis.scenarios[c.baseline].label)
+    } else {
+        label.clone()
+    }
+}
+
+fn comparison_grid(analysis: &RunAnalysis, group: &[usize]) -> Option<Grid> {
+    let (comparisons, several_baselines) = group_comparisons(analysis, group);
     let first = comparisons.first()?;
-    let several_baselines = comparisons.iter().any(|c| c.baseline != first.baseline);
     let baseline_label = &analysis.scenarios[first.baseline].label;
     let title = format!("vs {baseline_label}");
     let mut grid = Grid::new(&[
@@ -119,10 +155,7 @@ fn comparison_grid(analysis: &RunAnalysis, group: &[usize]) -> Option<Grid> {
         ("delta", Align::Right),
     ]);
     for c in comparisons {
-        let mut label = analysis.scenarios[c.scenario].label.clone();
-        if several_baselines {
-            label = format!("{label} vs {}", analysis.scenarios[c.baseline].label);
-        }
+        let label = compared_label(analysis, c, several_baselines);
         for (k, m) in shown_comparisons(&c.metrics).enumerate() {
             let first_cell = if k == 0 { label.clone() } else { String::new() };
             grid.rows.push(vec![
@@ -133,6 +166,39 @@ fn comparison_grid(analysis: &RunAnalysis, group: &[usize]) -> Option<Grid> {
                 delta_cell(m),
             ]);
         }
+    }
+    Some(grid)
+}
+
+/// One row per compared scenario, one column per metric; each cell holds
+/// the delta and, on a second line, the `p=… n=…` note.
+fn comparison_matrix(analysis: &RunAnalysis, group: &[usize]) -> Option<Grid> {
+    let (comparisons, several_baselines) = group_comparisons(analysis, group);
+    let first = comparisons.first()?;
+    let metrics: Vec<Metric> = Metric::ALL
+        .into_iter()
+        .filter(|m| {
+            let shown =
+                |c: &&ScenarioComparison| shown_comparisons(&c.metrics).any(|x| x.metric == *m);
+            comparisons.iter().any(shown)
+        })
+        .collect();
+    let title = format!("vs {}", analysis.scenarios[first.baseline].label);
+    let mut columns = vec![(title.as_str(), Align::Left)];
+    columns.extend(metrics.iter().map(|m| (m.label(), Align::Right)));
+    let mut grid = Grid::new(&columns);
+    for c in comparisons {
+        let mut row = vec![Cell::plain(compared_label(analysis, c, several_baselines))];
+        for metric in &metrics {
+            row.push(match c.metrics.iter().find(|m| m.metric == *metric) {
+                Some(m) => Cell {
+                    detail: Some(m.note_text.clone()),
+                    ..Cell::toned(m.delta_text.clone(), super::verdict_tone(m))
+                },
+                None => Cell::plain("—"),
+            });
+        }
+        grid.rows.push(row);
     }
     Some(grid)
 }

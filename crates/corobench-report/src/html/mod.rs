@@ -45,6 +45,8 @@ thead th { border-bottom: 1px solid #bbb; color: #444; font-weight: 600; }
 .improved { color: #1a7f37; font-weight: 600; }
 .regressed { color: #c62828; font-weight: 600; }
 .flag { color: #9a6700; }
+p.callout { margin: 14px 0 0; padding: 8px 12px; background: #fff8e1; border-left: 4px solid #e0a800; }
+td .detail { color: #777; font-size: 11px; font-weight: 400; }
 ol.notes li { margin: 4px 0; }
 table.provenance th { color: #444; font-weight: 600; }
 label.switch { display: inline-block; margin: 6px 0; font-size: 13px; }
@@ -107,6 +109,14 @@ fn head(page: &mut String, analysis: &RunAnalysis) {
          <a href=\"#tables\">Tables</a><a href=\"#warnings\">Warnings</a>\
          <a href=\"#provenance\">Provenance</a></nav>",
     );
+    let count = analysis.warnings.len();
+    if count > 0 {
+        let noun = if count == 1 { "warning" } else { "warnings" };
+        let _ = write!(
+            page,
+            r##"<p class="callout">{count} {noun} about these figures: read <a href="#warnings">them</a> before drawing conclusions.</p>"##
+        );
+    }
 }
 
 fn body(page: &mut String, analysis: &RunAnalysis) {
@@ -166,7 +176,8 @@ fn body(page: &mut String, analysis: &RunAnalysis) {
             analysis.settings.alpha
         ),
     );
-    page.push_str(&tables::blocks(&document::run_document(analysis)));
+    let blocks = document::run_document_with(analysis, document::ComparisonLayout::Matrix);
+    page.push_str(&tables::blocks(&blocks));
     section(
         page,
         "provenance",

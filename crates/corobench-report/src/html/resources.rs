@@ -100,13 +100,7 @@ fn chart(samples: &[ResourceSample], title: &str) -> String {
         .into_iter()
         .map(|v| (v, format!("{}%", units::trimmed(v))))
         .collect();
-    y_axis(
-        &mut svg,
-        &cpu_frame,
-        &cpu,
-        &cpu_ticks,
-        "CPU (100% = 1 core)",
-    );
+    y_axis(&mut svg, &cpu_frame, &cpu, &cpu_ticks, "CPU");
     let total: Vec<(f64, f64)> = points
         .iter()
         .map(|s| (x.px(seconds(s)), cpu.px(s.cpu_user_pct + s.cpu_system_pct)))

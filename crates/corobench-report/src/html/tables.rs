@@ -63,7 +63,12 @@ fn table(grid: &Grid) -> String {
             } else {
                 format!(r#" class="{classes}""#)
             };
-            let _ = write!(html, "<td{attr}>{}</td>", escape(&cell.text));
+            let detail = cell
+                .detail
+                .as_ref()
+                .map(|d| format!(r#"<br><span class="detail">{}</span>"#, escape(d)))
+                .unwrap_or_default();
+            let _ = write!(html, "<td{attr}>{}{detail}</td>", escape(&cell.text));
         }
         html.push_str("</tr>");
     }
@@ -85,6 +90,12 @@ pub(crate) fn provenance(analysis: &RunAnalysis) -> String {
             run.finished_at_unix_ms.map_or("—".into(), units::utc),
         ),
         ("trial order seed".into(), run.seed.to_string()),
+        (
+            "spec file".into(),
+            p.spec_path
+                .clone()
+                .unwrap_or_else(|| "the embedded default suite".into()),
+        ),
         ("corobench".into(), p.corobench_version.clone()),
         (
             "corobench commit".into(),

@@ -1,0 +1,254 @@
+//! Every output format rendered from one stored fixture run (and the
+//! comparison of the fixture's two runs), as snapshots. The analysis
+//! documents in tests/fixtures are what `corobench report --format json`
+//! and `corobench compare --format json` print for the runs in
+//! crates/corobench/tests/fixtures/report/runs.db; the binary's
+//! `fixtures_are_current` test keeps them so.
+
+use corobench_model::{Metric, RunAnalysis, RunComparison, TrialStatus};
+use corobench_report::{Format, RenderOptions, render, render_comparison, render_with};
+
+const ANALYSIS: &str = include_str!("fixtures/run-analysis.json");
+const COMPARISON: &str = include_str!("fixtures/run-comparison.json");
+
+fn analysis() -> RunAnalysis {
+    serde_json::from_str(ANALYSIS).expect("the fixture is a run analysis")
+}
+
+fn comparison() -> RunComparison {
+    serde_json::from_str(COMPARISON).expect("the fixture is a run comparison")
+}
+
+fn rendered(format: Format) -> String {
+    let mut out = Vec::new();
+    render(format, &analysis(), &mut out).unwrap();
+    String::from_utf8(out).unwrap()
+}
+
+fn rendered_comparison(format: Format) -> String {
+    let mut out = Vec::new();
+    render_comparison(format, &comparison(), RenderOptions::default(), &mut out).unwrap();
+    String::from_utf8(out).unwrap()
+}
+
+/// Dates, the commit corobench was built from and paths change whenever
+/// the fixture is recorded again; nothing else should.
+macro_rules! assert_redacted_snapshot {
+    ($name:expr, $text:expr) => {
+        insta::with_settings!({filters => vec![
+            (r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}", "[date]"),
+            (r"commit: \S+", "commit: [commit]"),
+            (r"(/[\w.+-]+)+/spec-[ab]\.toml", "[spec path]"),
+        ]}, {
+            insta::assert_snapshot!($name, $text);
+        });
+    };
+}
+
+#[test]
+fn table() {
+    assert_redacted_snapshot!("run.table", rendered(Format::Table));
+}
+
+#[test]
+fn table_in_colour_marks_only_significant_deltas() {
+    let mut out = Vec::new();
+    let options = RenderOptions { color: true };
+    render_with(Format::Table, &analysis(), options, &mut out).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    let plain = rendered(Format::Table);
+    assert!(text.contains("\x1b[31m") && text.contains("\x1b[32m"));
+    // Colour adds escape codes and nothing else.
+    let stripped = text
+        .split('\x1b')
+        .enumerate()
+        .map(|(i, part)| {
+            if i == 0 {
+                part
+            } else {
+                part.split_once('m').map_or(part, |(_, rest)| rest)
+            }
+        })
+        .collect::<String>();
+    assert_eq!(stripped, plain);
+}
+
+#[test]
+fn markdown() {
+    assert_redacted_snapshot!("run.md", rendered(Format::Markdown));
+}
+
+#[test]
+fn csv() {
+    assert_redacted_snapshot!("run.csv", rendered(Format::Csv));
+}
+
+/// One row per trial and metric is long: the snapshot keeps the head, and
+/// the row count is checked against the analysis.
+#[test]
+fn csv_trials() {
+    let text = rendered(Format::CsvTrials);
+    let values: usize = analysis()
+        .scenarios
+        .iter()
+        .flat_map(|s| &s.trials)
+        .map(|t| t.values.len())
+        .sum();
+    assert_eq!(text.lines().count(), values + 1);
+    let head: Vec<&str> = text.lines().take(20).collect();
+    assert_redacted_snapshot!("run.csv-trials-head", head.join("\n"));
+}
+
+#[test]
+fn gobench() {
+    let text = rendered(Format::GoBench);
+    let ok_trials = analysis()
+        .scenarios
+        .iter()
+        .flat_map(|s| &s.trials)
+        .filter(|t| t.status == TrialStatus::Ok)
+        .count();
+    assert_eq!(
+        text.lines().filter(|l| l.starts_with("Benchmark")).count(),
+        ok_trials
+    );
+    assert_redacted_snapshot!("run.gobench", text);
+}
+
+/// JSON is the analysis itself: rendering the fixture gives the fixture back.
+#[test]
+fn json_round_trips() {
+    assert_eq!(rendered(Format::Json), ANALYSIS);
+    let mut out = Vec::new();
+    render_comparison(
+        Format::Json,
+        &comparison(),
+        RenderOptions::default(),
+        &mut out,
+    )
+    .unwrap();
+    assert_eq!(String::from_utf8(out).unwrap(), COMPARISON);
+}
+
+#[test]
+fn html_outline() {
+    let html = rendered(Format::Html);
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    assert!(
+        !html.contains("http://") || only_svg_namespace(&html),
+        "the page fetches nothing"
+    );
+    assert_redacted_snapshot!("run.html-outline", outline(&html));
+}
+
+#[test]
+fn comparison_table() {
+    assert_redacted_snapshot!("compare.table", rendered_comparison(Format::Table));
+}
+
+#[test]
+fn comparison_markdown() {
+    assert_redacted_snapshot!("compare.md", rendered_comparison(Format::Markdown));
+}
+
+#[test]
+fn comparison_csv() {
+    assert_redacted_snapshot!("compare.csv", rendered_comparison(Format::Csv));
+}
+
+#[test]
+fn comparisons_have_no_gobench_or_html_form() {
+    for format in [Format::GoBench, Format::Html, Format::CsvTrials] {
+        let mut out = Vec::new();
+        let error = render_comparison(format, &comparison(), RenderOptions::default(), &mut out)
+            .unwrap_err();
+        assert!(
+            error.to_string().contains("use table, md, json or csv"),
+            "{error}"
+        );
+        assert!(out.is_empty());
+    }
+}
+
+/// Every figure in the Markdown table comes from the analysis: the req/s
+/// cell of each scenario is its median with its interval text.
+#[test]
+fn tables_show_the_analysis_figures() {
+    let md = rendered(Format::Markdown);
+    for s in &analysis().scenarios {
+        let rate = &s.metrics[&Metric::RequestsPerS];
+        let cell = format!(
+            "| {} | {} ± {} |",
+            s.label.replace('_', "\\_"),
+            corobench_report::units::si(rate.median),
+            rate.ci_text
+        );
+        assert!(md.contains(&cell), "{cell}");
+    }
+}
+
+fn only_svg_namespace(html: &str) -> bool {
+    html.matches("http://").count() == html.matches("http://www.w3.org/2000/svg").count()
+}
+
+/// What a reader sees on the page, one line per text, without the chart
+/// geometry: headings, prose, table cells, select options, and in charts
+/// the titles, labels, values and legends (tick labels and tooltips left
+/// out), then how many of each chart element the page draws.
+fn outline(html: &str) -> String {
+    let body = strip_between(
+        &strip_between(html, "<style>", "</style>"),
+        "<script>",
+        "</script>",
+    );
+    let mut lines = Vec::new();
+    let mut open: Vec<String> = Vec::new();
+    for segment in body.split('<').skip(1) {
+        let (tag, text) = segment.split_once('>').unwrap_or((segment, ""));
+        let name = tag.split_whitespace().next().unwrap_or("");
+        if let Some(closed) = name.strip_prefix('/') {
+            if let Some(at) = open.iter().rposition(|t| t == closed) {
+                open.truncate(at);
+            }
+        } else if !tag.ends_with('/') {
+            open.push(name.to_owned());
+        }
+        let text = text.trim();
+        let shown = matches!(
+            open.last().map(String::as_str),
+            Some(
+                "h1" | "h2"
+                    | "h3"
+                    | "p"
+                    | "th"
+                    | "td"
+                    | "li"
+                    | "option"
+                    | "summary"
+                    | "label"
+                    | "pre"
+            )
+        ) || (name == "text" && !tag.contains(r#"class="tick""#));
+        if shown && !text.is_empty() && !name.starts_with('/') {
+            lines.push(format!("{name}: {text}"));
+        }
+    }
+    for element in ["svg", "polyline", "rect", "circle", "line", "select"] {
+        let count = body.matches(&format!("<{element} ")).count();
+        lines.push(format!("count {element}: {count}"));
+    }
+    lines.join("\n")
+}
+
+fn strip_between(text: &str, open: &str, close: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(start) = rest.find(open) {
+        out.push_str(&rest[..start]);
+        rest = rest[start..]
+            .find(close)
+            .map_or("", |end| &rest[start + end + close.len()..]);
+    }
+    out.push_str(rest);
+    out
+}

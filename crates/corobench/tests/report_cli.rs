@@ -1,0 +1,230 @@
+//! `corobench report` and `corobench compare` as a user runs them, on the
+//! stored fixture runs: every format, the JSON schema, files, colour, and
+//! the errors that must exit 2.
+
+mod report_fixture;
+
+use report_fixture::{Fixture, ok, repo_path, stderr, stdout, usage_error};
+
+const ANALYSIS_FIXTURE: &str = "crates/corobench-report/tests/fixtures/run-analysis.json";
+const COMPARISON_FIXTURE: &str = "crates/corobench-report/tests/fixtures/run-comparison.json";
+
+#[test]
+fn every_report_format_renders_the_fixture_run() {
+    let fixture = Fixture::new();
+    for format in [
+        "table",
+        "md",
+        "json",
+        "csv",
+        "csv-trials",
+        "gobench",
+        "html",
+    ] {
+        let output = fixture.corobench(&["report", &fixture.run_a, "--format", format]);
+        let text = ok(&output);
+        assert!(text.len() > 1000, "{format}: {} bytes", text.len());
+        assert!(stderr(&output).is_empty(), "{format}: {}", stderr(&output));
+    }
+}
+
+#[test]
+fn every_comparison_format_renders_the_fixture_runs() {
+    let fixture = Fixture::new();
+    for format in ["table", "md", "json", "csv"] {
+        let output = fixture.corobench(&[
+            "compare",
+            &fixture.run_a,
+            &fixture.run_b,
+            "--format",
+            format,
+        ]);
+        assert!(ok(&output).len() > 1000, "{format}");
+    }
+}
+
+#[test]
+fn json_documents_validate_against_the_schema() {
+    let schema_text = std::fs::read_to_string(repo_path("docs/schema/report.schema.json")).unwrap();
+    let schema: serde_json::Value = serde_json::from_str(&schema_text).unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("a valid JSON Schema");
+    // The same schema rooted at each kind, so a mismatch names its field
+    // instead of "not valid under any of the schemas listed in oneOf".
+    let rooted = |kind: &str| {
+        let mut narrowed = schema.clone();
+        let root = narrowed.as_object_mut().unwrap();
+        root.remove("oneOf");
+        root.insert("$ref".into(), format!("#/$defs/{kind}").into());
+        jsonschema::validator_for(&narrowed).unwrap()
+    };
+    let fixture = Fixture::new();
+    let report = ok(&fixture.corobench(&["report", &fixture.run_a, "--format", "json"]));
+    let compare = ok(&fixture.corobench(&[
+        "compare",
+        &fixture.run_a,
+        &fixture.run_b,
+        "--format",
+        "json",
+    ]));
+    for (kind, text) in [("run_analysis", report), ("run_comparison", compare)] {
+        let document: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let errors: Vec<String> = rooted(kind)
+            .iter_errors(&document)
+            .take(5)
+            .map(|e| format!("{:?} at {}", e.kind(), e.instance_path()))
+            .collect();
+        assert!(errors.is_empty(), "{kind}: {errors:#?}");
+        assert!(validator.is_valid(&document), "{kind}");
+    }
+}
+
+/// The analysis documents corobench-report's snapshot tests render are this
+/// binary's output for the fixture runs; `COROBENCH_UPDATE_FIXTURES=1`
+/// rewrites them.
+#[test]
+fn fixtures_are_current() {
+    let fixture = Fixture::new();
+    let report = ok(&fixture.corobench(&["report", &fixture.run_a, "--format", "json"]));
+    let compare = ok(&fixture.corobench(&[
+        "compare",
+        &fixture.run_a,
+        &fixture.run_b,
+        "--format",
+        "json",
+    ]));
+    let update = std::env::var_os("COROBENCH_UPDATE_FIXTURES").is_some();
+    for (path, fresh) in [(ANALYSIS_FIXTURE, report), (COMPARISON_FIXTURE, compare)] {
+        let path = repo_path(path);
+        if update {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, &fresh).unwrap();
+            continue;
+        }
+        let committed = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            committed == fresh,
+            "{} is not what corobench prints for the fixture runs; regenerate it with \
+             COROBENCH_UPDATE_FIXTURES=1 cargo test -p corobench --test report_cli fixtures_are_current",
+            path.display()
+        );
+    }
+}
+
+#[test]
+fn the_table_compares_with_the_first_target_or_the_chosen_one() {
+    let fixture = Fixture::new();
+    let table = ok(&fixture.corobench(&["report", &fixture.run_a]));
+    assert!(table.contains("vs go-nethttp"), "{table}");
+    assert!(table.contains("(p=0.002 n=6)"), "{table}");
+    let table = ok(&fixture.corobench(&["report", &fixture.run_a, "--baseline", "node-http"]));
+    assert!(table.contains("vs node-http"), "{table}");
+    assert!(!table.contains("vs go-nethttp"), "{table}");
+}
+
+#[test]
+fn an_unknown_baseline_exits_2_and_lists_the_targets() {
+    let fixture = Fixture::new();
+    let message =
+        usage_error(&fixture.corobench(&["report", &fixture.run_a, "--baseline", "nginx"]));
+    assert!(
+        message.contains("--baseline nginx") && message.contains("go-nethttp, go-ants, node-http"),
+        "{message}"
+    );
+}
+
+#[test]
+fn unknown_runs_exit_2_and_name_the_candidates() {
+    let fixture = Fixture::new();
+    for args in [
+        vec!["report", "no-such-run"],
+        vec!["compare", fixture.run_a.as_str(), "no-such-run"],
+        vec!["compare", "no-such-run", fixture.run_b.as_str()],
+    ] {
+        let message = usage_error(&fixture.corobench(&args));
+        assert!(message.contains("no run `no-such-run`"), "{message}");
+        assert!(
+            message.contains(&fixture.run_a) && message.contains(&fixture.run_b),
+            "{message}"
+        );
+    }
+    // A prefix both runs share is ambiguous: both are named.
+    let shared: String = fixture
+        .run_a
+        .chars()
+        .zip(fixture.run_b.chars())
+        .take_while(|(a, b)| a == b)
+        .map(|(a, _)| a)
+        .collect();
+    let message = usage_error(&fixture.corobench(&["report", &shared]));
+    assert!(message.contains("matches several runs"), "{message}");
+}
+
+#[test]
+fn a_missing_database_exits_2_and_says_what_to_do() {
+    let fixture = Fixture::new();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_corobench"))
+        .args(["compare", "a", "b", "--db"])
+        .arg(fixture.scratch("nowhere.db"))
+        .output()
+        .unwrap();
+    let message = usage_error(&output);
+    assert!(
+        message.contains("nowhere.db") && message.contains("--db"),
+        "{message}"
+    );
+}
+
+#[test]
+fn bad_flags_exit_2() {
+    let fixture = Fixture::new();
+    let run = fixture.run_a.as_str();
+    for args in [
+        vec!["report", run, "--alpha", "2"],
+        vec!["report", run, "--confidence", "0"],
+        vec!["report", run, "--format", "pdf"],
+        vec!["compare", run, run, "--format", "html"],
+    ] {
+        usage_error(&fixture.corobench(&args));
+    }
+}
+
+#[test]
+fn output_goes_to_a_file_when_asked() {
+    let fixture = Fixture::new();
+    let path = fixture.scratch("report.html");
+    let path_text = path.to_str().unwrap();
+    let output = fixture.corobench(&["report", &fixture.run_a, "-f", "html", "-o", path_text]);
+    assert!(ok(&output).is_empty());
+    let html = std::fs::read_to_string(&path).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>") && html.trim_end().ends_with("</html>"));
+    let missing = fixture.scratch("no/such/dir/report.md");
+    let message = usage_error(&fixture.corobench(&["report", "-o", missing.to_str().unwrap()]));
+    assert!(message.contains("cannot create -o"), "{message}");
+}
+
+#[test]
+fn colour_only_when_asked_or_on_a_terminal() {
+    let fixture = Fixture::new();
+    let piped = ok(&fixture.corobench(&["report", &fixture.run_a]));
+    assert!(!piped.contains('\x1b'));
+    let forced = ok(&fixture.corobench(&["report", &fixture.run_a, "--color", "always"]));
+    assert!(forced.contains("\x1b[31m") || forced.contains("\x1b[32m"));
+}
+
+#[test]
+fn a_comparison_lists_the_scenarios_only_one_run_has() {
+    let fixture = Fixture::new();
+    let table = ok(&fixture.corobench(&["compare", &fixture.run_a, &fixture.run_b]));
+    assert!(
+        table.contains("only in A (not compared): go-nethttp/io-5ms/c=32"),
+        "{table}"
+    );
+    assert!(
+        table.contains("only in B (not compared): go-nethttp/json-open/rate=3000/c=16"),
+        "{table}"
+    );
+    assert!(table.contains("geomean"), "{table}");
+    assert!(table.contains("load backend epoll vs io_uring"), "{table}");
+    let output = fixture.corobench(&["compare", &fixture.run_a, &fixture.run_b]);
+    assert!(stdout(&output).starts_with("corobench compare"));
+}
