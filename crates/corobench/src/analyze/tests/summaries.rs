@@ -225,3 +225,30 @@ fn sweeps_follow_one_dimension_per_series() {
     );
     assert!(analysis.sweeps.iter().all(|s| s.numeric));
 }
+
+#[test]
+fn metrics_read_each_trial_from_its_load_report_and_resources() {
+    let run = RunBuilder::new("r1", 1)
+        .scenario("fast", &[], "plaintext", 4)
+        .rates(&[250.0])
+        .edit_last(|t| t.load = Some(load(250.0, &[100, 100, 100, 900])))
+        .build();
+    let trial = &run.trials[0];
+    assert_eq!(Metric::RequestsPerS.value(trial), Some(250.0));
+    assert_eq!(Metric::LatencyP50Us.value(trial), Some(100.0));
+    assert_eq!(Metric::LatencyP999Us.value(trial), Some(900.0));
+    assert_eq!(Metric::LatencyMeanUs.value(trial), Some(300.0));
+    assert_eq!(Metric::ServerCpuPct.value(trial), Some(50.0));
+    assert_eq!(Metric::PeakRssBytes.value(trial), Some(f64::from(10 << 20)));
+    assert_eq!(Metric::ErrorRate.value(trial), Some(0.0));
+    let mut unsampled = trial.clone();
+    unsampled.resources = None;
+    assert_eq!(Metric::ServerCpuPct.value(&unsampled), None);
+    let mut silent = trial.clone();
+    silent.load = Some(load(0.0, &[]));
+    assert_eq!(Metric::LatencyP99Us.value(&silent), None);
+    assert_eq!(Metric::RequestsPerS.value(&silent), Some(0.0));
+    let mut failed = trial.clone();
+    failed.status = TrialStatus::Failed;
+    assert!(Metric::ALL.iter().all(|m| m.value(&failed).is_none()));
+}
