@@ -18,7 +18,7 @@ const TEXT_GAP: &str = "  ";
 pub(crate) fn write(blocks: &[Block], color: bool, out: &mut dyn Write) -> io::Result<()> {
     let mut after_grid = false;
     for block in blocks {
-        if after_grid && matches!(block, Block::Grid(_)) {
+        if after_grid && matches!(block, Block::Grid(_) | Block::Line(_)) {
             writeln!(out)?;
         }
         after_grid = matches!(block, Block::Grid(_));
