@@ -98,8 +98,18 @@ fn a_run_stores_every_trial_and_prints_its_summary() {
     let output = lab.run(&["run", lab.path("spec.toml").to_str().unwrap()]);
     assert!(output.status.success(), "stderr:\n{}", text(&output.stderr));
     let stdout = text(&output.stdout);
-    for key in ["kit-a/plaintext/c=4", "kit-b/json/c=4"] {
-        assert!(stdout.contains(key), "summary lacks {key}:\n{stdout}");
+    // The summary is the report table: a section per workload, a row per target.
+    for needle in [
+        "plaintext · GET /plaintext",
+        "json · GET /json",
+        "\nkit-a ",
+        "\nkit-b ",
+        "vs kit-a",
+    ] {
+        assert!(
+            stdout.contains(needle),
+            "summary lacks {needle:?}:\n{stdout}"
+        );
     }
     let store = Store::open_existing(lab.path("results.db")).unwrap();
     let id = store.resolve_run_id("latest").unwrap();
