@@ -8,6 +8,7 @@
 //! order-statistic interval and this one is an extra.
 
 use crate::StatsError;
+use crate::random::SplitMix64;
 use crate::sample::{check_confidence, sorted_copy};
 use crate::summary::quantile_of_sorted;
 
@@ -46,7 +47,7 @@ pub fn bootstrap_median_ci(
             minimum: MIN_RESAMPLES,
         });
     }
-    let mut rng = SplitMix64(seed);
+    let mut rng = SplitMix64::new(seed);
     let mut resample = vec![0.0; sorted.len()];
     let mut medians = Vec::with_capacity(resamples);
     for _ in 0..resamples {
@@ -65,33 +66,6 @@ pub fn bootstrap_median_ci(
         confidence,
         resamples,
     })
-}
-
-/// SplitMix64 (Steele, Lea, Flood 2014): tiny, fast, and good enough to pick
-/// resample indexes; kept here so results never change with a dependency.
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A uniform index in 0..bound (bound ≥ 1), without modulo bias:
-    /// multiply-shift, redrawing the few values that would favour low indexes.
-    fn below(&mut self, bound: usize) -> usize {
-        let bound = bound as u64;
-        let threshold = bound.wrapping_neg() % bound;
-        loop {
-            let wide = u128::from(self.next_u64()) * u128::from(bound);
-            if (wide as u64) >= threshold {
-                return (wide >> 64) as usize;
-            }
-        }
-    }
 }
 
 #[cfg(test)]
@@ -120,7 +94,7 @@ mod tests {
 
     #[test]
     fn resample_indexes_cover_every_slot() {
-        let mut rng = SplitMix64(3);
+        let mut rng = SplitMix64::new(3);
         let mut seen = [0usize; 7];
         for _ in 0..7000 {
             seen[rng.below(7)] += 1;

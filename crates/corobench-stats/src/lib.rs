@@ -18,6 +18,7 @@ pub mod bootstrap;
 pub mod compare;
 mod error;
 pub mod quantile_ci;
+pub mod random;
 mod sample;
 pub mod special;
 pub mod summary;

@@ -5,6 +5,8 @@
 
 use std::collections::BTreeSet;
 
+use corobench_stats::random::SplitMix64;
+
 /// One trial to run: (scenario index, trial index).
 pub type TrialSlot = (u32, u32);
 
@@ -20,29 +22,10 @@ pub fn round(
     // Shuffle everything, then drop what is done: a resumed run keeps the
     // original order of the trials it still has to run.
     let mut slots: Vec<TrialSlot> = scenarios.iter().map(|&s| (s, round)).collect();
-    let mut rng = SplitMix64(seed ^ u64::from(round).wrapping_mul(0x9E37_79B9_7F4A_7C15));
-    // Fisher–Yates with a seeded generator: same seed, same order.
-    for i in (1..slots.len()).rev() {
-        let j = usize::try_from(rng.next() % (i as u64 + 1)).unwrap_or(0);
-        slots.swap(i, j);
-    }
+    SplitMix64::new(seed ^ u64::from(round).wrapping_mul(0x9E37_79B9_7F4A_7C15))
+        .shuffle(&mut slots);
     slots.retain(|slot| !done.contains(slot));
     slots
-}
-
-/// A tiny, well-known 64-bit generator; enough to shuffle, and stable forever
-/// (a library's generator may change its stream between versions, which
-/// would change the order of a resumed run).
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
 }
 
 #[cfg(test)]
