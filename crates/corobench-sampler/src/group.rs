@@ -1,10 +1,12 @@
-//! Finds the processes of one process group by scanning `/proc`.
+//! Finds the processes of a target by scanning `/proc`: every member of the
+//! process group it was started in, and every descendant of a member.
 //!
-//! Every process of a target (nginx master and workers, php-fpm children,
-//! node cluster workers) inherits the group the target was started in, so the
-//! group, not the parent/child tree, is what is sampled.
+//! Most processes of a target (nginx master and workers, node cluster
+//! workers) inherit its group. Some leave it: PHP-FPM's master calls
+//! `setsid()`, and its workers follow it into the new session. They are still
+//! the target's descendants, and they do the target's work, so they count.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::error::SamplerError;
 use crate::procfs::ProcStat;
@@ -16,14 +18,18 @@ use crate::reader::ProcReader;
 /// A pid is remembered as foreign only while it stays listed in `/proc`; once
 /// it disappears it is forgotten, so a reused pid is read afresh. (Missing a
 /// reuse would need the kernel to hand out `pid_max` pids within one sampling
-/// interval.) A process can only move into the target's group by `setpgid`,
-/// which the targets' children do not do; they are born in it.
+/// interval.) A foreign process could only join the target by `setpgid` into
+/// its group or by being reparented to one of its members, which targets do
+/// not do: their processes are born into the tree.
 #[derive(Debug)]
 pub(crate) struct GroupScanner {
     pgid: u32,
     pids: Vec<u32>,
     /// Foreign pid → the scan in which it was last listed.
     foreign: HashMap<u32, u64>,
+    /// This scan's processes not known to be foreign, and the target's among them.
+    seen: Vec<ProcStat>,
+    tree: HashSet<u32>,
     scans: u64,
 }
 
@@ -33,12 +39,14 @@ impl GroupScanner {
             pgid,
             pids: Vec::with_capacity(512),
             foreign: HashMap::new(),
+            seen: Vec::with_capacity(512),
+            tree: HashSet::new(),
             scans: 0,
         }
     }
 
     /// Replaces `members` with the `stat` of every process (zombies included)
-    /// whose process group is this scanner's.
+    /// in this scanner's process group or descending from a member of it.
     pub(crate) fn scan(
         &mut self,
         reader: &mut ProcReader,
@@ -46,25 +54,51 @@ impl GroupScanner {
     ) -> Result<(), SamplerError> {
         self.scans += 1;
         members.clear();
+        self.seen.clear();
         reader.list_pids(&mut self.pids)?;
         for &pid in &self.pids {
             if let Some(last_listed) = self.foreign.get_mut(&pid) {
                 *last_listed = self.scans;
                 continue;
             }
-            let Some(stat) = reader.stat(pid)? else {
-                continue;
-            };
-            if stat.pgrp == self.pgid {
+            if let Some(stat) = reader.stat(pid)? {
+                self.seen.push(stat);
+            }
+        }
+        self.close_tree();
+        for stat in self.seen.drain(..) {
+            if self.tree.contains(&stat.pid) {
                 members.push(stat);
             } else {
-                self.foreign.insert(pid, self.scans);
+                self.foreign.insert(stat.pid, self.scans);
             }
         }
         let current = self.scans;
         self.foreign
             .retain(|_, last_listed| *last_listed == current);
         Ok(())
+    }
+
+    /// The group's members, then their descendants, until no process is added.
+    fn close_tree(&mut self) {
+        self.tree.clear();
+        self.tree.extend(
+            self.seen
+                .iter()
+                .filter(|s| s.pgrp == self.pgid)
+                .map(|s| s.pid),
+        );
+        loop {
+            let before = self.tree.len();
+            for stat in &self.seen {
+                if self.tree.contains(&stat.ppid) {
+                    self.tree.insert(stat.pid);
+                }
+            }
+            if self.tree.len() == before {
+                return;
+            }
+        }
     }
 }
 
@@ -77,12 +111,31 @@ mod tests {
     use crate::error::SamplerError;
 
     fn fake_process(root: &Path, pid: u32, pgrp: u32, state: char) {
+        fake_child(root, pid, 1, pgrp, state);
+    }
+
+    fn fake_child(root: &Path, pid: u32, ppid: u32, pgrp: u32, state: char) {
         let dir = root.join(pid.to_string());
         fs::create_dir_all(&dir).unwrap();
         let stat = format!(
-            "{pid} (worker {pid}) {state} 1 {pgrp} {pgrp} 0 -1 0 0 0 0 0 7 3 0 0 20 0 2 0 {pid}0 1000 25 0\n"
+            "{pid} (worker {pid}) {state} {ppid} {pgrp} {pgrp} 0 -1 0 0 0 0 0 7 3 0 0 20 0 2 0 {pid}0 1000 25 0\n"
         );
         fs::write(dir.join("stat"), stat).unwrap();
+    }
+
+    #[test]
+    fn descendants_that_left_the_group_still_count() {
+        // 300 leads the group; 310 (a child) called setsid() and leads its own
+        // session and group; 320 and 105 (pid reused below its parent's) are
+        // its children; 401 is a stranger.
+        let root = tempfile::tempdir().unwrap();
+        fake_process(root.path(), 300, 300, 'S');
+        fake_child(root.path(), 310, 300, 310, 'S');
+        fake_child(root.path(), 320, 310, 310, 'S');
+        fake_child(root.path(), 105, 320, 310, 'R');
+        fake_process(root.path(), 401, 401, 'S');
+        let pids = scan(root.path(), &mut GroupScanner::new(300)).unwrap();
+        assert_eq!(pids, [105, 300, 310, 320]);
     }
 
     fn scan(root: &Path, scanner: &mut GroupScanner) -> Result<Vec<u32>, SamplerError> {
