@@ -88,7 +88,7 @@ pub fn run(
             why,
         )));
     }
-    let after = footprint(&target);
+    let after = settled_footprint(&target, &before, &measured.series.samples);
     let mut trial = record(TrialStatus::Ok, None);
     trial.flags = flags(&measured.report, &before, &after, &measured.series.samples);
     trial.tasks = TaskCounts {
@@ -273,6 +273,27 @@ fn sleep_unless_stopped(bench: &Bench, total: Duration) {
         std::thread::sleep(
             Duration::from_millis(50).min(end.saturating_duration_since(Instant::now())),
         );
+    }
+}
+
+/// How long a target may take, after the idle time, to come back to its
+/// baseline before it is flagged: pools retire idle workers on a timer
+/// (ants after 1 s), which is not a leak.
+const LEAK_GRACE: Duration = Duration::from_secs(3);
+
+/// The footprint once it is back near the baseline, or after the grace time.
+fn settled_footprint(
+    target: &RunningTarget,
+    before: &Footprint,
+    window: &[corobench_model::ResourceSample],
+) -> Footprint {
+    let deadline = Instant::now() + LEAK_GRACE;
+    loop {
+        let after = footprint(target);
+        if leak::check(before, &after, window).is_empty() || Instant::now() >= deadline {
+            return after;
+        }
+        std::thread::sleep(Duration::from_millis(250));
     }
 }
 
