@@ -116,6 +116,18 @@ impl LoadRun {
     }
 }
 
+/// The backend to use when the user did not choose one: io_uring, which
+/// needed less CPU per request than epoll side by side, where this kernel
+/// allows it (it can be disabled by `kernel.io_uring_disabled` or a seccomp
+/// profile); otherwise epoll, with the reason io_uring was passed over.
+#[must_use]
+pub fn preferred_backend() -> (Backend, Option<String>) {
+    match uring::probe() {
+        Ok(()) => (Backend::IoUring, None),
+        Err(why) => (Backend::Epoll, Some(why.to_string())),
+    }
+}
+
 /// Prepares and runs a load in one call, without progress or cancellation.
 ///
 /// # Errors

@@ -132,6 +132,21 @@ fn is_last_receive(data: u64, flags: u32) -> bool {
     decode(data).0 == Op::Recv as u64 && !cqueue::more(flags)
 }
 
+/// Whether this kernel gives the io_uring backend everything it needs (a
+/// ring that waits with a timeout, and a ring of provided buffers); the
+/// error says what is missing.
+pub(crate) fn probe() -> Result<(), LoadError> {
+    let ring = new_ring()?;
+    BufRing::register(&ring, BUFFER_GROUP)
+        .map(drop)
+        .map_err(|e| {
+            LoadError::os(
+                "cannot register io_uring provided buffers (Linux 5.19 or newer is needed)",
+                e,
+            )
+        })
+}
+
 /// A ring that runs completion work only when this thread asks for it
 /// (fewer interruptions), falling back to plain set-up on older kernels.
 fn new_ring() -> Result<IoUring, LoadError> {

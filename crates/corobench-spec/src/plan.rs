@@ -87,7 +87,7 @@ pub struct Measurement {
     pub idle: Duration,
     pub timeout: Duration,
     pub generator_threads: u32,
-    /// `epoll` or `io_uring`.
+    /// `auto` (io_uring where the kernel allows it, else epoll), `epoll` or `io_uring`.
     pub backend: &'static str,
 }
 

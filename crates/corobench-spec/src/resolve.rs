@@ -278,13 +278,14 @@ fn run_settings(run: &RawRun, catalog: &Catalog, at: &Locator<'_>) -> Result<Set
         .as_ref()
         .map(|s| (s.get_ref().as_str(), s.span()))
     {
-        None | Some(("epoll", _)) => "epoll",
+        None | Some(("auto", _)) => "auto",
+        Some(("epoll", _)) => "epoll",
         Some(("io_uring", _)) => "io_uring",
         Some((other, span)) => {
             return Err(at.at(
                 span,
                 "run.backend",
-                format!("{other:?} must be \"epoll\" or \"io_uring\""),
+                format!("{other:?} must be \"auto\", \"epoll\" or \"io_uring\""),
             ));
         }
     };

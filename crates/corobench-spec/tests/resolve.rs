@@ -192,7 +192,7 @@ fn bad_specs_name_file_line_and_key() {
         ),
         (
             format!("[run]\nbackend = \"kqueue\"\n{workload}"),
-            "must be \"epoll\" or \"io_uring\"",
+            "must be \"auto\", \"epoll\" or \"io_uring\"",
         ),
         (
             format!("[run]\nuntil_ci = \"300%\"\n{workload}"),

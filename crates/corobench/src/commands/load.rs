@@ -75,8 +75,9 @@ pub struct LoadArgs {
     #[arg(long, value_parser = values::parse_duration, default_value = "10s", value_name = "DURATION")]
     pub timeout: Duration,
 
-    /// Event-loop backend of the generator threads
-    #[arg(long, value_enum, default_value_t = BackendArg::Epoll)]
+    /// Event-loop backend of the generator threads; auto is io_uring where
+    /// the kernel allows it, epoll otherwise
+    #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
     pub backend: BackendArg,
 
     /// Print the full report as JSON on stdout (schema: docs/output.md)
@@ -91,16 +92,26 @@ pub struct LoadArgs {
 /// `--backend` values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum BackendArg {
+    Auto,
     Epoll,
     #[value(name = "io_uring", alias = "io-uring", alias = "uring")]
     IoUring,
 }
 
-impl From<BackendArg> for Backend {
-    fn from(arg: BackendArg) -> Self {
-        match arg {
-            BackendArg::Epoll => Self::Epoll,
-            BackendArg::IoUring => Self::IoUring,
+impl BackendArg {
+    /// The backend to run: `auto` becomes io_uring where the kernel allows it.
+    #[must_use]
+    pub fn resolve(self) -> Backend {
+        match self {
+            Self::Epoll => Backend::Epoll,
+            Self::IoUring => Backend::IoUring,
+            Self::Auto => {
+                let (backend, passed_over) = corobench_load::preferred_backend();
+                if let Some(why) = passed_over {
+                    eprintln!("note: using the epoll backend: io_uring is not usable here ({why})");
+                }
+                backend
+            }
         }
     }
 }
@@ -165,7 +176,7 @@ fn config_from(args: &LoadArgs) -> anyhow::Result<LoadConfig> {
             .map(parse_cpus)
             .transpose()
             .map_err(exit::usage)?,
-        backend: args.backend.into(),
+        backend: args.backend.resolve(),
     };
     config.validate().map_err(|e| exit::usage(e.to_string()))?;
     Ok(config)

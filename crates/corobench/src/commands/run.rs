@@ -146,8 +146,7 @@ fn fresh(args: &RunArgs, targets: &Targets) -> anyhow::Result<(Plan, RunRecord, 
         resolve(&text, path, &targets.catalog()).map_err(|e| exit::usage(e.to_string()))?;
     apply_overrides(&mut plan, args);
     check_runnable(&plan)?;
-    let mut provenance =
-        provenance::collect(&plan.server_cpus, &plan.generator_cpus, backend(&plan));
+    let mut provenance = provenance::collect(&plan.server_cpus, &plan.generator_cpus);
     provenance.spec_path = path
         .and_then(|p| p.canonicalize().ok())
         .map(|p| p.display().to_string());
@@ -265,6 +264,7 @@ fn scenario_records(plan: &Plan, targets: &Targets) -> anyhow::Result<Vec<Scenar
 }
 
 fn with_tools(mut run: RunRecord, prepared: &runner::Prepared) -> RunRecord {
+    run.provenance.load_backend = prepared.bench.backend.name().to_string();
     run.provenance
         .tool_versions
         .extend(prepared.tool_versions.clone());
@@ -298,12 +298,6 @@ fn announce(plan: &Plan, run: &RunRecord, completed: &Completed, show: &RunProgr
 fn remaining_trials(plan: &Plan, completed: &Completed) -> u64 {
     (plan.scenarios.len() as u64 * u64::from(plan.trials.min))
         .saturating_sub(completed.slots.len() as u64)
-}
-
-fn backend(plan: &Plan) -> &'static str {
-    plan.scenarios
-        .first()
-        .map_or("epoll", |s| s.measurement.backend)
 }
 
 fn db_flag(db: &Path) -> String {

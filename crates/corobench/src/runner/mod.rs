@@ -41,6 +41,8 @@ pub struct Bench {
     pub generator_cpus: Vec<usize>,
     /// The generator's CPUs, where corobench's own helpers (the sampler) run too.
     pub generator_set: CpuSet,
+    /// The generator's event loop, `auto` resolved once for the whole run.
+    pub backend: corobench_load::Backend,
     pub stop: Arc<AtomicBool>,
 }
 
@@ -93,6 +95,7 @@ pub fn prepare(
         server_cpus: server_cpus.clone(),
         generator_cpus: plan.generator_cpus.clone(),
         generator_set,
+        backend: resolve_backend(plan, show),
         stop,
     };
     let mut prepared = Prepared {
@@ -129,6 +132,27 @@ fn start_postgres(work_root: &std::path::Path, server_cpus: &CpuSet) -> anyhow::
             "PostgreSQL did not start, and the plan has /db workloads: {e}"
         ))
     })
+}
+
+/// The spec's backend for this run; `auto` is io_uring where the kernel allows it.
+fn resolve_backend(plan: &Plan, show: &RunProgress) -> corobench_load::Backend {
+    match plan
+        .scenarios
+        .first()
+        .map_or("auto", |s| s.measurement.backend)
+    {
+        "epoll" => corobench_load::Backend::Epoll,
+        "io_uring" => corobench_load::Backend::IoUring,
+        _ => {
+            let (backend, passed_over) = corobench_load::preferred_backend();
+            if let Some(why) = passed_over {
+                show.say(&format!(
+                    "note: using the epoll backend: io_uring is not usable here ({why})"
+                ));
+            }
+            backend
+        }
+    }
 }
 
 fn cpu_set(cpus: &[usize]) -> anyhow::Result<CpuSet> {

@@ -5,9 +5,10 @@ use std::collections::BTreeMap;
 
 use corobench_model::Provenance;
 
-/// The machine's description, plus the pinning and tool versions given.
+/// The machine's description and the pinning; the runner adds the load
+/// backend and the tool versions once it has resolved and built them.
 #[must_use]
-pub fn collect(server_cpus: &[usize], generator_cpus: &[usize], backend: &str) -> Provenance {
+pub fn collect(server_cpus: &[usize], generator_cpus: &[usize]) -> Provenance {
     let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
     let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
     let os_release = std::fs::read_to_string("/etc/os-release").unwrap_or_default();
@@ -31,7 +32,7 @@ pub fn collect(server_cpus: &[usize], generator_cpus: &[usize], backend: &str) -
             .map_or(0, |kib| kib * 1024),
         server_cpus: cpu_list(server_cpus),
         generator_cpus: cpu_list(generator_cpus),
-        load_backend: backend.to_string(),
+        load_backend: String::new(),
         tool_versions: BTreeMap::new(),
         target_sources: BTreeMap::new(),
         spec_path: None,
@@ -67,7 +68,7 @@ mod tests {
 
     #[test]
     fn reads_this_machine() {
-        let p = collect(&[0], &[1], "epoll");
+        let p = collect(&[0], &[1]);
         assert!(!p.kernel.is_empty());
         assert!(p.cpu_count >= 1);
         assert_eq!(

@@ -243,11 +243,7 @@ fn load(
         warmup: Duration::ZERO,
         timeout: m.timeout,
         cpus: Some(bench.generator_cpus.clone()),
-        backend: if m.backend == "io_uring" {
-            corobench_load::Backend::IoUring
-        } else {
-            corobench_load::Backend::Epoll
-        },
+        backend: bench.backend,
     };
     let run = LoadRun::prepare(config).map_err(|e| format!("the load could not start: {e}"))?;
     let (progress, cancel) = (run.progress(), run.cancel_flag());
