@@ -3,7 +3,7 @@
 # requests left, until the generator (one thread on CPU 1) cannot keep up.
 # nginx runs on CPU 0.
 #
-#   bench/loadgen-open-loop.sh [SECONDS] [RATES...]
+#   [BACKEND=epoll|io_uring] bench/loadgen-open-loop.sh [SECONDS] [RATES...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-5}
@@ -19,7 +19,7 @@ trap stop_nginx EXIT
 start_nginx "$out/nginx" 0
 printf '%10s %10s %8s %12s %12s %10s %10s\n' requested achieved ratio "lag mean" "lag max" "p50*" "p50"
 for rate in "${rates[@]}"; do
-    taskset -c 1 target/release/corobench load -t1 -c 128 -R "$rate" -d "${seconds}s" --warmup 1s --json "$NGINX_URL" > "$out/rate-$rate.json"
+    taskset -c 1 target/release/corobench load -t1 -c 128 --backend "${BACKEND:-auto}" -R "$rate" -d "${seconds}s" --warmup 1s --json "$NGINX_URL" > "$out/rate-$rate.json"
     python3 - "$out/rate-$rate.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
