@@ -112,7 +112,7 @@ pub fn prepare(
         prepared.bench.database_url = Some(postgres.url());
         prepared.postgres = Some(postgres);
     }
-    gate::verify_all(&mut prepared, show);
+    gate::verify_all(plan, &mut prepared, show);
     Ok(prepared)
 }
 
