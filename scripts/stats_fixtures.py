@@ -9,7 +9,8 @@ Writes JSON fixtures that crates/corobench-stats/tests/scipy_fixtures.rs reads:
                    scipy.stats.binom (n <= 30) and scipy.stats.norm (n > 30)
   utest.json       two-sided Mann-Whitney U p-values: scipy exact (no ties),
                    scipy asymptotic with continuity correction, and, for small
-                   tied samples, a full enumeration of every split
+                   tied samples, a full enumeration of every split (checked
+                   against scipy's exact permutation distribution)
   special.json     scipy.special.erfc and scipy.stats.norm.ppf
 
 Every sample comes from a seeded generator, so a rerun writes the same files.
@@ -121,19 +122,28 @@ def tie_groups(values):
 
 
 def enumerate_exact_p(old, new):
-    """go-moremath's exact p with ties, by brute force over every split of the
-    pooled values: p = 2 * P(U_old <= min(U_old, U_new)), capped at 1."""
+    """Exact two-sided p with ties, by brute force over every split of the
+    pooled values: twice the smaller of P(U_old <= u_old) and P(U_old >= u_old),
+    capped at 1, and 1 when U_old = U_new. Where both samples hold two or more
+    values it is checked against scipy's exact permutation distribution."""
     pooled = np.concatenate([old, new])
     twice_ranks = (2 * stats.rankdata(pooled)).astype(int)
     n1, n2 = len(old), len(new)
     twice_u = lambda idx: sum(twice_ranks[i] for i in idx) - n1 * (n1 + 1)
     observed = twice_u(range(n1))
-    smaller = min(observed, 2 * n1 * n2 - observed)
     if observed == n1 * n2:
         return 1.0
-    splits = itertools.combinations(range(n1 + n2), n1)
-    favourable = sum(1 for idx in splits if twice_u(idx) <= smaller)
-    return min(1.0, 2 * favourable / math.comb(n1 + n2, n1))
+    below = above = 0
+    for idx in itertools.combinations(range(n1 + n2), n1):
+        u = twice_u(idx)
+        below += u <= observed
+        above += u >= observed
+    p = min(1.0, 2 * min(below, above) / math.comb(n1 + n2, n1))
+    if n1 >= 2 and n2 >= 2:
+        exact = stats.PermutationMethod(n_resamples=np.inf)
+        reference = stats.mannwhitneyu(old, new, alternative="two-sided", method=exact).pvalue
+        assert abs(p - reference) <= 1e-12, (old, new, p, reference)
+    return p
 
 
 def utest_case(old, new, kind):

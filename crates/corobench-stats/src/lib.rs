@@ -11,8 +11,9 @@
 //! - [`bootstrap`]: a seeded percentile-bootstrap interval for the median.
 //!
 //! Where scipy and go-moremath disagree (only with tied values) this crate
-//! follows go-moremath, because users check our figures against benchstat;
-//! the crate README lists each difference.
+//! follows go-moremath, because users check our figures against benchstat,
+//! except where go-moremath's exact p with ties is wrong (0 or above 1); the
+//! crate README lists each difference.
 
 pub mod bootstrap;
 pub mod compare;

@@ -1,5 +1,6 @@
-//! The two-sided Mann–Whitney U test (go-moremath's `MannWhitneyUTest` with
-//! `LocationDiffers`), the significance test benchstat runs on every row.
+//! The two-sided Mann–Whitney U test, the significance test benchstat runs on
+//! every row (go-moremath's `MannWhitneyUTest` with `LocationDiffers`, except
+//! for the tail used with ties: see [`mann_whitney_u_test`]).
 
 use std::f64::consts::FRAC_1_SQRT_2;
 
@@ -55,15 +56,19 @@ pub struct UTest {
 ///
 /// Ties get average ranks. The exact distribution of U is used when there are
 /// no ties and both sizes are ≤ [`EXACT_LIMIT`], or with ties and both ≤
-/// [`TIES_EXACT_LIMIT`]; there p = 2·P(U_old ≤ min(U_old, U_new)), and p = 1
-/// when U_old = U_new. Otherwise the normal approximation with
+/// [`TIES_EXACT_LIMIT`]; there p is twice the smaller tail,
+/// 2·min(P(U_old ≤ u_old), P(U_old ≥ u_old)), capped at 1, and p = 1 when
+/// U_old = U_new. Otherwise the normal approximation with
 /// σ = √(n₁n₂((N+1) − Σ(t³−t)/(N(N−1)))/12) and a ±½ continuity correction.
 ///
 /// Differences from the references, both only with ties:
 /// - scipy's `method="exact"` ignores ties; we (like go-moremath) condition on them.
-/// - With ties the exact distribution can be asymmetric, so go-moremath's
-///   2·P(U_old ≤ U_small) is not symmetric in the argument order and can exceed
-///   1; we follow it (pass the baseline first, as benchstat does) but cap p at 1.
+/// - With ties the exact distribution can be asymmetric. go-moremath doubles
+///   the lower tail of U_old at min(U_old, U_new), which is the wrong tail when
+///   U_new is the smaller: it gives p = 0 for [17, 17] against [−17, −17, −17]
+///   and p > 1 for [1] against [1, 2]. We double the smaller of the two tails,
+///   so p is symmetric in the argument order and always in (0, 1]; without
+///   ties both rules give the same p.
 ///
 /// Errors: an empty or non-finite sample; [`StatsError::AllValuesEqual`] when
 /// every value is the same (benchstat then reports p = 1 with a warning).
@@ -168,11 +173,16 @@ fn rank_sum(old_sorted: &[f64], new_sorted: &[f64]) -> RankSum {
 
 fn exact_p(n1: usize, n2: usize, tie_groups: &[usize], u_old: f64, u_new: f64) -> f64 {
     if u_old == u_new {
-        // Doubling the lower tail would count the mass at the centre twice.
+        // Doubling a tail would count the mass at the centre twice.
         return 1.0;
     }
-    let twice_u_small = (2.0 * u_old.min(u_new)).round() as usize;
-    (2.0 * u_lower_tail(n1, n2, tie_groups, twice_u_small)).min(1.0)
+    // With ties the distribution of U_old can be asymmetric, so the two tails
+    // are computed separately: P(U_old ≤ u_old) and P(U_old ≥ u_old), the
+    // latter as P(U_new ≤ u_new) with the samples' roles swapped.
+    let twice = |u: f64| (2.0 * u).round() as usize;
+    let lower = u_lower_tail(n1, n2, tie_groups, twice(u_old));
+    let upper = u_lower_tail(n2, n1, tie_groups, twice(u_new));
+    (2.0 * lower.min(upper)).min(1.0)
 }
 
 fn normal_p(n1: usize, n2: usize, tie_groups: &[usize], u_old: f64) -> f64 {
@@ -232,11 +242,22 @@ mod tests {
 
     #[test]
     fn exact_p_with_asymmetric_ties_is_capped_at_one() {
-        // go-moremath gives 2 · 2/3 here; a probability cannot exceed 1.
+        // Both tails of U_old are 2/3 or more here; a probability cannot exceed 1.
         let test = mann_whitney_u_test(&[1.0], &[1.0, 2.0]).unwrap();
         assert_eq!(test.p, 1.0);
         let swapped = mann_whitney_u_test(&[1.0, 2.0], &[1.0]).unwrap();
-        assert!((swapped.p - 2.0 / 3.0).abs() < 1e-15);
+        assert_eq!(swapped.p, 1.0);
+    }
+
+    #[test]
+    fn exact_p_with_ties_uses_the_tail_of_the_smaller_u() {
+        // Pooled tie groups {−17 ×3} < {17 ×2}: old takes the top group in 1 of
+        // C(5, 2) = 10 equally likely splits, so p = 2/10, never 0.
+        let test = mann_whitney_u_test(&[17.0, 17.0], &[-17.0, -17.0, -17.0]).unwrap();
+        assert_eq!((test.u_old, test.u_new), (6.0, 0.0));
+        assert!((test.p - 0.2).abs() < 1e-15, "{test:?}");
+        let swapped = mann_whitney_u_test(&[-17.0, -17.0, -17.0], &[17.0, 17.0]).unwrap();
+        assert!((swapped.p - 0.2).abs() < 1e-15, "{swapped:?}");
     }
 
     #[test]

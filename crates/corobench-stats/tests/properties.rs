@@ -67,6 +67,11 @@ proptest! {
     }
 
     #[test]
+    fn p_is_symmetric_with_ties(old in integer_sample(30), new in integer_sample(30)) {
+        prop_assert_eq!(p_value(&old, &new), p_value(&new, &old));
+    }
+
+    #[test]
     fn p_is_symmetric_in_the_normal_approximation(
         old in prop::collection::vec((0i32..8).prop_map(f64::from), 26..60),
         new in prop::collection::vec((0i32..8).prop_map(f64::from), 26..60),
@@ -112,8 +117,9 @@ proptest! {
     }
 }
 
-/// go-moremath's exact two-sided p by trying every split of the pooled values:
-/// 2·P(2U_old ≤ 2·min(U_old, U_new)), capped at 1, or 1 when U_old = U_new.
+/// The exact two-sided p by trying every split of the pooled values: twice the
+/// smaller of P(U_old ≤ u_old) and P(U_old ≥ u_old), capped at 1, or 1 when
+/// U_old = U_new.
 fn enumerated_p(old: &[f64], new: &[f64]) -> f64 {
     let pooled: Vec<f64> = old.iter().chain(new).copied().collect();
     // Twice the average rank: 2·(number below) + (number equal) + 1.
@@ -133,17 +139,16 @@ fn enumerated_p(old: &[f64], new: &[f64]) -> f64 {
     if observed == n1 * n2 {
         return 1.0;
     }
-    let smaller = observed.min(2 * n1 * n2 - observed);
-    let (mut favourable, mut total) = (0u64, 0u64);
+    let (mut at_or_below, mut at_or_above, mut total) = (0u64, 0u64, 0u64);
     for mask in 0u32..(1 << pooled.len()) {
         if mask.count_ones() as usize != n1 {
             continue;
         }
         let members: Vec<usize> = (0..pooled.len()).filter(|i| mask & (1 << i) != 0).collect();
         total += 1;
-        if twice_u(&members) <= smaller {
-            favourable += 1;
-        }
+        let u = twice_u(&members);
+        at_or_below += u64::from(u <= observed);
+        at_or_above += u64::from(u >= observed);
     }
-    (2.0 * favourable as f64 / total as f64).min(1.0)
+    (2.0 * at_or_below.min(at_or_above) as f64 / total as f64).min(1.0)
 }
