@@ -164,9 +164,11 @@ pub(crate) fn range(metric: Metric, s: &MetricSummary) -> String {
     format!("{}…{}", value(s.min), value(s.max))
 }
 
-/// Footnote markers for warning indices: `¹ ³`.
+/// Footnote markers for warning indices, in ascending order: `¹ ³`.
 pub(crate) fn markers(warnings: &[usize]) -> String {
-    warnings
+    let mut sorted = warnings.to_vec();
+    sorted.sort_unstable();
+    sorted
         .iter()
         .map(|w| units::superscript(w + 1))
         .collect::<Vec<_>>()
@@ -196,5 +198,18 @@ pub(crate) fn verdict_tone(m: &MetricComparison) -> Tone {
         Verdict::Improved => Tone::Improved,
         Verdict::Regressed => Tone::Regressed,
         Verdict::NoDifference | Verdict::Undefined => Tone::Plain,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::markers;
+
+    #[test]
+    fn markers_are_listed_in_ascending_order() {
+        // Notes are numbered as they are first met, so a row can meet a later
+        // note before an earlier one; its cell still reads in order.
+        assert_eq!(markers(&[14, 13]), "¹⁴ ¹⁵");
+        assert_eq!(markers(&[]), "");
     }
 }
