@@ -42,6 +42,9 @@ impl Lab {
     }
 
     fn command(&self, args: &[&str]) -> Command {
+        // A killed corobench cannot remove its work folder: keep it in ours.
+        let scratch = self.path("tmp");
+        std::fs::create_dir_all(&scratch).unwrap();
         let mut command = Command::new(env!("CARGO_BIN_EXE_corobench"));
         command
             .args(args)
@@ -49,6 +52,7 @@ impl Lab {
             .arg(self.path("results.db"))
             .env("COROBENCH_CACHE", self.path("cache"))
             .env("COROBENCH_TARGETS", self.path("targets"))
+            .env("TMPDIR", scratch)
             .stdin(Stdio::null());
         command
     }

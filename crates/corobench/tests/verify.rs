@@ -10,12 +10,17 @@ use serde_json::Value;
 const MODEL: &str = "worker-pool";
 
 fn corobench_verify(targets: &Path, cache: &Path, args: &[&str]) -> Output {
+    // verify keeps the logs of a failed target in its work folder: keep that
+    // folder inside the test's own scratch space.
+    let scratch = cache.join("tmp");
+    std::fs::create_dir_all(&scratch).unwrap();
     Command::new(env!("CARGO_BIN_EXE_corobench"))
         .arg("verify")
         .arg("--targets-dir")
         .arg(targets)
         .args(args)
         .env("COROBENCH_CACHE", cache)
+        .env("TMPDIR", scratch)
         .output()
         .expect("run corobench verify")
 }
