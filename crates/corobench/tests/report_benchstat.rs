@@ -1,6 +1,11 @@
 //! benchstat, fed our `--format gobench` export of the fixture runs, must
 //! reach the same centers, the same `~`/delta verdicts and the same
-//! `p=… n=…` notes as `corobench report` and `corobench compare`.
+//! `p=… n=…` notes as `corobench report` and `corobench compare`. The one
+//! documented exception: with tied values benchstat doubles a fixed tail of
+//! the U distribution and corobench the smaller one (the exact permutation p,
+//! checked against scipy in corobench-stats), so there only the centers and
+//! the sample counts must agree: in the fixture, go-ants `/io` peak RSS gets
+//! p = 0.052 (`~`) from corobench and scipy, and p ≤ 0.05 from benchstat.
 //!
 //! Needs `benchstat` (`go install golang.org/x/perf/cmd/benchstat@latest`,
 //! which `make deps` does): found on PATH, in $GOBIN, or in $(go env
@@ -37,7 +42,9 @@ fn benchstat_agrees_with_the_report_on_targets_within_a_run() {
     let file = export.to_str().unwrap();
     let csv = run(&benchstat, &["-col", "/target", "-format", "csv", file]);
     let cells = parse_benchstat_csv(&csv);
-    let names = scenario_names(&std::fs::read_to_string(&export).unwrap());
+    let export_text = std::fs::read_to_string(&export).unwrap();
+    let names = scenario_names(&export_text);
+    let samples = export_samples(&export_text);
     let analysis: Value = serde_json::from_str(&ok(&fixture.corobench(&[
         "report",
         &fixture.run_a,
@@ -46,7 +53,7 @@ fn benchstat_agrees_with_the_report_on_targets_within_a_run() {
     ])))
     .unwrap();
     let scenarios = analysis["scenarios"].as_array().unwrap();
-    let mut checked = 0;
+    let (mut checked, mut in_full) = (0, 0);
     for comparison in analysis["comparisons"].as_array().unwrap() {
         let key = |field: &str| {
             let index = comparison[field].as_u64().unwrap() as usize;
@@ -66,11 +73,21 @@ fn benchstat_agrees_with_the_report_on_targets_within_a_run() {
                     .get(&key)
                     .unwrap_or_else(|| panic!("benchstat printed no {key:?}"))
             };
-            agree(find(&column), find(&base_column), m, unit);
+            let tied = have_ties(
+                &samples,
+                (&names[&key("scenario")], &names[&key("baseline")]),
+                unit,
+            );
+            in_full += usize::from(agree(find(&column), find(&base_column), m, unit, tied));
             checked += 1;
         }
     }
     assert!(checked >= 15 * 8, "only {checked} cells compared");
+    eprintln!("{in_full} of {checked} cells agree in full, the rest have ties");
+    assert!(
+        in_full * 2 >= checked,
+        "only {in_full} of {checked} without ties"
+    );
 }
 
 #[test]
@@ -95,6 +112,10 @@ fn benchstat_agrees_with_corobench_compare_across_runs() {
     );
     let cells = parse_benchstat_csv(&csv);
     let names = scenario_names(&text_a);
+    let mut samples = export_samples(&text_a);
+    for ((name, unit), values) in export_samples(&text_b) {
+        samples.insert((format!("B:{name}"), unit), values);
+    }
     let comparison: Value = serde_json::from_str(&ok(&fixture.corobench(&[
         "compare",
         &fixture.run_a,
@@ -103,7 +124,7 @@ fn benchstat_agrees_with_corobench_compare_across_runs() {
         "json",
     ])))
     .unwrap();
-    let mut checked = 0;
+    let (mut checked, mut in_full) = (0, 0);
     for table in comparison["tables"].as_array().unwrap() {
         let unit = unit_of(table["metric"].as_str().unwrap());
         for row in table["rows"].as_array().unwrap() {
@@ -114,7 +135,8 @@ fn benchstat_agrees_with_corobench_compare_across_runs() {
                     .get(&key)
                     .unwrap_or_else(|| panic!("benchstat printed no {key:?}"))
             };
-            agree(find("B"), find("A"), &row["comparison"], unit);
+            let tied = have_ties(&samples, (&format!("B:{name}"), name), unit);
+            in_full += usize::from(agree(find("B"), find("A"), &row["comparison"], unit, tied));
             checked += 1;
         }
         let geomean = &cells[&("geomean".to_owned(), "B".to_owned(), unit.to_owned())];
@@ -125,10 +147,16 @@ fn benchstat_agrees_with_corobench_compare_across_runs() {
         );
     }
     assert!(checked >= 16 * 8, "only {checked} cells compared");
+    eprintln!("{in_full} of {checked} cells agree in full, the rest have ties");
+    assert!(
+        in_full * 2 >= checked,
+        "only {in_full} of {checked} without ties"
+    );
 }
 
-/// benchstat's cell and ours: same centers, same delta, same note.
-fn agree(cell: &Cell, base: &Cell, ours: &Value, unit: &str) {
+/// benchstat's cell and ours: same centers, same delta, same note (with
+/// tied samples: the same sample counts; p and so the verdict may differ).
+fn agree(cell: &Cell, base: &Cell, ours: &Value, unit: &str, tied: bool) -> bool {
     let scale = if unit.contains("sec/op") { 1e6 } else { 1.0 };
     let close =
         |theirs: f64, ours: f64| (theirs * scale - ours).abs() <= 1e-9 * ours.abs().max(1.0);
@@ -146,16 +174,62 @@ fn agree(cell: &Cell, base: &Cell, ours: &Value, unit: &str) {
         "{unit}: {} vs {baseline}",
         base.center
     );
+    let note = ours["note_text"].as_str().unwrap();
+    if tied {
+        let counts = |n: &str| n.split_once(" n=").map(|(_, n)| n.to_owned());
+        assert_eq!(counts(&cell.note), counts(note), "{unit} {ours}");
+        if cell.note != note {
+            eprintln!(
+                "tied {unit}: benchstat {} {}, corobench {ours}",
+                cell.delta, cell.note
+            );
+        }
+        return false;
+    }
     assert_eq!(
         cell.delta,
         ours["delta_text"].as_str().unwrap(),
         "{unit} {ours}"
     );
-    assert_eq!(
-        cell.note,
-        ours["note_text"].as_str().unwrap(),
-        "{unit} {ours}"
-    );
+    assert_eq!(cell.note, note, "{unit} {ours}");
+    true
+}
+
+/// (benchmark name without `Benchmark`, unit as exported) → one value per trial.
+type Samples = BTreeMap<(String, String), Vec<f64>>;
+
+fn export_samples(export: &str) -> Samples {
+    let mut samples = Samples::new();
+    for line in export.lines() {
+        let Some(rest) = line.strip_prefix("Benchmark") else {
+            continue;
+        };
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        // name, iterations, then value-unit pairs.
+        for pair in fields[2..].chunks(2) {
+            samples
+                .entry((fields[0].to_owned(), pair[1].to_owned()))
+                .or_default()
+                .push(pair[0].parse().unwrap());
+        }
+    }
+    samples
+}
+
+/// Whether any value occurs twice among the two benchmarks' trials of the
+/// unit benchstat printed (`p99-sec/op` was exported as `p99-ns/op`).
+fn have_ties(samples: &Samples, (a, b): (&String, &String), unit: &str) -> bool {
+    let exported = unit.replace("-sec/op", "-ns/op");
+    let values = |name: &String| {
+        samples
+            .get(&(name.clone(), exported.clone()))
+            .unwrap_or_else(|| panic!("the export has no {name} {exported}"))
+            .clone()
+    };
+    let mut pooled = values(a);
+    pooled.extend(values(b));
+    pooled.sort_by(f64::total_cmp);
+    pooled.windows(2).any(|w| w[0] == w[1])
 }
 
 /// Our metric ids in the units benchstat prints after tidying.
