@@ -2,7 +2,8 @@
 //! warm up, measure (load and resource sampling over the same window), idle,
 //! check for leaks, stop and reap.
 
-use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use corobench_load::{LoadConfig, LoadRun, ProgressSnapshot, RequestTemplate, StopAfter, Target};
@@ -157,8 +158,11 @@ struct Measured {
     peak_tasks: Option<u64>,
 }
 
-/// Warm-up, then the measured window with the sampler running. `Ok(None)`
-/// when interrupted.
+/// Warm-up and measurement in one load run, so the measured window finds its
+/// connections open and warm, with the sampler covering exactly that window:
+/// it starts when every generator thread has left its warm-up and stops
+/// `duration` later, so neither connection set-up nor tear-down dilutes the
+/// server's CPU figure. `Ok(None)` when interrupted.
 fn measure(
     bench: &Bench,
     scenario: &PlannedScenario,
@@ -166,18 +170,116 @@ fn measure(
     show: &dyn Fn(Phase),
 ) -> Result<Option<Measured>, String> {
     let m = &scenario.measurement;
-    if !m.warmup.is_zero() {
-        show(Phase::WarmingUp);
-        load(bench, scenario, target, m.warmup, &|_| {})?;
-    }
-    if bench.stop.load(Ordering::Relaxed) {
-        return Ok(None);
-    }
     let pgid =
         u32::try_from(target.pgid()).map_err(|_| "the target has no process group".to_string())?;
-    // The sampling thread inherits the CPUs of the thread that starts it:
-    // start it from one pinned beside the generator, away from the server.
-    let sampler = std::thread::scope(|scope| {
+    let run = LoadRun::prepare(load_config(bench, scenario, target)?)
+        .map_err(|e| format!("the load could not start: {e}"))?;
+    let (progress, cancel) = (run.progress(), run.cancel_flag());
+    show(Phase::WarmingUp);
+    std::thread::scope(|scope| {
+        let worker = scope.spawn(move || run.run());
+        // Leaving early on an error must not leave the generator running.
+        let _cancel_on_exit = CancelOnDrop(Arc::clone(&cancel));
+        let mut window: Option<Window> = None;
+        let mut last_shown = Instant::now();
+        while !worker.is_finished() {
+            std::thread::sleep(WINDOW_POLL);
+            if bench.stop.load(Ordering::Relaxed) {
+                cancel.store(true, Ordering::Relaxed);
+            }
+            let snapshot = progress.snapshot();
+            if window.is_none() && snapshot.measuring {
+                let sampler = start_sampler(bench, pgid)?;
+                let peak = scope.spawn(|| {
+                    sleep_unless_stopped(bench, m.duration / 2);
+                    stats_probe::tasks(target.addr())
+                });
+                window = Some(Window {
+                    started: Instant::now(),
+                    sampler: Some(sampler),
+                    series: None,
+                    peak,
+                });
+            }
+            if let Some(w) = window
+                .as_mut()
+                .filter(|w| w.started.elapsed() >= m.duration)
+            {
+                w.close()?;
+            }
+            if snapshot.measuring && last_shown.elapsed() >= PROGRESS_EVERY {
+                show(Phase::Measuring(snapshot));
+                last_shown = Instant::now();
+            }
+        }
+        let report = worker
+            .join()
+            .map_err(|_| "the load generator panicked".to_string())?
+            .map_err(|e| e.to_string());
+        let Some(mut window) = window else {
+            if bench.stop.load(Ordering::Relaxed) {
+                return Ok(None);
+            }
+            return report.and(Err("the load ended before its measured window began".into()));
+        };
+        // Ended early (interrupted, or the generator gave up): stop sampling now.
+        window.close()?;
+        let peak_tasks = window.peak.join().ok().flatten();
+        if bench.stop.load(Ordering::Relaxed) {
+            return Ok(None);
+        }
+        Ok(Some(Measured {
+            report: report?,
+            series: window.series.unwrap_or_default(),
+            peak_tasks,
+        }))
+    })
+}
+
+/// Sets the generator's cancel flag when dropped.
+struct CancelOnDrop(Arc<AtomicBool>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// How often the measuring thread looks at the generator's progress: the
+/// sampled window starts at most this late.
+const WINDOW_POLL: Duration = Duration::from_millis(1);
+
+/// How often the presenter is told the live figures.
+const PROGRESS_EVERY: Duration = Duration::from_millis(100);
+
+/// The measured window as the runner sees it.
+struct Window<'scope> {
+    started: Instant,
+    /// Running until the window's end.
+    sampler: Option<corobench_sampler::SamplerHandle>,
+    /// What the sampler saw, once it is stopped.
+    series: Option<corobench_sampler::ResourceSeries>,
+    /// `/stats` tasks read halfway through the window.
+    peak: std::thread::ScopedJoinHandle<'scope, Option<u64>>,
+}
+
+impl Window<'_> {
+    /// Stops the sampler and keeps its series; later calls do nothing.
+    fn close(&mut self) -> Result<(), String> {
+        if let Some(sampler) = self.sampler.take() {
+            let series = sampler
+                .stop()
+                .map_err(|e| format!("sampling the target failed: {e}"))?;
+            self.series = Some(series);
+        }
+        Ok(())
+    }
+}
+
+/// Starts the sampler from a thread pinned beside the generator: the
+/// sampling thread inherits its CPUs, away from the server's.
+fn start_sampler(bench: &Bench, pgid: u32) -> Result<corobench_sampler::SamplerHandle, String> {
+    std::thread::scope(|scope| {
         scope
             .spawn(|| {
                 let _ = bench.generator_set.apply_to_current_thread();
@@ -186,44 +288,20 @@ fn measure(
             .join()
     })
     .map_err(|_| "the sampler could not start".to_string())?
-    .map_err(|e| format!("cannot sample the target: {e}"))?;
-    let (report, peak_tasks) = std::thread::scope(|scope| {
-        let peak = scope.spawn(|| {
-            sleep_unless_stopped(bench, m.duration / 2);
-            stats_probe::tasks(target.addr())
-        });
-        let report = load(bench, scenario, target, m.duration, &|p| {
-            show(Phase::Measuring(p))
-        });
-        (report, peak.join().ok().flatten())
-    });
-    let series = sampler
-        .stop()
-        .map_err(|e| format!("sampling the target failed: {e}"))?;
-    if bench.stop.load(Ordering::Relaxed) {
-        return Ok(None);
-    }
-    Ok(Some(Measured {
-        report: report?,
-        series,
-        peak_tasks,
-    }))
+    .map_err(|e| format!("cannot sample the target: {e}"))
 }
 
-/// Runs the generator against the target for `duration`, pinned to the
-/// generator CPUs, relaying progress and Ctrl-C.
-fn load(
+/// The generator's configuration for one trial: warm-up then the measured
+/// window, pinned to the generator CPUs.
+fn load_config(
     bench: &Bench,
     scenario: &PlannedScenario,
     target: &RunningTarget,
-    duration: Duration,
-    show: &dyn Fn(ProgressSnapshot),
-) -> Result<LoadReport, String> {
+) -> Result<LoadConfig, String> {
     let url = format!("http://{}{}", target.addr(), scenario.workload.path);
-    let target_url = Target::from_url(&url).map_err(|e| e.to_string())?;
     let m = &scenario.measurement;
-    let config = LoadConfig {
-        target: target_url,
+    Ok(LoadConfig {
+        target: Target::from_url(&url).map_err(|e| e.to_string())?,
         request: RequestTemplate {
             method: scenario.workload.method.clone(),
             headers: scenario.workload.headers.clone(),
@@ -239,27 +317,11 @@ fn load(
             Schedule::Closed { .. } => corobench_load::Schedule::Closed,
             Schedule::Open { rate_per_s, .. } => corobench_load::Schedule::Open { rate_per_s },
         },
-        stop: StopAfter::Duration(duration),
-        warmup: Duration::ZERO,
+        stop: StopAfter::Duration(m.duration),
+        warmup: m.warmup,
         timeout: m.timeout,
         cpus: Some(bench.generator_cpus.clone()),
         backend: bench.backend,
-    };
-    let run = LoadRun::prepare(config).map_err(|e| format!("the load could not start: {e}"))?;
-    let (progress, cancel) = (run.progress(), run.cancel_flag());
-    std::thread::scope(|scope| {
-        let worker = scope.spawn(move || run.run());
-        while !worker.is_finished() {
-            std::thread::sleep(Duration::from_millis(100));
-            if bench.stop.load(Ordering::Relaxed) {
-                cancel.store(true, Ordering::Relaxed);
-            }
-            show(progress.snapshot());
-        }
-        worker
-            .join()
-            .map_err(|_| "the load generator panicked".to_string())?
-            .map_err(|e| e.to_string())
     })
 }
 
