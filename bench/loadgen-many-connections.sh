@@ -8,12 +8,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 connections=${1:-10000}
 seconds=${2:-60}
-backend=${3:-epoll}
-out=bench/out/many-connections-$(date +%Y%m%d-%H%M%S)
-mkdir -p "$out"
+backend=${3:-auto}
 source bench/lib/nginx.sh
-ensure_tools
-cargo build --release --locked --bin corobench >/dev/null
+bench_setup many-connections
 trap stop_nginx EXIT
 start_nginx "$out/nginx" 0 "$connections"
 echo "corobench load -c $connections -d ${seconds}s --backend $backend against nginx on CPU 0; generator on CPU 1"

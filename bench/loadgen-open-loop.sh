@@ -10,11 +10,8 @@ seconds=${1:-5}
 shift || true
 rates=("$@")
 [ ${#rates[@]} -gt 0 ] || rates=(1000 5000 10000 20000 40000 60000 80000)
-out=bench/out/open-loop-$(date +%Y%m%d-%H%M%S)
-mkdir -p "$out"
 source bench/lib/nginx.sh
-ensure_tools
-cargo build --release --locked --bin corobench >/dev/null
+bench_setup open-loop
 trap stop_nginx EXIT
 start_nginx "$out/nginx" 0
 printf '%10s %10s %8s %12s %12s %10s %10s\n' requested achieved ratio "lag mean" "lag max" "p50*" "p50"

@@ -16,15 +16,11 @@ cd "$(dirname "$0")/.."
 
 rounds=${1:-3}
 seconds=${2:-10}
-backends=${BACKENDS:-epoll}
+backends=${BACKENDS:-auto}
 server_cpu=0
 generator_cpu=1
-out=bench/out/loadgen-$(date +%Y%m%d-%H%M%S)
-mkdir -p "$out"
-
 source bench/lib/nginx.sh
-ensure_tools
-cargo build --release --locked --bin corobench >/dev/null
+bench_setup loadgen
 corobench=$PWD/target/release/corobench
 trap stop_nginx EXIT
 start_nginx "$out/nginx" $server_cpu

@@ -1,8 +1,17 @@
 # Shared by the bench scripts: a private nginx answering "Hello, World!" on a
 # free loopback port, one worker pinned to a CPU. Source it, then:
+#   bench_setup NAME                           sets out=bench/out/NAME-<time>, installs
+#                                              the tools, builds corobench
 #   start_nginx DIR CPU [WORKER_CONNECTIONS]   sets NGINX_URL, NGINX_PID, NGINX_WORKER_PID
 #   stop_nginx
 # The caller must have set an EXIT trap that calls stop_nginx.
+
+bench_setup() {
+    out=bench/out/$1-$(date +%Y%m%d-%H%M%S)
+    mkdir -p "$out"
+    ensure_tools
+    cargo build --release --locked --bin corobench >/dev/null
+}
 
 ensure_tools() {
     local missing=()
