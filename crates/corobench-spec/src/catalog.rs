@@ -2,6 +2,7 @@
 //! this from the target manifests, so this crate reads nothing but the spec.
 
 use std::collections::BTreeMap;
+use std::time::Duration;
 
 /// The values a target parameter accepts.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34,6 +35,9 @@ pub struct CatalogTarget {
     /// `Err(reason)` when it cannot run on this machine.
     pub available: Result<(), String>,
     pub parameters: BTreeMap<String, Domain>,
+    /// The shortest warm-up its trials get (its manifest's `min_warmup_s`);
+    /// a spec's shorter warm-up is raised to it for this target only.
+    pub min_warmup: Duration,
 }
 
 /// Every known target, plus the machine's CPU count.

@@ -50,6 +50,7 @@ pub fn resolve(text: &str, path: Option<&Path>, catalog: &Catalog) -> Result<Pla
                         workload,
                         *schedule,
                         &settings,
+                        catalog,
                     ));
                 }
             }
@@ -83,6 +84,7 @@ fn scenario(
     workload: &Workload,
     schedule: Schedule,
     settings: &Settings,
+    catalog: &Catalog,
 ) -> PlannedScenario {
     let mut key = target.to_string();
     for (name, value) in parameters {
@@ -96,7 +98,13 @@ fn scenario(
         parameters: parameters.clone(),
         workload: workload.clone(),
         schedule,
-        measurement: settings.measurement,
+        measurement: Measurement {
+            warmup: settings
+                .measurement
+                .warmup
+                .max(catalog.get(target).map_or(Duration::ZERO, |t| t.min_warmup)),
+            ..settings.measurement
+        },
         needs_database: workload.path.starts_with("/db"),
     }
 }

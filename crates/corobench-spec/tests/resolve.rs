@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
+use std::time::Duration;
 
 use corobench_spec::{Catalog, CatalogTarget, DEFAULT_SUITE, Domain, Plan, resolve};
 
@@ -33,16 +34,19 @@ fn catalog() -> Catalog {
                 name: "go-ants".into(),
                 available: Ok(()),
                 parameters: pool,
+                min_warmup: Duration::ZERO,
             },
             CatalogTarget {
                 name: "go-nethttp".into(),
                 available: Ok(()),
                 parameters: BTreeMap::new(),
+                min_warmup: Duration::ZERO,
             },
             CatalogTarget {
                 name: "swoole-epoll".into(),
                 available: Err("php --ri swoole failed: the swoole extension is not loaded".into()),
                 parameters: BTreeMap::new(),
+                min_warmup: Duration::ZERO,
             },
         ],
         cpus: 2,
@@ -266,5 +270,45 @@ fn estimated_duration_counts_every_trial() {
     assert_eq!(
         plan.estimated_duration(std::time::Duration::from_secs(1)),
         per_trial * 6 * 6
+    );
+}
+
+#[test]
+fn a_targets_minimum_warm_up_raises_only_its_own_scenarios() {
+    let mut catalog = catalog();
+    catalog.targets[0].min_warmup = Duration::from_secs(8);
+    let spec = |warmup: &str| {
+        format!(
+            r#"
+            targets = ["go-ants", "go-nethttp"]
+            [run]
+            warmup = "{warmup}"
+            [[workloads]]
+            name = "plaintext"
+            path = "/plaintext"
+            "#
+        )
+    };
+    let warmups = |text: String| -> Vec<(String, Duration)> {
+        resolve(&text, None, &catalog)
+            .unwrap()
+            .scenarios
+            .iter()
+            .map(|s| (s.target.clone(), s.measurement.warmup))
+            .collect()
+    };
+    assert_eq!(
+        warmups(spec("1s")),
+        [
+            ("go-ants".to_string(), Duration::from_secs(8)),
+            ("go-nethttp".to_string(), Duration::from_secs(1)),
+        ]
+    );
+    assert_eq!(
+        warmups(spec("10s")),
+        [
+            ("go-ants".to_string(), Duration::from_secs(10)),
+            ("go-nethttp".to_string(), Duration::from_secs(10)),
+        ]
     );
 }

@@ -78,6 +78,10 @@ pub struct RunSpec {
     pub ready_timeout_s: u64,
     /// SIGTERM to SIGKILL.
     pub stop_timeout_s: u64,
+    /// The shortest warm-up a trial of this target gets, whatever the spec
+    /// says: a runtime that compiles its hot code while serving (a JIT)
+    /// would otherwise be measured while it compiles.
+    pub min_warmup_s: u64,
 }
 
 impl RunSpec {
@@ -89,6 +93,11 @@ impl RunSpec {
     #[must_use]
     pub fn stop_timeout(&self) -> Duration {
         Duration::from_secs(self.stop_timeout_s)
+    }
+
+    #[must_use]
+    pub fn min_warmup(&self) -> Duration {
+        Duration::from_secs(self.min_warmup_s)
     }
 }
 

@@ -50,6 +50,7 @@ fn the_good_manifest_parses() {
     assert_eq!(manifest.dir, Path::new("/t/probe"));
     assert_eq!(manifest.run.ready_timeout_s, 30, "the documented default");
     assert_eq!(manifest.run.stop_timeout_s, 5, "the documented default");
+    assert_eq!(manifest.run.min_warmup_s, 0, "no minimum unless asked for");
     assert_eq!(manifest.build, None);
     assert_eq!(manifest.hint, None);
 }
@@ -232,6 +233,12 @@ fn values_are_validated() {
             9,
             "\"port\" cannot name a parameter",
         ),
+        (
+            "[parameters.threads]",
+            "min_warmup_s = 600\n\n[parameters.threads]",
+            9,
+            "run.min_warmup_s: must be at most 120 seconds",
+        ),
     ];
     for (from, to, expected_line, expected) in cases {
         assert!(GOOD.contains(from), "case {from:?} changes nothing");
@@ -242,6 +249,17 @@ fn values_are_validated() {
         );
         assert_eq!(line, Some(*expected_line), "{message}");
     }
+}
+
+#[test]
+fn a_minimum_warm_up_is_read() {
+    let text = GOOD.replace(
+        "[parameters.threads]",
+        "min_warmup_s = 8\n\n[parameters.threads]",
+    );
+    let manifest = Manifest::parse(&text, Path::new("/t/probe/target.toml")).unwrap();
+    assert_eq!(manifest.run.min_warmup_s, 8);
+    assert_eq!(manifest.run.min_warmup(), std::time::Duration::from_secs(8));
 }
 
 #[test]

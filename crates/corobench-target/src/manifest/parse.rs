@@ -73,6 +73,7 @@ struct RawRun {
     env: Env,
     ready_timeout_s: Option<Spanned<u64>>,
     stop_timeout_s: Option<u64>,
+    min_warmup_s: Option<Spanned<u64>>,
 }
 
 #[derive(Deserialize)]
@@ -270,6 +271,9 @@ fn build(source: &Source, raw: RawBuild) -> Result<BuildSpec, TargetError> {
     })
 }
 
+/// A warm-up longer than this is a mistake, not a runtime's need.
+const MAX_MIN_WARMUP_S: u64 = 120;
+
 fn run(
     source: &Source,
     raw: RawRun,
@@ -304,11 +308,23 @@ fn run(
         Some(timeout) => timeout.into_inner(),
         None => 30,
     };
+    let min_warmup_s = match raw.min_warmup_s {
+        Some(warmup) if *warmup.get_ref() > MAX_MIN_WARMUP_S => {
+            return Err(source.error(
+                &warmup.span(),
+                "run.min_warmup_s",
+                format!("must be at most {MAX_MIN_WARMUP_S} seconds"),
+            ));
+        }
+        Some(warmup) => warmup.into_inner(),
+        None => 0,
+    };
     Ok(RunSpec {
         command,
         env,
         ready_timeout_s,
         stop_timeout_s: raw.stop_timeout_s.unwrap_or(5),
+        min_warmup_s,
     })
 }
 

@@ -1,6 +1,7 @@
 //! `corobench plan [SPEC]`: the scenarios a spec expands into, and how long
 //! running them will take — without running anything.
 
+use std::collections::BTreeMap;
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -83,10 +84,16 @@ fn render(plan: &Plan) -> String {
     ));
     if let Some(first) = plan.scenarios.first() {
         let m = &first.measurement;
+        let warmup = spec_warmup(plan);
         text.push_str(&format!(
-            "  each trial: start the target, {:?} warm-up, {:?} measured, {:?} idle and leak check, stop ({} generator thread(s), {})\n",
-            m.warmup, m.duration, m.idle, m.generator_threads, m.backend
+            "  each trial: start the target, {warmup:?} warm-up, {:?} measured, {:?} idle and leak check, stop ({} generator thread(s), {})\n",
+            m.duration, m.idle, m.generator_threads, m.backend
         ));
+        for (target, raised) in raised_warmups(plan, warmup) {
+            text.push_str(&format!(
+                "  {target}: warm-up raised to {raised:?} (the target's min_warmup_s: its runtime compiles while it serves)\n"
+            ));
+        }
     }
     let estimate = plan.estimated_duration(TRIAL_OVERHEAD);
     text.push_str(&format!(
@@ -109,4 +116,22 @@ fn render(plan: &Plan) -> String {
         ));
     }
     text
+}
+
+/// The warm-up the spec asked for: the shortest any scenario got.
+fn spec_warmup(plan: &Plan) -> Duration {
+    plan.scenarios
+        .iter()
+        .map(|s| s.measurement.warmup)
+        .min()
+        .unwrap_or_default()
+}
+
+/// Targets whose own minimum raised their warm-up above the spec's.
+fn raised_warmups(plan: &Plan, spec: Duration) -> BTreeMap<&str, Duration> {
+    plan.scenarios
+        .iter()
+        .filter(|s| s.measurement.warmup > spec)
+        .map(|s| (s.target.as_str(), s.measurement.warmup))
+        .collect()
 }

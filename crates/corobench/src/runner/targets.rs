@@ -63,6 +63,7 @@ impl Targets {
                     .iter()
                     .map(|(name, spec)| (name.clone(), domain(spec)))
                     .collect(),
+                min_warmup: m.run.min_warmup(),
             })
             .collect();
         Catalog { targets, cpus }
