@@ -28,6 +28,13 @@ have node || { want_package nodejs; want_package npm; }
 have go || want_package golang-go
 python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || want_package python3-venv
 have setpriv || want_package util-linux
+# java-vthreads needs a JDK 21 or newer, which Debian 12 does not package:
+# Maven is worth installing only beside one.
+if sh "$(dirname "$0")/../targets/java-vthreads/jdk.sh" >/dev/null 2>&1; then
+    have mvn || want_package maven
+else
+    note "no JDK 21 or newer (Debian 12 packages only OpenJDK 17): java-vthreads will be skipped; install one (e.g. Temurin 21+) to measure it"
+fi
 if [ "$mode" = test ]; then
     have chromium || want_package chromium
 fi

@@ -47,6 +47,15 @@ rust_checks() {
         && CARGO_TARGET_DIR="$cache/cargo-target" cargo test --release --locked "${features[@]}")
 }
 
+java_checks() {
+    # Built in a copy under the cache, so Maven's target/ never enters the
+    # source folder (or its build hash).
+    local jdk work="$cache/test-java-vthreads"
+    jdk=$(sh java-vthreads/jdk.sh) || return 1
+    rm -rf "$work" && mkdir -p "$work" && cp -R java-vthreads/pom.xml java-vthreads/src "$work"/ \
+        && (cd "$work" && JAVA_HOME=$jdk mvn -B -q --no-transfer-progress test)
+}
+
 if have go; then
     for module in go-common go-nethttp go-ants go-gnet; do step "go: $module" go_checks "$module"; done
 else
@@ -59,6 +68,11 @@ else
 fi
 if have python3; then step "python: python-fastapi" python_checks; else echo "== python: skipped (python3 is not installed)"; fi
 if have php; then step "php: php-fpm, php-common" php_checks; else echo "== php: skipped (php is not installed)"; fi
+if have mvn && sh java-vthreads/jdk.sh >/dev/null 2>&1; then
+    step "java: java-vthreads" java_checks
+else
+    echo "== java: skipped (needs Maven and a JDK 21 or newer)"
+fi
 for project in rust-common rust-axum rust-compio rust-monoio; do step "rust: $project" rust_checks "$project"; done
 
 if [ ${#failures[@]} -gt 0 ]; then

@@ -1,0 +1,50 @@
+package corobench.vthreads;
+
+import io.helidon.webserver.WebServer;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * The java-vthreads target: Helidon SE's WebServer on 127.0.0.1:$PORT, one
+ * virtual thread per connection, the JDK's scheduler running them on
+ * `jdk.virtualThreadScheduler.parallelism` carrier threads.
+ */
+public final class Server {
+    private Server() {}
+
+    public static void main(String[] args) {
+        Map<String, String> env = System.getenv();
+        String name = env.getOrDefault("TARGET_NAME", "java-vthreads");
+        int port;
+        int dbPool;
+        try {
+            port = Contract.envInt(env, "PORT", 8080, 65_535);
+            dbPool = Contract.envInt(env, "DB_POOL", 16, 1024);
+        } catch (IllegalArgumentException e) {
+            System.err.println(name + ": " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+        Database database = new Database(env.get("DATABASE_URL"), dbPool);
+        Endpoints endpoints = new Endpoints(
+                name,
+                Path.of(env.getOrDefault("DATA_DIR", ".")),
+                Path.of(env.getOrDefault("UPLOAD_DIR", System.getProperty("java.io.tmpdir"))),
+                database);
+        // SIGTERM runs the JVM's shutdown hooks: Helidon's stops the server,
+        // this one removes the files of uploads it cut short.
+        Runtime.getRuntime().addShutdownHook(new Thread(endpoints::removeUnfinishedUploads, "remove-uploads"));
+        WebServer server = WebServer.builder()
+                .host("127.0.0.1")
+                .port(port)
+                // In-flight requests get this long after SIGTERM: the contract
+                // wants the process gone within 5 s.
+                .shutdownGracePeriod(Duration.ofMillis(500))
+                .routing(endpoints::routing)
+                .build()
+                .start();
+        System.err.println(name + ": listening on 127.0.0.1:" + server.port() + " with "
+                + System.getProperty("jdk.virtualThreadScheduler.parallelism", "default") + " carrier thread(s)");
+    }
+}
