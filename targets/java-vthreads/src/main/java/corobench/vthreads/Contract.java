@@ -124,11 +124,12 @@ final class Contract {
         if (raw == null || raw.isEmpty()) {
             return fallback;
         }
-        if (!raw.matches("\\d{1,6}") || Integer.parseInt(raw) < 1 || Integer.parseInt(raw) > max) {
+        int value = raw.matches("\\d{1,6}") ? Integer.parseInt(raw) : 0;
+        if (value < 1 || value > max) {
             throw new IllegalArgumentException(
                     name + " must be an integer in 1..=" + max + ", got \"" + raw + "\"");
         }
-        return Integer.parseInt(raw);
+        return value;
     }
 
     /** The JDBC URL and user for the contract's postgres://USER@HOST:PORT/DB. */

@@ -44,6 +44,11 @@ public final class Server {
                 .routing(endpoints::routing)
                 .build()
                 .start();
+        if (!server.isRunning()) {
+            // Helidon logs why (a port in use, say) and returns a stopped server.
+            System.err.println(name + ": cannot listen on 127.0.0.1:" + port + "; is the port already in use?");
+            System.exit(1);
+        }
         System.err.println(name + ": listening on 127.0.0.1:" + server.port() + " with "
                 + System.getProperty("jdk.virtualThreadScheduler.parallelism", "default") + " carrier thread(s)");
     }
