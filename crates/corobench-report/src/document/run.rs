@@ -1,7 +1,9 @@
 //! The run report: a header, one section per workload and schedule with the
 //! scenarios and their comparison with the baseline, then footnotes.
 
-use corobench_model::{Metric, RunAnalysis, ScenarioComparison};
+use std::collections::BTreeMap;
+
+use corobench_model::{Metric, RunAnalysis, ScenarioAnalysis, ScenarioComparison};
 
 use super::{
     Align, Block, Cell, Grid, Tone, center_and_ci, delta_cell, group_heading, groups, machine_line,
@@ -50,12 +52,13 @@ fn run_header(analysis: &RunAnalysis) -> Vec<Block> {
             analysis.trials_per_scenario,
         )),
         Block::Line(machine_line(run)),
-        Block::Line(format!(
-            "Each figure is the median of the trials; ± is the half-width of its {} confidence \
-             interval, range is min…max; n counts the trials that succeeded.",
-            units::whole_pct(analysis.settings.confidence)
-        )),
     ];
+    blocks.extend(protocol_line(&analysis.scenarios).map(Block::Line));
+    blocks.push(Block::Line(format!(
+        "Each figure is the median of the trials; ± is the half-width of its {} confidence \
+         interval, range is min…max; n counts the trials that succeeded.",
+        units::whole_pct(analysis.settings.confidence)
+    )));
     if let Some(baseline) = &analysis.settings.baseline_target {
         blocks.push(Block::Line(format!(
             "Deltas compare each target with {baseline} (Mann–Whitney U test on the trials, \
@@ -64,6 +67,30 @@ fn run_header(analysis: &RunAnalysis) -> Vec<Block> {
         )));
     }
     blocks
+}
+
+/// What each trial did before and while it measured: the run's warm-up
+/// and window, and the targets whose own minimum lengthened their warm-up.
+fn protocol_line(scenarios: &[ScenarioAnalysis]) -> Option<String> {
+    let window = scenarios.first()?.scenario.duration_s;
+    let warmup = scenarios
+        .iter()
+        .map(|s| s.scenario.warmup_s)
+        .fold(f64::INFINITY, f64::min);
+    let raised: BTreeMap<&str, f64> = scenarios
+        .iter()
+        .filter(|s| s.scenario.warmup_s > warmup)
+        .map(|s| (s.scenario.target.as_str(), s.scenario.warmup_s))
+        .collect();
+    let exceptions = if raised.is_empty() {
+        String::new()
+    } else {
+        let list: Vec<String> = raised.iter().map(|(t, w)| format!("{t} {w}s")).collect();
+        format!(" ({}: the target's minimum)", list.join(", "))
+    };
+    Some(format!(
+        "Each trial starts the target fresh, warms up {warmup}s{exceptions}, then measures {window}s."
+    ))
 }
 
 fn scenario_grid(analysis: &RunAnalysis, group: &[usize]) -> Grid {
