@@ -87,7 +87,17 @@ final class Endpoints {
                 .get("/mixed", this::mixed)
                 .get("/stats", this::stats)
                 .any(this::notRouted)
-                .error(Contract.BadParameter.class, (req, res, e) -> error(res, Status.BAD_REQUEST_400, e.getMessage()));
+                .error(Contract.BadParameter.class, (req, res, e) -> error(res, Status.BAD_REQUEST_400, e.getMessage()))
+                .error(Exception.class, this::internalError);
+    }
+
+    /** Anything a handler did not expect: a JSON 500, or a closed connection once the answer began. */
+    private void internalError(ServerRequest req, ServerResponse res, Exception e) {
+        if (res.isSent()) {
+            throw new CloseConnectionException("the answer failed after it began", e);
+        }
+        System.err.println("java-vthreads: " + req.prologue().method().text() + " " + req.path().path() + " failed: " + e);
+        error(res, Status.INTERNAL_SERVER_ERROR_500, "internal error: " + e);
     }
 
     /**

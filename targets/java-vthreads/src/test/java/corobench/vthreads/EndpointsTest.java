@@ -139,6 +139,22 @@ class EndpointsTest {
         }
     }
 
+    @Test
+    void anUnexpectedFailureIsAJson500(@TempDir Path emptyDataDir) throws IOException {
+        Endpoints endpoints = new Endpoints("java-vthreads", emptyDataDir, uploadDir, new Database(null, 1));
+        WebServer other = WebServer.builder().host("127.0.0.1").port(0).routing(endpoints::routing).build().start();
+        try (Socket socket = new Socket("127.0.0.1", other.port())) {
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream().write(get("/file?kb=1").getBytes(StandardCharsets.US_ASCII));
+            Answer answer = readAnswer(socket.getInputStream());
+            assertEquals(500, answer.status());
+            assertEquals("application/json", answer.headers().get("content-type"));
+            assertTrue(answer.text().startsWith("{\"error\":\"internal error: "), answer.text());
+        } finally {
+            other.stop();
+        }
+    }
+
     private static String get(String target) {
         return "GET " + target + " HTTP/1.1\r\nHost: x\r\n\r\n";
     }
