@@ -111,7 +111,8 @@ pub struct Response {
     pub headers: Vec<(String, String)>,
     pub body: Vec<u8>,
     pub framing: Framing,
-    /// From the end of sending to the end of the response.
+    /// From the start of the last send to the end of the response: never
+    /// less than the time the server took, however the client is scheduled.
     pub elapsed: Duration,
 }
 
@@ -195,8 +196,12 @@ impl Client {
     /// # Errors
     /// The server closed or reset the connection, or stopped reading.
     pub fn send(&mut self, bytes: &[u8]) -> Result<(), ClientError> {
+        // Timed from before the write: the server may read the request and
+        // start its wait while this thread is still returning from write(),
+        // and a timestamp taken after it would make a wait look too short.
+        let started = Instant::now();
         self.stream.write_all(bytes)?;
-        self.sent_at = Instant::now();
+        self.sent_at = started;
         Ok(())
     }
 
