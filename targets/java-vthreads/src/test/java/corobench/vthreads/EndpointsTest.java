@@ -46,8 +46,13 @@ class EndpointsTest {
             payload[i] = (byte) (i % 251);
         }
         Files.write(dataDir.resolve("payload.bin"), payload);
-        Endpoints endpoints = new Endpoints("java-vthreads", dataDir, uploadDir, new Database(null, 1));
-        server = WebServer.builder().host("127.0.0.1").port(0).routing(endpoints::routing).build().start();
+        server = serve(dataDir);
+    }
+
+    /** The endpoints, without a database, serving files from {@code data}, on a free port. */
+    private static WebServer serve(Path data) {
+        Endpoints endpoints = new Endpoints("java-vthreads", data, uploadDir, new Database(null, 1));
+        return WebServer.builder().host("127.0.0.1").port(0).routing(endpoints::routing).build().start();
     }
 
     @AfterAll
@@ -141,12 +146,9 @@ class EndpointsTest {
 
     @Test
     void anUnexpectedFailureIsAJson500(@TempDir Path emptyDataDir) throws IOException {
-        Endpoints endpoints = new Endpoints("java-vthreads", emptyDataDir, uploadDir, new Database(null, 1));
-        WebServer other = WebServer.builder().host("127.0.0.1").port(0).routing(endpoints::routing).build().start();
-        try (Socket socket = new Socket("127.0.0.1", other.port())) {
-            socket.setSoTimeout(10_000);
-            socket.getOutputStream().write(get("/file?kb=1").getBytes(StandardCharsets.US_ASCII));
-            Answer answer = readAnswer(socket.getInputStream());
+        WebServer other = serve(emptyDataDir);
+        try {
+            Answer answer = exchangeWith(other, get("/file?kb=1").getBytes(StandardCharsets.US_ASCII)).get(0);
             assertEquals(500, answer.status());
             assertEquals("application/json", answer.headers().get("content-type"));
             assertTrue(answer.text().startsWith("{\"error\":\"internal error: "), answer.text());
@@ -165,6 +167,11 @@ class EndpointsTest {
 
     /** Writes the bytes, then reads one answer per request line in them. */
     private static java.util.List<Answer> exchange(byte[]... parts) throws IOException {
+        return exchangeWith(server, parts);
+    }
+
+    /** Sends the parts on one connection to {@code target} and reads an answer per request in them. */
+    private static java.util.List<Answer> exchangeWith(WebServer target, byte[]... parts) throws IOException {
         int requests = 0;
         for (byte[] part : parts) {
             Matcher m = Pattern.compile("(?m)^(GET|POST) ").matcher(new String(part, StandardCharsets.ISO_8859_1));
@@ -172,7 +179,7 @@ class EndpointsTest {
                 requests++;
             }
         }
-        try (Socket socket = new Socket("127.0.0.1", server.port())) {
+        try (Socket socket = new Socket("127.0.0.1", target.port())) {
             socket.setSoTimeout(10_000);
             OutputStream out = socket.getOutputStream();
             for (byte[] part : parts) {
