@@ -3,16 +3,9 @@
 use std::net::{SocketAddr, ToSocketAddrs as _};
 use std::time::Duration;
 
-use crate::error::LoadError;
+use corobench_model::{Backend, Schedule};
 
-/// How requests are offered.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Schedule {
-    /// Each connection sends its next request when the previous response completes.
-    Closed,
-    /// A fixed arrival rate over all connections; latency counts from the intended send time.
-    Open { rate_per_s: f64 },
-}
+use crate::error::LoadError;
 
 /// When the measured window ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -22,29 +15,10 @@ pub enum StopAfter {
     Requests(u64),
 }
 
-/// The event-loop implementation of the generator threads.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Backend {
-    /// Readiness-based: edge-triggered epoll, one read and one write per request.
-    #[default]
-    Epoll,
-    /// Completion-based: io_uring with batched submission.
-    IoUring,
-}
-
-impl Backend {
-    #[must_use]
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Epoll => "epoll",
-            Self::IoUring => "io_uring",
-        }
-    }
-}
-
-/// Where the load goes: a resolved address plus the request target.
+/// Where the load goes: the server's resolved address, the Host header and
+/// the request target (path and query) of one `http://` URL.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Target {
+pub struct Endpoint {
     pub addr: SocketAddr,
     /// Value of the Host header (`host:port` as written in the URL).
     pub host: String,
@@ -54,7 +28,7 @@ pub struct Target {
     pub url: String,
 }
 
-impl Target {
+impl Endpoint {
     /// Parses an `http://host[:port]/path?query` URL and resolves the host.
     ///
     /// # Errors
@@ -141,7 +115,7 @@ impl RequestTemplate {
     ///
     /// # Errors
     /// A method or header that would break the request line or header block.
-    pub fn serialize(&self, target: &Target) -> Result<Vec<u8>, LoadError> {
+    pub fn serialize(&self, endpoint: &Endpoint) -> Result<Vec<u8>, LoadError> {
         if self.method.is_empty()
             || !self
                 .method
@@ -153,14 +127,14 @@ impl RequestTemplate {
                 self.method
             )));
         }
-        let mut out = format!("{} {} HTTP/1.1\r\n", self.method, target.path).into_bytes();
+        let mut out = format!("{} {} HTTP/1.1\r\n", self.method, endpoint.path).into_bytes();
         let has = |name: &str| {
             self.headers
                 .iter()
                 .any(|(n, _)| n.eq_ignore_ascii_case(name))
         };
         if !has("host") {
-            out.extend_from_slice(format!("Host: {}\r\n", target.host).as_bytes());
+            out.extend_from_slice(format!("Host: {}\r\n", endpoint.host).as_bytes());
         }
         for (name, value) in &self.headers {
             check_header(name, value)?;
@@ -191,10 +165,10 @@ fn check_header(name: &str, value: &str) -> Result<(), LoadError> {
 /// A complete, validated load run description.
 #[derive(Clone, Debug)]
 pub struct LoadConfig {
-    pub target: Target,
+    pub endpoint: Endpoint,
     pub request: RequestTemplate,
-    pub connections: u32,
     pub threads: u32,
+    /// The arrival pattern over how many connections.
     pub schedule: Schedule,
     pub stop: StopAfter,
     pub warmup: Duration,
@@ -208,13 +182,12 @@ pub struct LoadConfig {
 impl LoadConfig {
     /// A closed-loop run of `duration` with one thread and `connections` connections.
     #[must_use]
-    pub fn closed(target: Target, connections: u32, duration: Duration) -> Self {
+    pub fn closed(endpoint: Endpoint, connections: u32, duration: Duration) -> Self {
         Self {
-            target,
+            endpoint,
             request: RequestTemplate::default(),
-            connections,
             threads: 1,
-            schedule: Schedule::Closed,
+            schedule: Schedule::closed(connections),
             stop: StopAfter::Duration(duration),
             warmup: Duration::ZERO,
             timeout: Duration::from_secs(10),
@@ -230,19 +203,20 @@ impl LoadConfig {
     /// that is not positive, an empty duration, a zero timeout.
     pub fn validate(&self) -> Result<(), LoadError> {
         let fail = |msg: String| Err(LoadError::Config(msg));
-        if self.connections == 0 {
+        let connections = self.schedule.connections;
+        if connections == 0 {
             return fail("connections (-c) must be at least 1".into());
         }
         if self.threads == 0 {
             return fail("threads (-t) must be at least 1".into());
         }
-        if self.threads > self.connections {
+        if self.threads > connections {
             return fail(format!(
                 "threads (-t {}) cannot exceed connections (-c {}): each thread needs a connection",
-                self.threads, self.connections
+                self.threads, connections
             ));
         }
-        if let Schedule::Open { rate_per_s } = self.schedule {
+        if let Some(rate_per_s) = self.schedule.rate_per_s() {
             if !(rate_per_s.is_finite() && rate_per_s > 0.0) {
                 return fail(format!(
                     "rate (-R) must be a positive number of requests/s, got {rate_per_s}"
@@ -272,14 +246,14 @@ mod tests {
 
     #[test]
     fn parses_urls() {
-        let t = Target::from_url("http://127.0.0.1:8080/io?ms=10").unwrap();
+        let t = Endpoint::from_url("http://127.0.0.1:8080/io?ms=10").unwrap();
         assert_eq!(
             (t.addr.port(), t.host.as_str(), t.path.as_str()),
             (8080, "127.0.0.1:8080", "/io?ms=10")
         );
-        let t = Target::from_url("http://127.0.0.1").unwrap();
+        let t = Endpoint::from_url("http://127.0.0.1").unwrap();
         assert_eq!((t.addr.port(), t.path.as_str()), (80, "/"));
-        let t = Target::from_url("http://[::1]:9000?x=1").unwrap();
+        let t = Endpoint::from_url("http://[::1]:9000?x=1").unwrap();
         assert_eq!((t.addr.port(), t.path.as_str()), (9000, "/?x=1"));
     }
 
@@ -292,14 +266,14 @@ mod tests {
             ("http://127.0.0.1:99999/", "cannot resolve"),
             ("http://127.0.0.1/a b", "spaces"),
         ] {
-            let err = Target::from_url(url).unwrap_err().to_string();
+            let err = Endpoint::from_url(url).unwrap_err().to_string();
             assert!(err.contains(why), "{url}: {err}");
         }
     }
 
     #[test]
     fn serialises_the_request_once() {
-        let target = Target::from_url("http://127.0.0.1:8080/upload").unwrap();
+        let target = Endpoint::from_url("http://127.0.0.1:8080/upload").unwrap();
         let request = RequestTemplate {
             method: "POST".into(),
             headers: vec![("X-A".into(), "1".into())],
@@ -319,14 +293,14 @@ mod tests {
 
     #[test]
     fn validation_names_the_flag() {
-        let target = Target::from_url("http://127.0.0.1:1/").unwrap();
+        let target = Endpoint::from_url("http://127.0.0.1:1/").unwrap();
         let mut config = LoadConfig::closed(target, 0, Duration::from_secs(1));
         assert!(config.validate().unwrap_err().to_string().contains("-c"));
-        config.connections = 2;
+        config.schedule.connections = 2;
         config.threads = 3;
         assert!(config.validate().unwrap_err().to_string().contains("-t 3"));
         config.threads = 1;
-        config.schedule = Schedule::Open { rate_per_s: 0.0 };
+        config.schedule = Schedule::open(0.0, 2);
         assert!(config.validate().unwrap_err().to_string().contains("-R"));
     }
 }

@@ -34,10 +34,19 @@ pub(crate) struct ThreadPlan {
     pub(crate) connections: u32,
     /// Requests this thread must bring to an outcome (`-n` runs).
     pub(crate) requests: Option<u64>,
-    /// Open loop: this thread's rate and schedule phase.
-    pub(crate) rate: Option<(f64, f64)>,
+    /// Open loop: this thread's share of the rate.
+    pub(crate) pace: Option<ThreadPace>,
     pub(crate) cpu: Option<usize>,
     pub(crate) expected_seconds: usize,
+}
+
+/// One thread's share of an open loop: its rate, and where in the common
+/// send interval its sends fall, so that the threads' sends interleave.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ThreadPace {
+    pub(crate) rate_per_s: f64,
+    /// A fraction of one interval, in [0, 1).
+    pub(crate) phase: f64,
 }
 
 /// Whether the thread goes on.
@@ -79,13 +88,13 @@ pub(crate) const SWEEP_INTERVAL_NS: u64 = 10 * NS_PER_MS;
 
 impl Core {
     pub(crate) fn new(shared: &Shared, plan: &ThreadPlan) -> Self {
-        let open = plan.rate.is_some();
+        let open = plan.pace.is_some();
         let start_ns = shared.clock.now_ns();
         Self {
             recorder: Recorder::new(open, plan.expected_seconds),
             pacer: plan
-                .rate
-                .map(|(rate, phase)| Pacer::new(start_ns, rate, phase)),
+                .pace
+                .map(|pace| Pacer::new(start_ns, pace.rate_per_s, pace.phase)),
             budget: plan.requests,
             in_flight: 0,
             index: plan.index,

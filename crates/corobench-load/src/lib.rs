@@ -31,13 +31,14 @@ use std::sync::atomic::AtomicBool;
 use std::thread;
 use std::time::{Duration, Instant};
 
-pub use config::{Backend, LoadConfig, RequestTemplate, Schedule, StopAfter, Target};
+pub use config::{Endpoint, LoadConfig, RequestTemplate, StopAfter};
 pub use corobench_model::LoadReport;
+pub use corobench_model::{Backend, BackendChoice, Schedule, ScheduleKind};
 pub use error::LoadError;
 pub use progress::{Progress, ProgressSnapshot};
 
 use crate::clock::{Clock, ns};
-use crate::core::{Shared, ThreadPlan, ThreadResult};
+use crate::core::{Shared, ThreadPace, ThreadPlan, ThreadResult};
 
 /// File descriptors the generator needs besides one per connection.
 const SPARE_FDS: u64 = 64;
@@ -59,12 +60,12 @@ impl LoadRun {
     /// A bad configuration, too few file descriptors, an unreachable server.
     pub fn prepare(config: LoadConfig) -> Result<Self, LoadError> {
         config.validate()?;
-        check_fd_limit(config.connections)?;
-        let request = config.request.serialize(&config.target)?;
+        check_fd_limit(config.schedule.connections)?;
+        let request = config.request.serialize(&config.endpoint)?;
         let connect_timeout = config.timeout.min(Duration::from_secs(5));
-        TcpStream::connect_timeout(&config.target.addr, connect_timeout).map_err(|source| {
+        TcpStream::connect_timeout(&config.endpoint.addr, connect_timeout).map_err(|source| {
             LoadError::Connect {
-                addr: config.target.addr,
+                addr: config.endpoint.addr,
                 source,
             }
         })?;
@@ -101,7 +102,7 @@ impl LoadRun {
             clock,
             head_request: config.request.method == "HEAD",
             request: self.request,
-            addr: config.target.addr,
+            addr: config.endpoint.addr,
             timeout_ns: ns(config.timeout),
             window_start_ns,
             deadline_ns: match config.stop {
@@ -125,6 +126,16 @@ pub fn preferred_backend() -> (Backend, Option<String>) {
     match uring::probe() {
         Ok(()) => (Backend::IoUring, None),
         Err(why) => (Backend::Epoll, Some(why.to_string())),
+    }
+}
+
+/// The backend to run for a user's choice: a fixed one as it is, `auto` as
+/// [`preferred_backend`] decides (with the reason io_uring was passed over).
+#[must_use]
+pub fn resolve_backend(choice: BackendChoice) -> (Backend, Option<String>) {
+    match choice {
+        BackendChoice::Fixed(backend) => (backend, None),
+        BackendChoice::Auto => preferred_backend(),
     }
 }
 
@@ -181,7 +192,7 @@ fn run_thread(
         os::pin_this_thread(cpu)
             .map_err(|e| LoadError::os(format!("cannot pin a generator thread to CPU {cpu}"), e))?;
     }
-    if plan.rate.is_some() {
+    if plan.pace.is_some() {
         os::tighten_timer_slack();
     }
     match backend {
@@ -203,18 +214,16 @@ fn thread_plans(config: &LoadConfig) -> Vec<ThreadPlan> {
     (0..threads)
         .map(|i| ThreadPlan {
             index: i as usize,
-            connections: u32::try_from(share(u64::from(config.connections), i)).unwrap_or(u32::MAX),
+            connections: u32::try_from(share(u64::from(config.schedule.connections), i))
+                .unwrap_or(u32::MAX),
             requests: match config.stop {
                 StopAfter::Requests(n) => Some(share(n, i)),
                 StopAfter::Duration(_) => None,
             },
-            rate: match config.schedule {
-                Schedule::Open { rate_per_s } => Some((
-                    rate_per_s / f64::from(threads),
-                    f64::from(i) / f64::from(threads),
-                )),
-                Schedule::Closed => None,
-            },
+            pace: config.schedule.rate_per_s().map(|rate_per_s| ThreadPace {
+                rate_per_s: rate_per_s / f64::from(threads),
+                phase: f64::from(i) / f64::from(threads),
+            }),
             cpu: config
                 .cpus
                 .as_ref()

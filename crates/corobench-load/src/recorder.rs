@@ -5,6 +5,9 @@ use corobench_model::{ErrorCounts, LatencyHistogram, StatusCounts, TimelineSecon
 
 use crate::clock::{NS_PER_S, NS_PER_US};
 
+/// Seconds of timeline reserved before the run: an hour.
+const MAX_RESERVED_SECONDS: usize = 3600;
+
 /// What went wrong with a request that got no usable response.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum ErrorKind {
@@ -62,7 +65,9 @@ impl Recorder {
             responses: 0,
             bytes_read: 0,
             bytes_written: 0,
-            timeline: Vec::with_capacity(expected_seconds + 2),
+            // Reserve for the usual window only: a duration of years must not
+            // allocate its whole series up front; longer ones grow as they go.
+            timeline: Vec::with_capacity(expected_seconds.min(MAX_RESERVED_SECONDS) + 2),
             send_lag: LagTotals::default(),
         }
     }

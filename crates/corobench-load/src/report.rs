@@ -3,11 +3,11 @@
 use corobench_model::load::LOAD_REPORT_SCHEMA_VERSION;
 use corobench_model::{
     ErrorCounts, GeneratorUsage, LatencyHistogram, LoadReport, LoadWarning, OpenLoopReport,
-    ScheduleKind, StatusCounts,
+    StatusCounts,
 };
 
 use crate::clock::NS_PER_S;
-use crate::config::{LoadConfig, Schedule};
+use crate::config::LoadConfig;
 use crate::core::ThreadResult;
 use crate::os;
 use crate::recorder::merge_timelines;
@@ -34,8 +34,11 @@ pub(crate) fn build(config: &LoadConfig, results: &[ThreadResult]) -> LoadReport
     };
 
     let mut latency = LatencyHistogram::new();
-    let mut uncorrected =
-        matches!(config.schedule, Schedule::Open { .. }).then(LatencyHistogram::new);
+    let mut uncorrected = config
+        .schedule
+        .rate_per_s()
+        .is_some()
+        .then(LatencyHistogram::new);
     let (mut status, mut errors) = (StatusCounts::default(), ErrorCounts::default());
     let (mut requests, mut bytes_read, mut bytes_written) = (0, 0, 0);
     for r in results {
@@ -64,15 +67,12 @@ pub(crate) fn build(config: &LoadConfig, results: &[ThreadResult]) -> LoadReport
         .collect();
     let mut report = LoadReport {
         schema_version: LOAD_REPORT_SCHEMA_VERSION,
-        url: config.target.url.clone(),
+        url: config.endpoint.url.clone(),
         method: config.request.method.clone(),
         backend: config.backend.name().to_string(),
         threads: config.threads,
-        connections: config.connections,
-        schedule: match config.schedule {
-            Schedule::Closed => ScheduleKind::Closed,
-            Schedule::Open { rate_per_s } => ScheduleKind::Open { rate_per_s },
-        },
+        connections: config.schedule.connections,
+        schedule: config.schedule.kind,
         warmup_s: config.warmup.as_secs_f64(),
         elapsed_s,
         requests,
@@ -126,9 +126,7 @@ fn open_loop_report(
     results: &[ThreadResult],
     elapsed_s: f64,
 ) -> Option<OpenLoopReport> {
-    let Schedule::Open { rate_per_s } = config.schedule else {
-        return None;
-    };
+    let rate_per_s = config.schedule.rate_per_s()?;
     let sent: u64 = results.iter().map(|r| r.recorder.send_lag.sent).sum();
     let lag_sum_us: u64 = results.iter().map(|r| r.recorder.send_lag.sum_us).sum();
     Some(OpenLoopReport {

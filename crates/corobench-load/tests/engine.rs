@@ -5,14 +5,14 @@
 use std::time::Duration;
 
 use corobench_load::{
-    Backend, LoadConfig, LoadError, LoadReport, RequestTemplate, Schedule, StopAfter, Target,
+    Backend, Endpoint, LoadConfig, LoadError, LoadReport, RequestTemplate, Schedule, StopAfter,
 };
 use corobench_testkit::{Knobs, SlowRead, Stall, TestServer};
 
 const BACKENDS: [Backend; 2] = [Backend::Epoll, Backend::IoUring];
 
 fn config(server: &TestServer, backend: Backend, connections: u32, stop: StopAfter) -> LoadConfig {
-    let target = Target::from_url(&server.url("/plaintext")).unwrap();
+    let target = Endpoint::from_url(&server.url("/plaintext")).unwrap();
     LoadConfig {
         backend,
         stop,
@@ -119,7 +119,7 @@ fn open_loop_stall_shows_in_corrected_latency_only() {
             ..Knobs::default()
         });
         let config = LoadConfig {
-            schedule: Schedule::Open { rate_per_s: 1000.0 },
+            schedule: Schedule::open(1000.0, 10),
             warmup: Duration::from_millis(500),
             ..config(
                 &server,
@@ -162,7 +162,7 @@ fn open_loop_stall_shows_in_corrected_latency_only() {
 fn open_loop_keeps_its_rate() {
     let server = TestServer::start(Knobs::default());
     let config = LoadConfig {
-        schedule: Schedule::Open { rate_per_s: 2000.0 },
+        schedule: Schedule::open(2000.0, 16),
         ..config(&server, Backend::Epoll, 16, StopAfter::Requests(2000))
     };
     let report = run(config);
@@ -338,7 +338,7 @@ fn a_refused_connection_is_an_error_before_the_run() {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         listener.local_addr().unwrap().port()
     };
-    let target = Target::from_url(&format!("http://127.0.0.1:{port}/")).unwrap();
+    let target = Endpoint::from_url(&format!("http://127.0.0.1:{port}/")).unwrap();
     let error =
         corobench_load::run(LoadConfig::closed(target, 1, Duration::from_millis(100))).unwrap_err();
     assert!(matches!(error, LoadError::Connect { .. }), "{error}");
@@ -351,7 +351,7 @@ fn a_refused_connection_is_an_error_before_the_run() {
 #[test]
 fn too_many_connections_for_the_fd_limit_is_explained() {
     let server = TestServer::start(Knobs::default());
-    let target = Target::from_url(&server.url("/")).unwrap();
+    let target = Endpoint::from_url(&server.url("/")).unwrap();
     let error = corobench_load::run(LoadConfig::closed(
         target,
         u32::MAX,

@@ -6,6 +6,7 @@ pub mod histogram;
 pub mod load;
 pub mod resource;
 pub mod run;
+pub mod schedule;
 
 pub use analysis::{
     ANALYSIS_SCHEMA_VERSION, AnalysisSettings, Better, CompareRow, CompareSide, CompareTable,
@@ -15,11 +16,12 @@ pub use analysis::{
 };
 pub use histogram::{LatencyHistogram, LatencyReport, LatencySummary, PercentileValue};
 pub use load::{
-    ErrorCounts, GeneratorUsage, LoadReport, LoadWarning, OpenLoopReport, ScheduleKind,
-    StatusCounts, TimelineSecond,
+    ErrorCounts, GeneratorUsage, LoadReport, LoadWarning, OpenLoopReport, StatusCounts,
+    TimelineSecond,
 };
 pub use resource::{ResourceSample, ResourceSummary};
 pub use run::{
     Provenance, RunRecord, RunStatus, ScenarioRecord, TaskCounts, TrialFlag, TrialRecord,
     TrialStatus, WorkloadRecord,
 };
+pub use schedule::{Backend, BackendChoice, ScenarioKey, Schedule, ScheduleKind};

@@ -5,19 +5,10 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::histogram::LatencyReport;
+use crate::schedule::ScheduleKind;
 
 /// Version of the `corobench load --json` document; bumped on incompatible change.
 pub const LOAD_REPORT_SCHEMA_VERSION: u32 = 1;
-
-/// How requests are offered to the server.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum ScheduleKind {
-    /// N connections, each sends its next request when the previous response completes.
-    Closed,
-    /// A fixed arrival rate; latency is measured from each request's intended send time.
-    Open { rate_per_s: f64 },
-}
 
 /// Failed requests, counted by what went wrong.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -269,14 +260,6 @@ impl LoadReport {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn schedule_serialises_with_a_kind_tag() {
-        let open = serde_json::to_string(&ScheduleKind::Open { rate_per_s: 100.0 }).unwrap();
-        assert_eq!(open, r#"{"kind":"open","rate_per_s":100.0}"#);
-        let closed = serde_json::to_string(&ScheduleKind::Closed).unwrap();
-        assert_eq!(closed, r#"{"kind":"closed"}"#);
-    }
 
     #[test]
     fn status_classes() {

@@ -5,8 +5,9 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::load::{LoadReport, ScheduleKind};
+use crate::load::LoadReport;
 use crate::resource::{ResourceSample, ResourceSummary};
+use crate::schedule::{ScenarioKey, Schedule, ScheduleKind};
 
 /// Where and with what a run was measured; travels with its data.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -99,7 +100,7 @@ pub struct ScenarioRecord {
     /// Position in the plan, 0-based.
     pub index: u32,
     /// Stable, human-readable identity, e.g. `go-ants/pool_size=64/plaintext/c=64`.
-    pub key: String,
+    pub key: ScenarioKey,
     pub target: String,
     /// Every parameter of the target, defaults included.
     pub parameters: BTreeMap<String, String>,
@@ -108,6 +109,17 @@ pub struct ScenarioRecord {
     pub connections: u32,
     pub warmup_s: f64,
     pub duration_s: f64,
+}
+
+impl ScenarioRecord {
+    /// The schedule this scenario was measured with.
+    #[must_use]
+    pub fn schedule(&self) -> Schedule {
+        Schedule {
+            kind: self.schedule,
+            connections: self.connections,
+        }
+    }
 }
 
 /// How a trial ended.

@@ -110,7 +110,7 @@ fn scenario_fields(run_id: &str, s: &ScenarioAnalysis) -> Vec<String> {
     };
     vec![
         run_id.to_owned(),
-        r.key.clone(),
+        r.key.to_string(),
         r.target.clone(),
         parameters.join(";"),
         r.workload.name.clone(),

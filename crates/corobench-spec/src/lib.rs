@@ -14,7 +14,9 @@ mod values;
 
 pub use catalog::{Catalog, CatalogTarget, Domain};
 pub use error::SpecError;
-pub use plan::{Body, Measurement, Plan, PlannedScenario, Schedule, Trials, Workload};
+pub use plan::{
+    Body, Measurement, Plan, PlannedScenario, Schedule, SkippedTarget, Trials, Workload,
+};
 pub use resolve::{DEFAULT_CONNECTIONS, resolve};
 pub use values::{parse_cpu_list, parse_duration, parse_fraction};
 

@@ -4,6 +4,9 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
+pub use corobench_model::Schedule;
+use corobench_model::{BackendChoice, ScenarioKey};
+
 /// A checked spec, expanded into scenarios.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Plan {
@@ -19,7 +22,15 @@ pub struct Plan {
     pub generator_cpus: Vec<usize>,
     pub scenarios: Vec<PlannedScenario>,
     /// Targets the spec asked for that cannot run here, with the reason.
-    pub skipped_targets: Vec<(String, String)>,
+    pub skipped_targets: Vec<SkippedTarget>,
+}
+
+/// A target the spec asked for that cannot run on this machine.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SkippedTarget {
+    pub target: String,
+    /// What is missing, and how to get it where that is known.
+    pub reason: String,
 }
 
 /// How many trials each scenario gets.
@@ -51,34 +62,6 @@ pub enum Body {
     File(PathBuf),
 }
 
-/// How load is offered in one scenario.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Schedule {
-    Closed { connections: u32 },
-    Open { rate_per_s: f64, connections: u32 },
-}
-
-impl Schedule {
-    #[must_use]
-    pub fn connections(&self) -> u32 {
-        match *self {
-            Self::Closed { connections } | Self::Open { connections, .. } => connections,
-        }
-    }
-
-    /// `c=64` or `rate=2000/c=64`, as used in scenario keys.
-    #[must_use]
-    pub fn key(&self) -> String {
-        match *self {
-            Self::Closed { connections } => format!("c={connections}"),
-            Self::Open {
-                rate_per_s,
-                connections,
-            } => format!("rate={rate_per_s}/c={connections}"),
-        }
-    }
-}
-
 /// How the generator measures one scenario.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Measurement {
@@ -87,8 +70,7 @@ pub struct Measurement {
     pub idle: Duration,
     pub timeout: Duration,
     pub generator_threads: u32,
-    /// `auto` (io_uring where the kernel allows it, else epoll), `epoll` or `io_uring`.
-    pub backend: &'static str,
+    pub backend: BackendChoice,
 }
 
 /// target × parameters × workload × schedule.
@@ -96,7 +78,7 @@ pub struct Measurement {
 pub struct PlannedScenario {
     pub index: u32,
     /// e.g. `go-ants/pool_size=64/queue_length=1024/plaintext/c=64`
-    pub key: String,
+    pub key: ScenarioKey,
     pub target: String,
     /// Values given in the spec (the runner adds the manifest's defaults).
     pub parameters: BTreeMap<String, String>,

@@ -9,7 +9,9 @@ use toml::Spanned;
 
 use crate::catalog::Catalog;
 use crate::error::{Locator, SpecError};
-use crate::plan::{Body, Measurement, Plan, PlannedScenario, Schedule, Trials, Workload};
+use corobench_model::{BackendChoice, ScenarioKey, Schedule};
+
+use crate::plan::{Body, Measurement, Plan, PlannedScenario, SkippedTarget, Trials, Workload};
 use crate::raw::{RawRun, RawSpec, RawTargets, RawValues, RawWorkload};
 use crate::values::{parse_cpu_list, parse_duration, parse_fraction};
 
@@ -86,11 +88,7 @@ fn scenario(
     settings: &Settings,
     catalog: &Catalog,
 ) -> PlannedScenario {
-    let mut key = target.to_string();
-    for (name, value) in parameters {
-        key.push_str(&format!("/{name}={value}"));
-    }
-    key.push_str(&format!("/{}/{}", workload.name, schedule.key()));
+    let key = ScenarioKey::compose(target, parameters, &workload.name, &schedule);
     PlannedScenario {
         index: u32::try_from(index).unwrap_or(u32::MAX),
         key,
@@ -110,7 +108,7 @@ fn scenario(
 }
 
 /// The targets to measure, and those that were asked for but cannot run here.
-type Selection = (Vec<String>, Vec<(String, String)>);
+type Selection = (Vec<String>, Vec<SkippedTarget>);
 
 fn select_targets(
     raw: &RawSpec,
@@ -146,7 +144,10 @@ fn select_targets(
     for name in requested {
         match catalog.get(&name).map(|t| t.available.clone()) {
             Some(Ok(())) if !run.contains(&name) => run.push(name),
-            Some(Err(reason)) => skipped.push((name, reason)),
+            Some(Err(reason)) => skipped.push(SkippedTarget {
+                target: name,
+                reason,
+            }),
             _ => {}
         }
     }
@@ -281,22 +282,11 @@ fn run_settings(run: &RawRun, catalog: &Catalog, at: &Locator<'_>) -> Result<Set
         .map(|s| parse_fraction(s.get_ref()).map_err(|why| at.at(s.span(), "run.until_ci", why)))
         .transpose()?;
     let max = integer(&run.max_trials, "max_trials", trials.max(20), trials)?;
-    let backend = match run
-        .backend
-        .as_ref()
-        .map(|s| (s.get_ref().as_str(), s.span()))
-    {
-        None | Some(("auto", _)) => "auto",
-        Some(("epoll", _)) => "epoll",
-        Some(("io_uring", _)) => "io_uring",
-        Some((other, span)) => {
-            return Err(at.at(
-                span,
-                "run.backend",
-                format!("{other:?} must be \"auto\", \"epoll\" or \"io_uring\""),
-            ));
-        }
-    };
+    let backend = run.backend.as_ref().map_or(Ok(BackendChoice::Auto), |s| {
+        s.get_ref()
+            .parse::<BackendChoice>()
+            .map_err(|why| at.at(s.span(), "run.backend", why))
+    })?;
     let generator_threads = u32::try_from(generator_cpus.len()).unwrap_or(1);
     let measurement = Measurement {
         duration: duration(&run.duration, "duration", Duration::from_secs(10))?,
@@ -466,19 +456,15 @@ fn schedules(
         }
     }
     let Some(rates) = rates else {
-        return Ok(counts
-            .into_iter()
-            .map(|connections| Schedule::Closed { connections })
-            .collect());
+        return Ok(counts.into_iter().map(Schedule::closed).collect());
     };
     let rates = positive_list(rates, &format!("{key}.rates"), at)?;
     Ok(rates
         .iter()
         .flat_map(|&rate_per_s| {
-            counts.iter().map(move |&connections| Schedule::Open {
-                rate_per_s,
-                connections,
-            })
+            counts
+                .iter()
+                .map(move |&connections| Schedule::open(rate_per_s, connections))
         })
         .collect())
 }

@@ -63,6 +63,9 @@ fn render(plan: &Plan) -> String {
         plan.server_cpus,
         plan.generator_cpus,
         plan.skipped_targets
+            .iter()
+            .map(|s| (&s.target, &s.reason))
+            .collect::<Vec<_>>()
     );
     for s in &plan.scenarios {
         let m = &s.measurement;
@@ -142,7 +145,7 @@ fn open_loop_rates_times_connections() {
         .unwrap()
         .scenarios
         .into_iter()
-        .map(|s| s.key)
+        .map(|s| s.key.to_string())
         .collect();
     assert_eq!(
         keys,
@@ -246,8 +249,8 @@ fn unavailable_targets_are_skipped_with_their_reason() {
     )
     .unwrap();
     assert!(plan.scenarios.is_empty());
-    assert_eq!(plan.skipped_targets[0].0, "swoole-epoll");
-    assert!(plan.skipped_targets[0].1.contains("not loaded"));
+    assert_eq!(plan.skipped_targets[0].target, "swoole-epoll");
+    assert!(plan.skipped_targets[0].reason.contains("not loaded"));
 }
 
 #[test]

@@ -51,7 +51,7 @@ pub(crate) fn insert_scenario(
         named_params! {
             ":run_id": run_id,
             ":idx": scenario.index,
-            ":key": scenario.key,
+            ":key": scenario.key.as_str(),
             ":target": scenario.target,
             ":parameters": parameters,
             ":workload": scenario.workload.name,
@@ -132,7 +132,7 @@ impl ScenarioRow {
         };
         Ok(ScenarioRecord {
             index: self.index,
-            key: self.key,
+            key: self.key.into(),
             target: self.target,
             parameters: from_json(&self.parameters_json, "scenario parameters", path)?,
             workload: self.workload,

@@ -52,7 +52,7 @@ pub(super) fn run(id: &str, started_at_unix_ms: i64) -> RunRecord {
 pub(super) fn scenarios() -> Vec<ScenarioRecord> {
     let scenario = |index: u32, key: &str, schedule| ScenarioRecord {
         index,
-        key: key.to_owned(),
+        key: key.into(),
         target: "go-nethttp".to_owned(),
         parameters: BTreeMap::from([("GOMAXPROCS".to_owned(), "1".to_owned())]),
         workload: WorkloadRecord {

@@ -59,7 +59,7 @@ pub(crate) fn compare_with(
                  parameters to compare with; add one to the spec, or pick another --baseline"
             );
             let key = scenarios[index].scenario.key.clone();
-            let w = warnings.add(WarningKind::NoBaseline, message, Some(&key));
+            let w = warnings.add(WarningKind::NoBaseline, message, Some(key.as_str()));
             push_unique(&mut scenarios[index].warnings, w);
         }
         for baseline in matches {
@@ -98,7 +98,7 @@ fn compare_scenarios(
         .map(|m| (m.n_baseline, m.n));
     if let Some((kind, message)) = sizes.and_then(|(a, b)| too_few_to_detect(a, b, options)) {
         let key = scenarios[index].scenario.key.clone();
-        let w = warnings.add(kind, message, Some(&key));
+        let w = warnings.add(kind, message, Some(key.as_str()));
         push_unique(&mut scenarios[index].warnings, w);
     }
     ScenarioComparison {

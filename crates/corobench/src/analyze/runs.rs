@@ -20,10 +20,10 @@ pub fn compare_runs(a: &StoredRun, b: &StoredRun, options: &AnalyzeOptions) -> R
     let mut notes = Warnings::default();
     let side_a = analyze_all(a, options, &mut notes, &format!("run A ({}): ", a.run.id));
     let side_b = analyze_all(b, options, &mut notes, &format!("run B ({}): ", b.run.id));
-    let find_b = |key: &str| side_b.iter().find(|s| s.scenario.key == key);
+    let find_b = |key: &str| side_b.iter().find(|s| s.scenario.key == *key);
     let matched: Vec<(&ScenarioAnalysis, &ScenarioAnalysis)> = side_a
         .iter()
-        .filter_map(|sa| find_b(&sa.scenario.key).map(|sb| (sa, sb)))
+        .filter_map(|sa| find_b(sa.scenario.key.as_str()).map(|sb| (sa, sb)))
         .collect();
     let only_in_a = unmatched(&side_a, &side_b);
     let only_in_b = unmatched(&side_b, &side_a);
@@ -34,7 +34,7 @@ pub fn compare_runs(a: &StoredRun, b: &StoredRun, options: &AnalyzeOptions) -> R
     for (sa, sb) in &matched {
         let (na, nb) = (trials_with_rate(sa), trials_with_rate(sb));
         if let Some((kind, message)) = too_few_to_detect(na, nb, options) {
-            notes.add(kind, message, Some(&sa.scenario.key));
+            notes.add(kind, message, Some(sa.scenario.key.as_str()));
         }
     }
     provenance_warnings(&a.run.provenance, &b.run.provenance, &mut notes);
@@ -66,7 +66,7 @@ fn trials_with_rate(scenario: &ScenarioAnalysis) -> usize {
 fn unmatched(ours: &[ScenarioAnalysis], theirs: &[ScenarioAnalysis]) -> Vec<String> {
     ours.iter()
         .filter(|s| !theirs.iter().any(|t| t.scenario.key == s.scenario.key))
-        .map(|s| s.scenario.key.clone())
+        .map(|s| s.scenario.key.to_string())
         .collect()
 }
 
@@ -103,7 +103,7 @@ fn row(metric: Metric, sa: &ScenarioAnalysis, sb: &ScenarioAnalysis, alpha: f64)
         compare_metric(metric, &sides, alpha)
     });
     CompareRow {
-        key: sa.scenario.key.clone(),
+        key: sa.scenario.key.to_string(),
         a: a.cloned(),
         b: b.cloned(),
         comparison,

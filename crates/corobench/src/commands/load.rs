@@ -8,7 +8,8 @@ use std::time::{Duration, Instant};
 use anyhow::Context as _;
 use clap::{Args, ValueEnum};
 use corobench_load::{
-    Backend, LoadConfig, LoadError, LoadRun, RequestTemplate, Schedule, StopAfter, Target,
+    Backend, BackendChoice, Endpoint, LoadConfig, LoadError, LoadRun, RequestTemplate, Schedule,
+    StopAfter,
 };
 use corobench_model::LoadReport;
 
@@ -98,22 +99,23 @@ pub enum BackendArg {
     IoUring,
 }
 
-impl BackendArg {
-    /// The backend to run: `auto` becomes io_uring where the kernel allows it.
-    #[must_use]
-    pub fn resolve(self) -> Backend {
-        match self {
-            Self::Epoll => Backend::Epoll,
-            Self::IoUring => Backend::IoUring,
-            Self::Auto => {
-                let (backend, passed_over) = corobench_load::preferred_backend();
-                if let Some(why) = passed_over {
-                    eprintln!("note: using the epoll backend: io_uring is not usable here ({why})");
-                }
-                backend
-            }
+impl From<BackendArg> for BackendChoice {
+    fn from(arg: BackendArg) -> Self {
+        match arg {
+            BackendArg::Auto => Self::Auto,
+            BackendArg::Epoll => Self::Fixed(Backend::Epoll),
+            BackendArg::IoUring => Self::Fixed(Backend::IoUring),
         }
     }
+}
+
+/// The backend to run: `auto` becomes io_uring where the kernel allows it.
+fn resolve_backend(arg: BackendArg) -> Backend {
+    let (backend, passed_over) = corobench_load::resolve_backend(arg.into());
+    if let Some(why) = passed_over {
+        eprintln!("note: using the epoll backend: io_uring is not usable here ({why})");
+    }
+    backend
 }
 
 /// Runs `corobench load`.
@@ -144,7 +146,7 @@ pub fn run(args: &LoadArgs) -> anyhow::Result<Exit> {
 }
 
 fn config_from(args: &LoadArgs) -> anyhow::Result<LoadConfig> {
-    let target = Target::from_url(&args.url).map_err(|e| exit::usage(e.to_string()))?;
+    let endpoint = Endpoint::from_url(&args.url).map_err(|e| exit::usage(e.to_string()))?;
     let body = match (&args.body, &args.body_file) {
         (Some(text), _) => text.clone().into_bytes(),
         (None, Some(path)) => std::fs::read(path)
@@ -156,17 +158,18 @@ fn config_from(args: &LoadArgs) -> anyhow::Result<LoadConfig> {
         (None, duration) => StopAfter::Duration(duration.unwrap_or(Duration::from_secs(10))),
     };
     let config = LoadConfig {
-        target,
+        endpoint,
         request: RequestTemplate {
             method: args.method.clone(),
             headers: args.headers.clone(),
             body,
         },
-        connections: args.connections,
         threads: args.threads,
         schedule: args
             .rate
-            .map_or(Schedule::Closed, |rate_per_s| Schedule::Open { rate_per_s }),
+            .map_or(Schedule::closed(args.connections), |rate_per_s| {
+                Schedule::open(rate_per_s, args.connections)
+            }),
         stop,
         warmup: args.warmup,
         timeout: args.timeout,
@@ -176,7 +179,7 @@ fn config_from(args: &LoadArgs) -> anyhow::Result<LoadConfig> {
             .map(parse_cpus)
             .transpose()
             .map_err(exit::usage)?,
-        backend: args.backend.resolve(),
+        backend: resolve_backend(args.backend),
     };
     config.validate().map_err(|e| exit::usage(e.to_string()))?;
     Ok(config)

@@ -100,8 +100,11 @@ fn render(plan: &Plan) -> String {
         "  estimated wall time: {} (plus first-time builds)\n",
         humantime::format_duration(Duration::from_secs(estimate.as_secs()))
     ));
-    for (target, why) in &plan.skipped_targets {
-        text.push_str(&format!("  skipped {target}: {why}\n"));
+    for skipped in &plan.skipped_targets {
+        text.push_str(&format!(
+            "  skipped {}: {}\n",
+            skipped.target, skipped.reason
+        ));
     }
     text.push('\n');
     for s in &plan.scenarios {

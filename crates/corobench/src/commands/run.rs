@@ -1,6 +1,7 @@
 //! `corobench run [SPEC]`: every scenario of a suite, measured fairly, each
 //! trial stored as it ends; `--resume RUN` finishes an interrupted run.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -100,7 +101,11 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
     if args.resume.is_none() {
         run = with_tools(run, &prepared);
         store
-            .create_run(&run, plan.trials.min, &scenario_records(&plan, &targets)?)
+            .create_run(
+                &run,
+                plan.trials.min,
+                &scenario_records(&plan, &targets, &prepared.bench.bodies)?,
+            )
             .map_err(|e| exit::usage(e.to_string()))?;
     }
     let executed = runner::execute(&plan, &run.id, &mut store, &prepared, &completed, &show);
@@ -186,7 +191,7 @@ fn check_runnable(plan: &Plan) -> anyhow::Result<()> {
     let reasons: Vec<String> = plan
         .skipped_targets
         .iter()
-        .map(|(t, why)| format!("{t}: {why}"))
+        .map(|s| format!("{}: {}", s.target, s.reason))
         .collect();
     Err(exit::target_failed(format!(
         "no target of this spec can run here:\n  {}",
@@ -231,8 +236,13 @@ fn resume(
     Ok((plan, stored.run, completed))
 }
 
-/// The scenario records stored with the run: every parameter, defaults included.
-fn scenario_records(plan: &Plan, targets: &Targets) -> anyhow::Result<Vec<ScenarioRecord>> {
+/// The scenario records stored with the run: every parameter, defaults
+/// included, and the size of the body each request carries.
+fn scenario_records(
+    plan: &Plan,
+    targets: &Targets,
+    bodies: &BTreeMap<String, Vec<u8>>,
+) -> anyhow::Result<Vec<ScenarioRecord>> {
     plan.scenarios
         .iter()
         .map(|s| {
@@ -245,17 +255,12 @@ fn scenario_records(plan: &Plan, targets: &Targets) -> anyhow::Result<Vec<Scenar
                     name: s.workload.name.clone(),
                     method: s.workload.method.clone(),
                     path: s.workload.path.clone(),
-                    body_bytes: 0,
+                    body_bytes: bodies
+                        .get(&s.workload.name)
+                        .map_or(0, |body| body.len() as u64),
                 },
-                schedule: match s.schedule {
-                    corobench_spec::Schedule::Closed { .. } => {
-                        corobench_model::ScheduleKind::Closed
-                    }
-                    corobench_spec::Schedule::Open { rate_per_s, .. } => {
-                        corobench_model::ScheduleKind::Open { rate_per_s }
-                    }
-                },
-                connections: s.schedule.connections(),
+                schedule: s.schedule.kind,
+                connections: s.schedule.connections,
                 warmup_s: s.measurement.warmup.as_secs_f64(),
                 duration_s: s.measurement.duration.as_secs_f64(),
             })
@@ -290,8 +295,8 @@ fn announce(plan: &Plan, run: &RunRecord, completed: &Completed, show: &RunProgr
         provenance::cpu_list(&plan.server_cpus),
         provenance::cpu_list(&plan.generator_cpus)
     ));
-    for (target, why) in &plan.skipped_targets {
-        show.say(&format!("skipped {target}: {why}"));
+    for skipped in &plan.skipped_targets {
+        show.say(&format!("skipped {}: {}", skipped.target, skipped.reason));
     }
 }
 

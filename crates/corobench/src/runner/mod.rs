@@ -17,6 +17,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::Context as _;
+use corobench_model::BackendChoice;
 use corobench_spec::{Body, Plan};
 use corobench_store::Store;
 use corobench_target::{BuildCache, BuiltTarget, CpuSet, Postgres, ensure_payload};
@@ -136,23 +137,17 @@ fn start_postgres(work_root: &std::path::Path, server_cpus: &CpuSet) -> anyhow::
 
 /// The spec's backend for this run; `auto` is io_uring where the kernel allows it.
 fn resolve_backend(plan: &Plan, show: &RunProgress) -> corobench_load::Backend {
-    match plan
+    let choice = plan
         .scenarios
         .first()
-        .map_or("auto", |s| s.measurement.backend)
-    {
-        "epoll" => corobench_load::Backend::Epoll,
-        "io_uring" => corobench_load::Backend::IoUring,
-        _ => {
-            let (backend, passed_over) = corobench_load::preferred_backend();
-            if let Some(why) = passed_over {
-                show.say(&format!(
-                    "note: using the epoll backend: io_uring is not usable here ({why})"
-                ));
-            }
-            backend
-        }
+        .map_or(BackendChoice::Auto, |s| s.measurement.backend);
+    let (backend, passed_over) = corobench_load::resolve_backend(choice);
+    if let Some(why) = passed_over {
+        show.say(&format!(
+            "note: using the epoll backend: io_uring is not usable here ({why})"
+        ));
     }
+    backend
 }
 
 fn cpu_set(cpus: &[usize]) -> anyhow::Result<CpuSet> {

@@ -6,10 +6,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use corobench_load::{LoadConfig, LoadRun, ProgressSnapshot, RequestTemplate, StopAfter, Target};
+use corobench_load::{Endpoint, LoadConfig, LoadRun, ProgressSnapshot, RequestTemplate, StopAfter};
 use corobench_model::{LoadReport, TaskCounts, TrialFlag, TrialRecord, TrialStatus};
 use corobench_sampler::{DEFAULT_INTERVAL, Sampler};
-use corobench_spec::{PlannedScenario, Schedule};
+use corobench_spec::PlannedScenario;
 use corobench_target::{LaunchOptions, RunningTarget};
 
 use super::Bench;
@@ -301,7 +301,7 @@ fn load_config(
     let url = format!("http://{}{}", target.addr(), scenario.workload.path);
     let m = &scenario.measurement;
     Ok(LoadConfig {
-        target: Target::from_url(&url).map_err(|e| e.to_string())?,
+        endpoint: Endpoint::from_url(&url).map_err(|e| e.to_string())?,
         request: RequestTemplate {
             method: scenario.workload.method.clone(),
             headers: scenario.workload.headers.clone(),
@@ -311,12 +311,8 @@ fn load_config(
                 .cloned()
                 .unwrap_or_default(),
         },
-        connections: scenario.schedule.connections(),
         threads: m.generator_threads,
-        schedule: match scenario.schedule {
-            Schedule::Closed { .. } => corobench_load::Schedule::Closed,
-            Schedule::Open { rate_per_s, .. } => corobench_load::Schedule::Open { rate_per_s },
-        },
+        schedule: scenario.schedule,
         stop: StopAfter::Duration(m.duration),
         warmup: m.warmup,
         timeout: m.timeout,

@@ -62,7 +62,7 @@ impl RunBuilder {
         let index = u32::try_from(self.run.scenarios.len()).unwrap();
         self.run.scenarios.push(ScenarioRecord {
             index,
-            key,
+            key: key.into(),
             target: target.to_owned(),
             parameters,
             workload: WorkloadRecord {

@@ -1,0 +1,233 @@
+//! The words every crate uses for how load is offered and by what: the
+//! schedule (arrival pattern and connections), the generator's event-loop
+//! backend, and the key that names a scenario.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+/// How requests arrive at the server.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ScheduleKind {
+    /// N connections, each sends its next request when the previous response completes.
+    Closed,
+    /// A fixed arrival rate; latency is measured from each request's intended send time.
+    Open { rate_per_s: f64 },
+}
+
+/// How load is offered in one scenario: the arrival pattern over a number of
+/// connections. The spec resolves it, the generator runs it, the store keeps it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Schedule {
+    pub kind: ScheduleKind,
+    pub connections: u32,
+}
+
+impl Schedule {
+    /// Each of `connections` sends its next request when the previous one is answered.
+    #[must_use]
+    pub fn closed(connections: u32) -> Self {
+        Self {
+            kind: ScheduleKind::Closed,
+            connections,
+        }
+    }
+
+    /// `rate_per_s` requests a second spread over `connections`.
+    #[must_use]
+    pub fn open(rate_per_s: f64, connections: u32) -> Self {
+        Self {
+            kind: ScheduleKind::Open { rate_per_s },
+            connections,
+        }
+    }
+
+    /// The requested rate of an open loop.
+    #[must_use]
+    pub fn rate_per_s(&self) -> Option<f64> {
+        match self.kind {
+            ScheduleKind::Closed => None,
+            ScheduleKind::Open { rate_per_s } => Some(rate_per_s),
+        }
+    }
+
+    /// `c=64` or `rate=2000/c=64`, as used in scenario keys.
+    #[must_use]
+    pub fn key(&self) -> String {
+        match self.kind {
+            ScheduleKind::Closed => format!("c={}", self.connections),
+            ScheduleKind::Open { rate_per_s } => {
+                format!("rate={rate_per_s}/c={}", self.connections)
+            }
+        }
+    }
+}
+
+/// The generator's event-loop implementation.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Backend {
+    /// Readiness-based: edge-triggered epoll, one read and one write per request.
+    #[default]
+    Epoll,
+    /// Completion-based: io_uring with batched submission.
+    IoUring,
+}
+
+impl Backend {
+    /// The name used in specs, flags, reports and provenance.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Epoll => "epoll",
+            Self::IoUring => "io_uring",
+        }
+    }
+}
+
+impl fmt::Display for Backend {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The backend a user asked for: one of them, or the best this kernel allows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BackendChoice {
+    /// io_uring where the kernel allows it, else epoll; decided once per run.
+    #[default]
+    Auto,
+    Fixed(Backend),
+}
+
+impl BackendChoice {
+    /// The words a spec or flag may use.
+    pub const NAMES: [&'static str; 3] = ["auto", "epoll", "io_uring"];
+
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Auto => "auto",
+            Self::Fixed(backend) => backend.name(),
+        }
+    }
+}
+
+impl fmt::Display for BackendChoice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for BackendChoice {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text {
+            "auto" => Ok(Self::Auto),
+            "epoll" => Ok(Self::Fixed(Backend::Epoll)),
+            "io_uring" => Ok(Self::Fixed(Backend::IoUring)),
+            other => Err(format!(
+                "{other:?} must be \"auto\", \"epoll\" or \"io_uring\""
+            )),
+        }
+    }
+}
+
+/// A scenario's stable, human-readable identity, e.g.
+/// `go-ants/pool_size=64/queue_length=1024/plaintext/c=64`: the target, the
+/// parameters given, the workload and the schedule. Resumes and comparisons
+/// between runs match scenarios by it.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ScenarioKey(String);
+
+impl ScenarioKey {
+    /// The key of target × parameters × workload × schedule.
+    #[must_use]
+    pub fn compose<'a>(
+        target: &str,
+        parameters: impl IntoIterator<Item = (&'a String, &'a String)>,
+        workload: &str,
+        schedule: &Schedule,
+    ) -> Self {
+        let mut key = target.to_string();
+        for (name, value) in parameters {
+            key.push_str(&format!("/{name}={value}"));
+        }
+        key.push_str(&format!("/{workload}/{}", schedule.key()));
+        Self(key)
+    }
+
+    #[must_use]
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<String> for ScenarioKey {
+    fn from(key: String) -> Self {
+        Self(key)
+    }
+}
+
+impl From<&str> for ScenarioKey {
+    fn from(key: &str) -> Self {
+        Self(key.to_string())
+    }
+}
+
+impl PartialEq<str> for ScenarioKey {
+    fn eq(&self, other: &str) -> bool {
+        self.0 == other
+    }
+}
+
+impl fmt::Display for ScenarioKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+
+    #[test]
+    fn schedule_kinds_serialise_with_a_kind_tag() {
+        let open = serde_json::to_string(&ScheduleKind::Open { rate_per_s: 100.0 }).unwrap();
+        assert_eq!(open, r#"{"kind":"open","rate_per_s":100.0}"#);
+        let closed = serde_json::to_string(&ScheduleKind::Closed).unwrap();
+        assert_eq!(closed, r#"{"kind":"closed"}"#);
+    }
+
+    #[test]
+    fn keys_name_target_parameters_workload_and_schedule() {
+        let parameters: BTreeMap<String, String> =
+            [("pool_size".to_string(), "64".to_string())].into();
+        let closed =
+            ScenarioKey::compose("go-ants", &parameters, "plaintext", &Schedule::closed(64));
+        assert_eq!(closed.as_str(), "go-ants/pool_size=64/plaintext/c=64");
+        let open = ScenarioKey::compose("go-ants", [], "io", &Schedule::open(2000.0, 8));
+        assert_eq!(open.to_string(), "go-ants/io/rate=2000/c=8");
+        assert_eq!(
+            serde_json::to_string(&open).unwrap(),
+            r#""go-ants/io/rate=2000/c=8""#
+        );
+    }
+
+    #[test]
+    fn backend_choices_round_trip_through_their_names() {
+        for name in BackendChoice::NAMES {
+            assert_eq!(name.parse::<BackendChoice>().unwrap().name(), name);
+        }
+        let err = "kqueue".parse::<BackendChoice>().unwrap_err();
+        assert!(
+            err.contains(r#"must be "auto", "epoll" or "io_uring""#),
+            "{err}"
+        );
+    }
+}
