@@ -8,9 +8,10 @@ pub mod exit;
 pub mod output;
 pub mod runner;
 pub mod signals;
-pub mod summary;
+pub mod targets;
 pub mod values;
 pub mod verification;
+pub mod wall_clock;
 
 use cli::{Cli, Command};
 use exit::Exit;

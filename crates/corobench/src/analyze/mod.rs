@@ -12,19 +12,23 @@
 //! - [`runs`]: two runs compared, with geomean rows.
 //! - [`sweeps`]: scenarios that differ in one dimension, for sweep charts.
 //! - [`warnings`]: what the reader must know, worded as what to do.
+//! - [`precision`]: how precisely a median is known, for the warnings and
+//!   for the runner's adaptive stop alike.
 
 mod baseline;
+mod precision;
 mod runs;
 mod scenarios;
 mod sweeps;
 mod warnings;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 use corobench_model::{ANALYSIS_SCHEMA_VERSION, AnalysisSettings, Metric, MetricInfo, RunAnalysis};
 use corobench_store::StoredRun;
 
+pub use precision::{median_precision, relative_half_width};
 pub use runs::compare_runs;
 
 /// How to analyse: the levels of the statistics and the baseline target.

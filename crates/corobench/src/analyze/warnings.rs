@@ -9,6 +9,7 @@ use corobench_model::{
 use corobench_stats::{min_attainable_p, min_samples_for_median_ci, min_samples_to_detect};
 
 use super::AnalyzeOptions;
+use super::precision::relative_half_width;
 
 /// The warnings of one analysis, deduplicated by kind and message.
 #[derive(Debug, Default)]
@@ -139,7 +140,9 @@ fn wide_intervals(
     let wide: Vec<&str> = metrics
         .iter()
         .filter(|(metric, _)| **metric != Metric::ErrorRate)
-        .filter(|(_, s)| relative_spread(s).is_some_and(|spread| spread > options.wide_ci_fraction))
+        .filter(|(_, s)| {
+            relative_half_width(s).is_some_and(|spread| spread > options.wide_ci_fraction)
+        })
         .map(|(metric, _)| metric.label())
         .collect();
     let (last, rest) = wide.split_last()?;
@@ -162,12 +165,6 @@ fn wide_intervals(
             percent(options.wide_ci_fraction)
         ),
     ))
-}
-
-/// max(hi/median − 1, 1 − lo/median) of a bounded interval around a positive median.
-fn relative_spread(summary: &MetricSummary) -> Option<f64> {
-    let (lo, hi) = (summary.ci_lo?, summary.ci_hi?);
-    (summary.median > 0.0).then(|| (hi / summary.median - 1.0).max(1.0 - lo / summary.median))
 }
 
 fn flag_warnings(facts: &ScenarioFacts<'_>) -> Vec<(WarningKind, String)> {

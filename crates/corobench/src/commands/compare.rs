@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 use corobench_report::{Format, RenderOptions};
 
-use super::report::{StatsArgs, analyze_options, load, open_store, use_color, write_output};
+use super::shared::{StatsArgs, load_run, open_store, write_output};
 use crate::analyze;
 use crate::exit::Exit;
 
@@ -69,12 +69,12 @@ impl From<CompareFormatArg> for Format {
 /// candidates), a database that cannot be read or an output that cannot be
 /// written.
 pub fn run(args: &CompareArgs) -> anyhow::Result<Exit> {
-    let store = open_store(&args.stats.db)?;
-    let a = load(&store, &args.run_a)?;
-    let b = load(&store, &args.run_b)?;
-    let comparison = analyze::compare_runs(&a, &b, &analyze_options(&args.stats));
+    let store = open_store(&args.stats.db.db)?;
+    let a = load_run(&store, &args.run_a)?;
+    let b = load_run(&store, &args.run_b)?;
+    let comparison = analyze::compare_runs(&a, &b, &args.stats.analyze_options());
     let render = RenderOptions {
-        color: use_color(args.stats.color, args.output.as_deref()),
+        color: args.stats.color.enabled(args.output.as_deref()),
     };
     write_output(args.output.as_deref(), |out| {
         corobench_report::render_comparison(args.format.into(), &comparison, render, out)

@@ -6,5 +6,6 @@ pub mod plan;
 pub mod report;
 pub mod run;
 pub mod runs;
+pub mod shared;
 pub mod targets;
 pub mod verify;

@@ -9,9 +9,10 @@ use std::time::Duration;
 use clap::Args;
 use corobench_spec::{DEFAULT_SUITE, Plan, resolve};
 
+use super::shared::{TargetsDirArg, read_spec};
 use crate::exit::{self, Exit};
 use crate::runner::provenance::cpu_list;
-use crate::runner::targets::Targets;
+use crate::targets::Targets;
 
 /// Start-up, health check and stop of one target, as observed on a 2-core
 /// machine; used only for the estimate.
@@ -24,9 +25,8 @@ pub struct PlanArgs {
     #[arg(value_name = "SPEC")]
     pub spec: Option<PathBuf>,
 
-    /// The folder holding one folder per target [default: ./targets or $COROBENCH_TARGETS]
-    #[arg(long, value_name = "DIR")]
-    pub targets_dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub dir: TargetsDirArg,
 
     /// Print the default suite's TOML (a starting point for your own spec)
     #[arg(long, conflicts_with = "spec")]
@@ -43,16 +43,9 @@ pub fn run(args: &PlanArgs) -> anyhow::Result<Exit> {
         write!(out, "{DEFAULT_SUITE}")?;
         return Ok(Exit::Success);
     }
-    let targets = Targets::discover(args.targets_dir.as_deref())?;
-    let (text, path) = match &args.spec {
-        Some(path) => (
-            std::fs::read_to_string(path).map_err(|e| {
-                exit::usage(format!("cannot read the spec {}: {e}", path.display()))
-            })?,
-            Some(path.as_path()),
-        ),
-        None => (DEFAULT_SUITE.to_string(), None),
-    };
+    let targets = Targets::discover(args.dir.targets_dir.as_deref())?;
+    let path = args.spec.as_deref();
+    let text = read_spec(path)?;
     let plan = resolve(&text, path, &targets.catalog()).map_err(|e| exit::usage(e.to_string()))?;
     write!(out, "{}", render(&plan))?;
     Ok(Exit::Success)

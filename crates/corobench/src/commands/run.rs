@@ -6,16 +6,23 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
+use anyhow::Context as _;
 use clap::Args;
 use corobench_model::{RunRecord, RunStatus, ScenarioRecord, WorkloadRecord};
-use corobench_spec::{DEFAULT_SUITE, Plan, resolve};
+use corobench_spec::{Plan, resolve};
 use corobench_store::Store;
 
+use super::shared::{ColorArg, DbArg, TargetsDirArg, read_spec};
 use crate::exit::{self, Exit};
-use crate::runner::progress::RunProgress;
-use crate::runner::targets::Targets;
-use crate::runner::{self, Completed, provenance};
-use crate::{signals, summary};
+use crate::output::run_progress::run_presenter;
+use crate::output::run_summary;
+use crate::runner::{
+    self, LocalTrials, PreparedRun, Rounds, RunEvent, RunObserver, RunTally, StoredTrials,
+    provenance,
+};
+use crate::signals;
+use crate::targets::Targets;
+use crate::wall_clock::unix_ms;
 
 /// Flags of `corobench run`.
 #[derive(Debug, Args)]
@@ -34,7 +41,10 @@ pub struct RunArgs {
     pub resume: Option<String>,
 
     #[command(flatten)]
-    pub common: CommonArgs,
+    pub db: DbArg,
+
+    #[command(flatten)]
+    pub dir: TargetsDirArg,
 
     /// Trials per scenario (overrides the spec)
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
@@ -58,18 +68,6 @@ pub struct RunArgs {
     pub baseline: Option<String>,
 }
 
-/// Where results live and where targets come from; shared by several commands.
-#[derive(Debug, Args)]
-pub struct CommonArgs {
-    /// The results database
-    #[arg(long, value_name = "PATH", default_value = "corobench.db")]
-    pub db: PathBuf,
-
-    /// The folder holding one folder per target [default: ./targets or $COROBENCH_TARGETS]
-    #[arg(long, value_name = "DIR")]
-    pub targets_dir: Option<PathBuf>,
-}
-
 /// Runs `corobench run`.
 ///
 /// # Errors
@@ -80,56 +78,113 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
     corobench_target::install_child_reaper().map_err(|e| {
         anyhow::anyhow!("cannot become the reaper of targets' orphaned processes: {e}")
     })?;
-    let targets = Targets::discover(args.common.targets_dir.as_deref())?;
-    let mut store = Store::open(&args.common.db).map_err(|e| exit::usage(e.to_string()))?;
-    let (plan, mut run, completed) = match &args.resume {
+    let targets = Targets::discover(args.dir.targets_dir.as_deref())?;
+    let mut store = Store::open(&args.db.db).map_err(|e| exit::usage(e.to_string()))?;
+    let (plan, run, before) = match &args.resume {
         Some(id) => resume(&store, id, &targets)?,
         None => fresh(args, &targets)?,
     };
-    let show = RunProgress::new(remaining_trials(&plan, &completed));
-    announce(&plan, &run, &completed, &show);
-    let prepared = runner::prepare(&plan, &targets, Arc::clone(&stop), &show)?;
-    for (target, why) in &prepared.excluded {
-        show.say(&format!("excluded {target}: {why}"));
+    let observer = run_presenter(remaining_trials(&plan, &before));
+    announce(&plan, &run, &before, observer.as_ref());
+    let prepared = runner::prepare(&plan, &targets, Arc::clone(&stop), observer.as_ref())?;
+    for excluded in &prepared.excluded {
+        observer.notice(&format!(
+            "excluded {}: {}",
+            excluded.target, excluded.reason
+        ));
     }
-    if prepared.bench.built.is_empty() {
-        show.finish();
+    if prepared.env.built.is_empty() {
+        observer.on(RunEvent::Finished);
         return Err(exit::target_failed(
             "no target of this run could be built and verified; see the reasons above",
         ));
     }
-    if args.resume.is_none() {
-        run = with_tools(run, &prepared);
+    let run = if args.resume.is_none() {
+        let run = with_tools(run, &prepared);
+        let scenarios = scenario_records(&plan, &targets, &prepared.env.bodies)?;
         store
-            .create_run(
-                &run,
-                plan.trials.min,
-                &scenario_records(&plan, &targets, &prepared.bench.bodies)?,
-            )
+            .create_run(&run, plan.trials.min, &scenarios)
             .map_err(|e| exit::usage(e.to_string()))?;
-    }
-    let executed = runner::execute(&plan, &run.id, &mut store, &prepared, &completed, &show);
-    show.finish();
+        run
+    } else {
+        run
+    };
+    let tally = measure(
+        &plan,
+        &run.id,
+        &mut store,
+        &prepared,
+        &before,
+        observer.as_ref(),
+    );
+    observer.on(RunEvent::Finished);
     drop(prepared);
-    let interrupted =
-        stop.load(Ordering::Relaxed) || executed.as_ref().map_or(true, |e| e.interrupted);
+    finish(
+        args,
+        &mut store,
+        &run.id,
+        stop.load(Ordering::Relaxed),
+        tally,
+    )
+}
+
+/// Runs the trials the plan still needs, storing each as it ends.
+fn measure(
+    plan: &Plan,
+    run_id: &str,
+    store: &mut Store,
+    prepared: &PreparedRun,
+    before: &StoredTrials,
+    observer: &dyn RunObserver,
+) -> anyhow::Result<RunTally> {
+    let rounds = Rounds {
+        plan,
+        runnable: plan
+            .scenarios
+            .iter()
+            .filter(|s| prepared.env.built.contains_key(&s.target))
+            .map(|s| s.index)
+            .collect(),
+        stop: &prepared.env.stop,
+        observer,
+    };
+    let trials = LocalTrials { env: &prepared.env };
+    rounds.run(&trials, before, &mut |record| {
+        store
+            .record_trial(run_id, record)
+            .context("storing a trial")
+    })
+}
+
+/// Marks the run's status, prints its table, and says how to resume it.
+fn finish(
+    args: &RunArgs,
+    store: &mut Store,
+    run_id: &str,
+    stopped: bool,
+    tally: anyhow::Result<RunTally>,
+) -> anyhow::Result<Exit> {
+    let interrupted = stopped || tally.as_ref().map_or(true, |t| t.interrupted);
     let status = if interrupted {
         RunStatus::Interrupted
     } else {
         RunStatus::Complete
     };
-    let marked = store.set_run_status(&run.id, status, (!interrupted).then(unix_ms));
+    let marked = store.set_run_status(run_id, status, (!interrupted).then(unix_ms));
     // A store that refused a trial is the error to report, not the status update after it.
-    let executed = executed?;
+    let tally = tally?;
     marked?;
-    summary::print_run(&store, &run.id, args.baseline.as_deref())?;
+    run_summary::print_run(
+        store,
+        run_id,
+        args.baseline.as_deref(),
+        ColorArg::Auto.enabled(None),
+    )?;
     if interrupted {
         eprintln!(
-            "\ninterrupted: {} trials of run {} are stored; finish it with\n  corobench run --resume {}{}",
-            executed.stored,
-            run.id,
-            run.id,
-            db_flag(&args.common.db)
+            "\ninterrupted: {} trials of run {run_id} are stored; finish it with\n  corobench run --resume {run_id}{}",
+            tally.stored,
+            args.db.as_flag()
         );
         return Ok(Exit::Interrupted);
     }
@@ -137,16 +192,9 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
 }
 
 /// A new run from a spec file or the default suite, with flag overrides.
-fn fresh(args: &RunArgs, targets: &Targets) -> anyhow::Result<(Plan, RunRecord, Completed)> {
-    let (text, path) = match &args.spec {
-        Some(path) => {
-            let text = std::fs::read_to_string(path).map_err(|e| {
-                exit::usage(format!("cannot read the spec {}: {e}", path.display()))
-            })?;
-            (text, Some(path.as_path()))
-        }
-        None => (DEFAULT_SUITE.to_string(), None),
-    };
+fn fresh(args: &RunArgs, targets: &Targets) -> anyhow::Result<(Plan, RunRecord, StoredTrials)> {
+    let path = args.spec.as_deref();
+    let text = read_spec(path)?;
     let mut plan =
         resolve(&text, path, &targets.catalog()).map_err(|e| exit::usage(e.to_string()))?;
     apply_overrides(&mut plan, args);
@@ -165,7 +213,7 @@ fn fresh(args: &RunArgs, targets: &Targets) -> anyhow::Result<(Plan, RunRecord, 
         seed: plan.seed,
         provenance,
     };
-    Ok((plan, run, Completed::default()))
+    Ok((plan, run, StoredTrials::default()))
 }
 
 fn apply_overrides(plan: &mut Plan, args: &RunArgs) {
@@ -204,7 +252,7 @@ fn resume(
     store: &Store,
     id: &str,
     targets: &Targets,
-) -> anyhow::Result<(Plan, RunRecord, Completed)> {
+) -> anyhow::Result<(Plan, RunRecord, StoredTrials)> {
     let id = store
         .resolve_run_id(id)
         .map_err(|e| exit::usage(e.to_string()))?;
@@ -232,8 +280,8 @@ fn resume(
             planned.join(", ")
         )));
     }
-    let completed = Completed::from_trials(&stored.trials);
-    Ok((plan, stored.run, completed))
+    let before = StoredTrials::from_records(&stored.trials);
+    Ok((plan, stored.run, before))
 }
 
 /// The scenario records stored with the run: every parameter, defaults
@@ -268,8 +316,8 @@ fn scenario_records(
         .collect()
 }
 
-fn with_tools(mut run: RunRecord, prepared: &runner::Prepared) -> RunRecord {
-    run.provenance.load_backend = prepared.bench.backend.name().to_string();
+fn with_tools(mut run: RunRecord, prepared: &PreparedRun) -> RunRecord {
+    run.provenance.load_backend = prepared.env.backend.name().to_string();
     run.provenance
         .tool_versions
         .extend(prepared.tool_versions.clone());
@@ -279,38 +327,30 @@ fn with_tools(mut run: RunRecord, prepared: &runner::Prepared) -> RunRecord {
     run
 }
 
-fn announce(plan: &Plan, run: &RunRecord, completed: &Completed, show: &RunProgress) {
+fn announce(plan: &Plan, run: &RunRecord, before: &StoredTrials, observer: &dyn RunObserver) {
     let trials = plan.scenarios.len() as u64 * u64::from(plan.trials.min);
-    show.say(&format!(
+    observer.notice(&format!(
         "run {} · suite {} · {} scenarios × {} trials = {trials} trials ({} stored) · seed {}",
         run.id,
         plan.name,
         plan.scenarios.len(),
         plan.trials.min,
-        completed.slots.len(),
+        before.slots.len(),
         plan.seed
     ));
-    show.say(&format!(
+    observer.notice(&format!(
         "server on CPU {}, generator on CPU {}",
         provenance::cpu_list(&plan.server_cpus),
         provenance::cpu_list(&plan.generator_cpus)
     ));
     for skipped in &plan.skipped_targets {
-        show.say(&format!("skipped {}: {}", skipped.target, skipped.reason));
+        observer.notice(&format!("skipped {}: {}", skipped.target, skipped.reason));
     }
 }
 
-fn remaining_trials(plan: &Plan, completed: &Completed) -> u64 {
+fn remaining_trials(plan: &Plan, before: &StoredTrials) -> u64 {
     (plan.scenarios.len() as u64 * u64::from(plan.trials.min))
-        .saturating_sub(completed.slots.len() as u64)
-}
-
-fn db_flag(db: &Path) -> String {
-    if db == Path::new("corobench.db") {
-        String::new()
-    } else {
-        format!(" --db {}", db.display())
-    }
+        .saturating_sub(before.slots.len() as u64)
 }
 
 /// `20261122-071504-3fa9`: sortable, and unique enough on one machine.
@@ -328,12 +368,6 @@ fn new_run_id() -> String {
         "{date}-{time}-{:04x}",
         (now.subsec_nanos() ^ std::process::id()) & 0xffff
     )
-}
-
-fn unix_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
 #[cfg(test)]

@@ -1,19 +1,18 @@
 //! `corobench runs`: the runs stored in a results database.
 
 use std::io::Write as _;
-use std::path::PathBuf;
 
 use clap::Args;
 use corobench_store::Store;
 
+use super::shared::DbArg;
 use crate::exit::{self, Exit};
 
 /// Flags of `corobench runs`.
 #[derive(Debug, Args)]
 pub struct RunsArgs {
-    /// The results database
-    #[arg(long, value_name = "PATH", default_value = "corobench.db")]
-    pub db: PathBuf,
+    #[command(flatten)]
+    pub db: DbArg,
 
     /// Print the list as JSON
     #[arg(long)]
@@ -25,7 +24,7 @@ pub struct RunsArgs {
 /// # Errors
 /// A missing or unreadable database (exit 2).
 pub fn run(args: &RunsArgs) -> anyhow::Result<Exit> {
-    let store = Store::open_existing(&args.db).map_err(|e| exit::usage(e.to_string()))?;
+    let store = Store::open_existing(&args.db.db).map_err(|e| exit::usage(e.to_string()))?;
     let runs = store.runs()?;
     let mut out = std::io::stdout().lock();
     if args.json {
@@ -47,7 +46,7 @@ pub fn run(args: &RunsArgs) -> anyhow::Result<Exit> {
         writeln!(
             out,
             "no runs in {} yet: start one with `corobench run`",
-            args.db.display()
+            args.db.db.display()
         )?;
         return Ok(Exit::Success);
     }

@@ -3,18 +3,19 @@
 
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Context as _;
 use clap::{Args, Subcommand};
 use corobench_target::{
-    Availability, BuildCache, BuildOutcome, Manifest, ParameterSpec, discover, find_targets_dir,
-    install_child_reaper,
+    Availability, BuildCache, BuildOutcome, Manifest, ParameterSpec, install_child_reaper,
 };
 use serde::Serialize;
 
+use super::shared::TargetsDirArg;
 use crate::exit::{self, Exit};
+use crate::targets::Targets;
 
 /// Flags of `corobench targets`.
 #[derive(Debug, Args)]
@@ -38,15 +39,6 @@ pub enum TargetsCommand {
         corobench targets build go-nethttp rust-axum"
     )]
     Build(BuildArgs),
-}
-
-/// Where the targets are.
-#[derive(Debug, Args)]
-pub struct TargetsDirArg {
-    /// The folder holding one folder per target [default: $COROBENCH_TARGETS, ./targets, or the
-    /// repository's targets/ beside the executable]
-    #[arg(long, value_name = "DIR")]
-    pub targets_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -77,53 +69,20 @@ pub fn run(args: &TargetsArgs) -> anyhow::Result<Exit> {
     let mut stdout = std::io::stdout().lock();
     match &args.command {
         TargetsCommand::List(list_args) => {
-            let manifests = select(list_args.dir.targets_dir.as_deref(), &[])?;
+            let manifests = Targets::discover(list_args.dir.targets_dir.as_deref())?.select(&[])?;
             let cache = BuildCache::from_env().context("choosing the build cache")?;
             list(&manifests, &cache, list_args.json, &mut stdout)?;
             Ok(Exit::Success)
         }
         TargetsCommand::Build(build_args) => {
-            let manifests = select(build_args.dir.targets_dir.as_deref(), &build_args.names)?;
+            let manifests = Targets::discover(build_args.dir.targets_dir.as_deref())?
+                .select(&build_args.names)?;
             let cache = BuildCache::from_env().context("choosing the build cache")?;
             // Grandchildren of a build whose parent dies are ours to reap.
             let _ = install_child_reaper();
             build(&manifests, &cache, &mut stdout)
         }
     }
-}
-
-/// The manifests named (in the order given, once each), or every one.
-///
-/// # Errors
-/// No targets folder, an invalid manifest, an unknown name (all exit 2).
-pub fn select(targets_dir: Option<&Path>, names: &[String]) -> anyhow::Result<Vec<Manifest>> {
-    let dir = find_targets_dir(targets_dir).map_err(|e| exit::usage(e.to_string()))?;
-    let all = discover(&dir).map_err(|e| exit::usage(e.to_string()))?;
-    if all.is_empty() {
-        let message = format!(
-            "no targets in {}: each target is a folder with a target.toml",
-            dir.display()
-        );
-        return Err(exit::usage(message));
-    }
-    if names.is_empty() {
-        return Ok(all);
-    }
-    let mut chosen: Vec<Manifest> = Vec::new();
-    for name in names {
-        let manifest = all.iter().find(|m| &m.name == name).ok_or_else(|| {
-            let known: Vec<&str> = all.iter().map(|m| m.name.as_str()).collect();
-            exit::usage(format!(
-                "no target named {name:?} in {}; targets there: {}",
-                dir.display(),
-                known.join(", ")
-            ))
-        })?;
-        if !chosen.iter().any(|m| m.name == manifest.name) {
-            chosen.push(manifest.clone());
-        }
-    }
-    Ok(chosen)
 }
 
 /// One target as `targets list` shows it.
@@ -331,46 +290,16 @@ fn build(manifests: &[Manifest], cache: &BuildCache, out: &mut dyn Write) -> any
 
 #[cfg(test)]
 mod tests {
+    use std::path::Path;
+
     use super::*;
 
     fn fixtures() -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../corobench-target/tests/fixtures/targets")
     }
 
-    fn names(manifests: &[Manifest]) -> Vec<&str> {
-        manifests.iter().map(|m| m.name.as_str()).collect()
-    }
-
-    #[test]
-    fn selection_keeps_the_given_order_once_and_rejects_unknown_names() {
-        let dir = fixtures();
-        let all = select(Some(&dir), &[]).unwrap();
-        assert_eq!(all.len(), 8);
-        let given = ["web", "built", "web"].map(String::from);
-        assert_eq!(
-            names(&select(Some(&dir), &given).unwrap()),
-            ["web", "built"]
-        );
-        let error = select(Some(&dir), &["nope".to_string()]).unwrap_err();
-        let message = format!("{error:#}");
-        assert!(
-            message.starts_with("no target named \"nope\" in "),
-            "{message}"
-        );
-        assert!(message.ends_with(
-            "targets there: built, crasher, env-dump, flaky-port, forker, silent, stubborn, web"
-        ));
-        let failure = error.downcast_ref::<exit::Failure>().unwrap();
-        assert_eq!(failure.exit, Exit::Usage);
-    }
-
-    #[test]
-    fn a_missing_targets_dir_is_a_usage_error() {
-        let error = select(Some(Path::new("/nonexistent")), &[]).unwrap_err();
-        assert_eq!(
-            error.downcast_ref::<exit::Failure>().unwrap().exit,
-            Exit::Usage
-        );
+    fn select(dir: Option<&Path>, names: &[String]) -> anyhow::Result<Vec<Manifest>> {
+        Targets::discover(dir)?.select(names)
     }
 
     #[test]

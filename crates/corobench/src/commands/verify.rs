@@ -1,18 +1,17 @@
 //! `corobench verify [NAME…]`: builds, starts and checks targets against
 //! docs/contract.md, one at a time, and prints each rule's verdict.
 
-use std::cell::Cell;
 use std::io::Write as _;
-use std::path::PathBuf;
 
-use anyhow::Context as _;
 use clap::Args;
-use corobench_target::{BuildCache, Manifest, Postgres, TargetError, ensure_payload};
+use corobench_target::Manifest;
 use corobench_verify::{Outcome, RuleResult};
 use serde_json::{Value, json};
 
+use super::shared::TargetsDirArg;
 use crate::exit::Exit;
-use crate::verification::{VerifyEnv, check_built};
+use crate::targets::Targets;
+use crate::verification::session::{Session, Verdict};
 
 /// Flags of `corobench verify`.
 #[derive(Debug, Args)]
@@ -27,9 +26,8 @@ pub struct VerifyArgs {
     #[arg(value_name = "NAME")]
     pub names: Vec<String>,
 
-    /// The folder holding one folder per target [default: ./targets or $COROBENCH_TARGETS]
-    #[arg(long, value_name = "DIR")]
-    pub targets_dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub dir: TargetsDirArg,
 
     /// Print the verdicts as JSON on stdout instead of a table
     #[arg(long)]
@@ -40,23 +38,13 @@ pub struct VerifyArgs {
     pub no_db: bool,
 }
 
-/// What became of one target.
-#[derive(Debug)]
-enum Verdict {
-    Verified(Vec<RuleResult>),
-    /// Unavailable here; the reason says what is missing.
-    Skipped(String),
-    /// It did not build, start or become healthy.
-    Failed(String),
-}
-
 /// Runs `corobench verify`.
 ///
 /// # Errors
 /// A bad targets folder or target name (exit 2), an unusable cache or work
 /// folder.
 pub fn run(args: &VerifyArgs) -> anyhow::Result<Exit> {
-    let manifests = super::targets::select(args.targets_dir.as_deref(), &args.names)?;
+    let manifests = Targets::discover(args.dir.targets_dir.as_deref())?.select(&args.names)?;
     let session = Session::open(&manifests, args.no_db)?;
     let verdicts: Vec<(Manifest, Verdict)> = manifests
         .into_iter()
@@ -90,107 +78,6 @@ fn exit_status(verdicts: &[(Manifest, Verdict)]) -> Exit {
     } else {
         Exit::Success
     }
-}
-
-/// What every target of one invocation shares: the build cache, a scratch
-/// folder, the payload and (once) PostgreSQL.
-struct Session {
-    cache: BuildCache,
-    work_dir: PathBuf,
-    data_dir: PathBuf,
-    database: Option<Postgres>,
-    /// Why no database runs although one was wanted.
-    database_missing: Option<String>,
-    /// A target failed: its logs in `work_dir` are kept for reading.
-    keep_work_dir: Cell<bool>,
-}
-
-impl Session {
-    fn open(manifests: &[Manifest], no_db: bool) -> anyhow::Result<Self> {
-        let cache = BuildCache::from_env().context("choosing the build cache")?;
-        let work_dir =
-            std::env::temp_dir().join(format!("corobench-verify-{}", std::process::id()));
-        std::fs::create_dir_all(&work_dir)
-            .with_context(|| format!("creating {}", work_dir.display()))?;
-        let data_dir = cache.root().join("data");
-        ensure_payload(&data_dir).context("writing the payload /file serves")?;
-        let mut session = Self {
-            cache,
-            work_dir,
-            data_dir,
-            database: None,
-            database_missing: None,
-            keep_work_dir: Cell::new(false),
-        };
-        if !no_db && manifests.iter().any(|m| m.availability().is_available()) {
-            progress("starting PostgreSQL");
-            match Postgres::start(&session.work_dir) {
-                Ok(database) => session.database = Some(database),
-                Err(error) => {
-                    progress(&format!(
-                        "warning: PostgreSQL did not start, /db is checked without it: {error}"
-                    ));
-                    session.database_missing = Some(error.to_string());
-                }
-            }
-        }
-        Ok(session)
-    }
-
-    fn verify_target(&self, manifest: &Manifest) -> Verdict {
-        if let corobench_target::Availability::Unavailable { reason, hint } =
-            manifest.availability()
-        {
-            return Verdict::Skipped(
-                hint.map_or_else(|| reason.clone(), |hint| format!("{reason} ({hint})")),
-            );
-        }
-        match self.check(manifest) {
-            Ok(results) => Verdict::Verified(results),
-            Err(error) => {
-                self.keep_work_dir.set(true);
-                Verdict::Failed(error.to_string())
-            }
-        }
-    }
-
-    /// Build, then launch, health, rules and stop (shared with `corobench run`).
-    fn check(&self, manifest: &Manifest) -> Result<Vec<RuleResult>, Box<TargetError>> {
-        progress(&format!("building {}", manifest.name));
-        let log = self.work_dir.join(format!("build-{}.log", manifest.name));
-        let built = self.cache.build(manifest, &log)?;
-        progress(&format!("verifying {}", manifest.name));
-        let env = VerifyEnv {
-            data_dir: self.data_dir.clone(),
-            work_dir: self.work_dir.clone(),
-            database: self.database.as_ref(),
-            database_missing: self.database_missing.as_deref(),
-            cpus: None,
-        };
-        check_built(&built, &env)
-    }
-}
-
-impl Drop for Session {
-    fn drop(&mut self) {
-        if let Some(database) = self.database.take()
-            && let Err(error) = database.stop()
-        {
-            progress(&format!("warning: stopping PostgreSQL: {error}"));
-        }
-        if self.keep_work_dir.get() {
-            progress(&format!(
-                "build and target logs kept in {}",
-                self.work_dir.display()
-            ));
-        } else {
-            let _ = std::fs::remove_dir_all(&self.work_dir);
-        }
-    }
-}
-
-fn progress(message: &str) {
-    eprintln!("verify: {message}");
 }
 
 /// Rules down, verified targets across; then every warning and failure in

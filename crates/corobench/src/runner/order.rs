@@ -7,8 +7,13 @@ use std::collections::BTreeSet;
 
 use corobench_stats::random::SplitMix64;
 
-/// One trial to run: (scenario index, trial index).
-pub type TrialSlot = (u32, u32);
+/// One trial to run: the scenario's index in the plan and the trial's index
+/// within that scenario (round k runs trial k of every scenario).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct TrialSlot {
+    pub scenario: u32,
+    pub trial: u32,
+}
 
 /// The trials of round `round` for `scenarios`, shuffled by `seed`, minus
 /// those already `done` (a resumed run).
@@ -21,7 +26,13 @@ pub fn round(
 ) -> Vec<TrialSlot> {
     // Shuffle everything, then drop what is done: a resumed run keeps the
     // original order of the trials it still has to run.
-    let mut slots: Vec<TrialSlot> = scenarios.iter().map(|&s| (s, round)).collect();
+    let mut slots: Vec<TrialSlot> = scenarios
+        .iter()
+        .map(|&scenario| TrialSlot {
+            scenario,
+            trial: round,
+        })
+        .collect();
     SplitMix64::new(seed ^ u64::from(round).wrapping_mul(0x9E37_79B9_7F4A_7C15))
         .shuffle(&mut slots);
     slots.retain(|slot| !done.contains(slot));
@@ -44,23 +55,24 @@ mod tests {
             "another seed, another order"
         );
         assert_ne!(
-            a.iter().map(|s| s.0).collect::<Vec<_>>(),
+            a.iter().map(|s| s.scenario).collect::<Vec<_>>(),
             round(&scenarios, 1, 7, &done)
                 .iter()
-                .map(|s| s.0)
+                .map(|s| s.scenario)
                 .collect::<Vec<_>>()
         );
-        let mut seen: Vec<u32> = a.iter().map(|s| s.0).collect();
+        let mut seen: Vec<u32> = a.iter().map(|s| s.scenario).collect();
         seen.sort_unstable();
         assert_eq!(seen, scenarios);
-        assert!(a.iter().all(|s| s.1 == 0));
+        assert!(a.iter().all(|s| s.trial == 0));
     }
 
     #[test]
     fn completed_trials_are_left_out() {
-        let done: BTreeSet<TrialSlot> = [(3, 1), (5, 1)].into();
+        let slot = |scenario, trial| TrialSlot { scenario, trial };
+        let done: BTreeSet<TrialSlot> = [slot(3, 1), slot(5, 1)].into();
         let slots = round(&[1, 3, 5, 7], 1, 1, &done);
-        let mut left: Vec<u32> = slots.iter().map(|s| s.0).collect();
+        let mut left: Vec<u32> = slots.iter().map(|s| s.scenario).collect();
         left.sort_unstable();
         assert_eq!(left, [1, 7]);
     }

@@ -143,7 +143,7 @@ impl RunBuilder {
 }
 
 /// A load report with this req/s and these latencies recorded.
-pub(super) fn load(requests_per_s: f64, latencies_us: &[u64]) -> LoadReport {
+pub(crate) fn load(requests_per_s: f64, latencies_us: &[u64]) -> LoadReport {
     let mut histogram = LatencyHistogram::new();
     for &us in latencies_us {
         histogram.record_us(us);

@@ -2,6 +2,6 @@
 //! statistics are known (p-values from the exact U distribution, intervals
 //! from the binomial order statistics).
 
-mod builder;
+pub(crate) mod builder;
 mod comparisons;
 mod summaries;

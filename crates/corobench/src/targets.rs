@@ -1,5 +1,6 @@
-//! The targets a run can use: their manifests, whether each can run here,
-//! and the catalog the spec resolver checks a spec against.
+//! The targets a command can use, found once: their manifests, whether each
+//! can run here, the catalog the spec resolver checks a spec against, and
+//! choosing targets by name. Every command that names targets comes here.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -40,6 +41,44 @@ impl Targets {
             .iter()
             .find(|(m, _)| m.name == name)
             .map(|(m, _)| m)
+    }
+
+    /// The manifests named (in the order given, once each), or every one.
+    ///
+    /// # Errors
+    /// An empty targets folder or an unknown name (exit 2).
+    pub fn select(&self, names: &[String]) -> anyhow::Result<Vec<Manifest>> {
+        if self.manifests.is_empty() {
+            let message = format!(
+                "no targets in {}: each target is a folder with a target.toml",
+                self.dir.display()
+            );
+            return Err(exit::usage(message));
+        }
+        if names.is_empty() {
+            return Ok(self.manifests.iter().map(|(m, _)| m.clone()).collect());
+        }
+        let mut chosen: Vec<Manifest> = Vec::new();
+        for name in names {
+            let manifest = self.get(name).ok_or_else(|| self.unknown(name))?;
+            if !chosen.iter().any(|m| m.name == manifest.name) {
+                chosen.push(manifest.clone());
+            }
+        }
+        Ok(chosen)
+    }
+
+    fn unknown(&self, name: &str) -> anyhow::Error {
+        let known: Vec<&str> = self
+            .manifests
+            .iter()
+            .map(|(m, _)| m.name.as_str())
+            .collect();
+        exit::usage(format!(
+            "no target named {name:?} in {}; targets there: {}",
+            self.dir.display(),
+            known.join(", ")
+        ))
     }
 
     /// What the spec resolver needs to know.
@@ -94,5 +133,43 @@ fn domain(spec: &ParameterSpec) -> Domain {
             max: *max,
         },
         ParameterSpec::Choice { choices, .. } => Domain::Choice(choices.clone()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exit::{Exit, Failure};
+
+    fn fixtures() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../corobench-target/tests/fixtures/targets")
+    }
+
+    fn names(manifests: &[Manifest]) -> Vec<&str> {
+        manifests.iter().map(|m| m.name.as_str()).collect()
+    }
+
+    #[test]
+    fn selection_keeps_the_given_order_once_and_rejects_unknown_names() {
+        let targets = Targets::discover(Some(&fixtures())).unwrap();
+        assert_eq!(targets.select(&[]).unwrap().len(), 8);
+        let given = ["web", "built", "web"].map(String::from);
+        assert_eq!(names(&targets.select(&given).unwrap()), ["web", "built"]);
+        let error = targets.select(&["nope".to_string()]).unwrap_err();
+        let message = format!("{error:#}");
+        assert!(
+            message.starts_with("no target named \"nope\" in "),
+            "{message}"
+        );
+        assert!(message.ends_with(
+            "targets there: built, crasher, env-dump, flaky-port, forker, silent, stubborn, web"
+        ));
+        assert_eq!(error.downcast_ref::<Failure>().unwrap().exit, Exit::Usage);
+    }
+
+    #[test]
+    fn a_missing_targets_dir_is_a_usage_error() {
+        let error = Targets::discover(Some(Path::new("/nonexistent"))).unwrap_err();
+        assert_eq!(error.downcast_ref::<Failure>().unwrap().exit, Exit::Usage);
     }
 }

@@ -7,7 +7,6 @@ use corobench_report::{Format, RenderOptions};
 use corobench_store::Store;
 
 use crate::analyze::{AnalyzeOptions, analyze_run};
-use crate::commands::report::{ColorArg, use_color};
 use crate::exit;
 
 /// Prints the stored run's report table on stdout.
@@ -15,7 +14,12 @@ use crate::exit;
 /// # Errors
 /// The run cannot be read back, an unknown baseline target (exit 2), or a
 /// closed stdout.
-pub fn print_run(store: &Store, run_id: &str, baseline: Option<&str>) -> anyhow::Result<()> {
+pub fn print_run(
+    store: &Store,
+    run_id: &str,
+    baseline: Option<&str>,
+    color: bool,
+) -> anyhow::Result<()> {
     let stored = store.load_run(run_id)?;
     let options = AnalyzeOptions {
         baseline: baseline.map(str::to_string),
@@ -24,10 +28,7 @@ pub fn print_run(store: &Store, run_id: &str, baseline: Option<&str>) -> anyhow:
     let analysis = analyze_run(&stored, &options).map_err(|e| exit::usage(e.to_string()))?;
     let mut out = std::io::stdout().lock();
     writeln!(out)?;
-    let color = RenderOptions {
-        color: use_color(ColorArg::Auto, None),
-    };
-    corobench_report::render_with(Format::Table, &analysis, color, &mut out)?;
+    corobench_report::render_with(Format::Table, &analysis, RenderOptions { color }, &mut out)?;
     out.flush()?;
     Ok(())
 }

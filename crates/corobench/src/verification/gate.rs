@@ -10,9 +10,8 @@
 use corobench_spec::Plan;
 use corobench_verify::RuleResult;
 
-use super::Prepared;
-use super::progress::RunProgress;
-use crate::verification::{VerifyEnv, check_built};
+use super::{VerifyEnv, check_built};
+use crate::runner::{PreparedRun, RunObserver};
 
 /// Rules that check one endpoint only, with that endpoint.
 const ENDPOINT_RULES: [(&str, &str); 5] = [
@@ -24,50 +23,53 @@ const ENDPOINT_RULES: [(&str, &str); 5] = [
 ];
 
 /// Verifies every built target; those failing a rule that bears on the plan
-/// leave `prepared.bench.built` and join `prepared.excluded`.
-pub fn verify_all(plan: &Plan, prepared: &mut Prepared, show: &RunProgress) {
-    let names: Vec<String> = prepared.bench.built.keys().cloned().collect();
+/// are excluded from the run.
+pub fn verify_all(plan: &Plan, prepared: &mut PreparedRun, observer: &dyn RunObserver) {
+    let names: Vec<String> = prepared.env.built.keys().cloned().collect();
     for name in names {
-        show.note(&format!("verifying {name}"));
+        observer.preparing(&format!("verifying {name}"));
         let verdict = {
-            let bench = &prepared.bench;
-            let env = VerifyEnv {
-                data_dir: bench.data_dir.clone(),
-                work_dir: bench.work_root.join("verify"),
+            let env = &prepared.env;
+            let verify_env = VerifyEnv {
+                data_dir: env.data_dir.clone(),
+                work_dir: env.work_root.join("verify"),
                 database: prepared.postgres.as_ref(),
                 database_missing: None,
-                cpus: Some(bench.server_cpus.clone()),
+                cpus: Some(env.server_cpus.clone()),
             };
-            check_built(&bench.built[&name], &env)
+            check_built(&env.built[&name], &verify_env)
         };
-        let results = match verdict {
-            Ok(results) => results,
+        match verdict {
+            Ok(results) => judge(plan, prepared, &name, &results, observer),
             Err(error) => {
-                prepared.bench.built.remove(&name);
-                prepared
-                    .excluded
-                    .push((name, format!("it did not start for verification: {error}")));
-                continue;
+                prepared.exclude(&name, format!("it did not start for verification: {error}"));
             }
-        };
-        let (bearing, aside): (Vec<&RuleResult>, Vec<&RuleResult>) = results
-            .iter()
-            .filter(|r| r.is_fail())
-            .partition(|r| bears_on(plan, r.rule));
-        for rule in aside {
-            show.say(&format!(
-                "note: {name} fails `{}`, which no workload of this run uses, so it is measured: {}",
-                rule.rule,
-                rule.message().unwrap_or("")
-            ));
         }
-        if !bearing.is_empty() {
-            let why: Vec<&str> = bearing.iter().filter_map(|r| r.message()).collect();
-            prepared.bench.built.remove(&name);
-            prepared
-                .excluded
-                .push((name, format!("failed verification: {}", why.join("; "))));
-        }
+    }
+}
+
+/// Excludes `name` if a failed rule bears on the plan; notes the others.
+fn judge(
+    plan: &Plan,
+    prepared: &mut PreparedRun,
+    name: &str,
+    results: &[RuleResult],
+    observer: &dyn RunObserver,
+) {
+    let (bearing, aside): (Vec<&RuleResult>, Vec<&RuleResult>) = results
+        .iter()
+        .filter(|r| r.is_fail())
+        .partition(|r| bears_on(plan, r.rule));
+    for rule in aside {
+        observer.notice(&format!(
+            "note: {name} fails `{}`, which no workload of this run uses, so it is measured: {}",
+            rule.rule,
+            rule.message().unwrap_or("")
+        ));
+    }
+    if !bearing.is_empty() {
+        let why: Vec<&str> = bearing.iter().filter_map(|r| r.message()).collect();
+        prepared.exclude(name, format!("failed verification: {}", why.join("; ")));
     }
 }
 

@@ -1,6 +1,12 @@
-//! Verifying one built target against the contract: launch it, check every
-//! rule, stop it (the `sigterm` rule). Shared by `corobench verify` and by
-//! `corobench run`, which verifies each target once before measuring it.
+//! Verifying targets against the contract (the rules themselves live in
+//! `corobench-verify`). Here: checking one built target (launch it, check
+//! every rule, stop it: the `sigterm` rule), the [`session`] of
+//! `corobench verify` (builds, PostgreSQL, one verdict per target), and the
+//! [`gate`] of `corobench run`, which verifies each target once before
+//! measuring it and excludes one that breaks a rule the run depends on.
+
+pub mod gate;
+pub mod session;
 
 use std::path::PathBuf;
 use std::time::Duration;

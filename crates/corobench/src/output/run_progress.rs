@@ -1,0 +1,190 @@
+//! What a person sees while a run goes on. Two presenters of the runner's
+//! events: on a terminal, a bar of trials with the time left and a live
+//! line (scenario, trial, req/s); otherwise (a log, CI) one plain line per
+//! preparation step and per finished trial. Both write to stderr.
+
+use std::cell::{Cell, RefCell};
+use std::io::IsTerminal as _;
+use std::time::{Duration, Instant};
+
+use corobench_model::{TrialRecord, TrialStatus};
+use corobench_spec::PlannedScenario;
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use super::format::{latency_us, rate};
+use crate::runner::{Phase, RunEvent, RunObserver};
+
+/// The presenter for this stderr: live bars on a terminal, lines elsewhere.
+#[must_use]
+pub fn run_presenter(total_trials: u64) -> Box<dyn RunObserver> {
+    if std::io::stderr().is_terminal() {
+        Box::new(TerminalPresenter::new(total_trials))
+    } else {
+        Box::new(LinePresenter::new(total_trials))
+    }
+}
+
+/// One line per event worth keeping, for logs.
+#[derive(Debug)]
+pub struct LinePresenter {
+    done: Cell<u64>,
+    total: Cell<u64>,
+}
+
+impl LinePresenter {
+    #[must_use]
+    pub fn new(total_trials: u64) -> Self {
+        Self {
+            done: Cell::new(0),
+            total: Cell::new(total_trials),
+        }
+    }
+}
+
+impl RunObserver for LinePresenter {
+    fn on(&self, event: RunEvent<'_>) {
+        match event {
+            RunEvent::Preparing(text) | RunEvent::Notice(text) => eprintln!("{text}"),
+            RunEvent::TrialEnded { scenario, record } => {
+                self.done.set(self.done.get() + 1);
+                eprintln!(
+                    "{}",
+                    trial_line(scenario, record, self.done.get(), self.total.get())
+                );
+            }
+            RunEvent::TrialsAdded(more) => self.total.set(self.total.get() + more),
+            RunEvent::TrialStarted { .. } | RunEvent::TrialPhase(_) | RunEvent::Finished => {}
+        }
+    }
+}
+
+/// A bar of trials and a live line, redrawn four times a second.
+#[derive(Debug)]
+pub struct TerminalPresenter {
+    bar: ProgressBar,
+    line: ProgressBar,
+    current: RefCell<Current>,
+}
+
+/// The trial on the live line, and the last reading of its responses.
+#[derive(Debug, Default)]
+struct Current {
+    label: String,
+    last: Option<(u64, Instant)>,
+}
+
+impl TerminalPresenter {
+    #[must_use]
+    pub fn new(total_trials: u64) -> Self {
+        let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr_with_hz(4));
+        let bar = multi.add(ProgressBar::new(total_trials));
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{bar:30} {pos}/{len} trials  elapsed {elapsed_precise}  left ~{eta}",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        let line = multi.add(ProgressBar::new_spinner());
+        line.set_style(
+            ProgressStyle::with_template("{spinner} {msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+        );
+        line.enable_steady_tick(Duration::from_millis(250));
+        Self {
+            bar,
+            line,
+            current: RefCell::new(Current::default()),
+        }
+    }
+
+    /// A line that must stay visible above the bars.
+    fn say(&self, text: &str) {
+        self.line.suspend(|| eprintln!("{text}"));
+    }
+
+    /// The trial's phase; while measuring, the live request rate.
+    fn phase(&self, phase: Phase) {
+        let mut current = self.current.borrow_mut();
+        let text = match phase {
+            Phase::Starting => "starting".to_string(),
+            Phase::WarmingUp => "warming up".to_string(),
+            Phase::Stopping => "idle, leak check, stop".to_string(),
+            Phase::Measuring(snapshot) => {
+                let now = Instant::now();
+                let per_s = current.last.map_or(0.0, |(responses, at)| {
+                    snapshot.responses.saturating_sub(responses) as f64
+                        / now.duration_since(at).as_secs_f64().max(1e-3)
+                });
+                current.last = Some((snapshot.responses, now));
+                format!(
+                    "measuring: {} req/s, {} errors",
+                    rate(per_s),
+                    snapshot.errors
+                )
+            }
+        };
+        self.line.set_message(format!("{}: {text}", current.label));
+    }
+}
+
+impl RunObserver for TerminalPresenter {
+    fn on(&self, event: RunEvent<'_>) {
+        match event {
+            RunEvent::Preparing(text) => self.line.set_message(text.to_string()),
+            RunEvent::Notice(text) => self.say(text),
+            RunEvent::TrialStarted { scenario, slot } => {
+                *self.current.borrow_mut() = Current {
+                    label: format!("{} · trial {}", scenario.key, slot.trial + 1),
+                    last: None,
+                };
+            }
+            RunEvent::TrialPhase(phase) => self.phase(phase),
+            RunEvent::TrialEnded { scenario, record } => {
+                self.bar.inc(1);
+                let total = self.bar.length().unwrap_or(0);
+                self.say(&trial_line(scenario, record, self.bar.position(), total));
+            }
+            RunEvent::TrialsAdded(more) => self.bar.inc_length(more),
+            RunEvent::Finished => {
+                self.line.finish_and_clear();
+                self.bar.finish_and_clear();
+            }
+        }
+    }
+}
+
+/// `[3/12] go-nethttp/plaintext/c=64 trial 1: 50.1k req/s, p99 2.9ms`, or
+/// the first line of why it failed.
+fn trial_line(scenario: &PlannedScenario, record: &TrialRecord, done: u64, total: u64) -> String {
+    let summary = match (&record.status, &record.load) {
+        (TrialStatus::Ok, Some(load)) => {
+            let p99 = load.latency.summary.percentile_us(99.0).unwrap_or(0);
+            let flags: Vec<String> = record.flags.iter().map(ToString::to_string).collect();
+            let flags = if flags.is_empty() {
+                String::new()
+            } else {
+                format!("  [{}]", flags.join("; "))
+            };
+            format!(
+                "{} req/s, p99 {}{flags}",
+                rate(load.requests_per_s),
+                latency_us(p99 as f64)
+            )
+        }
+        _ => format!(
+            "FAILED: {}",
+            record
+                .failure
+                .as_deref()
+                .unwrap_or("no reason recorded")
+                .lines()
+                .next()
+                .unwrap_or("")
+        ),
+    };
+    format!(
+        "[{done}/{total}] {} trial {}: {summary}",
+        scenario.key,
+        record.trial_index + 1
+    )
+}

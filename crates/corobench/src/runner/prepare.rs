@@ -1,0 +1,223 @@
+//! Everything a run needs once, before its first trial: builds, the
+//! payload `/file` serves, request bodies, PostgreSQL when a workload reads
+//! the database, the generator's backend, and one verification per target.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use anyhow::Context as _;
+use corobench_model::BackendChoice;
+use corobench_spec::{Body, Plan};
+use corobench_target::{BuildCache, BuiltTarget, CpuSet, Postgres, ensure_payload};
+
+use super::events::RunObserver;
+use super::provenance;
+use crate::exit;
+use crate::targets::Targets;
+use crate::verification::gate;
+
+/// What every trial of a run shares.
+#[derive(Debug)]
+pub struct TrialEnvironment {
+    pub built: BTreeMap<String, BuiltTarget>,
+    pub data_dir: PathBuf,
+    /// A scratch folder for this run (uploads, logs of failed targets).
+    pub work_root: PathBuf,
+    pub database_url: Option<String>,
+    /// Request bodies, by workload name, read once.
+    pub bodies: BTreeMap<String, Vec<u8>>,
+    pub server_cpus: CpuSet,
+    pub generator_cpus: Vec<usize>,
+    /// The generator's CPUs, where corobench's own helpers (the sampler) run too.
+    pub generator_set: CpuSet,
+    /// The generator's event loop, `auto` resolved once for the whole run.
+    pub backend: corobench_load::Backend,
+    pub stop: Arc<AtomicBool>,
+}
+
+/// A target left out of a run, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExcludedTarget {
+    pub target: String,
+    /// A failed build or verification, in words.
+    pub reason: String,
+}
+
+/// A run ready to go: its environment, PostgreSQL if it runs, and what was
+/// left out. Dropping it stops PostgreSQL and removes the scratch folder.
+#[derive(Debug)]
+pub struct PreparedRun {
+    pub env: TrialEnvironment,
+    pub postgres: Option<Postgres>,
+    pub excluded: Vec<ExcludedTarget>,
+    pub tool_versions: BTreeMap<String, String>,
+    pub target_sources: BTreeMap<String, String>,
+}
+
+impl PreparedRun {
+    /// Leaves `target` out of the run.
+    pub fn exclude(&mut self, target: &str, reason: String) {
+        self.env.built.remove(target);
+        self.excluded.push(ExcludedTarget {
+            target: target.to_string(),
+            reason,
+        });
+    }
+}
+
+impl Drop for PreparedRun {
+    fn drop(&mut self) {
+        if let Some(postgres) = self.postgres.take() {
+            let _ = postgres.stop();
+        }
+        let _ = std::fs::remove_dir_all(&self.env.work_root);
+    }
+}
+
+/// Builds, starts PostgreSQL if a workload reads the database, and verifies
+/// each target once. Targets that fail are excluded, not fatal.
+///
+/// # Errors
+/// Unusable CPU sets, cache or scratch folders, unreadable bodies, or
+/// PostgreSQL failing when the plan needs it.
+pub fn prepare(
+    plan: &Plan,
+    targets: &Targets,
+    stop: Arc<AtomicBool>,
+    observer: &dyn RunObserver,
+) -> anyhow::Result<PreparedRun> {
+    let cache = BuildCache::from_env().map_err(|e| exit::usage(e.to_string()))?;
+    let env = environment(plan, &cache, stop, observer)?;
+    let mut prepared = PreparedRun {
+        env,
+        postgres: None,
+        excluded: Vec::new(),
+        tool_versions: BTreeMap::new(),
+        target_sources: BTreeMap::new(),
+    };
+    build_all(plan, targets, &cache, &mut prepared, observer);
+    if plan.scenarios.iter().any(|s| s.needs_database) {
+        observer.preparing("starting PostgreSQL");
+        let postgres = start_postgres(&prepared.env.work_root, &prepared.env.server_cpus)?;
+        prepared.env.database_url = Some(postgres.url());
+        prepared.postgres = Some(postgres);
+    }
+    gate::verify_all(plan, &mut prepared, observer);
+    Ok(prepared)
+}
+
+fn environment(
+    plan: &Plan,
+    cache: &BuildCache,
+    stop: Arc<AtomicBool>,
+    observer: &dyn RunObserver,
+) -> anyhow::Result<TrialEnvironment> {
+    let work_root = std::env::temp_dir().join(format!("corobench-run-{}", std::process::id()));
+    std::fs::create_dir_all(&work_root)
+        .with_context(|| format!("creating {}", work_root.display()))?;
+    let data_dir = cache.root().join("data");
+    ensure_payload(&data_dir).context("writing the payload /file serves")?;
+    Ok(TrialEnvironment {
+        built: BTreeMap::new(),
+        data_dir,
+        work_root,
+        database_url: None,
+        bodies: bodies(plan)?,
+        server_cpus: cpu_set(&plan.server_cpus)?,
+        generator_cpus: plan.generator_cpus.clone(),
+        generator_set: cpu_set(&plan.generator_cpus)?,
+        backend: resolve_backend(plan, observer),
+        stop,
+    })
+}
+
+/// Starts PostgreSQL on the server's CPUs (it is server-side work; the
+/// generator's CPUs must stay quiet), then restores this thread's CPUs.
+fn start_postgres(work_root: &Path, server_cpus: &CpuSet) -> anyhow::Result<Postgres> {
+    let original = CpuSet::allowed().map_err(|e| exit::usage(e.to_string()))?;
+    server_cpus
+        .apply_to_current_thread()
+        .map_err(|e| exit::usage(e.to_string()))?;
+    let started = Postgres::start(work_root);
+    original
+        .apply_to_current_thread()
+        .map_err(|e| exit::usage(e.to_string()))?;
+    started.map_err(|e| {
+        exit::target_failed(format!(
+            "PostgreSQL did not start, and the plan has /db workloads: {e}"
+        ))
+    })
+}
+
+/// The spec's backend for this run; `auto` is io_uring where the kernel allows it.
+fn resolve_backend(plan: &Plan, observer: &dyn RunObserver) -> corobench_load::Backend {
+    let choice = plan
+        .scenarios
+        .first()
+        .map_or(BackendChoice::Auto, |s| s.measurement.backend);
+    let (backend, passed_over) = corobench_load::resolve_backend(choice);
+    if let Some(why) = passed_over {
+        observer.notice(&format!(
+            "note: using the epoll backend: io_uring is not usable here ({why})"
+        ));
+    }
+    backend
+}
+
+fn cpu_set(cpus: &[usize]) -> anyhow::Result<CpuSet> {
+    let set = CpuSet::parse(&provenance::cpu_list(cpus)).map_err(|e| exit::usage(e.to_string()))?;
+    set.validate().map_err(|e| exit::usage(e.to_string()))?;
+    Ok(set)
+}
+
+fn bodies(plan: &Plan) -> anyhow::Result<BTreeMap<String, Vec<u8>>> {
+    let mut bodies = BTreeMap::new();
+    for scenario in &plan.scenarios {
+        let workload = &scenario.workload;
+        let body = match &workload.body {
+            Body::Empty => continue,
+            Body::Text(text) => text.clone().into_bytes(),
+            Body::File(path) => std::fs::read(path).map_err(|e| {
+                exit::usage(format!(
+                    "cannot read the body of workload {}: {}: {e}",
+                    workload.name,
+                    path.display()
+                ))
+            })?,
+        };
+        bodies.insert(workload.name.clone(), body);
+    }
+    Ok(bodies)
+}
+
+fn build_all(
+    plan: &Plan,
+    targets: &Targets,
+    cache: &BuildCache,
+    prepared: &mut PreparedRun,
+    observer: &dyn RunObserver,
+) {
+    let names: BTreeSet<&str> = plan.scenarios.iter().map(|s| s.target.as_str()).collect();
+    for name in names {
+        let Some(manifest) = targets.get(name) else {
+            continue;
+        };
+        observer.preparing(&format!("building {name}"));
+        let log = prepared.env.work_root.join(format!("build-{name}.log"));
+        match cache.build(manifest, &log) {
+            Ok(built) => {
+                prepared
+                    .target_sources
+                    .insert(name.to_string(), built.source_hash.clone());
+                prepared.tool_versions.extend(manifest.tool_versions());
+                prepared.env.built.insert(name.to_string(), built);
+            }
+            Err(error) => prepared.excluded.push(ExcludedTarget {
+                target: name.to_string(),
+                reason: format!("build failed: {error}"),
+            }),
+        }
+    }
+}

@@ -1,0 +1,251 @@
+//! A trial's measured window. Warm-up and measurement are one load run, so
+//! the window finds its connections open and warm; the resource sampler
+//! covers exactly that window: it starts when every generator thread has
+//! left its warm-up and stops `duration` later, so neither connection
+//! set-up nor tear-down dilutes the server's CPU figure. Halfway through,
+//! a probe reads the target's `/stats` for its peak task count.
+//!
+//! Three pieces, one per kind of data: [`Watch::follow`] polls the
+//! generator's progress, [`Window`] owns the sampler and the probe, and
+//! [`conclude`] joins what they measured.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::{Scope, ScopedJoinHandle};
+use std::time::{Duration, Instant};
+
+use corobench_load::{LoadConfig, LoadError, LoadRun, Progress, RequestTemplate, StopAfter};
+use corobench_model::LoadReport;
+use corobench_sampler::{DEFAULT_INTERVAL, ResourceSeries, Sampler, SamplerHandle};
+use corobench_spec::PlannedScenario;
+use corobench_target::RunningTarget;
+
+use super::events::{Phase, RunEvent, RunObserver};
+use super::prepare::TrialEnvironment;
+use super::stats_probe;
+use super::trial::TrialError;
+
+/// How often the measuring thread looks at the generator's progress: the
+/// sampled window starts at most this late.
+const WINDOW_POLL: Duration = Duration::from_millis(1);
+
+/// How often the observer is told the live figures.
+const PROGRESS_EVERY: Duration = Duration::from_millis(100);
+
+/// The measured window's results.
+#[derive(Debug)]
+pub(super) struct Measured {
+    pub(super) report: LoadReport,
+    pub(super) series: ResourceSeries,
+    pub(super) peak_tasks: Option<u64>,
+}
+
+/// Warms up and measures `target`; `Ok(None)` when interrupted.
+pub(super) fn measure(
+    env: &TrialEnvironment,
+    scenario: &PlannedScenario,
+    target: &RunningTarget,
+    observer: &dyn RunObserver,
+) -> Result<Option<Measured>, TrialError> {
+    let pgid = u32::try_from(target.pgid()).map_err(|_| TrialError::NoProcessGroup)?;
+    let run = LoadRun::prepare(load_config(env, scenario, target.addr())?)
+        .map_err(TrialError::LoadStart)?;
+    let watch = Watch {
+        env,
+        duration: scenario.measurement.duration,
+        pgid,
+        addr: target.addr(),
+        progress: run.progress(),
+        cancel: run.cancel_flag(),
+        observer,
+    };
+    observer.on(RunEvent::TrialPhase(Phase::WarmingUp));
+    std::thread::scope(|scope| {
+        let worker = scope.spawn(move || run.run());
+        // Leaving early on an error must not leave the generator running.
+        let _cancel_on_exit = CancelOnDrop(Arc::clone(&watch.cancel));
+        let window = watch.follow(scope, &worker)?;
+        let report = worker.join().map_err(|_| TrialError::GeneratorPanicked)?;
+        conclude(env, window, report)
+    })
+}
+
+/// The generator's configuration for one trial: warm-up then the measured
+/// window, pinned to the generator CPUs.
+fn load_config(
+    env: &TrialEnvironment,
+    scenario: &PlannedScenario,
+    addr: SocketAddr,
+) -> Result<LoadConfig, TrialError> {
+    let url = format!("http://{addr}{}", scenario.workload.path);
+    let m = &scenario.measurement;
+    Ok(LoadConfig {
+        endpoint: corobench_load::Endpoint::from_url(&url).map_err(TrialError::Endpoint)?,
+        request: RequestTemplate {
+            method: scenario.workload.method.clone(),
+            headers: scenario.workload.headers.clone(),
+            body: env
+                .bodies
+                .get(&scenario.workload.name)
+                .cloned()
+                .unwrap_or_default(),
+        },
+        threads: m.generator_threads,
+        schedule: scenario.schedule,
+        stop: StopAfter::Duration(m.duration),
+        warmup: m.warmup,
+        timeout: m.timeout,
+        cpus: Some(env.generator_cpus.clone()),
+        backend: env.backend,
+    })
+}
+
+/// What the measuring thread watches while the generator runs.
+struct Watch<'a> {
+    env: &'a TrialEnvironment,
+    duration: Duration,
+    pgid: u32,
+    addr: SocketAddr,
+    progress: Arc<Progress>,
+    cancel: Arc<AtomicBool>,
+    observer: &'a dyn RunObserver,
+}
+
+impl Watch<'_> {
+    /// Polls the generator until it ends: opens the window when every
+    /// thread is measuring, closes it `duration` later, passes Ctrl-C on
+    /// and tells the observer the live figures.
+    fn follow<'scope, T>(
+        &self,
+        scope: &'scope Scope<'scope, '_>,
+        worker: &ScopedJoinHandle<'scope, T>,
+    ) -> Result<Option<Window<'scope>>, TrialError> {
+        let mut window: Option<Window<'scope>> = None;
+        let mut last_shown = Instant::now();
+        while !worker.is_finished() {
+            std::thread::sleep(WINDOW_POLL);
+            if self.env.stop.load(Ordering::Relaxed) {
+                self.cancel.store(true, Ordering::Relaxed);
+            }
+            let snapshot = self.progress.snapshot();
+            if window.is_none() && snapshot.measuring {
+                window = Some(Window::open(scope, self)?);
+            }
+            if let Some(open) = window
+                .as_mut()
+                .filter(|w| w.started.elapsed() >= self.duration)
+            {
+                open.close()?;
+            }
+            if snapshot.measuring && last_shown.elapsed() >= PROGRESS_EVERY {
+                self.observer
+                    .on(RunEvent::TrialPhase(Phase::Measuring(snapshot)));
+                last_shown = Instant::now();
+            }
+        }
+        Ok(window)
+    }
+}
+
+/// The measured window as the runner sees it.
+struct Window<'scope> {
+    started: Instant,
+    /// Running until the window's end.
+    sampler: Option<SamplerHandle>,
+    /// What the sampler saw, once it is stopped.
+    series: Option<ResourceSeries>,
+    /// `/stats` tasks read halfway through the window.
+    peak: ScopedJoinHandle<'scope, Option<u64>>,
+}
+
+impl<'scope> Window<'scope> {
+    /// Starts the sampler and the halfway probe.
+    fn open(scope: &'scope Scope<'scope, '_>, watch: &Watch<'_>) -> Result<Self, TrialError> {
+        let sampler = start_sampler(watch.env, watch.pgid)?;
+        let (stop, addr, half) = (Arc::clone(&watch.env.stop), watch.addr, watch.duration / 2);
+        let peak = scope.spawn(move || {
+            sleep_unless_stopped(&stop, half);
+            stats_probe::tasks(addr)
+        });
+        Ok(Self {
+            started: Instant::now(),
+            sampler: Some(sampler),
+            series: None,
+            peak,
+        })
+    }
+
+    /// Stops the sampler and keeps its series; later calls do nothing.
+    fn close(&mut self) -> Result<(), TrialError> {
+        if let Some(sampler) = self.sampler.take() {
+            self.series = Some(
+                sampler
+                    .stop()
+                    .map_err(|e| TrialError::Sampling(e.to_string()))?,
+            );
+        }
+        Ok(())
+    }
+}
+
+/// Joins what the generator, the sampler and the probe measured.
+fn conclude(
+    env: &TrialEnvironment,
+    window: Option<Window<'_>>,
+    report: Result<LoadReport, LoadError>,
+) -> Result<Option<Measured>, TrialError> {
+    let interrupted = || env.stop.load(Ordering::Relaxed);
+    let Some(mut window) = window else {
+        if interrupted() {
+            return Ok(None);
+        }
+        report.map_err(TrialError::Load)?;
+        return Err(TrialError::NoWindow);
+    };
+    // Ended early (interrupted, or the generator gave up): stop sampling now.
+    window.close()?;
+    let peak_tasks = window.peak.join().ok().flatten();
+    if interrupted() {
+        return Ok(None);
+    }
+    Ok(Some(Measured {
+        report: report.map_err(TrialError::Load)?,
+        series: window.series.unwrap_or_default(),
+        peak_tasks,
+    }))
+}
+
+/// Sets the generator's cancel flag when dropped.
+struct CancelOnDrop(Arc<AtomicBool>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Starts the sampler from a thread pinned beside the generator: the
+/// sampling thread inherits its CPUs, away from the server's.
+fn start_sampler(env: &TrialEnvironment, pgid: u32) -> Result<SamplerHandle, TrialError> {
+    std::thread::scope(|scope| {
+        scope
+            .spawn(|| {
+                let _ = env.generator_set.apply_to_current_thread();
+                Sampler::start(pgid, DEFAULT_INTERVAL)
+            })
+            .join()
+    })
+    .map_err(|_| TrialError::SamplerStart("the sampler could not start".to_string()))?
+    .map_err(|e| TrialError::SamplerStart(format!("cannot sample the target: {e}")))
+}
+
+/// Sleeps `total`, or less if Ctrl-C arrives.
+pub(super) fn sleep_unless_stopped(stop: &AtomicBool, total: Duration) {
+    let end = Instant::now() + total;
+    while Instant::now() < end && !stop.load(Ordering::Relaxed) {
+        std::thread::sleep(
+            Duration::from_millis(50).min(end.saturating_duration_since(Instant::now())),
+        );
+    }
+}
