@@ -21,7 +21,7 @@ pub use load::{
 };
 pub use resource::{ResourceSample, ResourceSummary};
 pub use run::{
-    Provenance, RunRecord, RunStatus, ScenarioRecord, TaskCounts, TrialFlag, TrialRecord,
-    TrialStatus, WorkloadRecord,
+    Provenance, RunProcess, RunRecord, RunStatus, ScenarioRecord, TaskCounts, TrialFlag,
+    TrialRecord, TrialStatus, WorkloadRecord,
 };
 pub use schedule::{Backend, BackendChoice, ScenarioKey, Schedule, ScheduleKind};

@@ -47,6 +47,17 @@ pub enum RunStatus {
     Complete,
     /// Stopped by Ctrl-C / SIGTERM (or a crash of corobench); `run --resume` finishes it.
     Interrupted,
+    /// Every trial it ran failed: it measured nothing.
+    Failed,
+}
+
+/// The corobench process measuring a run: its pid and the time it started
+/// (clock ticks after boot, from `/proc/PID/stat`), so that a pid the kernel
+/// has since given to another process is not taken for it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunProcess {
+    pub pid: u32,
+    pub started: u64,
 }
 
 impl RunStatus {
@@ -56,6 +67,7 @@ impl RunStatus {
             Self::Running => "running",
             Self::Complete => "complete",
             Self::Interrupted => "interrupted",
+            Self::Failed => "failed",
         }
     }
 }

@@ -40,7 +40,7 @@ pub enum StoreError {
         path.display()
     )]
     Corrupt { path: PathBuf, reason: String },
-    #[error("the disk holding {} is full; free space and {}", path.display(), resume_hint(run_id.as_deref()))]
+    #[error("the disk holding {} is full; free space and {}", path.display(), resume_hint(path, run_id.as_deref()))]
     DiskFull {
         path: PathBuf,
         run_id: Option<String>,
@@ -121,9 +121,16 @@ pub enum StoreError {
     },
 }
 
-fn resume_hint(run_id: Option<&str>) -> String {
+/// The command that finishes the run, naming the database unless it is the
+/// default one (run as printed, it must not start a new `./corobench.db`).
+fn resume_hint(path: &std::path::Path, run_id: Option<&str>) -> String {
+    let db = if path == std::path::Path::new("corobench.db") {
+        String::new()
+    } else {
+        format!(" --db {}", path.display())
+    };
     match run_id {
-        Some(id) => format!("resume the run with `corobench run --resume {id}`"),
+        Some(id) => format!("resume the run with `corobench run --resume {id}{db}`"),
         None => "try again".to_owned(),
     }
 }
@@ -229,7 +236,7 @@ mod tests {
         assert_eq!(
             message(ffi::SQLITE_FULL, Some("20261122-063301-3f9a")),
             "the disk holding /data/results.db is full; free space and resume the run with \
-             `corobench run --resume 20261122-063301-3f9a`"
+             `corobench run --resume 20261122-063301-3f9a --db /data/results.db`"
         );
     }
 

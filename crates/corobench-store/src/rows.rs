@@ -42,6 +42,7 @@ pub(crate) fn run_status(text: &str, path: &Path) -> Result<RunStatus, StoreErro
         RunStatus::Running,
         RunStatus::Complete,
         RunStatus::Interrupted,
+        RunStatus::Failed,
     ]
     .into_iter()
     .find(|status| status.as_str() == text)

@@ -1,6 +1,6 @@
 //! Runs and their scenarios: creating, listing, finding and loading them.
 
-use corobench_model::{RunRecord, RunStatus, ScenarioRecord};
+use corobench_model::{RunProcess, RunRecord, RunStatus, ScenarioRecord};
 use rusqlite::{OptionalExtension as _, Row, params};
 
 use crate::error::{StoreError, classify, is_duplicate};
@@ -21,6 +21,8 @@ pub struct RunListing {
     pub trials_planned: u32,
     pub trials_ok: u32,
     pub trials_failed: u32,
+    /// The corobench process that measures it, recorded while it runs.
+    pub process: Option<RunProcess>,
 }
 
 /// How many run ids an "unknown run" error suggests.
@@ -102,6 +104,46 @@ impl Store {
         Ok(())
     }
 
+    /// Records the process measuring a run (`None` once it is done with it).
+    ///
+    /// # Errors
+    /// When the run is unknown or the database cannot be written.
+    pub fn set_run_process(
+        &mut self,
+        run_id: &str,
+        process: Option<RunProcess>,
+    ) -> Result<(), StoreError> {
+        let changed = self
+            .conn
+            .execute(
+                "UPDATE runs SET process_pid = ?2, process_started = ?3 WHERE id = ?1",
+                params![run_id, process.map(|p| p.pid), process.map(|p| p.started)],
+            )
+            .map_err(|e| self.fail(e, "recording the run's process", Some(run_id)))?;
+        if changed == 0 {
+            return Err(self.unknown_run(run_id));
+        }
+        Ok(())
+    }
+
+    /// The process recorded as measuring a run, if any.
+    ///
+    /// # Errors
+    /// When the run is unknown or the database cannot be read.
+    pub fn run_process(&self, run_id: &str) -> Result<Option<RunProcess>, StoreError> {
+        let found: Option<(Option<u32>, Option<u64>)> = self
+            .conn
+            .query_row(
+                "SELECT process_pid, process_started FROM runs WHERE id = ?1",
+                params![run_id],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )
+            .optional()
+            .map_err(|e| self.fail(e, "reading the run's process", Some(run_id)))?;
+        let (pid, started) = found.ok_or_else(|| self.unknown_run(run_id))?;
+        Ok(process(pid, started))
+    }
+
     /// Every run, newest first, with its trial counts.
     ///
     /// # Errors
@@ -115,7 +157,8 @@ impl Store {
                    (SELECT COUNT(*) FROM scenarios s WHERE s.run_id = r.id) AS scenarios, \
                    r.trials_per_scenario, \
                    (SELECT COUNT(*) FROM trials t WHERE t.run_id = r.id AND t.status = 'ok'), \
-                   (SELECT COUNT(*) FROM trials t WHERE t.run_id = r.id AND t.status = 'failed') \
+                   (SELECT COUNT(*) FROM trials t WHERE t.run_id = r.id AND t.status = 'failed'), \
+                   r.process_pid, r.process_started \
                  FROM runs r ORDER BY r.started_at_unix_ms DESC, r.id DESC",
             )
             .map_err(fail)?;
@@ -265,5 +308,13 @@ fn listing(row: &Row<'_>) -> rusqlite::Result<RunListing> {
         trials_planned: scenarios.saturating_mul(trials_per_scenario),
         trials_ok: row.get(7)?,
         trials_failed: row.get(8)?,
+        process: process(row.get(9)?, row.get(10)?),
+    })
+}
+
+fn process(pid: Option<u32>, started: Option<u64>) -> Option<RunProcess> {
+    Some(RunProcess {
+        pid: pid?,
+        started: started?,
     })
 }

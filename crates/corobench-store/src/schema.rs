@@ -13,7 +13,10 @@ use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 use crate::error::{StoreError, classify};
 
 /// Every migration, in order; the schema version is their count.
-const MIGRATIONS: [&str; 1] = [include_str!("migrations/0001_init.sql")];
+const MIGRATIONS: [&str; 2] = [
+    include_str!("migrations/0001_init.sql"),
+    include_str!("migrations/0002_run_process.sql"),
+];
 
 /// The schema version this corobench writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -31,6 +34,21 @@ pub(crate) fn open(path: &Path, create: bool) -> Result<Connection, StoreError> 
     }
     let mut conn = Connection::open_with_flags(path, flags)
         .map_err(|e| classify(e, path, "opening the database", None))?;
+    if !create
+        && user_version(&conn).map_err(|e| classify(e, path, "reading the schema", None))? == 0
+    {
+        // A read command never writes a schema into a file that is not a
+        // corobench database yet (an empty file, a mistyped path).
+        if has_foreign_tables(&conn).unwrap_or(false) {
+            return Err(StoreError::Foreign {
+                path: path.to_path_buf(),
+            });
+        }
+        return Err(StoreError::Corrupt {
+            path: path.to_path_buf(),
+            reason: "it holds no corobench schema".to_owned(),
+        });
+    }
     configure(&conn).map_err(|e| classify(e, path, "configuring the database", None))?;
     migrate(&mut conn, path)?;
     Ok(conn)
@@ -57,6 +75,20 @@ fn migrate(conn: &mut Connection, path: &Path) -> Result<(), StoreError> {
     if check_version(user_version(conn).map_err(fail)?, path)? == SCHEMA_VERSION {
         return Ok(());
     }
+    // A migration may rebuild a table that others reference: with foreign
+    // keys on, dropping the old table would delete every row that points at
+    // it. They are off for the migration (the pragma is a no-op inside a
+    // transaction, so it is set here) and checked before the commit.
+    conn.pragma_update(None, "foreign_keys", false)
+        .map_err(fail)?;
+    let migrated = apply_migrations(conn, path);
+    let restored = conn.pragma_update(None, "foreign_keys", true);
+    migrated?;
+    restored.map_err(fail)
+}
+
+fn apply_migrations(conn: &mut Connection, path: &Path) -> Result<(), StoreError> {
+    let fail = |e| classify(e, path, "migrating the schema", None);
     let tx = conn
         .transaction_with_behavior(TransactionBehavior::Immediate)
         .map_err(fail)?;
@@ -72,6 +104,18 @@ fn migrate(conn: &mut Connection, path: &Path) -> Result<(), StoreError> {
         tx.execute_batch(sql).map_err(fail)?;
         tx.pragma_update(None, "user_version", index + 1)
             .map_err(fail)?;
+    }
+    let dangling: bool = tx
+        .query_row(
+            "SELECT EXISTS (SELECT 1 FROM pragma_foreign_key_check)",
+            [],
+            |row| row.get(0),
+        )
+        .map_err(fail)?;
+    if dangling {
+        return Err(StoreError::Foreign {
+            path: path.to_path_buf(),
+        });
     }
     tx.commit().map_err(fail)
 }

@@ -2,7 +2,7 @@
 
 use rusqlite::Connection;
 
-use super::fixtures::{RUN_ID, store_with_run, temp_store};
+use super::fixtures::{RUN_ID, ok_trial, store_with_run, temp_store};
 use crate::{SCHEMA_VERSION, Store, StoreError};
 
 #[test]
@@ -111,4 +111,70 @@ fn another_programs_database_is_left_alone() {
         .query_row("SELECT COUNT(*) FROM sqlite_schema", [], |row| row.get(0))
         .unwrap();
     assert_eq!(tables, 1, "no corobench table was added");
+}
+
+/// A database written by the first schema: a run with its scenarios and a
+/// trial, as that corobench stored them.
+fn schema_1_database(path: &std::path::Path) {
+    let (dir, mut store) = store_with_run();
+    store.record_trial(RUN_ID, &ok_trial(0, 0, 0)).unwrap();
+    drop(store);
+    std::fs::copy(dir.path().join("results.db"), path).unwrap();
+    let conn = Connection::open(path).unwrap();
+    // Back to schema 1: the columns and the status constraint it had.
+    conn.execute_batch(
+        "PRAGMA foreign_keys = OFF;
+         CREATE TABLE runs_v1 AS SELECT id, started_at_unix_ms, finished_at_unix_ms, status, \
+           suite, spec_toml, seed, trials_per_scenario, provenance_json FROM runs;
+         DROP TABLE runs;
+         ALTER TABLE runs_v1 RENAME TO runs;
+         PRAGMA user_version = 1;",
+    )
+    .unwrap();
+}
+
+#[test]
+fn schema_1_is_migrated_keeping_every_run_scenario_and_trial() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("old.db");
+    schema_1_database(&path);
+    let before: i64 = Connection::open(&path)
+        .unwrap()
+        .query_row("SELECT COUNT(*) FROM trials", [], |row| row.get(0))
+        .unwrap();
+    let mut store = Store::open(&path).unwrap();
+    assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
+    let run = store.load_run(RUN_ID).unwrap();
+    assert_eq!(run.scenarios.len(), 2);
+    assert_eq!(run.trials.len() as i64, before);
+    assert!(before > 0, "the fixture has trials to keep");
+    store
+        .set_run_status(RUN_ID, corobench_model::RunStatus::Failed, Some(1))
+        .unwrap();
+    let process = corobench_model::RunProcess {
+        pid: 42,
+        started: 7,
+    };
+    store.set_run_process(RUN_ID, Some(process)).unwrap();
+    assert_eq!(store.run_process(RUN_ID).unwrap(), Some(process));
+    let listed = &store.runs().unwrap()[0];
+    assert_eq!(listed.status, corobench_model::RunStatus::Failed);
+    assert_eq!(listed.process, Some(process));
+}
+
+#[test]
+fn a_read_never_writes_a_schema_into_an_empty_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("empty.db");
+    std::fs::write(&path, b"").unwrap();
+    let error = Store::open_existing(&path).unwrap_err();
+    assert!(
+        error.to_string().contains("holds no corobench schema"),
+        "{error}"
+    );
+    assert_eq!(
+        std::fs::metadata(&path).unwrap().len(),
+        0,
+        "the file is left as it was"
+    );
 }

@@ -1,0 +1,34 @@
+-- corobench result store, schema 2.
+-- A run may end `failed`: every trial it ran failed, so it measured nothing.
+-- A run being measured records the corobench process measuring it (its pid
+-- and the time it started, in clock ticks after boot, so that a pid reused
+-- by another process is not mistaken for it): a second `run --resume` of a
+-- live run is refused, and a run whose process died shows as such.
+-- SQLite cannot change a CHECK constraint in place, so `runs` is rebuilt
+-- (foreign keys are off while this runs; see schema.rs).
+
+CREATE TABLE runs_v2 (
+    id                   TEXT PRIMARY KEY,
+    started_at_unix_ms   INTEGER NOT NULL,
+    finished_at_unix_ms  INTEGER,
+    status               TEXT NOT NULL
+                         CHECK (status IN ('running', 'complete', 'interrupted', 'failed')),
+    suite                TEXT NOT NULL,
+    spec_toml            TEXT NOT NULL,
+    -- Decimal text: seeds are unsigned 64-bit, SQLite integers are signed.
+    seed                 TEXT NOT NULL,
+    trials_per_scenario  INTEGER NOT NULL CHECK (trials_per_scenario >= 0),
+    provenance_json      TEXT NOT NULL,
+    process_pid          INTEGER CHECK (process_pid > 0),
+    process_started      INTEGER CHECK (process_started >= 0)
+) STRICT;
+
+INSERT INTO runs_v2 (id, started_at_unix_ms, finished_at_unix_ms, status, suite, spec_toml,
+                     seed, trials_per_scenario, provenance_json)
+SELECT id, started_at_unix_ms, finished_at_unix_ms, status, suite, spec_toml,
+       seed, trials_per_scenario, provenance_json
+FROM runs;
+
+DROP TABLE runs;
+ALTER TABLE runs_v2 RENAME TO runs;
+CREATE INDEX runs_by_start ON runs (started_at_unix_ms);
