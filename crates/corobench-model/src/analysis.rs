@@ -375,6 +375,8 @@ pub enum WarningKind {
     IdenticalValues,
     ProvenanceDiffers,
     Unmatched,
+    /// A run compared with itself.
+    SameRun,
 }
 
 /// Something the reader must know, said so that it tells them what to do.

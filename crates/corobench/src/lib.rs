@@ -7,6 +7,7 @@ pub mod commands;
 pub mod exit;
 pub mod output;
 pub mod runner;
+pub mod scratch;
 pub mod signals;
 pub mod targets;
 pub mod values;

@@ -38,6 +38,16 @@ pub fn compare_runs(a: &StoredRun, b: &StoredRun, options: &AnalyzeOptions) -> R
         }
     }
     provenance_warnings(&a.run.provenance, &b.run.provenance, &mut notes);
+    if a.run.id == b.run.id {
+        notes.add(
+            WarningKind::SameRun,
+            format!(
+                "run {} is compared with itself, so every difference is zero; name two runs",
+                a.run.id
+            ),
+            None,
+        );
+    }
     RunComparison {
         schema_version: ANALYSIS_SCHEMA_VERSION,
         kind: "run_comparison".to_owned(),

@@ -3,10 +3,12 @@
 use std::io::Write as _;
 
 use clap::Args;
-use corobench_store::Store;
+use corobench_model::RunStatus;
+use corobench_store::RunListing;
 
-use super::shared::DbArg;
-use crate::exit::{self, Exit};
+use super::shared::{DbArg, open_store, store_error};
+use crate::exit::Exit;
+use crate::runner::liveness;
 
 /// Flags of `corobench runs`.
 #[derive(Debug, Args)]
@@ -24,15 +26,15 @@ pub struct RunsArgs {
 /// # Errors
 /// A missing or unreadable database (exit 2).
 pub fn run(args: &RunsArgs) -> anyhow::Result<Exit> {
-    let store = Store::open_existing(&args.db.db).map_err(|e| exit::usage(e.to_string()))?;
-    let runs = store.runs()?;
+    let store = open_store(&args.db.db)?;
+    let runs = store.runs().map_err(store_error)?;
     let mut out = std::io::stdout().lock();
     if args.json {
         let rows: Vec<serde_json::Value> = runs
             .iter()
             .map(|r| {
                 serde_json::json!({
-                    "id": r.id, "suite": r.suite, "status": r.status.as_str(),
+                    "id": r.id, "suite": r.suite, "status": status(r),
                     "started_at_unix_ms": r.started_at_unix_ms, "finished_at_unix_ms": r.finished_at_unix_ms,
                     "scenarios": r.scenarios, "trials_planned": r.trials_planned,
                     "trials_ok": r.trials_ok, "trials_failed": r.trials_failed,
@@ -61,7 +63,7 @@ pub fn run(args: &RunsArgs) -> anyhow::Result<Exit> {
             "{:<22} {:<14} {:<12} {:<20} {:>9} {:>8}/{}/{}",
             r.id,
             r.suite,
-            r.status.as_str(),
+            status(r),
             started(r.started_at_unix_ms),
             r.scenarios,
             r.trials_ok,
@@ -70,6 +72,17 @@ pub fn run(args: &RunsArgs) -> anyhow::Result<Exit> {
         )?;
     }
     Ok(Exit::Success)
+}
+
+/// The stored status, except that a run still marked running whose process
+/// is gone (killed, or the machine restarted) shows as `died`: resume it.
+fn status(run: &RunListing) -> &'static str {
+    let alive = run.process.as_ref().is_some_and(liveness::is_alive);
+    if run.status == RunStatus::Running && !alive {
+        "died"
+    } else {
+        run.status.as_str()
+    }
 }
 
 fn started(unix_ms: i64) -> String {

@@ -121,10 +121,17 @@ pub fn load_run(store: &Store, id_or_prefix: &str) -> anyhow::Result<StoredRun> 
         .with_context(|| format!("cannot read run {id} from {}", store.path().display()))
 }
 
-/// Store errors the user fixes with other arguments are usage errors.
+/// Store errors the user fixes with other arguments (another `--db`, run
+/// id or file) are usage errors, exit 2, from every command alike; a full
+/// disk or a failing device is exit 1.
 pub fn store_error(error: StoreError) -> anyhow::Error {
     match error {
         StoreError::Missing { .. }
+        | StoreError::CannotOpen { .. }
+        | StoreError::NewerSchema { .. }
+        | StoreError::Foreign { .. }
+        | StoreError::Corrupt { .. }
+        | StoreError::ReadOnly { .. }
         | StoreError::UnknownRun { .. }
         | StoreError::AmbiguousRun { .. }
         | StoreError::NoRuns { .. } => exit::usage(error.to_string()),

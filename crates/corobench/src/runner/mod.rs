@@ -12,6 +12,7 @@
 
 pub mod events;
 pub mod leak;
+pub mod liveness;
 pub mod order;
 pub mod prepare;
 pub mod provenance;

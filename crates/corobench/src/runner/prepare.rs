@@ -114,7 +114,7 @@ fn environment(
     stop: Arc<AtomicBool>,
     observer: &dyn RunObserver,
 ) -> anyhow::Result<TrialEnvironment> {
-    let work_root = std::env::temp_dir().join(format!("corobench-run-{}", std::process::id()));
+    let work_root = crate::scratch::folder("run");
     std::fs::create_dir_all(&work_root)
         .with_context(|| format!("creating {}", work_root.display()))?;
     let data_dir = cache.root().join("data");

@@ -56,6 +56,20 @@ pub enum TrialError {
     Sampling(String),
     #[error("the target exited during the measurement")]
     TargetExited,
+    #[error(
+        "corobench itself was not running for {:.1} s during the trial (stopped with Ctrl-Z or \
+         SIGSTOP, or starved of CPU), so its figures would not be the target's; keep the \
+         machine otherwise idle while it measures",
+        pause.as_secs_f64()
+    )]
+    Stalled { pause: Duration },
+}
+
+impl TrialError {
+    /// Whether the target's own state (exit status, stderr) explains it.
+    fn concerns_target(&self) -> bool {
+        !matches!(self, Self::Stalled { .. })
+    }
 }
 
 /// Trials run here: each starts a fresh target process on the server CPUs
@@ -95,7 +109,10 @@ pub fn run(
     let measured = match window::measure(env, scenario, &target, observer) {
         Ok(Some(measured)) => measured,
         Ok(None) => return TrialOutcome::Interrupted,
-        Err(why) => return failed(blank, with_target_state(&mut target, &why)),
+        Err(why) if why.concerns_target() => {
+            return failed(blank, with_target_state(&mut target, &why));
+        }
+        Err(why) => return failed(blank, why.to_string()),
     };
     observer.on(RunEvent::TrialPhase(Phase::Stopping));
     window::sleep_unless_stopped(&env.stop, scenario.measurement.idle);

@@ -33,6 +33,12 @@ const WINDOW_POLL: Duration = Duration::from_millis(1);
 /// How often the observer is told the live figures.
 const PROGRESS_EVERY: Duration = Duration::from_millis(100);
 
+/// A pause of the measuring thread this long means corobench itself was not
+/// running (stopped with Ctrl-Z or SIGSTOP, or starved of CPU): its
+/// generator threads were not either, so the trial's figures are not the
+/// target's. A thread that sleeps 1 ms is never late by this much otherwise.
+pub(super) const STALL_LIMIT: Duration = Duration::from_millis(250);
+
 /// The measured window's results.
 #[derive(Debug)]
 pub(super) struct Measured {
@@ -65,9 +71,9 @@ pub(super) fn measure(
         let worker = scope.spawn(move || run.run());
         // Leaving early on an error must not leave the generator running.
         let _cancel_on_exit = CancelOnDrop(Arc::clone(&watch.cancel));
-        let window = watch.follow(scope, &worker)?;
+        let followed = watch.follow(scope, &worker)?;
         let report = worker.join().map_err(|_| TrialError::GeneratorPanicked)?;
-        conclude(env, window, report)
+        conclude(env, followed, report)
     })
 }
 
@@ -120,11 +126,14 @@ impl Watch<'_> {
         &self,
         scope: &'scope Scope<'scope, '_>,
         worker: &ScopedJoinHandle<'scope, T>,
-    ) -> Result<Option<Window<'scope>>, TrialError> {
+    ) -> Result<Followed<'scope>, TrialError> {
         let mut window: Option<Window<'scope>> = None;
         let mut last_shown = Instant::now();
+        let mut longest_pause = Duration::ZERO;
         while !worker.is_finished() {
+            let asleep = Instant::now();
             std::thread::sleep(WINDOW_POLL);
+            longest_pause = longest_pause.max(asleep.elapsed().saturating_sub(WINDOW_POLL));
             if self.env.stop.load(Ordering::Relaxed) {
                 self.cancel.store(true, Ordering::Relaxed);
             }
@@ -144,8 +153,20 @@ impl Watch<'_> {
                 last_shown = Instant::now();
             }
         }
-        Ok(window)
+        Ok(Followed {
+            window,
+            longest_pause,
+        })
     }
+}
+
+/// What the measuring thread saw while the generator ran.
+struct Followed<'scope> {
+    /// `None` when the generator never reported every thread measuring.
+    window: Option<Window<'scope>>,
+    /// The longest time the measuring thread was not running beyond its
+    /// polling interval: corobench's own stall, if any.
+    longest_pause: Duration,
 }
 
 /// The measured window as the runner sees it.
@@ -192,11 +213,18 @@ impl<'scope> Window<'scope> {
 /// Joins what the generator, the sampler and the probe measured.
 fn conclude(
     env: &TrialEnvironment,
-    window: Option<Window<'_>>,
+    followed: Followed<'_>,
     report: Result<LoadReport, LoadError>,
 ) -> Result<Option<Measured>, TrialError> {
     let interrupted = || env.stop.load(Ordering::Relaxed);
-    let Some(mut window) = window else {
+    if followed.longest_pause >= STALL_LIMIT && !interrupted() {
+        // Checked first: a stall across the window's start also hides the
+        // start from the poll loop, and the target is not to blame.
+        return Err(TrialError::Stalled {
+            pause: followed.longest_pause,
+        });
+    }
+    let Some(mut window) = followed.window else {
         if interrupted() {
             return Ok(None);
         }

@@ -42,8 +42,9 @@ impl Session {
     /// An unusable cache or scratch folder.
     pub fn open(manifests: &[Manifest], no_db: bool) -> anyhow::Result<Self> {
         let cache = BuildCache::from_env().context("choosing the build cache")?;
-        let work_dir =
-            std::env::temp_dir().join(format!("corobench-verify-{}", std::process::id()));
+        crate::scratch::check_temp_dir()?;
+        crate::scratch::remove_stale();
+        let work_dir = crate::scratch::folder("verify");
         std::fs::create_dir_all(&work_dir)
             .with_context(|| format!("creating {}", work_dir.display()))?;
         let data_dir = cache.root().join("data");

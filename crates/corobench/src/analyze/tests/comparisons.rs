@@ -185,3 +185,30 @@ fn a_geomean_needs_positive_centers() {
     );
     assert!(comparison.only_in_a.is_empty() && comparison.only_in_b.is_empty());
 }
+
+#[test]
+fn a_run_compared_with_itself_is_flagged_once() {
+    let a = three_targets().build();
+    let comparison = compare_runs(&a, &a, &AnalyzeOptions::default());
+    let same: Vec<&str> = comparison
+        .warnings
+        .iter()
+        .filter(|w| w.kind == WarningKind::SameRun)
+        .map(|w| w.message.as_str())
+        .collect();
+    assert_eq!(
+        same,
+        ["run r1 is compared with itself, so every difference is zero; name two runs"]
+    );
+    let other = RunBuilder::new("r2", 6)
+        .scenario("base", &[], "plaintext", 4)
+        .rates(&LOW)
+        .build();
+    let distinct = compare_runs(&a, &other, &AnalyzeOptions::default());
+    assert!(
+        distinct
+            .warnings
+            .iter()
+            .all(|w| w.kind != WarningKind::SameRun)
+    );
+}

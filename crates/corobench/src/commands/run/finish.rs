@@ -1,0 +1,142 @@
+//! How a run ends: its status in the store, the table, and what the reader
+//! must know — how to resume it, or why it measured nothing.
+
+use std::collections::BTreeMap;
+
+use corobench_model::{RunStatus, TrialRecord, TrialStatus};
+use corobench_store::Store;
+
+use super::RunArgs;
+use crate::commands::shared::ColorArg;
+use crate::exit::{self, Exit};
+use crate::output::run_summary;
+use crate::runner::RunTally;
+use crate::wall_clock::unix_ms;
+
+/// How many distinct failure reasons a failed run names.
+const REASONS_SHOWN: usize = 5;
+
+/// Marks the run's status, prints its table, and says how to resume it or
+/// why it failed.
+///
+/// # Errors
+/// The store refused a trial or the status; every trial failed (exit 1).
+pub(super) fn finish(
+    args: &RunArgs,
+    store: &mut Store,
+    run_id: &str,
+    stopped: bool,
+    tally: anyhow::Result<RunTally>,
+) -> anyhow::Result<Exit> {
+    let interrupted = stopped || tally.as_ref().map_or(true, |t| t.interrupted);
+    let trials = store.load_run(run_id).map(|r| r.trials).unwrap_or_default();
+    let failed = trials
+        .iter()
+        .filter(|t| t.status == TrialStatus::Failed)
+        .count();
+    let measured_nothing = !trials.is_empty() && failed == trials.len();
+    let status = match (interrupted, measured_nothing) {
+        (true, _) => RunStatus::Interrupted,
+        (false, true) => RunStatus::Failed,
+        (false, false) => RunStatus::Complete,
+    };
+    let marked = store.set_run_status(run_id, status, (!interrupted).then(unix_ms));
+    let released = store.set_run_process(run_id, None);
+    // A store that refused a trial is the error to report, not the status update after it.
+    let tally = tally?;
+    marked?;
+    released?;
+    run_summary::print_run(
+        store,
+        run_id,
+        args.baseline.as_deref(),
+        ColorArg::Auto.enabled(None),
+    )?;
+    if interrupted {
+        eprintln!(
+            "\ninterrupted: {} trials of run {run_id} are stored; finish it with\n  corobench run --resume {run_id}{}",
+            tally.stored,
+            args.db.as_flag()
+        );
+        return Ok(Exit::Interrupted);
+    }
+    if measured_nothing {
+        return Err(exit::check_failed(format!(
+            "run {run_id} measured nothing: all {failed} trials failed. {}",
+            reasons(&trials)
+        )));
+    }
+    if failed > 0 {
+        eprintln!(
+            "\nnote: {failed} of {} trials failed and are left out of the figures; {}",
+            trials.len(),
+            reasons(&trials)
+        );
+    }
+    Ok(Exit::Success)
+}
+
+/// `Why: 12× the load could not start: …; 3× …` — the first line of each
+/// distinct failure, most frequent first.
+fn reasons(trials: &[TrialRecord]) -> String {
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for trial in trials.iter().filter(|t| t.status == TrialStatus::Failed) {
+        let first_line = trial
+            .failure
+            .as_deref()
+            .and_then(|f| f.lines().next())
+            .unwrap_or("no reason recorded");
+        *counts.entry(first_line).or_default() += 1;
+    }
+    let mut ranked: Vec<(&str, usize)> = counts.into_iter().collect();
+    ranked.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    let shown: Vec<String> = ranked
+        .iter()
+        .take(REASONS_SHOWN)
+        .map(|(why, n)| format!("{n}× {why}"))
+        .collect();
+    let more = ranked.len().saturating_sub(REASONS_SHOWN);
+    let tail = if more > 0 {
+        format!("; and {more} other reasons (see `corobench report`)")
+    } else {
+        String::new()
+    };
+    format!("Why: {}{tail}", shown.join("; "))
+}
+
+#[cfg(test)]
+mod tests {
+    use corobench_model::{TaskCounts, TrialRecord, TrialStatus};
+
+    use super::reasons;
+
+    fn failed(why: &str) -> TrialRecord {
+        TrialRecord {
+            scenario_index: 0,
+            trial_index: 0,
+            sequence: 0,
+            status: TrialStatus::Failed,
+            failure: Some(why.to_string()),
+            started_at_unix_ms: 0,
+            load: None,
+            resources: None,
+            resource_series: Vec::new(),
+            tasks: TaskCounts::default(),
+            flags: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn reasons_are_counted_by_their_first_line_most_frequent_first() {
+        let trials = [
+            failed("the load could not start: too many connections\nmore"),
+            failed("the target exited during the measurement"),
+            failed("the load could not start: too many connections"),
+        ];
+        assert_eq!(
+            reasons(&trials),
+            "Why: 2× the load could not start: too many connections; \
+             1× the target exited during the measurement"
+        );
+    }
+}

@@ -1,0 +1,205 @@
+//! `corobench run [SPEC]`: every scenario of a suite, measured fairly, each
+//! trial stored as it ends; `--resume RUN` finishes an interrupted run.
+
+mod cpu_claim;
+mod finish;
+mod start;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use anyhow::Context as _;
+use clap::Args;
+use corobench_model::RunStatus;
+use corobench_spec::Plan;
+use corobench_store::Store;
+
+use self::start::Start;
+use super::shared::{DbArg, TargetsDirArg};
+use crate::exit::{self, Exit};
+use crate::output::run_progress::run_presenter;
+use crate::runner::{
+    self, LocalTrials, PreparedRun, Rounds, RunEvent, RunObserver, RunTally, StoredTrials,
+    liveness, provenance,
+};
+use crate::targets::Targets;
+use crate::{scratch, signals};
+
+/// Flags of `corobench run`.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  \
+    corobench run                          the default suite\n  \
+    corobench run suites/ants-sweep.toml --trials 10\n  \
+    corobench run my.toml --until-ci 3% --max-trials 30\n  \
+    corobench run --resume latest          finish an interrupted run")]
+pub struct RunArgs {
+    /// Spec file (TOML, see docs/spec.md) [default: the embedded default suite]
+    #[arg(value_name = "SPEC")]
+    pub spec: Option<PathBuf>,
+
+    /// Finish a stored run that was interrupted, without repeating its trials
+    #[arg(long, value_name = "RUN", conflicts_with = "spec")]
+    pub resume: Option<String>,
+
+    #[command(flatten)]
+    pub db: DbArg,
+
+    #[command(flatten)]
+    pub dir: TargetsDirArg,
+
+    /// Trials per scenario (overrides the spec)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub trials: Option<u32>,
+
+    /// Keep adding trials to a scenario until its req/s interval is within
+    /// this much of its median, e.g. 3% (overrides the spec)
+    #[arg(long, value_name = "PERCENT", value_parser = corobench_spec::parse_fraction)]
+    pub until_ci: Option<f64>,
+
+    /// Upper bound on trials per scenario for --until-ci
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_trials: Option<u32>,
+
+    /// Seed of the trial order (overrides the spec)
+    #[arg(long)]
+    pub seed: Option<u64>,
+
+    /// Compare every target with this one in the summary [default: the first]
+    #[arg(long, value_name = "TARGET")]
+    pub baseline: Option<String>,
+}
+
+/// Runs `corobench run`.
+///
+/// # Errors
+/// A bad spec or flag (exit 2), no target that can be measured (exit 3), a
+/// run in which every trial failed (exit 1), a store that refuses a trial
+/// (completed trials are kept).
+pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
+    let stop = signals::stop_flag()?;
+    corobench_target::install_child_reaper().map_err(|e| {
+        anyhow::anyhow!("cannot become the reaper of targets' orphaned processes: {e}")
+    })?;
+    scratch::check_temp_dir()?;
+    let targets = Targets::discover(args.dir.targets_dir.as_deref())?;
+    // A fresh run's spec is resolved before the store is opened: a spec
+    // that does not resolve leaves no database file behind.
+    let start = match &args.resume {
+        Some(id) => start::resume(&open_store(args)?, id, &targets)?,
+        None => start::fresh(args, &targets)?,
+    };
+    let mut store = open_store(args)?;
+    let observer = run_presenter(remaining_trials(&start.plan, &start.before));
+    announce(&start, observer.as_ref());
+    scratch::remove_stale();
+    let _cpus = cpu_claim::claim(&start.plan, observer.as_ref());
+    let prepared = runner::prepare(&start.plan, &targets, Arc::clone(&stop), observer.as_ref())?;
+    for excluded in &prepared.excluded {
+        observer.notice(&format!(
+            "excluded {}: {}",
+            excluded.target, excluded.reason
+        ));
+    }
+    if prepared.env.built.is_empty() {
+        observer.on(RunEvent::Finished);
+        return Err(exit::target_failed(
+            "no target of this run could be built and verified; see the reasons above",
+        ));
+    }
+    let run_id = record_start(&mut store, &start, &targets, &prepared)?;
+    let tally = measure(&start, &mut store, &prepared, observer.as_ref());
+    observer.on(RunEvent::Finished);
+    drop(prepared);
+    finish::finish(
+        args,
+        &mut store,
+        &run_id,
+        stop.load(Ordering::Relaxed),
+        tally,
+    )
+}
+
+fn open_store(args: &RunArgs) -> anyhow::Result<Store> {
+    Store::open(&args.db.db).map_err(|e| exit::usage(e.to_string()))
+}
+
+/// Stores a fresh run with its scenarios, and records this process as the
+/// one measuring it (a second `--resume` of it is then refused).
+fn record_start(
+    store: &mut Store,
+    start: &Start,
+    targets: &Targets,
+    prepared: &PreparedRun,
+) -> anyhow::Result<String> {
+    let run_id = start.run.id.clone();
+    if start.fresh {
+        let run = start::with_tools(start.run.clone(), prepared);
+        let scenarios = start::scenario_records(&start.plan, targets, &prepared.env.bodies)?;
+        store
+            .create_run(&run, start.plan.trials.min, &scenarios)
+            .map_err(|e| exit::usage(e.to_string()))?;
+    } else {
+        store
+            .set_run_status(&run_id, RunStatus::Running, None)
+            .map_err(|e| exit::usage(e.to_string()))?;
+    }
+    store
+        .set_run_process(&run_id, liveness::this_process())
+        .map_err(|e| exit::usage(e.to_string()))?;
+    Ok(run_id)
+}
+
+/// Runs the trials the plan still needs, storing each as it ends.
+fn measure(
+    start: &Start,
+    store: &mut Store,
+    prepared: &PreparedRun,
+    observer: &dyn RunObserver,
+) -> anyhow::Result<RunTally> {
+    let (plan, run_id) = (&start.plan, start.run.id.as_str());
+    let rounds = Rounds {
+        plan,
+        runnable: plan
+            .scenarios
+            .iter()
+            .filter(|s| prepared.env.built.contains_key(&s.target))
+            .map(|s| s.index)
+            .collect(),
+        stop: &prepared.env.stop,
+        observer,
+    };
+    let trials = LocalTrials { env: &prepared.env };
+    rounds.run(&trials, &start.before, &mut |record| {
+        store
+            .record_trial(run_id, record)
+            .context("storing a trial")
+    })
+}
+
+fn announce(start: &Start, observer: &dyn RunObserver) {
+    let (plan, run, before) = (&start.plan, &start.run, &start.before);
+    let trials = plan.scenarios.len() as u64 * u64::from(plan.trials.min);
+    observer.notice(&format!(
+        "run {} · suite {} · {} scenarios × {} trials = {trials} trials ({} stored) · seed {}",
+        run.id,
+        plan.name,
+        plan.scenarios.len(),
+        plan.trials.min,
+        before.slots.len(),
+        plan.seed
+    ));
+    observer.notice(&format!(
+        "server on CPU {}, generator on CPU {}",
+        provenance::cpu_list(&plan.server_cpus),
+        provenance::cpu_list(&plan.generator_cpus)
+    ));
+    for skipped in &plan.skipped_targets {
+        observer.notice(&format!("skipped {}: {}", skipped.target, skipped.reason));
+    }
+}
+
+fn remaining_trials(plan: &Plan, before: &StoredTrials) -> u64 {
+    (plan.scenarios.len() as u64 * u64::from(plan.trials.min))
+        .saturating_sub(before.slots.len() as u64)
+}

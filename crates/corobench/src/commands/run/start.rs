@@ -1,0 +1,244 @@
+//! Where a run starts from: a spec (a fresh run) or a stored run that was
+//! interrupted (`--resume`). Everything that can be known before the first
+//! trial is checked here, before anything is built or stored.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use corobench_model::{RunRecord, RunStatus, ScenarioRecord, WorkloadRecord};
+use corobench_spec::{Plan, resolve};
+use corobench_store::Store;
+
+use super::RunArgs;
+use crate::commands::shared::read_spec;
+use crate::exit;
+use crate::runner::{PreparedRun, StoredTrials, liveness, provenance};
+use crate::targets::Targets;
+use crate::wall_clock::unix_ms;
+
+/// A run about to be measured.
+#[derive(Debug)]
+pub(super) struct Start {
+    pub(super) plan: Plan,
+    pub(super) run: RunRecord,
+    /// Trials a resumed run already holds.
+    pub(super) before: StoredTrials,
+    /// The run is not in the store yet.
+    pub(super) fresh: bool,
+}
+
+/// A new run from a spec file or the default suite, with flag overrides.
+pub(super) fn fresh(args: &RunArgs, targets: &Targets) -> anyhow::Result<Start> {
+    let path = args.spec.as_deref();
+    let text = read_spec(path)?;
+    let mut plan =
+        resolve(&text, path, &targets.catalog()).map_err(|e| exit::usage(e.to_string()))?;
+    apply_overrides(&mut plan, args)?;
+    check_baseline(&plan, args.baseline.as_deref())?;
+    check_runnable(&plan)?;
+    let mut provenance = provenance::collect(&plan.server_cpus, &plan.generator_cpus);
+    provenance.spec_path = path
+        .and_then(|p| p.canonicalize().ok())
+        .map(|p| p.display().to_string());
+    let run = RunRecord {
+        id: new_run_id(),
+        started_at_unix_ms: unix_ms(),
+        finished_at_unix_ms: None,
+        status: RunStatus::Running,
+        suite: plan.name.clone(),
+        spec_toml: text,
+        seed: plan.seed,
+        provenance,
+    };
+    Ok(Start {
+        plan,
+        run,
+        before: StoredTrials::default(),
+        fresh: true,
+    })
+}
+
+/// The flags that override the spec; a maximum below the minimum is refused
+/// rather than silently raised.
+fn apply_overrides(plan: &mut Plan, args: &RunArgs) -> anyhow::Result<()> {
+    if let Some(trials) = args.trials {
+        plan.trials.min = trials;
+        plan.trials.max = plan.trials.max.max(trials);
+    }
+    if let Some(width) = args.until_ci {
+        plan.trials.until_ci = Some(width);
+    }
+    if let Some(max) = args.max_trials {
+        if max < plan.trials.min {
+            return Err(exit::usage(format!(
+                "--max-trials {max} is below the {} trials every scenario gets; raise it, \
+                 or lower --trials",
+                plan.trials.min
+            )));
+        }
+        plan.trials.max = max;
+    }
+    if let Some(seed) = args.seed {
+        plan.seed = seed;
+    }
+    Ok(())
+}
+
+/// `--baseline` must name a target the run measures: found out after the
+/// whole run, it would cost every trial.
+fn check_baseline(plan: &Plan, baseline: Option<&str>) -> anyhow::Result<()> {
+    let Some(name) = baseline else {
+        return Ok(());
+    };
+    let mut measured: Vec<&str> = plan.scenarios.iter().map(|s| s.target.as_str()).collect();
+    measured.sort_unstable();
+    measured.dedup();
+    if measured.contains(&name) {
+        return Ok(());
+    }
+    Err(exit::usage(format!(
+        "--baseline {name}: this run measures no target of that name; use one of: {}",
+        measured.join(", ")
+    )))
+}
+
+fn check_runnable(plan: &Plan) -> anyhow::Result<()> {
+    if !plan.scenarios.is_empty() {
+        return Ok(());
+    }
+    let reasons: Vec<String> = plan
+        .skipped_targets
+        .iter()
+        .map(|s| format!("{}: {}", s.target, s.reason))
+        .collect();
+    Err(exit::target_failed(format!(
+        "no target of this spec can run here:\n  {}",
+        reasons.join("\n  ")
+    )))
+}
+
+/// A stored run, its plan re-resolved from the stored spec, and what it holds.
+pub(super) fn resume(store: &Store, id: &str, targets: &Targets) -> anyhow::Result<Start> {
+    let id = store
+        .resolve_run_id(id)
+        .map_err(|e| exit::usage(e.to_string()))?;
+    let stored = store
+        .load_run(&id)
+        .map_err(|e| exit::usage(e.to_string()))?;
+    if matches!(stored.run.status, RunStatus::Complete | RunStatus::Failed) {
+        return Err(exit::usage(format!(
+            "run {id} is already {}; see `corobench report {id}`",
+            stored.run.status
+        )));
+    }
+    refuse_live(store, &id)?;
+    let path = stored.run.provenance.spec_path.as_deref().map(Path::new);
+    let mut plan = resolve(&stored.run.spec_toml, path, &targets.catalog())
+        .map_err(|e| exit::usage(format!("run {id}'s spec no longer resolves: {e}")))?;
+    plan.seed = stored.run.seed;
+    plan.trials.min = stored.trials_per_scenario;
+    plan.trials.max = plan.trials.max.max(plan.trials.min);
+    let planned: Vec<&str> = plan.scenarios.iter().map(|s| s.key.as_str()).collect();
+    let recorded: Vec<&str> = stored.scenarios.iter().map(|s| s.key.as_str()).collect();
+    if planned != recorded {
+        return Err(exit::usage(format!(
+            "run {id} cannot be resumed: its scenarios changed since it started (a target became unavailable, \
+             or the targets folder differs); stored: {}; now: {}",
+            recorded.join(", "),
+            planned.join(", ")
+        )));
+    }
+    let before = StoredTrials::from_records(&stored.trials);
+    Ok(Start {
+        plan,
+        run: stored.run,
+        before,
+        fresh: false,
+    })
+}
+
+/// A run that another corobench is still measuring cannot be resumed: both
+/// would measure on the same CPUs at once.
+fn refuse_live(store: &Store, id: &str) -> anyhow::Result<()> {
+    let process = store
+        .run_process(id)
+        .map_err(|e| exit::usage(e.to_string()))?;
+    match process.filter(liveness::is_alive) {
+        Some(live) => Err(exit::usage(format!(
+            "run {id} is still being measured by corobench process {}; wait for it, or stop \
+             it (kill -INT {}) and resume then",
+            live.pid, live.pid
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// The scenario records stored with the run: every parameter, defaults
+/// included, and the size of the body each request carries.
+pub(super) fn scenario_records(
+    plan: &Plan,
+    targets: &Targets,
+    bodies: &BTreeMap<String, Vec<u8>>,
+) -> anyhow::Result<Vec<ScenarioRecord>> {
+    plan.scenarios
+        .iter()
+        .map(|s| {
+            Ok(ScenarioRecord {
+                index: s.index,
+                key: s.key.clone(),
+                target: s.target.clone(),
+                parameters: targets.parameters(&s.target, &s.parameters)?,
+                workload: WorkloadRecord {
+                    name: s.workload.name.clone(),
+                    method: s.workload.method.clone(),
+                    path: s.workload.path.clone(),
+                    body_bytes: bodies
+                        .get(&s.workload.name)
+                        .map_or(0, |body| body.len() as u64),
+                },
+                schedule: s.schedule.kind,
+                connections: s.schedule.connections,
+                warmup_s: s.measurement.warmup.as_secs_f64(),
+                duration_s: s.measurement.duration.as_secs_f64(),
+            })
+        })
+        .collect()
+}
+
+pub(super) fn with_tools(mut run: RunRecord, prepared: &PreparedRun) -> RunRecord {
+    run.provenance.load_backend = prepared.env.backend.name().to_string();
+    run.provenance
+        .tool_versions
+        .extend(prepared.tool_versions.clone());
+    run.provenance
+        .target_sources
+        .extend(prepared.target_sources.clone());
+    run
+}
+
+/// `20261122-071504-3fa9`: sortable, and unique enough on one machine.
+fn new_run_id() -> String {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    let stamp = humantime::format_rfc3339_seconds(
+        std::time::UNIX_EPOCH + std::time::Duration::from_secs(now.as_secs()),
+    )
+    .to_string();
+    let digits: String = stamp.chars().filter(char::is_ascii_digit).collect();
+    let (date, time) = digits.split_at(8.min(digits.len()));
+    format!(
+        "{date}-{time}-{:04x}",
+        (now.subsec_nanos() ^ std::process::id()) & 0xffff
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn run_ids_sort_by_time() {
+        let id = super::new_run_id();
+        assert_eq!(id.len(), "20261122-071504-3fa9".len(), "{id}");
+        assert!(id.starts_with("20"), "{id}");
+    }
+}

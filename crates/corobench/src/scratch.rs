@@ -1,0 +1,74 @@
+//! Scratch folders: a run works in `$TMPDIR/corobench-run-PID`, a
+//! verification in `$TMPDIR/corobench-verify-PID`, each removed when it
+//! ends. A corobench killed with SIGKILL cannot remove its own, so every
+//! run and verification first removes those whose process is gone.
+
+use std::path::PathBuf;
+
+use crate::exit;
+
+/// The kinds of scratch folder, by the word in their name.
+const KINDS: [&str; 2] = ["run", "verify"];
+
+/// This process's scratch folder of `kind` (`run` or `verify`).
+#[must_use]
+pub fn folder(kind: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("corobench-{kind}-{}", std::process::id()))
+}
+
+/// `$TMPDIR` must exist: creating it would scatter folders (at `/` for a
+/// mistyped absolute path) where nobody looks.
+///
+/// # Errors
+/// The folder does not exist or is not a folder (exit 2).
+pub fn check_temp_dir() -> anyhow::Result<()> {
+    let dir = std::env::temp_dir();
+    if dir.is_dir() {
+        return Ok(());
+    }
+    Err(exit::usage(format!(
+        "the temporary folder {} does not exist; create it, or point TMPDIR at a folder that does",
+        dir.display()
+    )))
+}
+
+/// Removes the scratch folders of corobench processes that no longer exist.
+/// A folder whose pid runs (whatever the process) is left alone.
+pub fn remove_stale() {
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(owner_pid) else {
+            continue;
+        };
+        if pid != std::process::id() && !PathBuf::from(format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+/// The pid in `corobench-run-PID` or `corobench-verify-PID`.
+fn owner_pid(name: &str) -> Option<u32> {
+    let rest = name.strip_prefix("corobench-")?;
+    KINDS
+        .iter()
+        .find_map(|kind| rest.strip_prefix(kind)?.strip_prefix('-'))?
+        .parse()
+        .ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::owner_pid;
+
+    #[test]
+    fn only_corobench_scratch_folders_name_an_owner() {
+        assert_eq!(owner_pid("corobench-run-1234"), Some(1234));
+        assert_eq!(owner_pid("corobench-verify-7"), Some(7));
+        assert_eq!(owner_pid("corobench-run-12x"), None);
+        assert_eq!(owner_pid("corobench-cpu-0.lock"), None);
+        assert_eq!(owner_pid("other-run-1"), None);
+    }
+}
