@@ -21,7 +21,7 @@ pub use load::{
 };
 pub use resource::{ResourceSample, ResourceSummary};
 pub use run::{
-    Provenance, RunProcess, RunRecord, RunStatus, ScenarioRecord, TaskCounts, TrialFlag,
-    TrialRecord, TrialStatus, WorkloadRecord,
+    ProgramMetric, ProgramResult, ProgramScenario, Provenance, RunProcess, RunRecord, RunStatus,
+    ScenarioRecord, ServerChoice, TaskCounts, TrialFlag, TrialRecord, TrialStatus, WorkloadRecord,
 };
 pub use schedule::{Backend, BackendChoice, ScenarioKey, Schedule, ScheduleKind};

@@ -121,6 +121,35 @@ pub struct ScenarioRecord {
     pub connections: u32,
     pub warmup_s: f64,
     pub duration_s: f64,
+    /// Set for a scenario that runs a program target instead of loading a
+    /// server; `workload`, `schedule` and `connections` then say nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub program: Option<ProgramScenario>,
+}
+
+/// What a program scenario runs beside its program.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProgramScenario {
+    /// The server target the program talks to, if it needs one.
+    pub server: Option<ServerChoice>,
+}
+
+/// A server target with the parameters it runs with.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServerChoice {
+    pub target: String,
+    /// Every parameter, defaults included once the run is stored.
+    pub parameters: BTreeMap<String, String>,
+}
+
+impl std::fmt::Display for ServerChoice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.target)?;
+        for (name, value) in &self.parameters {
+            write!(f, " {name}={value}")?;
+        }
+        Ok(())
+    }
 }
 
 impl ScenarioRecord {
@@ -208,4 +237,57 @@ pub struct TrialRecord {
     pub resource_series: Vec<ResourceSample>,
     pub tasks: TaskCounts,
     pub flags: Vec<TrialFlag>,
+    /// What a program target reported (program scenarios only); `resources`
+    /// are then the server's, if the program had one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub program: Option<ProgramResult>,
+}
+
+/// A program's own figures from one trial, and its process tree's footprint.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ProgramResult {
+    /// One value per unit, in the order the program printed them (`req/s`,
+    /// `p99-ms`, `B/op`, ...); several result lines reporting a unit give the
+    /// median of their values.
+    pub metrics: Vec<ProgramMetric>,
+    /// The result lines as printed (Go benchmark format).
+    pub lines: Vec<String>,
+    /// From start to exit.
+    pub elapsed_s: f64,
+    /// The program's process tree while it ran (CPU, RSS, threads).
+    pub resources: Option<ResourceSummary>,
+}
+
+/// One figure a program reported, named by its unit.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ProgramMetric {
+    pub unit: String,
+    pub value: f64,
+}
+
+impl ProgramResult {
+    /// The value reported in `unit`.
+    #[must_use]
+    pub fn value(&self, unit: &str) -> Option<f64> {
+        self.metrics
+            .iter()
+            .find(|m| m.unit == unit)
+            .map(|m| m.value)
+    }
+}
+
+impl TrialRecord {
+    /// The figure an adaptive run narrows: req/s of a load, or a program's
+    /// first reported figure. `None` for a trial that measured nothing.
+    #[must_use]
+    pub fn headline(&self) -> Option<f64> {
+        if self.status != TrialStatus::Ok {
+            return None;
+        }
+        match (&self.load, &self.program) {
+            (Some(load), _) => Some(load.requests_per_s),
+            (None, Some(program)) => program.metrics.first().map(|m| m.value),
+            (None, None) => None,
+        }
+    }
 }

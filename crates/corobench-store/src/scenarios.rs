@@ -17,7 +17,7 @@ impl Store {
             .conn
             .prepare(
                 "SELECT idx, key, target, parameters_json, workload, method, path, body_bytes, \
-                 schedule, rate_per_s, connections, warmup_s, duration_s \
+                 schedule, rate_per_s, connections, warmup_s, duration_s, program_json \
                  FROM scenarios WHERE run_id = ?1 ORDER BY idx",
             )
             .map_err(fail)?;
@@ -43,11 +43,17 @@ pub(crate) fn insert_scenario(
         ScheduleKind::Open { rate_per_s } => ("open", Some(rate_per_s)),
     };
     let parameters = to_json(&scenario.parameters, "scenario parameters", path)?;
+    let program = scenario
+        .program
+        .as_ref()
+        .map(|p| to_json(p, "program scenario", path))
+        .transpose()?;
     let inserted = tx.execute(
         "INSERT INTO scenarios (run_id, idx, key, target, parameters_json, workload, method, \
-         path, body_bytes, schedule, rate_per_s, connections, warmup_s, duration_s) \
+         path, body_bytes, schedule, rate_per_s, connections, warmup_s, duration_s, \
+         program_json) \
          VALUES (:run_id, :idx, :key, :target, :parameters, :workload, :method, :path, \
-         :body_bytes, :schedule, :rate_per_s, :connections, :warmup_s, :duration_s)",
+         :body_bytes, :schedule, :rate_per_s, :connections, :warmup_s, :duration_s, :program)",
         named_params! {
             ":run_id": run_id,
             ":idx": scenario.index,
@@ -63,6 +69,7 @@ pub(crate) fn insert_scenario(
             ":connections": scenario.connections,
             ":warmup_s": scenario.warmup_s,
             ":duration_s": scenario.duration_s,
+            ":program": program,
         },
     );
     match inserted {
@@ -95,6 +102,7 @@ struct ScenarioRow {
     connections: u32,
     warmup_s: f64,
     duration_s: f64,
+    program_json: Option<String>,
 }
 
 impl ScenarioRow {
@@ -115,6 +123,7 @@ impl ScenarioRow {
             connections: row.get(10)?,
             warmup_s: row.get(11)?,
             duration_s: row.get(12)?,
+            program_json: row.get(13)?,
         })
     }
 
@@ -138,6 +147,11 @@ impl ScenarioRow {
             workload: self.workload,
             schedule,
             connections: self.connections,
+            program: self
+                .program_json
+                .as_deref()
+                .map(|json| from_json(json, "program scenario", path))
+                .transpose()?,
             warmup_s: self.warmup_s,
             duration_s: self.duration_s,
         })

@@ -33,7 +33,10 @@ impl Store {
                 trial_index: trial.trial_index,
             }),
             Err(e) => Err(fail(e)),
-            Ok(_) => tx.commit().map_err(fail),
+            Ok(_) => {
+                insert_program_metrics(&tx, run_id, trial).map_err(fail)?;
+                tx.commit().map_err(fail)
+            }
         }
     }
 
@@ -72,7 +75,7 @@ impl Store {
                  server_cpu_system_pct_mean, server_rss_mean_bytes, server_rss_peak_bytes, \
                  server_threads_peak, server_processes_peak, server_ctx_voluntary, \
                  server_ctx_involuntary, tasks_before, tasks_peak, tasks_after, \
-                 resource_series_json, flags_json \
+                 resource_series_json, flags_json, program_json \
                  FROM trials WHERE run_id = ?1 ORDER BY sequence, scenario_idx, trial_idx",
             )
             .map_err(fail)?;
@@ -116,14 +119,14 @@ const INSERT_TRIAL: &str = "INSERT INTO trials (run_id, scenario_idx, trial_idx,
     server_cpu_system_pct_mean, server_rss_mean_bytes, server_rss_peak_bytes, \
     server_threads_peak, server_processes_peak, server_ctx_voluntary, server_ctx_involuntary, \
     tasks_before, tasks_peak, tasks_after, load_json, latency_hdr, latency_uncorrected_hdr, \
-    timeline_json, resource_series_json, flags_json) \
+    timeline_json, resource_series_json, flags_json, program_json) \
     VALUES (:run_id, :scenario_idx, :trial_idx, :sequence, :status, :failure, :started, \
     :requests, :requests_per_s, :latency_mean_us, :p50, :p90, :p99, :p999, :max_us, \
     :errors_total, :error_rate, :generator_cpu, :generator_utilization, :generator_bound, \
     :samples, :cpu, :cpu_user, :cpu_system, :rss_mean, :rss_peak, :threads_peak, \
     :processes_peak, :ctx_voluntary, :ctx_involuntary, :tasks_before, :tasks_peak, \
     :tasks_after, :load_json, :latency_hdr, :latency_uncorrected_hdr, :timeline_json, \
-    :series, :flags)";
+    :series, :flags, :program)";
 
 /// Inserts the row; the outer error is an encoding failure, the inner one
 /// SQLite's answer (a duplicate among them).
@@ -180,6 +183,11 @@ fn insert_trial(
             ":timeline_json": columns.map(|c| &c.timeline_json),
             ":series": to_json(&trial.resource_series, "resource series", path)?,
             ":flags": to_json(&trial.flags, "trial flags", path)?,
+            ":program": trial
+                .program
+                .as_ref()
+                .map(|p| to_json(p, "program result", path))
+                .transpose()?,
         },
     ))
 }
@@ -200,6 +208,7 @@ struct TrialRow {
     tasks: TaskCounts,
     resource_series_json: String,
     flags_json: String,
+    program_json: Option<String>,
 }
 
 impl TrialRow {
@@ -223,6 +232,7 @@ impl TrialRow {
             },
             resource_series_json: row.get("resource_series_json")?,
             flags_json: row.get("flags_json")?,
+            program_json: row.get("program_json")?,
         })
     }
 
@@ -257,8 +267,39 @@ impl TrialRow {
             resource_series: from_json(&self.resource_series_json, "resource series", path)?,
             tasks: self.tasks,
             flags: from_json(&self.flags_json, "trial flags", path)?,
+            program: self
+                .program_json
+                .as_deref()
+                .map(|json| from_json(json, "program result", path))
+                .transpose()?,
         })
     }
+}
+
+/// Every figure a program reported, one row each, for plain SQL.
+fn insert_program_metrics(
+    tx: &Transaction<'_>,
+    run_id: &str,
+    trial: &TrialRecord,
+) -> rusqlite::Result<()> {
+    let Some(program) = &trial.program else {
+        return Ok(());
+    };
+    let mut statement = tx.prepare(
+        "INSERT INTO program_metrics (run_id, scenario_idx, trial_idx, position, unit, value) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    )?;
+    for (position, metric) in program.metrics.iter().enumerate() {
+        statement.execute(rusqlite::params![
+            run_id,
+            trial.scenario_index,
+            trial.trial_index,
+            position,
+            metric.unit,
+            metric.value
+        ])?;
+    }
+    Ok(())
 }
 
 /// The resource summary columns, `None` when the trial was not sampled.

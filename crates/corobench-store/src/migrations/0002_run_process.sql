@@ -4,6 +4,10 @@
 -- and the time it started, in clock ticks after boot, so that a pid reused
 -- by another process is not mistaken for it): a second `run --resume` of a
 -- live run is refused, and a run whose process died shows as such.
+-- A scenario may run a program target instead of loading a server
+-- (`scenarios.program_json`: the server it talks to), and a trial of it
+-- stores what the program reported: the whole result as JSON and every
+-- figure as a row of `program_metrics`, to query with plain SQL.
 -- SQLite cannot change a CHECK constraint in place, so `runs` is rebuilt
 -- (foreign keys are off while this runs; see schema.rs).
 
@@ -32,3 +36,19 @@ FROM runs;
 DROP TABLE runs;
 ALTER TABLE runs_v2 RENAME TO runs;
 CREATE INDEX runs_by_start ON runs (started_at_unix_ms);
+
+ALTER TABLE scenarios ADD COLUMN program_json TEXT;
+ALTER TABLE trials ADD COLUMN program_json TEXT;
+
+CREATE TABLE program_metrics (
+    run_id        TEXT NOT NULL,
+    scenario_idx  INTEGER NOT NULL,
+    trial_idx     INTEGER NOT NULL,
+    -- The order the program printed its figures in.
+    position      INTEGER NOT NULL CHECK (position >= 0),
+    unit          TEXT NOT NULL,
+    value         REAL NOT NULL,
+    PRIMARY KEY (run_id, scenario_idx, trial_idx, unit),
+    FOREIGN KEY (run_id, scenario_idx, trial_idx)
+        REFERENCES trials (run_id, scenario_idx, trial_idx) ON DELETE CASCADE
+) STRICT;

@@ -65,6 +65,7 @@ pub(super) fn scenarios() -> Vec<ScenarioRecord> {
         connections: 64,
         warmup_s: 2.0,
         duration_s: 10.0,
+        program: None,
     };
     vec![
         scenario(
@@ -216,6 +217,7 @@ pub(super) fn ok_trial(scenario_index: u32, trial_index: u32, sequence: u32) -> 
                 what: "threads 9 → 12".to_owned(),
             },
         ],
+        program: None,
     }
 }
 
@@ -234,6 +236,7 @@ pub(super) fn failed_trial(scenario_index: u32, trial_index: u32, sequence: u32)
         resource_series: Vec::new(),
         tasks: TaskCounts::default(),
         flags: Vec::new(),
+        program: None,
     }
 }
 

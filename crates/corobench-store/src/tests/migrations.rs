@@ -128,6 +128,9 @@ fn schema_1_database(path: &std::path::Path) {
            suite, spec_toml, seed, trials_per_scenario, provenance_json FROM runs;
          DROP TABLE runs;
          ALTER TABLE runs_v1 RENAME TO runs;
+         DROP TABLE program_metrics;
+         ALTER TABLE scenarios DROP COLUMN program_json;
+         ALTER TABLE trials DROP COLUMN program_json;
          PRAGMA user_version = 1;",
     )
     .unwrap();

@@ -151,3 +151,51 @@ fn scenarios_with_the_same_key_are_rejected_and_nothing_is_stored() {
     // The run insert was rolled back with the scenario.
     assert!(store.runs().unwrap().is_empty());
 }
+
+#[test]
+fn a_program_scenario_and_its_figures_load_back_and_answer_sql() {
+    use corobench_model::{ProgramMetric, ProgramResult, ProgramScenario, ServerChoice};
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(dir.path().join("results.db")).unwrap();
+    let mut program_scenarios = scenarios();
+    program_scenarios[1].program = Some(ProgramScenario {
+        server: Some(ServerChoice {
+            target: "go-nethttp".to_owned(),
+            parameters: [("gomaxprocs".to_owned(), "1".to_owned())].into(),
+        }),
+    });
+    store
+        .create_run(&run(RUN_ID, 1), TRIALS_PER_SCENARIO, &program_scenarios)
+        .unwrap();
+    let mut trial = failed_trial(1, 0, 0);
+    trial.status = corobench_model::TrialStatus::Ok;
+    trial.failure = None;
+    trial.program = Some(ProgramResult {
+        metrics: vec![
+            ProgramMetric {
+                unit: "req/s".to_owned(),
+                value: 48_900.0,
+            },
+            ProgramMetric {
+                unit: "B/op".to_owned(),
+                value: 412.0,
+            },
+        ],
+        lines: vec!["BenchmarkFanout-1 1 100 ns/op 48900 req/s 412 B/op".to_owned()],
+        elapsed_s: 0.2,
+        resources: None,
+    });
+    store.record_trial(RUN_ID, &trial).unwrap();
+    let loaded = store.load_run(RUN_ID).unwrap();
+    assert_eq!(loaded.scenarios, program_scenarios);
+    assert_eq!(loaded.trials, vec![trial]);
+    let bytes: f64 = store
+        .conn
+        .query_row(
+            "SELECT value FROM program_metrics WHERE unit = 'B/op' AND trial_idx = 0",
+            [],
+            |row| row.get(0),
+        )
+        .unwrap();
+    assert_eq!(bytes, 412.0);
+}

@@ -10,7 +10,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use corobench_model::TrialRecord;
+use corobench_model::{TrialRecord, TrialStatus};
 use corobench_spec::{Plan, PlannedScenario};
 
 use super::events::{RunEvent, RunObserver};
@@ -46,8 +46,9 @@ pub trait TrialExecutor {
 #[derive(Debug, Default)]
 pub struct StoredTrials {
     pub slots: BTreeSet<TrialSlot>,
-    /// req/s of the successful ones, by scenario index.
-    pub req_per_s: BTreeMap<u32, Vec<f64>>,
+    /// The headline figure of the successful ones (req/s of a load, a
+    /// program's first figure), by scenario index.
+    pub headlines: BTreeMap<u32, Vec<f64>>,
 }
 
 impl StoredTrials {
@@ -66,11 +67,11 @@ impl StoredTrials {
             scenario: trial.scenario_index,
             trial: trial.trial_index,
         });
-        if let Some(load) = &trial.load {
-            self.req_per_s
+        if let Some(headline) = trial.headline() {
+            self.headlines
                 .entry(trial.scenario_index)
                 .or_default()
-                .push(load.requests_per_s);
+                .push(headline);
         }
     }
 }
@@ -118,7 +119,7 @@ impl Rounds<'_> {
     ) -> anyhow::Result<RunTally> {
         let mut seen = StoredTrials {
             slots: BTreeSet::new(),
-            req_per_s: before.req_per_s.clone(),
+            headlines: before.headlines.clone(),
         };
         let mut tally = RunTally::default();
         let mut sequence = u32::try_from(before.slots.len()).unwrap_or(u32::MAX);
@@ -144,12 +145,12 @@ impl Rounds<'_> {
                     record: &record,
                 });
                 tally.stored += 1;
-                tally.failed += u32::from(record.load.is_none());
+                tally.failed += u32::from(record.status == TrialStatus::Failed);
                 sequence = sequence.saturating_add(1);
                 seen.add(&record);
             }
             round += 1;
-            scenarios = self.next_round(round, &seen.req_per_s);
+            scenarios = self.next_round(round, &seen.headlines);
             if round >= self.plan.trials.min && !scenarios.is_empty() {
                 self.observer
                     .on(RunEvent::TrialsAdded(scenarios.len() as u64));
@@ -159,9 +160,9 @@ impl Rounds<'_> {
     }
 
     /// The scenarios that get another round: all of them until the minimum
-    /// is reached, then (adaptive runs) those whose req/s interval is still
-    /// wider than asked, or not yet bounded.
-    fn next_round(&self, round: u32, req_per_s: &BTreeMap<u32, Vec<f64>>) -> Vec<u32> {
+    /// is reached, then (adaptive runs) those whose headline interval is
+    /// still wider than asked, or not yet bounded.
+    fn next_round(&self, round: u32, headlines: &BTreeMap<u32, Vec<f64>>) -> Vec<u32> {
         if round < self.plan.trials.min {
             return self.runnable.clone();
         }
@@ -172,7 +173,7 @@ impl Rounds<'_> {
             .iter()
             .copied()
             .filter(|s| {
-                let values = req_per_s.get(s).map_or(&[][..], Vec::as_slice);
+                let values = headlines.get(s).map_or(&[][..], Vec::as_slice);
                 median_precision(values, UNTIL_CI_CONFIDENCE).is_none_or(|width| width > goal)
             })
             .collect()

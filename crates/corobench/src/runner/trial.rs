@@ -148,6 +148,7 @@ fn blank_record(slot: TrialSlot, sequence: u32) -> TrialRecord {
         resource_series: Vec::new(),
         tasks: TaskCounts::default(),
         flags: Vec::new(),
+        program: None,
     }
 }
 

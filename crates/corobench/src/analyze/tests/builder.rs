@@ -75,6 +75,7 @@ impl RunBuilder {
             connections,
             warmup_s: 1.0,
             duration_s: 2.0,
+            program: None,
         });
         self
     }
@@ -138,6 +139,7 @@ impl RunBuilder {
             load,
             tasks: TaskCounts::default(),
             flags: Vec::new(),
+            program: None,
         }
     }
 }

@@ -123,6 +123,7 @@ mod tests {
             resource_series: Vec::new(),
             tasks: TaskCounts::default(),
             flags: Vec::new(),
+            program: None,
         }
     }
 

@@ -200,6 +200,7 @@ pub(super) fn scenario_records(
                 connections: s.schedule.connections,
                 warmup_s: s.measurement.warmup.as_secs_f64(),
                 duration_s: s.measurement.duration.as_secs_f64(),
+                program: None,
             })
         })
         .collect()

@@ -92,6 +92,7 @@ impl TrialExecutor for FakeTrials {
             resource_series: Vec::new(),
             tasks: TaskCounts::default(),
             flags: Vec::new(),
+            program: None,
         }))
     }
 }
