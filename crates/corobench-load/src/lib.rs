@@ -41,7 +41,7 @@ use crate::clock::{Clock, ns};
 use crate::core::{Shared, ThreadPace, ThreadPlan, ThreadResult};
 
 /// File descriptors the generator needs besides one per connection.
-const SPARE_FDS: u64 = 64;
+pub(crate) const SPARE_FDS: u64 = 64;
 
 /// A load run that has been checked and is ready to start.
 #[derive(Debug)]
@@ -147,15 +147,21 @@ pub fn run(config: LoadConfig) -> Result<LoadReport, LoadError> {
     LoadRun::prepare(config)?.run()
 }
 
-fn check_fd_limit(connections: u32) -> Result<(), LoadError> {
+/// Refuses more connections than file descriptors, with advice the kernel
+/// can follow: `ulimit -n` can never go above `fs.nr_open`.
+///
+/// # Errors
+/// Too many connections ([`LoadError::FdLimit`]), or a limit that cannot be read.
+pub fn check_fd_limit(connections: u32) -> Result<(), LoadError> {
     let limit = os::raise_fd_limit()
         .map_err(|e| LoadError::os("cannot read the file-descriptor limit", e))?;
-    let needed = u64::from(connections) + SPARE_FDS;
+    let needed = u64::from(connections).saturating_add(SPARE_FDS);
     if needed > limit {
         return Err(LoadError::FdLimit {
             connections,
             needed,
             limit,
+            kernel_max: os::nr_open(),
         });
     }
     Ok(())

@@ -97,6 +97,16 @@ pub(crate) fn raise_fd_limit() -> io::Result<u64> {
     }
 }
 
+/// The kernel's ceiling for any process's file-descriptor limit
+/// (`/proc/sys/fs/nr_open`), when it can be read.
+pub(crate) fn nr_open() -> Option<u64> {
+    std::fs::read_to_string("/proc/sys/fs/nr_open")
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
+}
+
 /// Whether an OS error means "no file descriptor left".
 pub(crate) fn is_fd_exhaustion(error: &io::Error) -> bool {
     matches!(error.raw_os_error(), Some(libc::EMFILE | libc::ENFILE))

@@ -359,7 +359,19 @@ fn too_many_connections_for_the_fd_limit_is_explained() {
     ))
     .unwrap_err();
     assert!(matches!(error, LoadError::FdLimit { .. }), "{error}");
-    assert!(error.to_string().contains("ulimit -n"), "{error}");
+    let message = error.to_string();
+    assert!(message.contains("use at most"), "{message}");
+    assert!(message.contains("(-c)"), "{message}");
+    // u32::MAX connections are more than any kernel allows one process, so
+    // the advice must not be to raise the limit that far.
+    assert!(!message.contains("ulimit -n 4294967"), "{message}");
+    if let Ok(nr_open) = std::fs::read_to_string("/proc/sys/fs/nr_open") {
+        let nr_open = nr_open.trim();
+        assert!(
+            message.contains(&format!("fs.nr_open = {nr_open}")),
+            "{message}"
+        );
+    }
 }
 
 #[test]
