@@ -6,6 +6,7 @@ use std::time::Duration;
 use corobench_model::{Backend, Schedule};
 
 use crate::error::LoadError;
+use crate::limits;
 
 /// When the measured window ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -196,45 +197,38 @@ impl LoadConfig {
         }
     }
 
-    /// Checks the combination of values; the engine trusts them afterwards.
+    /// Checks every value and their combination; the engine trusts them
+    /// afterwards (see [`crate::limits`] for the bounds and why).
     ///
     /// # Errors
-    /// Zero connections or threads, more threads than connections, a rate
-    /// that is not positive, an empty duration, a zero timeout.
+    /// A value out of its range, more threads than connections, an empty
+    /// CPU list; the message names the flag.
     pub fn validate(&self) -> Result<(), LoadError> {
-        let fail = |msg: String| Err(LoadError::Config(msg));
         let connections = self.schedule.connections;
         if connections == 0 {
-            return fail("connections (-c) must be at least 1".into());
-        }
-        if self.threads == 0 {
-            return fail("threads (-t) must be at least 1".into());
-        }
-        if self.threads > connections {
-            return fail(format!(
-                "threads (-t {}) cannot exceed connections (-c {}): each thread needs a connection",
-                self.threads, connections
+            return Err(LoadError::Config(
+                "connections (-c) must be at least 1".into(),
             ));
         }
+        limits::check_threads(self.threads)?;
+        if self.threads > connections {
+            return Err(LoadError::Config(format!(
+                "threads (-t {}) cannot exceed connections (-c {}): each thread needs a connection",
+                self.threads, connections
+            )));
+        }
         if let Some(rate_per_s) = self.schedule.rate_per_s() {
-            if !(rate_per_s.is_finite() && rate_per_s > 0.0) {
-                return fail(format!(
-                    "rate (-R) must be a positive number of requests/s, got {rate_per_s}"
-                ));
-            }
+            limits::check_rate(rate_per_s, connections, self.threads)?;
         }
         match self.stop {
-            StopAfter::Duration(d) if d.is_zero() => {
-                return fail("duration (-d) must be longer than 0".into());
-            }
-            StopAfter::Requests(0) => return fail("request count (-n) must be at least 1".into()),
-            _ => {}
+            StopAfter::Duration(d) => limits::check_positive_duration("duration (-d)", d)?,
+            StopAfter::Requests(n) => limits::check_requests(n)?,
         }
-        if self.timeout.is_zero() {
-            return fail("timeout must be longer than 0".into());
-        }
+        limits::check_duration("warm-up (--warmup)", self.warmup)?;
+        limits::check_positive_duration("timeout (--timeout)", self.timeout)?;
+        limits::check_body_len(self.request.body.len())?;
         if self.cpus.as_ref().is_some_and(Vec::is_empty) {
-            return fail("the CPU list (--cpus) is empty".into());
+            return Err(LoadError::Config("the CPU list (--cpus) is empty".into()));
         }
         Ok(())
     }
@@ -302,5 +296,72 @@ mod tests {
         config.threads = 1;
         config.schedule = Schedule::open(0.0, 2);
         assert!(config.validate().unwrap_err().to_string().contains("-R"));
+    }
+
+    #[test]
+    fn validation_bounds_every_number() {
+        let target = Endpoint::from_url("http://127.0.0.1:1/").unwrap();
+        let valid = LoadConfig::closed(target, 2, Duration::from_secs(1));
+        assert!(valid.validate().is_ok());
+        let hour = Duration::from_secs(3600);
+        let cases: [(LoadConfig, &str); 7] = [
+            (
+                LoadConfig {
+                    stop: StopAfter::Duration(1_000_000 * hour),
+                    ..valid.clone()
+                },
+                "duration (-d) can be at most 24h",
+            ),
+            (
+                LoadConfig {
+                    warmup: 25 * hour,
+                    ..valid.clone()
+                },
+                "warm-up (--warmup) can be at most 24h",
+            ),
+            (
+                LoadConfig {
+                    timeout: Duration::MAX,
+                    ..valid.clone()
+                },
+                "timeout (--timeout) can be at most 24h",
+            ),
+            (
+                LoadConfig {
+                    stop: StopAfter::Requests(u64::MAX),
+                    ..valid.clone()
+                },
+                "request count (-n) must be from 1 to 2^53",
+            ),
+            (
+                LoadConfig {
+                    schedule: Schedule::open(1e12, 2),
+                    ..valid.clone()
+                },
+                "rate (-R) must be from 0.001 to 2000000",
+            ),
+            (
+                LoadConfig {
+                    threads: 5000,
+                    schedule: Schedule::closed(10_000),
+                    ..valid.clone()
+                },
+                "threads (-t) must be from 1 to 1024",
+            ),
+            (
+                LoadConfig {
+                    request: RequestTemplate {
+                        body: vec![0; crate::limits::MAX_BODY_BYTES + 1],
+                        ..RequestTemplate::default()
+                    },
+                    ..valid.clone()
+                },
+                "--body-file",
+            ),
+        ];
+        for (config, expected) in cases {
+            let message = config.validate().unwrap_err().to_string();
+            assert!(message.contains(expected), "{message}");
+        }
     }
 }

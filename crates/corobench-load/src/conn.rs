@@ -77,8 +77,8 @@ impl Conn {
     /// Closes after a failed connect, backing off exponentially so a dead
     /// server does not turn the generator into a busy loop.
     pub(crate) fn close_with_backoff(&mut self, now_ns: u64) {
-        self.close(now_ns + self.backoff_ns);
-        self.backoff_ns = (self.backoff_ns * 2).min(MAX_BACKOFF_NS);
+        self.close(now_ns.saturating_add(self.backoff_ns));
+        self.backoff_ns = self.backoff_ns.saturating_mul(2).min(MAX_BACKOFF_NS);
     }
 
     pub(crate) fn connected(&mut self) {

@@ -237,7 +237,7 @@ impl Core {
 
     /// How long the thread may sleep before something is due.
     pub(crate) fn wait_ns(&self, shared: &Shared, now_ns: u64, can_send: bool) -> u64 {
-        let mut wake = now_ns + SWEEP_INTERVAL_NS;
+        let mut wake = now_ns.saturating_add(SWEEP_INTERVAL_NS);
         if !self.recorder.measuring() {
             wake = wake.min(shared.window_start_ns);
         }

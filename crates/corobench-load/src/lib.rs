@@ -17,6 +17,7 @@ mod core;
 mod driver;
 mod epoll;
 mod error;
+pub mod limits;
 mod os;
 mod pacer;
 mod progress;
@@ -106,7 +107,7 @@ impl LoadRun {
             timeout_ns: ns(config.timeout),
             window_start_ns,
             deadline_ns: match config.stop {
-                StopAfter::Duration(d) => Some(window_start_ns + ns(d)),
+                StopAfter::Duration(d) => Some(window_start_ns.saturating_add(ns(d))),
                 StopAfter::Requests(_) => None,
             },
             cancel: self.cancel,
@@ -214,7 +215,9 @@ fn thread_plans(config: &LoadConfig) -> Vec<ThreadPlan> {
         total / u64::from(threads) + u64::from(u64::from(i) < total % u64::from(threads))
     };
     let expected_seconds = match config.stop {
-        StopAfter::Duration(d) => usize::try_from(d.as_secs()).unwrap_or(0) + 1,
+        StopAfter::Duration(d) => usize::try_from(d.as_secs())
+            .unwrap_or(usize::MAX)
+            .saturating_add(1),
         StopAfter::Requests(_) => 16,
     };
     (0..threads)

@@ -47,7 +47,9 @@ pub(crate) fn max_rss_bytes() -> u64 {
         libc::getrusage(libc::RUSAGE_SELF, &raw mut usage);
         usage
     };
-    u64::try_from(usage.ru_maxrss).unwrap_or(0) * 1024
+    u64::try_from(usage.ru_maxrss)
+        .unwrap_or(0)
+        .saturating_mul(1024)
 }
 
 /// Pins the calling thread to one CPU.
