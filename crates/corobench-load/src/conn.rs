@@ -6,6 +6,7 @@ use std::net::SocketAddr;
 use socket2::{Domain, Protocol, Socket, Type};
 
 use crate::clock::NS_PER_MS;
+use crate::core::InFlight;
 use crate::response::ResponseFramer;
 
 /// Where a connection stands.
@@ -30,8 +31,8 @@ pub(crate) struct Conn {
     pub(crate) generation: u32,
     pub(crate) phase: Phase,
     pub(crate) framer: ResponseFramer,
-    pub(crate) intended_ns: u64,
-    pub(crate) sent_ns: u64,
+    /// The request in flight (the last one, when idle).
+    pub(crate) request: InFlight,
     /// Bytes of the request written so far.
     pub(crate) written: usize,
     /// When the connect (or the request) started, for timeouts.
@@ -50,8 +51,7 @@ impl Conn {
             generation: 0,
             phase: Phase::Closed,
             framer: ResponseFramer::new(head_request),
-            intended_ns: 0,
-            sent_ns: 0,
+            request: InFlight::default(),
             written: 0,
             started_ns: 0,
             retry_at_ns: 0,

@@ -64,11 +64,6 @@ impl Pacer {
             (elapsed.floor() as u64).saturating_add(1)
         }
     }
-
-    /// Index of the next request to send (= requests taken so far).
-    pub(crate) fn taken(&self) -> u64 {
-        self.next
-    }
 }
 
 #[cfg(test)]

@@ -2,27 +2,16 @@
 //! are on counts and on latencies the server itself imposes (a delay, a
 //! stall), never on how fast this machine happens to be.
 
+mod support;
+
 use std::time::Duration;
 
 use corobench_load::{
     Backend, Endpoint, LoadConfig, LoadError, LoadReport, RequestTemplate, Schedule, StopAfter,
+    limits,
 };
 use corobench_testkit::{Knobs, SlowRead, Stall, TestServer};
-
-const BACKENDS: [Backend; 2] = [Backend::Epoll, Backend::IoUring];
-
-fn config(server: &TestServer, backend: Backend, connections: u32, stop: StopAfter) -> LoadConfig {
-    let target = Endpoint::from_url(&server.url("/plaintext")).unwrap();
-    LoadConfig {
-        backend,
-        stop,
-        ..LoadConfig::closed(target, connections, Duration::from_secs(1))
-    }
-}
-
-fn run(config: LoadConfig) -> LoadReport {
-    corobench_load::run(config).expect("the load runs")
-}
+use support::{BACKENDS, config, run};
 
 #[test]
 fn request_count_is_exact() {
@@ -46,17 +35,26 @@ fn request_count_is_exact() {
 
 #[test]
 fn warm_up_requests_are_not_counted() {
-    let server = TestServer::start(Knobs::default());
-    let config = LoadConfig {
-        warmup: Duration::from_millis(200),
-        ..config(&server, Backend::Epoll, 4, StopAfter::Requests(300))
-    };
-    let report = run(config);
-    assert_eq!(report.requests, 300);
-    assert!(
-        server.counters().requests_received > 300,
-        "the warm-up sent requests too"
-    );
+    // Also in an open loop running far behind its schedule, which sends the
+    // requests due during the warm-up after the window opened.
+    let behind = Schedule::open(4.0 * limits::MAX_RATE_PER_CONNECTION, 4);
+    for schedule in [Schedule::closed(4), behind] {
+        let server = TestServer::start(Knobs::default());
+        let config = LoadConfig {
+            schedule,
+            warmup: Duration::from_millis(200),
+            ..config(&server, Backend::Epoll, 4, StopAfter::Requests(300))
+        };
+        let report = run(config);
+        assert_eq!(report.requests, 300, "{schedule:?}");
+        if let Some(open) = report.open_loop {
+            assert_eq!(open.sent, 300, "{schedule:?}");
+        }
+        assert!(
+            server.counters().requests_received > 300,
+            "{schedule:?}: the warm-up sent requests too"
+        );
+    }
 }
 
 #[test]

@@ -138,7 +138,8 @@ pub struct OpenLoopReport {
     pub achieved_rate_per_s: f64,
     /// Requests whose intended send time fell in the measured window.
     pub scheduled: u64,
-    /// Requests sent in the measured window.
+    /// Requests sent in the measured window, whenever they were due; the
+    /// responses counted are responses to these, so never more than this.
     pub sent: u64,
     /// How late requests left compared with their intended send time.
     pub mean_send_lag_us: f64,
