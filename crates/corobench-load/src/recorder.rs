@@ -108,7 +108,7 @@ impl Recorder {
         self.status.count(status);
         match status {
             400..=499 => self.errors.status_4xx += 1,
-            500.. => self.errors.status_5xx += 1,
+            500..=599 => self.errors.status_5xx += 1,
             _ => {}
         }
         self.responses += 1;
@@ -116,7 +116,7 @@ impl Recorder {
         second.requests += 1;
         second.latency_sum_us = second.latency_sum_us.saturating_add(latency_us);
         second.max_latency_us = second.max_latency_us.max(latency_us);
-        if status >= 400 {
+        if (400..=599).contains(&status) {
             second.errors += 1;
         }
     }

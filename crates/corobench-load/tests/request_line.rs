@@ -1,5 +1,6 @@
 //! What goes on the wire, as the test server received it: the request
-//! target of a URL with a fragment or non-ASCII bytes. Counts only, no timings.
+//! target of a URL with a fragment or non-ASCII bytes, and how a status
+//! code that is no HTTP status is counted. Counts only, no timings.
 
 mod support;
 
@@ -27,6 +28,25 @@ fn the_server_receives_the_target_without_fragment_and_percent_encoded() {
                 [received],
                 "{backend:?}: every request went out as {received}"
             );
+        }
+    }
+}
+
+#[test]
+fn a_status_outside_100_to_599_is_malformed() {
+    for backend in BACKENDS {
+        for status in [600, 999] {
+            let server = TestServer::start(Knobs {
+                status,
+                ..Knobs::default()
+            });
+            let report = run(config(&server, backend, 2, StopAfter::Requests(20)));
+            let label = format!("{backend:?} status {status}");
+            assert_eq!(report.errors.malformed, 20, "{label}: {:?}", report.errors);
+            assert_eq!(report.errors.status_5xx, 0, "{label}");
+            assert_eq!(report.requests, 0, "{label}: no valid response");
+            assert_eq!(report.status.total(), 0, "{label}");
+            assert_eq!(server.counters().requests_received, 20, "{label}");
         }
     }
 }

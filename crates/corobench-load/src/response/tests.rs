@@ -139,8 +139,20 @@ fn body_until_close() {
 
 #[test]
 fn malformed_inputs_are_named() {
-    let cases: [(&[u8], Malformed); 6] = [
+    let cases: [(&[u8], Malformed); 9] = [
         (b"garbage garbage\r\n\r\n", Malformed::Head),
+        (
+            b"HTTP/1.1 999 Odd\r\nContent-Length: 0\r\n\r\n",
+            Malformed::Status,
+        ),
+        (
+            b"HTTP/1.1 600 Odd\r\nContent-Length: 0\r\n\r\n",
+            Malformed::Status,
+        ),
+        (
+            b"HTTP/1.1 099 Odd\r\nContent-Length: 0\r\n\r\n",
+            Malformed::Status,
+        ),
         (
             b"HTTP/1.1 200 OK\r\nContent-Length: ten\r\n\r\n",
             Malformed::ContentLength,
