@@ -373,6 +373,20 @@ fn too_many_connections_for_the_fd_limit_is_explained() {
 }
 
 #[test]
+fn a_tiny_run_is_never_called_generator_bound() {
+    for backend in BACKENDS {
+        let server = TestServer::start(Knobs::default());
+        let report = run(config(&server, backend, 1, StopAfter::Requests(3)));
+        assert_eq!(report.requests, 3, "{backend:?}");
+        assert!(
+            !report.generator_bound(),
+            "{backend:?}: {:?}",
+            report.warnings
+        );
+    }
+}
+
+#[test]
 fn the_report_is_self_consistent() {
     let server = TestServer::start(Knobs::default());
     let report = run(config(
