@@ -6,6 +6,7 @@ use std::time::Duration;
 use corobench_model::{Backend, Schedule};
 
 use crate::error::LoadError;
+use crate::limits;
 
 /// When the measured window ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,6 +31,8 @@ pub struct Endpoint {
 
 impl Endpoint {
     /// Parses an `http://host[:port]/path?query` URL and resolves the host.
+    /// A `#fragment` is dropped and bytes a request line may not carry are
+    /// percent-encoded (see [`request_target`]).
     ///
     /// # Errors
     /// An unsupported scheme, a malformed URL, or a host that does not resolve.
@@ -46,41 +49,77 @@ impl Endpoint {
                 "it must start with http://, e.g. http://127.0.0.1:8080/plaintext",
             ));
         };
+        // A fragment points into the response for the client alone: the
+        // request target has no place for it (RFC 9112 §3.2.1, origin-form).
+        let rest = rest.split_once('#').map_or(rest, |(before, _)| before);
         let (authority, path) = match rest.find(['/', '?']) {
-            Some(at) if rest.as_bytes()[at] == b'/' => (&rest[..at], rest[at..].to_string()),
-            Some(at) => (&rest[..at], format!("/{}", &rest[at..])),
-            None => (rest, "/".to_string()),
+            Some(at) => rest.split_at(at),
+            None => (rest, ""),
         };
         if authority.is_empty() || authority.contains('@') {
             return Err(bad(
                 "it has no host (or has user info, which is not supported)",
             ));
         }
-        let with_port = if has_port(authority) {
-            authority.to_string()
-        } else {
-            format!("{authority}:80")
-        };
-        let addr = with_port
-            .to_socket_addrs()
-            .map_err(|e| bad(&format!("cannot resolve {authority}: {e}")))?
-            .next()
-            .ok_or_else(|| bad(&format!("{authority} resolves to no address")))?;
-        if path
-            .bytes()
-            .any(|b| b.is_ascii_whitespace() || b.is_ascii_control())
-        {
+        if !authority.bytes().all(|b| b.is_ascii_graphic()) {
             return Err(bad(
-                "the path contains spaces or control characters; percent-encode them",
+                "the host contains spaces, control characters or non-ASCII letters; \
+                 write an IP address or the ASCII (punycode) form of the name",
             ));
         }
+        let path = request_target(path).map_err(bad)?;
         Ok(Self {
-            addr,
+            addr: resolve(authority).map_err(|why| bad(&why))?,
             host: authority.to_string(),
             path,
             url: url.to_string(),
         })
     }
+}
+
+/// The request target for the path and query of a URL (`""`, `/p`, `?q`,
+/// `/p?q`), as it goes on the request line: always starting with `/`,
+/// every non-ASCII byte (a UTF-8 path) and every ASCII character a URI never
+/// carries raw percent-encoded, and `%xx` already there kept as it is.
+///
+/// # Errors
+/// Spaces and control characters, which the user must encode (a space is
+/// ambiguous: `%20` or `+`).
+fn request_target(path_and_query: &str) -> Result<String, &'static str> {
+    /// Printable ASCII that RFC 3986 allows nowhere in a URI.
+    const NEVER_RAW: &[u8] = b"\"<>\\^`{|}";
+    if path_and_query
+        .bytes()
+        .any(|b| b.is_ascii_whitespace() || b.is_ascii_control())
+    {
+        return Err("the path contains spaces or control characters; percent-encode them");
+    }
+    let mut target = String::with_capacity(path_and_query.len() + 1);
+    if !path_and_query.starts_with('/') {
+        target.push('/');
+    }
+    for byte in path_and_query.bytes() {
+        if byte.is_ascii() && !NEVER_RAW.contains(&byte) {
+            target.push(char::from(byte));
+        } else {
+            target.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    Ok(target)
+}
+
+/// The first address `authority` (`host`, `host:port`, `[v6]:port`) resolves to.
+fn resolve(authority: &str) -> Result<SocketAddr, String> {
+    let with_port = if has_port(authority) {
+        authority.to_string()
+    } else {
+        format!("{authority}:80")
+    };
+    with_port
+        .to_socket_addrs()
+        .map_err(|e| format!("cannot resolve {authority}: {e}"))?
+        .next()
+        .ok_or_else(|| format!("{authority} resolves to no address"))
 }
 
 /// Whether an authority (`host`, `host:port`, `[v6]`, `[v6]:port`) names a port.
@@ -150,14 +189,23 @@ impl RequestTemplate {
     }
 }
 
+/// A header the request line and header block can carry as they are: the
+/// name a token (RFC 9110 §5.1), the value free of control characters but
+/// the tab (§5.5), so nothing can end a line or smuggle a NUL.
 fn check_header(name: &str, value: &str) -> Result<(), LoadError> {
-    let name_ok = !name.is_empty() && name.bytes().all(|b| b.is_ascii_graphic() && b != b':');
-    let value_ok = !value.bytes().any(|b| b == b'\r' || b == b'\n');
+    const TOKEN_SYMBOLS: &[u8] = b"!#$%&'*+-.^_`|~";
+    let name_ok = !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || TOKEN_SYMBOLS.contains(&b));
+    let value_ok = !value.bytes().any(|b| b.is_ascii_control() && b != b'\t');
     if name_ok && value_ok {
         Ok(())
     } else {
         Err(LoadError::Config(format!(
-            "invalid header {name:?}: {value:?}: write it as 'Name: value' on one line"
+            "invalid header {name:?}: {value:?}: write it as 'Name: value' on one line, \
+             the name a token (letters, digits, !#$%&'*+-.^_`|~), the value without \
+             control characters"
         )))
     }
 }
@@ -196,45 +244,38 @@ impl LoadConfig {
         }
     }
 
-    /// Checks the combination of values; the engine trusts them afterwards.
+    /// Checks every value and their combination; the engine trusts them
+    /// afterwards (see [`crate::limits`] for the bounds and why).
     ///
     /// # Errors
-    /// Zero connections or threads, more threads than connections, a rate
-    /// that is not positive, an empty duration, a zero timeout.
+    /// A value out of its range, more threads than connections, an empty
+    /// CPU list; the message names the flag.
     pub fn validate(&self) -> Result<(), LoadError> {
-        let fail = |msg: String| Err(LoadError::Config(msg));
         let connections = self.schedule.connections;
         if connections == 0 {
-            return fail("connections (-c) must be at least 1".into());
-        }
-        if self.threads == 0 {
-            return fail("threads (-t) must be at least 1".into());
-        }
-        if self.threads > connections {
-            return fail(format!(
-                "threads (-t {}) cannot exceed connections (-c {}): each thread needs a connection",
-                self.threads, connections
+            return Err(LoadError::Config(
+                "connections (-c) must be at least 1".into(),
             ));
         }
+        limits::check_threads(self.threads)?;
+        if self.threads > connections {
+            return Err(LoadError::Config(format!(
+                "threads (-t {}) cannot exceed connections (-c {}): each thread needs a connection",
+                self.threads, connections
+            )));
+        }
         if let Some(rate_per_s) = self.schedule.rate_per_s() {
-            if !(rate_per_s.is_finite() && rate_per_s > 0.0) {
-                return fail(format!(
-                    "rate (-R) must be a positive number of requests/s, got {rate_per_s}"
-                ));
-            }
+            limits::check_rate(rate_per_s, connections, self.threads)?;
         }
         match self.stop {
-            StopAfter::Duration(d) if d.is_zero() => {
-                return fail("duration (-d) must be longer than 0".into());
-            }
-            StopAfter::Requests(0) => return fail("request count (-n) must be at least 1".into()),
-            _ => {}
+            StopAfter::Duration(d) => limits::check_positive_duration("duration (-d)", d)?,
+            StopAfter::Requests(n) => limits::check_requests(n)?,
         }
-        if self.timeout.is_zero() {
-            return fail("timeout must be longer than 0".into());
-        }
+        limits::check_duration("warm-up (--warmup)", self.warmup)?;
+        limits::check_positive_duration("timeout (--timeout)", self.timeout)?;
+        limits::check_body_len(self.request.body.len())?;
         if self.cpus.as_ref().is_some_and(Vec::is_empty) {
-            return fail("the CPU list (--cpus) is empty".into());
+            return Err(LoadError::Config("the CPU list (--cpus) is empty".into()));
         }
         Ok(())
     }
@@ -258,6 +299,40 @@ mod tests {
     }
 
     #[test]
+    fn fragments_are_never_sent() {
+        for (url, target) in [
+            ("http://127.0.0.1:1/p?a=1#frag", "/p?a=1"),
+            ("http://127.0.0.1:1/p#a?b", "/p"),
+            ("http://127.0.0.1:1#frag", "/"),
+            ("http://127.0.0.1:1?q#", "/?q"),
+        ] {
+            let endpoint = Endpoint::from_url(url).unwrap();
+            assert_eq!(endpoint.path, target, "{url}");
+            assert_eq!(endpoint.host, "127.0.0.1:1", "{url}");
+        }
+    }
+
+    #[test]
+    fn targets_are_percent_encoded_where_a_request_line_needs_it() {
+        for (url, target) in [
+            ("http://127.0.0.1:1/café", "/caf%C3%A9"),
+            (
+                "http://127.0.0.1:1/ü?q=日本",
+                "/%C3%BC?q=%E6%97%A5%E6%9C%AC",
+            ),
+            ("http://127.0.0.1:1/a%20b?x=%E2%82%AC", "/a%20b?x=%E2%82%AC"),
+            ("http://127.0.0.1:1/%zz", "/%zz"),
+            ("http://127.0.0.1:1/{a}|\"<>", "/%7Ba%7D%7C%22%3C%3E"),
+            (
+                "http://127.0.0.1:1/x?a=1&b=/c:d@e!$'()*+,;=",
+                "/x?a=1&b=/c:d@e!$'()*+,;=",
+            ),
+        ] {
+            assert_eq!(Endpoint::from_url(url).unwrap().path, target, "{url}");
+        }
+    }
+
+    #[test]
     fn rejects_bad_urls_with_the_reason() {
         for (url, why) in [
             ("https://127.0.0.1/", "https is not supported"),
@@ -265,6 +340,10 @@ mod tests {
             ("http:///x", "no host"),
             ("http://127.0.0.1:99999/", "cannot resolve"),
             ("http://127.0.0.1/a b", "spaces"),
+            ("http://127.0.0.1/a\u{7f}", "control characters"),
+            ("http://127.0.0.1 :80/", "the host contains spaces"),
+            ("http://127.0.0.1\r\nX-Evil: 1/", "the host contains spaces"),
+            ("http://bücher.example/", "punycode"),
         ] {
             let err = Endpoint::from_url(url).unwrap_err().to_string();
             assert!(err.contains(why), "{url}: {err}");
@@ -284,11 +363,26 @@ mod tests {
             String::from_utf8(bytes).unwrap(),
             "POST /upload HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nX-A: 1\r\nContent-Length: 3\r\n\r\nabc"
         );
-        let bad = RequestTemplate {
-            headers: vec![("X".into(), "a\r\nb".into())],
+        for (name, value) in [
+            ("X", "a\r\nb"),
+            ("X", "a\0b"),
+            ("X Y", "1"),
+            ("X:Y", "1"),
+            ("", "1"),
+            ("Ä", "1"),
+        ] {
+            let bad = RequestTemplate {
+                headers: vec![(name.into(), value.into())],
+                ..RequestTemplate::default()
+            };
+            let message = bad.serialize(&target).unwrap_err().to_string();
+            assert!(message.contains("invalid header"), "{name:?}: {message}");
+        }
+        let fine = RequestTemplate {
+            headers: vec![("X-Odd_Name.1~".into(), "tab\tand ütf-8".into())],
             ..RequestTemplate::default()
         };
-        assert!(bad.serialize(&target).is_err());
+        assert!(fine.serialize(&target).is_ok());
     }
 
     #[test]
@@ -302,5 +396,72 @@ mod tests {
         config.threads = 1;
         config.schedule = Schedule::open(0.0, 2);
         assert!(config.validate().unwrap_err().to_string().contains("-R"));
+    }
+
+    #[test]
+    fn validation_bounds_every_number() {
+        let target = Endpoint::from_url("http://127.0.0.1:1/").unwrap();
+        let valid = LoadConfig::closed(target, 2, Duration::from_secs(1));
+        assert!(valid.validate().is_ok());
+        let hour = Duration::from_secs(3600);
+        let cases: [(LoadConfig, &str); 7] = [
+            (
+                LoadConfig {
+                    stop: StopAfter::Duration(1_000_000 * hour),
+                    ..valid.clone()
+                },
+                "duration (-d) can be at most 24h",
+            ),
+            (
+                LoadConfig {
+                    warmup: 25 * hour,
+                    ..valid.clone()
+                },
+                "warm-up (--warmup) can be at most 24h",
+            ),
+            (
+                LoadConfig {
+                    timeout: Duration::MAX,
+                    ..valid.clone()
+                },
+                "timeout (--timeout) can be at most 24h",
+            ),
+            (
+                LoadConfig {
+                    stop: StopAfter::Requests(u64::MAX),
+                    ..valid.clone()
+                },
+                "request count (-n) must be from 1 to 2^53",
+            ),
+            (
+                LoadConfig {
+                    schedule: Schedule::open(1e12, 2),
+                    ..valid.clone()
+                },
+                "rate (-R) must be from 0.001 to 2000000",
+            ),
+            (
+                LoadConfig {
+                    threads: 5000,
+                    schedule: Schedule::closed(10_000),
+                    ..valid.clone()
+                },
+                "threads (-t) must be from 1 to 1024",
+            ),
+            (
+                LoadConfig {
+                    request: RequestTemplate {
+                        body: vec![0; crate::limits::MAX_BODY_BYTES + 1],
+                        ..RequestTemplate::default()
+                    },
+                    ..valid.clone()
+                },
+                "--body-file",
+            ),
+        ];
+        for (config, expected) in cases {
+            let message = config.validate().unwrap_err().to_string();
+            assert!(message.contains(expected), "{message}");
+        }
     }
 }

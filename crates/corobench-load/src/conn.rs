@@ -6,6 +6,7 @@ use std::net::SocketAddr;
 use socket2::{Domain, Protocol, Socket, Type};
 
 use crate::clock::NS_PER_MS;
+use crate::core::InFlight;
 use crate::response::ResponseFramer;
 
 /// Where a connection stands.
@@ -30,8 +31,8 @@ pub(crate) struct Conn {
     pub(crate) generation: u32,
     pub(crate) phase: Phase,
     pub(crate) framer: ResponseFramer,
-    pub(crate) intended_ns: u64,
-    pub(crate) sent_ns: u64,
+    /// The request in flight (the last one, when idle).
+    pub(crate) request: InFlight,
     /// Bytes of the request written so far.
     pub(crate) written: usize,
     /// When the connect (or the request) started, for timeouts.
@@ -50,8 +51,7 @@ impl Conn {
             generation: 0,
             phase: Phase::Closed,
             framer: ResponseFramer::new(head_request),
-            intended_ns: 0,
-            sent_ns: 0,
+            request: InFlight::default(),
             written: 0,
             started_ns: 0,
             retry_at_ns: 0,
@@ -77,8 +77,8 @@ impl Conn {
     /// Closes after a failed connect, backing off exponentially so a dead
     /// server does not turn the generator into a busy loop.
     pub(crate) fn close_with_backoff(&mut self, now_ns: u64) {
-        self.close(now_ns + self.backoff_ns);
-        self.backoff_ns = (self.backoff_ns * 2).min(MAX_BACKOFF_NS);
+        self.close(now_ns.saturating_add(self.backoff_ns));
+        self.backoff_ns = self.backoff_ns.saturating_mul(2).min(MAX_BACKOFF_NS);
     }
 
     pub(crate) fn connected(&mut self) {

@@ -49,6 +49,16 @@ pub(crate) struct ThreadPace {
     pub(crate) phase: f64,
 }
 
+/// The request a connection has in flight, as the core handed it out.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct InFlight {
+    /// When the schedule wanted it sent (the actual send in a closed loop).
+    pub(crate) intended_ns: u64,
+    pub(crate) sent_ns: u64,
+    /// Sent while the window was open: its outcome belongs to the window.
+    pub(crate) in_window: bool,
+}
+
 /// Whether the thread goes on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Turn {
@@ -79,6 +89,7 @@ pub(crate) struct Core {
     cpu_at_start: CpuTime,
     window_start_ns: u64,
     window_end_ns: Option<u64>,
+    /// Open loop: requests due by the time the window opened.
     scheduled_before_window: u64,
     published_outcomes: u64,
 }
@@ -111,28 +122,38 @@ impl Core {
         self.pacer.is_some()
     }
 
-    /// A connection is free: returns the intended send time of the request
-    /// it should send now, or `None` if it should stay idle.
+    /// A connection is free: returns the request it should send now, or
+    /// `None` if it should stay idle.
+    ///
+    /// A request belongs to the window when it is *sent* inside it, whenever
+    /// the schedule wanted it: a generator that fell behind during the
+    /// warm-up still owes those requests, and counting them by their intended
+    /// time would never let a `-n` run end (its budget is spent only by
+    /// requests of the window) and would report fewer sent than answered.
     #[inline]
-    pub(crate) fn next_request(&mut self, now_ns: u64) -> Option<u64> {
+    pub(crate) fn next_request(&mut self, now_ns: u64) -> Option<InFlight> {
         if self.window_end_ns.is_some() || self.budget == Some(0) {
             return None;
         }
-        let intended = match self.pacer.as_mut() {
+        let intended_ns = match self.pacer.as_mut() {
             None => now_ns,
             Some(pacer) => pacer.take_due(now_ns)?,
         };
-        // Budget and send lag count exactly the requests whose outcome is recorded.
-        if self.in_window(intended) {
+        let in_window = self.recorder.measuring();
+        if in_window {
             if self.pacer.is_some() {
-                self.recorder.sent_late(now_ns.saturating_sub(intended));
+                self.recorder.sent_late(now_ns.saturating_sub(intended_ns));
             }
             if let Some(budget) = self.budget.as_mut() {
-                *budget -= 1;
+                *budget = budget.saturating_sub(1);
             }
         }
         self.in_flight += 1;
-        Some(intended)
+        Some(InFlight {
+            intended_ns,
+            sent_ns: now_ns,
+            in_window,
+        })
     }
 
     /// When the next open-loop request is due, if the schedule has one.
@@ -144,50 +165,50 @@ impl Core {
         }
     }
 
-    /// Whether a request is due inside the window (budget, send lag).
-    #[inline]
-    fn in_window(&self, intended_ns: u64) -> bool {
-        self.recorder.measuring() && intended_ns >= self.window_start_ns
-    }
-
-    /// Whether an outcome (response or error) arriving now is recorded.
+    /// Whether the outcome (response or error) of `request`, arriving now, is recorded.
     ///
-    /// A timed window records every outcome that arrives inside it, also of
-    /// requests sent during the warm-up: the window then starts with the
-    /// connections in their steady state, and in a closed loop no request
-    /// goes out until the one before it is answered, so dropping those
+    /// A closed loop's timed window records every outcome that arrives
+    /// inside it, also of requests sent during the warm-up: the window then
+    /// starts with the connections in their steady state, and since no
+    /// request goes out until the one before it is answered, dropping those
     /// answers would lose about one latency's worth of responses at the
-    /// start (10% of a 0.8 s window at 80 ms). A `-n` run records exactly
-    /// the n requests sent after the warm-up.
+    /// start (10% of a 0.8 s window at 80 ms). An open loop records the
+    /// requests it sent in the window, so that it never reports more answers
+    /// than requests sent; a `-n` run records exactly the n requests sent
+    /// in the window.
     #[inline]
-    fn outcome_counts(&self, intended_ns: u64) -> bool {
-        if self.budget.is_some() {
-            self.in_window(intended_ns)
-        } else {
+    fn outcome_counts(&self, request: InFlight) -> bool {
+        if self.budget.is_none() && self.pacer.is_none() {
             self.recorder.measuring()
+        } else {
+            request.in_window && self.recorder.measuring()
         }
     }
 
     #[inline]
-    pub(crate) fn response(&mut self, status: u16, intended_ns: u64, sent_ns: u64, now_ns: u64) {
+    pub(crate) fn response(&mut self, status: u16, request: InFlight, now_ns: u64) {
         self.in_flight = self.in_flight.saturating_sub(1);
-        if self.outcome_counts(intended_ns) {
-            self.recorder.response(status, intended_ns, sent_ns, now_ns);
+        if self.outcome_counts(request) {
+            self.recorder
+                .response(status, request.intended_ns, request.sent_ns, now_ns);
         }
     }
 
     /// A request that was in flight failed.
-    pub(crate) fn request_failed(&mut self, kind: ErrorKind, intended_ns: u64, now_ns: u64) {
+    pub(crate) fn request_failed(&mut self, kind: ErrorKind, request: InFlight, now_ns: u64) {
         self.in_flight = self.in_flight.saturating_sub(1);
-        if self.outcome_counts(intended_ns) {
+        if self.outcome_counts(request) {
             self.recorder.error(kind, now_ns);
         }
     }
 
-    /// A connection could not be opened. In `-n` runs this uses up one
-    /// request, so a dead server cannot keep the run alive forever.
-    pub(crate) fn connect_failed(&mut self, kind: ErrorKind, now_ns: u64) {
-        if !self.recorder.measuring() {
+    /// An error no request in flight owns: a connection that could not be
+    /// opened, bytes nobody asked for. In `-n` runs it uses up one request,
+    /// so a dead server cannot keep the run alive forever, and once the
+    /// budget is spent it is no longer recorded: the run ends with exactly
+    /// n outcomes.
+    pub(crate) fn error_without_request(&mut self, kind: ErrorKind, now_ns: u64) {
+        if !self.recorder.measuring() || self.budget == Some(0) {
             return;
         }
         if let Some(budget) = self.budget.as_mut() {
@@ -219,7 +240,10 @@ impl Core {
         self.recorder.begin_window(now_ns);
         self.window_start_ns = now_ns;
         self.cpu_at_start = CpuTime::of_this_thread();
-        self.scheduled_before_window = self.pacer.as_ref().map_or(0, Pacer::taken);
+        self.scheduled_before_window = self
+            .pacer
+            .as_ref()
+            .map_or(0, |pacer| pacer.scheduled_by(now_ns));
     }
 
     fn publish(&mut self, shared: &Shared) {
@@ -237,7 +261,7 @@ impl Core {
 
     /// How long the thread may sleep before something is due.
     pub(crate) fn wait_ns(&self, shared: &Shared, now_ns: u64, can_send: bool) -> u64 {
-        let mut wake = now_ns + SWEEP_INTERVAL_NS;
+        let mut wake = now_ns.saturating_add(SWEEP_INTERVAL_NS);
         if !self.recorder.measuring() {
             wake = wake.min(shared.window_start_ns);
         }

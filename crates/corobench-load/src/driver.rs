@@ -5,7 +5,7 @@
 use std::io;
 
 use crate::conn::{Conn, Phase};
-use crate::core::{Core, Shared, ThreadPlan};
+use crate::core::{Core, InFlight, Shared, ThreadPlan};
 use crate::os;
 use crate::recorder::ErrorKind;
 use crate::response::Feed;
@@ -95,7 +95,7 @@ impl<'a, I: Io> Driver<'a, I> {
         } else {
             ErrorKind::Connect
         };
-        self.core.connect_failed(kind, now);
+        self.core.error_without_request(kind, now);
         self.io.closing(i, &mut self.conns[i]);
         self.conns[i].close_with_backoff(now);
     }
@@ -103,7 +103,7 @@ impl<'a, I: Io> Driver<'a, I> {
     /// A connection can take a request: send one now, or (open loop) list it as idle.
     fn became_free(&mut self, i: usize, now: u64) {
         match self.core.next_request(now) {
-            Some(intended) => self.send(i, intended, now),
+            Some(request) => self.send(i, request),
             None if self.core.open_loop() && !self.listed[i] => {
                 self.listed[i] = true;
                 self.idle.push(i);
@@ -120,22 +120,21 @@ impl<'a, I: Io> Driver<'a, I> {
                 self.listed[i] = false;
                 continue;
             }
-            let Some(intended) = self.core.next_request(now) else {
+            let Some(request) = self.core.next_request(now) else {
                 break;
             };
             self.idle.pop();
             self.listed[i] = false;
-            self.send(i, intended, now);
+            self.send(i, request);
         }
     }
 
-    fn send(&mut self, i: usize, intended: u64, now: u64) {
+    fn send(&mut self, i: usize, request: InFlight) {
         let conn = &mut self.conns[i];
-        conn.intended_ns = intended;
-        conn.sent_ns = now;
+        conn.request = request;
         conn.written = 0;
         conn.phase = Phase::Writing;
-        self.writable(i, now);
+        self.writable(i, request.sent_ns);
     }
 
     /// Writes what is left of the request.
@@ -175,7 +174,7 @@ impl<'a, I: Io> Driver<'a, I> {
         let conn = &mut self.conns[i];
         if !conn.busy() {
             // Bytes nobody asked for: the server is not speaking HTTP/1.1 with us.
-            self.core.recorder.error(ErrorKind::Malformed, now);
+            self.core.error_without_request(ErrorKind::Malformed, now);
             self.reopen(i, now);
             return false;
         }
@@ -188,10 +187,10 @@ impl<'a, I: Io> Driver<'a, I> {
             }) => {
                 let reusable =
                     keep_alive && conn.phase == Phase::Reading && consumed == bytes.len();
-                let (intended, sent) = (conn.intended_ns, conn.sent_ns);
-                self.core.response(status, intended, sent, now);
+                self.core.response(status, conn.request, now);
                 if consumed < bytes.len() {
-                    self.core.recorder.error(ErrorKind::Malformed, now);
+                    // More than the one response asked for: bytes nobody asked for.
+                    self.core.error_without_request(ErrorKind::Malformed, now);
                 }
                 if !reusable {
                     self.reopen(i, now);
@@ -212,8 +211,7 @@ impl<'a, I: Io> Driver<'a, I> {
     pub(crate) fn eof(&mut self, i: usize, now: u64) {
         let conn = &mut self.conns[i];
         if let Some(status) = conn.framer.finish_at_eof() {
-            let (intended, sent) = (conn.intended_ns, conn.sent_ns);
-            self.core.response(status, intended, sent, now);
+            self.core.response(status, conn.request, now);
             return self.reopen(i, now);
         }
         if conn.busy() {
@@ -233,8 +231,8 @@ impl<'a, I: Io> Driver<'a, I> {
     }
 
     fn request_failed(&mut self, i: usize, kind: ErrorKind, now: u64) {
-        let intended = self.conns[i].intended_ns;
-        self.core.request_failed(kind, intended, now);
+        let request = self.conns[i].request;
+        self.core.request_failed(kind, request, now);
         self.reopen(i, now);
     }
 
@@ -254,7 +252,9 @@ impl<'a, I: Io> Driver<'a, I> {
                 Phase::Connecting if now.saturating_sub(conn.started_ns) > timeout => {
                     self.connect_failed(i, &io::Error::from(io::ErrorKind::TimedOut), now);
                 }
-                Phase::Writing | Phase::Reading if now.saturating_sub(conn.sent_ns) > timeout => {
+                Phase::Writing | Phase::Reading
+                    if now.saturating_sub(conn.request.sent_ns) > timeout =>
+                {
                     self.request_failed(i, ErrorKind::Timeout, now);
                 }
                 _ => {}

@@ -17,6 +17,7 @@ mod core;
 mod driver;
 mod epoll;
 mod error;
+pub mod limits;
 mod os;
 mod pacer;
 mod progress;
@@ -41,7 +42,7 @@ use crate::clock::{Clock, ns};
 use crate::core::{Shared, ThreadPace, ThreadPlan, ThreadResult};
 
 /// File descriptors the generator needs besides one per connection.
-const SPARE_FDS: u64 = 64;
+pub(crate) const SPARE_FDS: u64 = 64;
 
 /// A load run that has been checked and is ready to start.
 #[derive(Debug)]
@@ -106,7 +107,7 @@ impl LoadRun {
             timeout_ns: ns(config.timeout),
             window_start_ns,
             deadline_ns: match config.stop {
-                StopAfter::Duration(d) => Some(window_start_ns + ns(d)),
+                StopAfter::Duration(d) => Some(window_start_ns.saturating_add(ns(d))),
                 StopAfter::Requests(_) => None,
             },
             cancel: self.cancel,
@@ -147,15 +148,21 @@ pub fn run(config: LoadConfig) -> Result<LoadReport, LoadError> {
     LoadRun::prepare(config)?.run()
 }
 
-fn check_fd_limit(connections: u32) -> Result<(), LoadError> {
+/// Refuses more connections than file descriptors, with advice the kernel
+/// can follow: `ulimit -n` can never go above `fs.nr_open`.
+///
+/// # Errors
+/// Too many connections ([`LoadError::FdLimit`]), or a limit that cannot be read.
+pub fn check_fd_limit(connections: u32) -> Result<(), LoadError> {
     let limit = os::raise_fd_limit()
         .map_err(|e| LoadError::os("cannot read the file-descriptor limit", e))?;
-    let needed = u64::from(connections) + SPARE_FDS;
+    let needed = u64::from(connections).saturating_add(SPARE_FDS);
     if needed > limit {
         return Err(LoadError::FdLimit {
             connections,
             needed,
             limit,
+            kernel_max: os::nr_open(),
         });
     }
     Ok(())
@@ -208,7 +215,9 @@ fn thread_plans(config: &LoadConfig) -> Vec<ThreadPlan> {
         total / u64::from(threads) + u64::from(u64::from(i) < total % u64::from(threads))
     };
     let expected_seconds = match config.stop {
-        StopAfter::Duration(d) => usize::try_from(d.as_secs()).unwrap_or(0) + 1,
+        StopAfter::Duration(d) => usize::try_from(d.as_secs())
+            .unwrap_or(usize::MAX)
+            .saturating_add(1),
         StopAfter::Requests(_) => 16,
     };
     (0..threads)

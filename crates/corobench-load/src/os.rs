@@ -47,7 +47,9 @@ pub(crate) fn max_rss_bytes() -> u64 {
         libc::getrusage(libc::RUSAGE_SELF, &raw mut usage);
         usage
     };
-    u64::try_from(usage.ru_maxrss).unwrap_or(0) * 1024
+    u64::try_from(usage.ru_maxrss)
+        .unwrap_or(0)
+        .saturating_mul(1024)
 }
 
 /// Pins the calling thread to one CPU.
@@ -95,6 +97,16 @@ pub(crate) fn raise_fd_limit() -> io::Result<u64> {
         }
         Ok(limit.rlim_cur)
     }
+}
+
+/// The kernel's ceiling for any process's file-descriptor limit
+/// (`/proc/sys/fs/nr_open`), when it can be read.
+pub(crate) fn nr_open() -> Option<u64> {
+    std::fs::read_to_string("/proc/sys/fs/nr_open")
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
 }
 
 /// Whether an OS error means "no file descriptor left".

@@ -28,7 +28,10 @@ impl Pacer {
     /// Intended send time of request `k`.
     #[inline]
     pub(crate) fn intended_ns(&self, k: u64) -> u64 {
-        self.start_ns + ((k as f64 + self.phase) * self.interval_ns) as u64
+        // The float-to-integer cast saturates, and so does the sum: a slow
+        // rate's far-off requests are due "never", not at a wrapped time.
+        self.start_ns
+            .saturating_add(((k as f64 + self.phase) * self.interval_ns) as u64)
     }
 
     /// When the next unsent request is due.
@@ -58,13 +61,8 @@ impl Pacer {
         if elapsed < 0.0 {
             0
         } else {
-            elapsed.floor() as u64 + 1
+            (elapsed.floor() as u64).saturating_add(1)
         }
-    }
-
-    /// Index of the next request to send (= requests taken so far).
-    pub(crate) fn taken(&self) -> u64 {
-        self.next
     }
 }
 
@@ -93,5 +91,14 @@ mod tests {
         assert_eq!(pacer.intended_ns(0), 5_000_000);
         assert_eq!(pacer.scheduled_by(4_999_999), 0);
         assert_eq!(pacer.scheduled_by(5_000_000), 1);
+    }
+
+    #[test]
+    fn the_slowest_rate_saturates_instead_of_wrapping() {
+        let slowest = crate::limits::MIN_RATE_PER_S / f64::from(crate::limits::MAX_THREADS);
+        let pacer = Pacer::new(u64::MAX - 10, slowest, 0.999);
+        assert_eq!(pacer.intended_ns(0), u64::MAX);
+        assert_eq!(pacer.intended_ns(u64::MAX), u64::MAX);
+        assert_eq!(pacer.scheduled_by(u64::MAX), 0);
     }
 }

@@ -108,15 +108,15 @@ impl Recorder {
         self.status.count(status);
         match status {
             400..=499 => self.errors.status_4xx += 1,
-            500.. => self.errors.status_5xx += 1,
+            500..=599 => self.errors.status_5xx += 1,
             _ => {}
         }
         self.responses += 1;
         let second = self.second(now_ns);
         second.requests += 1;
-        second.latency_sum_us += latency_us;
+        second.latency_sum_us = second.latency_sum_us.saturating_add(latency_us);
         second.max_latency_us = second.max_latency_us.max(latency_us);
-        if status >= 400 {
+        if (400..=599).contains(&status) {
             second.errors += 1;
         }
     }
@@ -160,7 +160,7 @@ impl Recorder {
         if self.measuring {
             let lag_us = lag_ns / NS_PER_US;
             self.send_lag.sent += 1;
-            self.send_lag.sum_us += lag_us;
+            self.send_lag.sum_us = self.send_lag.sum_us.saturating_add(lag_us);
             self.send_lag.max_us = self.send_lag.max_us.max(lag_us);
         }
     }
@@ -191,7 +191,7 @@ pub(crate) fn merge_timelines(threads: &[Vec<SecondTotals>]) -> Vec<TimelineSeco
                 total.requests += t.requests;
                 total.errors += t.errors;
                 total.bytes_read += t.bytes_read;
-                total.latency_sum_us += t.latency_sum_us;
+                total.latency_sum_us = total.latency_sum_us.saturating_add(t.latency_sum_us);
                 total.max_latency_us = total.max_latency_us.max(t.max_latency_us);
             }
             TimelineSecond {

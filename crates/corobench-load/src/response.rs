@@ -14,11 +14,16 @@ pub const MAX_HEAD_BYTES: usize = 64 * 1024;
 const MAX_CHUNK_LINE_BYTES: usize = 4096;
 /// Headers parsed per response; more is malformed.
 const MAX_HEADERS: usize = 64;
+/// The status codes HTTP defines classes for (RFC 9110 §15); any other
+/// three digits (`000`, `600`, `999`) make the response malformed.
+const VALID_STATUS: std::ops::RangeInclusive<u16> = 100..=599;
 
 /// Why bytes are not an acceptable HTTP/1.x response.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Malformed {
     Head,
+    /// A status code outside 100–599: three digits, but no HTTP status.
+    Status,
     HeadTooLarge,
     TooManyHeaders,
     ContentLength,
@@ -30,6 +35,7 @@ impl fmt::Display for Malformed {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             Self::Head => "not an HTTP/1.x response head",
+            Self::Status => "status code outside 100-599",
             Self::HeadTooLarge => "response head larger than 64 KiB",
             Self::TooManyHeaders => "more than 64 response headers",
             Self::ContentLength => "invalid Content-Length",
@@ -222,6 +228,9 @@ impl ResponseFramer {
             Err(_) => return Err(Malformed::Head),
         };
         let status = response.code.ok_or(Malformed::Head)?;
+        if !VALID_STATUS.contains(&status) {
+            return Err(Malformed::Status);
+        }
         let http11 = response.version == Some(1);
         let framing = HeadFraming::read(response.headers, http11)?;
         self.status = status;

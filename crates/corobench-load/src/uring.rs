@@ -62,7 +62,7 @@ pub(crate) fn run_thread(shared: &Shared, plan: &ThreadPlan) -> Result<ThreadRes
     let mut completions: Vec<(u64, i32, u32)> = Vec::with_capacity(COMPLETION_ENTRIES as usize);
     let start = shared.clock.now_ns();
     driver.open_all(start);
-    let mut next_sweep = start + SWEEP_INTERVAL_NS;
+    let mut next_sweep = start.saturating_add(SWEEP_INTERVAL_NS);
     loop {
         let now = shared.clock.now_ns();
         if driver.core.turn(shared, now) == Turn::Finish {
@@ -93,7 +93,7 @@ pub(crate) fn run_thread(shared: &Shared, plan: &ThreadPlan) -> Result<ThreadRes
         }
         if now >= next_sweep {
             driver.sweep(now);
-            next_sweep = now + SWEEP_INTERVAL_NS;
+            next_sweep = now.saturating_add(SWEEP_INTERVAL_NS);
         }
     }
     let end = shared.clock.now_ns();

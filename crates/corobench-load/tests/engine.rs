@@ -2,27 +2,16 @@
 //! are on counts and on latencies the server itself imposes (a delay, a
 //! stall), never on how fast this machine happens to be.
 
+mod support;
+
 use std::time::Duration;
 
 use corobench_load::{
     Backend, Endpoint, LoadConfig, LoadError, LoadReport, RequestTemplate, Schedule, StopAfter,
+    limits,
 };
 use corobench_testkit::{Knobs, SlowRead, Stall, TestServer};
-
-const BACKENDS: [Backend; 2] = [Backend::Epoll, Backend::IoUring];
-
-fn config(server: &TestServer, backend: Backend, connections: u32, stop: StopAfter) -> LoadConfig {
-    let target = Endpoint::from_url(&server.url("/plaintext")).unwrap();
-    LoadConfig {
-        backend,
-        stop,
-        ..LoadConfig::closed(target, connections, Duration::from_secs(1))
-    }
-}
-
-fn run(config: LoadConfig) -> LoadReport {
-    corobench_load::run(config).expect("the load runs")
-}
+use support::{BACKENDS, config, run};
 
 #[test]
 fn request_count_is_exact() {
@@ -46,17 +35,26 @@ fn request_count_is_exact() {
 
 #[test]
 fn warm_up_requests_are_not_counted() {
-    let server = TestServer::start(Knobs::default());
-    let config = LoadConfig {
-        warmup: Duration::from_millis(200),
-        ..config(&server, Backend::Epoll, 4, StopAfter::Requests(300))
-    };
-    let report = run(config);
-    assert_eq!(report.requests, 300);
-    assert!(
-        server.counters().requests_received > 300,
-        "the warm-up sent requests too"
-    );
+    // Also in an open loop running far behind its schedule, which sends the
+    // requests due during the warm-up after the window opened.
+    let behind = Schedule::open(4.0 * limits::MAX_RATE_PER_CONNECTION, 4);
+    for schedule in [Schedule::closed(4), behind] {
+        let server = TestServer::start(Knobs::default());
+        let config = LoadConfig {
+            schedule,
+            warmup: Duration::from_millis(200),
+            ..config(&server, Backend::Epoll, 4, StopAfter::Requests(300))
+        };
+        let report = run(config);
+        assert_eq!(report.requests, 300, "{schedule:?}");
+        if let Some(open) = report.open_loop {
+            assert_eq!(open.sent, 300, "{schedule:?}");
+        }
+        assert!(
+            server.counters().requests_received > 300,
+            "{schedule:?}: the warm-up sent requests too"
+        );
+    }
 }
 
 #[test]
@@ -359,7 +357,33 @@ fn too_many_connections_for_the_fd_limit_is_explained() {
     ))
     .unwrap_err();
     assert!(matches!(error, LoadError::FdLimit { .. }), "{error}");
-    assert!(error.to_string().contains("ulimit -n"), "{error}");
+    let message = error.to_string();
+    assert!(message.contains("use at most"), "{message}");
+    assert!(message.contains("(-c)"), "{message}");
+    // u32::MAX connections are more than any kernel allows one process, so
+    // the advice must not be to raise the limit that far.
+    assert!(!message.contains("ulimit -n 4294967"), "{message}");
+    if let Ok(nr_open) = std::fs::read_to_string("/proc/sys/fs/nr_open") {
+        let nr_open = nr_open.trim();
+        assert!(
+            message.contains(&format!("fs.nr_open = {nr_open}")),
+            "{message}"
+        );
+    }
+}
+
+#[test]
+fn a_tiny_run_is_never_called_generator_bound() {
+    for backend in BACKENDS {
+        let server = TestServer::start(Knobs::default());
+        let report = run(config(&server, backend, 1, StopAfter::Requests(3)));
+        assert_eq!(report.requests, 3, "{backend:?}");
+        assert!(
+            !report.generator_bound(),
+            "{backend:?}: {:?}",
+            report.warnings
+        );
+    }
 }
 
 #[test]

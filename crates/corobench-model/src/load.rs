@@ -89,14 +89,17 @@ pub struct StatusCounts {
 }
 
 impl StatusCounts {
-    /// Counts one response with this status code.
+    /// Counts one response with this status code. A code outside 100–599
+    /// is no HTTP status and belongs to no class: it is not counted here
+    /// (the load generator counts such a response as `malformed`).
     pub fn count(&mut self, status: u16) {
         match status {
             100..=199 => self.informational += 1,
             200..=299 => self.success += 1,
             300..=399 => self.redirection += 1,
             400..=499 => self.client_error += 1,
-            _ => self.server_error += 1,
+            500..=599 => self.server_error += 1,
+            _ => {}
         }
     }
 
@@ -138,7 +141,8 @@ pub struct OpenLoopReport {
     pub achieved_rate_per_s: f64,
     /// Requests whose intended send time fell in the measured window.
     pub scheduled: u64,
-    /// Requests sent in the measured window.
+    /// Requests sent in the measured window, whenever they were due; the
+    /// responses counted are responses to these, so never more than this.
     pub sent: u64,
     /// How late requests left compared with their intended send time.
     pub mean_send_lag_us: f64,
@@ -264,11 +268,11 @@ mod tests {
     #[test]
     fn status_classes() {
         let mut s = StatusCounts::default();
-        for code in [101, 200, 204, 301, 404, 503, 600] {
+        for code in [101, 200, 204, 301, 404, 503, 599, 0, 99, 600, 999] {
             s.count(code);
         }
         assert_eq!((s.success, s.client_error, s.server_error), (2, 1, 2));
-        assert_eq!(s.total(), 7);
+        assert_eq!(s.total(), 7, "600, 999 and the rest are no HTTP status");
     }
 
     #[test]

@@ -28,4 +28,4 @@ pub use contract::{
 };
 pub use knobs::{Knobs, SlowRead, Stall};
 pub use process::{TestProcess, knob_args, parse_knob_args};
-pub use server::{CounterSnapshot, StallHandle, TestServer};
+pub use server::{CounterSnapshot, MAX_TARGETS_KEPT, StallHandle, TestServer};

@@ -45,6 +45,16 @@ fn pipelined_requests_are_answered_in_order_and_bodies_skipped() {
 }
 
 #[test]
+fn request_targets_are_kept_as_received_once_each() {
+    let server = TestServer::start(Knobs::default());
+    let mut stream = connect(server.addr());
+    for target in ["/a?x=1", "/b%C3%A9", "/a?x=1"] {
+        assert_eq!(exchange(&mut stream, &get(target)).status(), 200);
+    }
+    assert_eq!(server.request_targets(), ["/a?x=1", "/b%C3%A9"]);
+}
+
+#[test]
 fn a_response_delay_holds_every_response() {
     let server = TestServer::start(Knobs {
         response_delay: Duration::from_millis(50),

@@ -1,19 +1,9 @@
 //! `corobench load` as a user runs it: the binary, its output, its exit codes.
 
-use std::process::{Command, Output};
+mod load_cli_common;
 
 use corobench_testkit::{Knobs, TestServer};
-
-fn corobench(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_corobench"))
-        .args(args)
-        .output()
-        .expect("corobench runs")
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
+use load_cli_common::{corobench, stderr};
 
 #[test]
 fn json_output_validates_against_the_schema() {

@@ -31,7 +31,7 @@ pub(crate) fn run_thread(shared: &Shared, plan: &ThreadPlan) -> Result<ThreadRes
     let mut buf = vec![0u8; READ_BUFFER_BYTES];
     let start = shared.clock.now_ns();
     driver.open_all(start);
-    let mut next_sweep = start + SWEEP_INTERVAL_NS;
+    let mut next_sweep = start.saturating_add(SWEEP_INTERVAL_NS);
     loop {
         let now = shared.clock.now_ns();
         if driver.core.turn(shared, now) == Turn::Finish {
@@ -53,7 +53,7 @@ pub(crate) fn run_thread(shared: &Shared, plan: &ThreadPlan) -> Result<ThreadRes
         }
         if now >= next_sweep {
             driver.sweep(now);
-            next_sweep = now + SWEEP_INTERVAL_NS;
+            next_sweep = now.saturating_add(SWEEP_INTERVAL_NS);
         }
     }
     driver.close_all();

@@ -139,8 +139,20 @@ fn body_until_close() {
 
 #[test]
 fn malformed_inputs_are_named() {
-    let cases: [(&[u8], Malformed); 6] = [
+    let cases: [(&[u8], Malformed); 9] = [
         (b"garbage garbage\r\n\r\n", Malformed::Head),
+        (
+            b"HTTP/1.1 999 Odd\r\nContent-Length: 0\r\n\r\n",
+            Malformed::Status,
+        ),
+        (
+            b"HTTP/1.1 600 Odd\r\nContent-Length: 0\r\n\r\n",
+            Malformed::Status,
+        ),
+        (
+            b"HTTP/1.1 099 Odd\r\nContent-Length: 0\r\n\r\n",
+            Malformed::Status,
+        ),
         (
             b"HTTP/1.1 200 OK\r\nContent-Length: ten\r\n\r\n",
             Malformed::ContentLength,
@@ -237,5 +249,222 @@ proptest! {
         let mut bytes = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n".to_vec();
         bytes.extend_from_slice(&tail);
         let _ = ResponseFramer::new(false).feed(&bytes);
+    }
+}
+
+/// How one generated response ends its body.
+#[derive(Clone, Debug)]
+enum BodySpec {
+    /// `Content-Length` and these bytes.
+    Length(Vec<u8>),
+    /// `Transfer-Encoding: chunked`.
+    Chunked(ChunkedSpec),
+    /// A 204 or 304, which carries no body (a 304 with a `Content-Length`).
+    Bodiless(u16),
+}
+
+#[derive(Clone, Debug)]
+struct ChunkedSpec {
+    /// Each chunk: its data, its extension, hex digits in upper case, leading zeros.
+    chunks: Vec<(Vec<u8>, &'static str, bool, usize)>,
+    /// Extension of the last (empty) chunk.
+    last_extension: &'static str,
+    trailers: usize,
+}
+
+/// One generated response, possibly after an interim `100 Continue`.
+#[derive(Clone, Debug)]
+struct ResponseSpec {
+    interim: bool,
+    status: u16,
+    http10: bool,
+    close: bool,
+    body: BodySpec,
+}
+
+impl ChunkedSpec {
+    fn write(&self, out: &mut Vec<u8>) {
+        for (data, extension, upper, zeros) in &self.chunks {
+            let size = if *upper {
+                format!("{:X}", data.len())
+            } else {
+                format!("{:x}", data.len())
+            };
+            out.extend_from_slice(
+                format!("{}{size}{extension}\r\n", "0".repeat(*zeros)).as_bytes(),
+            );
+            out.extend_from_slice(data);
+            out.extend_from_slice(b"\r\n");
+        }
+        out.extend_from_slice(format!("0{}\r\n", self.last_extension).as_bytes());
+        for i in 0..self.trailers {
+            out.extend_from_slice(format!("X-Trailer-{i}: value {i}\r\n").as_bytes());
+        }
+        out.extend_from_slice(b"\r\n");
+    }
+}
+
+impl ResponseSpec {
+    fn bytes(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        if self.interim {
+            out.extend_from_slice(b"HTTP/1.1 100 Continue\r\n\r\n");
+        }
+        let (status, framing) = match &self.body {
+            BodySpec::Length(body) => (self.status, format!("Content-Length: {}\r\n", body.len())),
+            BodySpec::Chunked(_) => (self.status, "Transfer-Encoding: chunked\r\n".to_string()),
+            BodySpec::Bodiless(status) => (*status, "Content-Length: 5\r\n".to_string()),
+        };
+        let version = if self.http10 { "1.0" } else { "1.1" };
+        let connection = match (self.http10, self.close) {
+            (_, true) => "Connection: close\r\n",
+            (true, false) => "Connection: keep-alive\r\n",
+            (false, false) => "",
+        };
+        out.extend_from_slice(
+            format!("HTTP/{version} {status} X\r\nServer: t\r\n{framing}{connection}\r\n")
+                .as_bytes(),
+        );
+        match &self.body {
+            BodySpec::Length(body) => out.extend_from_slice(body),
+            BodySpec::Chunked(chunked) => chunked.write(&mut out),
+            BodySpec::Bodiless(_) => {}
+        }
+        out
+    }
+
+    /// The (status, keep-alive) the framer must report for this response.
+    fn expected(&self) -> (u16, bool) {
+        let status = match self.body {
+            BodySpec::Bodiless(status) => status,
+            _ => self.status,
+        };
+        (status, !self.close)
+    }
+}
+
+fn chunked_spec() -> impl Strategy<Value = ChunkedSpec> {
+    let extension = prop_oneof![
+        Just(""),
+        Just(";a=b"),
+        Just(";flag"),
+        Just(" ;q=\"x;y\""),
+        Just("\t;n=v;m"),
+    ];
+    let chunk = (
+        proptest::collection::vec(any::<u8>(), 1..300),
+        extension.clone(),
+        any::<bool>(),
+        0usize..4,
+    );
+    (proptest::collection::vec(chunk, 0..6), extension, 0usize..3).prop_map(
+        |(chunks, last_extension, trailers)| ChunkedSpec {
+            chunks,
+            last_extension,
+            trailers,
+        },
+    )
+}
+
+fn response_spec() -> impl Strategy<Value = ResponseSpec> {
+    let body = prop_oneof![
+        proptest::collection::vec(any::<u8>(), 0..300).prop_map(BodySpec::Length),
+        chunked_spec().prop_map(BodySpec::Chunked),
+        prop_oneof![Just(204u16), Just(304u16)].prop_map(BodySpec::Bodiless),
+    ];
+    let status = prop_oneof![Just(200u16), Just(201), Just(301), Just(404), Just(503)];
+    (any::<bool>(), status, any::<bool>(), any::<bool>(), body).prop_map(
+        |(interim, status, http10, close, body)| ResponseSpec {
+            interim,
+            status,
+            http10,
+            close,
+            body,
+        },
+    )
+}
+
+/// Feeds `bytes` cut at `cuts` (positions in it, any order), feeding each
+/// piece's rest again after every completed response, as a connection does.
+/// Returns, for each completed response, where in `bytes` it ended, its
+/// status and whether it keeps the connection alive.
+fn frame_at_cuts(bytes: &[u8], cuts: &[usize]) -> Result<Vec<(usize, u16, bool)>, TestCaseError> {
+    let mut ends: Vec<usize> = cuts.iter().map(|&c| c.min(bytes.len())).collect();
+    ends.push(bytes.len());
+    ends.sort_unstable();
+    let mut framer = ResponseFramer::new(false);
+    let mut done = Vec::new();
+    let mut at = 0;
+    for end in ends {
+        while at < end {
+            match framer.feed(&bytes[at..end]) {
+                Ok(Feed::Complete {
+                    consumed,
+                    status,
+                    keep_alive,
+                }) => {
+                    prop_assert!(consumed > 0 && at + consumed <= end, "consumed {consumed}");
+                    at += consumed;
+                    done.push((at, status, keep_alive));
+                }
+                Ok(Feed::NeedMore) => at = end,
+                Err(malformed) => {
+                    return Err(TestCaseError::fail(format!("{malformed} at byte {at}")));
+                }
+            }
+        }
+    }
+    prop_assert!(framer.is_idle(), "bytes of a response left over");
+    Ok(done)
+}
+
+/// Where each response of `specs` ends in their concatenation, with what
+/// the framer must report for it.
+fn expected_framing(specs: &[ResponseSpec]) -> (Vec<u8>, Vec<(usize, u16, bool)>) {
+    let mut bytes = Vec::new();
+    let mut expected = Vec::new();
+    for spec in specs {
+        bytes.extend(spec.bytes());
+        let (status, keep_alive) = spec.expected();
+        expected.push((bytes.len(), status, keep_alive));
+    }
+    (bytes, expected)
+}
+
+fn cut_points() -> impl Strategy<Value = Vec<proptest::sample::Index>> {
+    proptest::collection::vec(any::<proptest::sample::Index>(), 0..16)
+}
+
+proptest! {
+    #[test]
+    fn pipelined_responses_are_each_framed_once_in_order(
+        specs in proptest::collection::vec(response_spec(), 1..8),
+        cuts in cut_points(),
+    ) {
+        let (bytes, expected) = expected_framing(&specs);
+        let cuts: Vec<usize> = cuts.iter().map(|c| c.index(bytes.len() + 1)).collect();
+        prop_assert_eq!(frame_at_cuts(&bytes, &cuts)?, expected);
+    }
+
+    #[test]
+    fn chunked_bodies_are_framed_exactly_wherever_they_are_split(
+        chunked in chunked_spec(),
+        after in response_spec(),
+        cuts in cut_points(),
+    ) {
+        let spec = ResponseSpec {
+            interim: false,
+            status: 200,
+            http10: false,
+            close: false,
+            body: BodySpec::Chunked(chunked),
+        };
+        // A response right behind shows the chunked one ended at its last byte.
+        let (bytes, expected) = expected_framing(&[spec, after]);
+        let cuts: Vec<usize> = cuts.iter().map(|c| c.index(bytes.len() + 1)).collect();
+        prop_assert_eq!(frame_at_cuts(&bytes, &cuts)?, expected.clone());
+        // Fed one byte at a time, too.
+        let every_byte: Vec<usize> = (1..bytes.len()).collect();
+        prop_assert_eq!(frame_at_cuts(&bytes, &every_byte)?, expected);
     }
 }

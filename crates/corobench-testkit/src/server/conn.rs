@@ -137,6 +137,7 @@ impl Conn {
                 Parsed::Partial if self.inbound.len() <= MAX_HEAD_BYTES => return Ok(()),
                 _ => return Err(()),
             };
+            ctx.counters.saw_target(&head.target);
             self.inbound.drain(..head.head_bytes);
             self.body_left = head.content_length;
             self.awaiting_body = Some(head.connection_close);

@@ -82,6 +82,18 @@ impl TestServer {
         self.counters.snapshot()
     }
 
+    /// The distinct request targets (path and query, exactly as they came
+    /// on the request line) received so far, in the order first seen; at
+    /// most [`MAX_TARGETS_KEPT`].
+    #[must_use]
+    pub fn request_targets(&self) -> Vec<String> {
+        self.counters
+            .targets
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
     /// Stops answering from now on for `length`, then answers everything owed.
     pub fn stall_for(&self, length: Duration) {
         self.stall_handle().stall_for(length);
@@ -123,6 +135,9 @@ impl Drop for TestServer {
     }
 }
 
+/// The most distinct request targets a [`TestServer`] remembers.
+pub const MAX_TARGETS_KEPT: usize = 64;
+
 /// Counts kept by the server as it runs.
 #[derive(Debug, Default)]
 pub(crate) struct Counters {
@@ -130,6 +145,8 @@ pub(crate) struct Counters {
     open: AtomicU64,
     requests: AtomicU64,
     responses: AtomicU64,
+    /// Distinct request targets, first seen first.
+    targets: Mutex<Vec<String>>,
 }
 
 /// A reading of the server's counters.
@@ -157,6 +174,14 @@ impl Counters {
 
     fn count_request(&self) {
         self.requests.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Remembers a request target not seen before (copied only then).
+    fn saw_target(&self, target: &str) {
+        let mut targets = self.targets.lock().unwrap_or_else(PoisonError::into_inner);
+        if targets.len() < MAX_TARGETS_KEPT && !targets.iter().any(|t| t == target) {
+            targets.push(target.to_owned());
+        }
     }
 
     fn count_response(&self) {

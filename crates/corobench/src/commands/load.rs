@@ -1,7 +1,8 @@
 //! `corobench load URL`: one load run against one URL.
 
-use std::io::Write as _;
-use std::path::PathBuf;
+use std::fs::File;
+use std::io::{Read as _, Write as _};
+use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
@@ -9,7 +10,7 @@ use anyhow::Context as _;
 use clap::{Args, ValueEnum};
 use corobench_load::{
     Backend, BackendChoice, Endpoint, LoadConfig, LoadError, LoadRun, RequestTemplate, Schedule,
-    StopAfter,
+    StopAfter, limits,
 };
 use corobench_model::LoadReport;
 
@@ -28,23 +29,24 @@ pub struct LoadArgs {
     pub url: String,
 
     /// Connections kept open (split evenly over the threads)
-    #[arg(short = 'c', long, default_value_t = 50, value_name = "N")]
+    #[arg(short = 'c', long, default_value_t = 50, value_parser = parse_connections, value_name = "N")]
     pub connections: u32,
 
     /// Generator threads, each with its own event loop
-    #[arg(short = 't', long, default_value_t = 1, value_name = "N")]
+    #[arg(short = 't', long, default_value_t = 1, value_parser = parse_threads, value_name = "N")]
     pub threads: u32,
 
-    /// Length of the measured window [default: 10s]
-    #[arg(short = 'd', long, value_parser = values::parse_duration, value_name = "DURATION", conflicts_with = "requests")]
+    /// Length of the measured window, up to 24h [default: 10s]
+    #[arg(short = 'd', long, value_parser = parse_window, value_name = "DURATION", conflicts_with = "requests")]
     pub duration: Option<Duration>,
 
-    /// Stop after exactly N requests got an outcome (a response or an error), instead of a duration
-    #[arg(short = 'n', long, value_name = "N")]
+    /// Stop after exactly N requests got an outcome (a response or an error),
+    /// instead of a duration; N up to 2^53
+    #[arg(short = 'n', long, value_parser = parse_requests, value_name = "N")]
     pub requests: Option<u64>,
 
-    /// Load sent before the measured window, not recorded
-    #[arg(long, value_parser = values::parse_duration, default_value = "0s", value_name = "DURATION")]
+    /// Load sent before the measured window, not recorded; up to 24h
+    #[arg(long, value_parser = parse_warmup, default_value = "0s", value_name = "DURATION")]
     pub warmup: Duration,
 
     /// Open loop: offer this many requests per second in total, measuring
@@ -68,12 +70,12 @@ pub struct LoadArgs {
     #[arg(long, conflicts_with = "body_file")]
     pub body: Option<String>,
 
-    /// Request body read from a file
+    /// Request body read from a file (64 MiB at most)
     #[arg(long, value_name = "PATH")]
     pub body_file: Option<PathBuf>,
 
-    /// A request without a complete response after this long counts as a timeout
-    #[arg(long, value_parser = values::parse_duration, default_value = "10s", value_name = "DURATION")]
+    /// A request without a complete response after this long counts as a timeout (up to 24h)
+    #[arg(long, value_parser = parse_timeout, default_value = "10s", value_name = "DURATION")]
     pub timeout: Duration,
 
     /// Event-loop backend of the generator threads; auto is io_uring where
@@ -149,8 +151,7 @@ fn config_from(args: &LoadArgs) -> anyhow::Result<LoadConfig> {
     let endpoint = Endpoint::from_url(&args.url).map_err(|e| exit::usage(e.to_string()))?;
     let body = match (&args.body, &args.body_file) {
         (Some(text), _) => text.clone().into_bytes(),
-        (None, Some(path)) => std::fs::read(path)
-            .map_err(|e| exit::usage(format!("cannot read --body-file {}: {e}", path.display())))?,
+        (None, Some(path)) => read_body_file(path)?,
         (None, None) => Vec::new(),
     };
     let stop = match (args.requests, args.duration) {
@@ -183,6 +184,114 @@ fn config_from(args: &LoadArgs) -> anyhow::Result<LoadConfig> {
     };
     config.validate().map_err(|e| exit::usage(e.to_string()))?;
     Ok(config)
+}
+
+/// The body of `--body-file`, refused past [`limits::MAX_BODY_BYTES`]
+/// without reading more than one byte beyond it (`/dev/zero` never ends).
+fn read_body_file(path: &Path) -> anyhow::Result<Vec<u8>> {
+    let cannot_read =
+        |e: std::io::Error| exit::usage(format!("cannot read --body-file {}: {e}", path.display()));
+    let file = File::open(path).map_err(cannot_read)?;
+    let mut body = Vec::new();
+    let cap = u64::try_from(limits::MAX_BODY_BYTES).unwrap_or(u64::MAX);
+    file.take(cap.saturating_add(1))
+        .read_to_end(&mut body)
+        .map_err(cannot_read)?;
+    if body.len() > limits::MAX_BODY_BYTES {
+        return Err(exit::usage(format!(
+            "--body-file {}: a request body can be at most 64 MiB ({} bytes)",
+            path.display(),
+            limits::MAX_BODY_BYTES
+        )));
+    }
+    Ok(body)
+}
+
+/// `-c`: a connection count the file-descriptor limit allows.
+fn parse_connections(text: &str) -> Result<u32, String> {
+    let range = "from 1 up to what the file-descriptor limit allows";
+    parse_checked_count(text, "connection count", range, |connections| {
+        if connections == 0 {
+            return Err(LoadError::Config(
+                "connections (-c) must be at least 1".into(),
+            ));
+        }
+        corobench_load::check_fd_limit(connections)
+    })
+}
+
+/// `-t`: a thread count in `1..=limits::MAX_THREADS`.
+fn parse_threads(text: &str) -> Result<u32, String> {
+    let range = format!("from 1 to {}", limits::MAX_THREADS);
+    parse_checked_count(text, "thread count", &range, limits::check_threads)
+}
+
+/// `-n`: a request count in `1..=limits::MAX_REQUESTS`.
+fn parse_requests(text: &str) -> Result<u64, String> {
+    let range = format!("from 1 to 2^53 ({})", limits::MAX_REQUESTS);
+    parse_checked_count(text, "request count", &range, limits::check_requests)
+}
+
+/// A whole number that also passes `check`; a number that does not even
+/// fit the type is told the `range` too.
+fn parse_checked_count<T: std::str::FromStr + Copy>(
+    text: &str,
+    what: &str,
+    range: &str,
+    check: impl Fn(T) -> Result<(), LoadError>,
+) -> Result<T, String> {
+    let count: T = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("{text:?} is not a {what}: use a whole number {range}"))?;
+    check(count).map_err(|e| e.to_string())?;
+    Ok(count)
+}
+
+/// `-d`: longer than zero, at most a day.
+fn parse_window(text: &str) -> Result<Duration, String> {
+    parse_checked_duration(text, |d| {
+        limits::check_positive_duration("duration (-d)", d)
+    })
+}
+
+/// `--warmup`: at most a day.
+fn parse_warmup(text: &str) -> Result<Duration, String> {
+    parse_checked_duration(text, |d| limits::check_duration("warm-up (--warmup)", d))
+}
+
+/// `--timeout`: longer than zero, at most a day.
+fn parse_timeout(text: &str) -> Result<Duration, String> {
+    parse_checked_duration(text, |d| {
+        limits::check_positive_duration("timeout (--timeout)", d)
+    })
+}
+
+/// A duration of at most a day that also passes `check`.
+fn parse_checked_duration(
+    text: &str,
+    check: impl Fn(Duration) -> Result<(), LoadError>,
+) -> Result<Duration, String> {
+    let duration = parse_at_most_a_day(text)?;
+    check(duration).map_err(|e| e.to_string())?;
+    Ok(duration)
+}
+
+/// A duration of at most [`limits::MAX_DURATION`]. A bare number of seconds
+/// is range-checked before it becomes a `Duration`, which cannot hold
+/// numbers past 2^64 seconds.
+fn parse_at_most_a_day(text: &str) -> Result<Duration, String> {
+    let too_long = || format!("{text:?} is longer than 24h, the longest duration a load run takes");
+    if let Ok(seconds) = text.trim().parse::<f64>() {
+        if seconds.is_nan() || seconds > limits::MAX_DURATION.as_secs_f64() {
+            return Err(too_long());
+        }
+    }
+    let duration = values::parse_duration(text)?;
+    if duration > limits::MAX_DURATION {
+        return Err(too_long());
+    }
+    Ok(duration)
 }
 
 /// `1`, `0-3`, `1,3`: the CPUs must exist on this machine.

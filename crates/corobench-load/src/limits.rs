@@ -1,0 +1,191 @@
+//! The range of every number a user gives a load run, checked once with a
+//! message that names the flag. Inside these bounds no arithmetic of the
+//! engine (nanoseconds, deadlines, rates × time, counts) comes near overflow,
+//! so the engine can trust the values afterwards.
+
+use std::time::Duration;
+
+use crate::error::LoadError;
+
+/// The longest measured window, warm-up and timeout: a day. It keeps every
+/// deadline (warm-up + window, in nanoseconds) nine orders of magnitude
+/// below `u64::MAX`, and the per-second timeline under 2 × 86,400 rows.
+pub const MAX_DURATION: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// The most requests a `-n` run may ask for: 2^53, the largest count a JSON
+/// number (an IEEE double) holds exactly.
+pub const MAX_REQUESTS: u64 = 1 << 53;
+
+/// The most generator threads: far beyond any core count a generator runs
+/// on, and few enough that spawning them cannot exhaust the process.
+pub const MAX_THREADS: u32 = 1024;
+
+/// The lowest open-loop rate: one request every 1000 s.
+pub const MIN_RATE_PER_S: f64 = 0.001;
+
+/// The highest open-loop rate per connection. A connection carries one
+/// request at a time, and no TCP round trip, loopback included, takes under
+/// a microsecond: a higher rate could never be offered, only backlogged.
+pub const MAX_RATE_PER_CONNECTION: f64 = 1e6;
+
+/// The highest open-loop rate per generator thread: one request every
+/// 100 ns, less than a single `send` system call takes.
+pub const MAX_RATE_PER_THREAD: f64 = 1e7;
+
+/// The largest request body: 64 MiB. The body is held in memory once and
+/// written whole on every request.
+pub const MAX_BODY_BYTES: usize = 64 * 1024 * 1024;
+
+fn refuse(message: String) -> Result<(), LoadError> {
+    Err(LoadError::Config(message))
+}
+
+/// A duration that may be zero (a warm-up), up to [`MAX_DURATION`].
+///
+/// # Errors
+/// A duration longer than a day; the message starts with `what`, e.g. `warm-up (--warmup)`.
+pub fn check_duration(what: &str, value: Duration) -> Result<(), LoadError> {
+    if value > MAX_DURATION {
+        return refuse(format!(
+            "{what} can be at most 24h ({}s), got {}s",
+            MAX_DURATION.as_secs(),
+            value.as_secs()
+        ));
+    }
+    Ok(())
+}
+
+/// A duration that must be longer than zero (a window, a timeout), up to [`MAX_DURATION`].
+///
+/// # Errors
+/// Zero, or longer than a day.
+pub fn check_positive_duration(what: &str, value: Duration) -> Result<(), LoadError> {
+    if value.is_zero() {
+        return refuse(format!("{what} must be longer than 0 (and at most 24h)"));
+    }
+    check_duration(what, value)
+}
+
+/// A request count (`-n`) in `1..=MAX_REQUESTS`.
+///
+/// # Errors
+/// Zero or more than [`MAX_REQUESTS`].
+pub fn check_requests(requests: u64) -> Result<(), LoadError> {
+    if requests == 0 || requests > MAX_REQUESTS {
+        return refuse(format!(
+            "request count (-n) must be from 1 to 2^53 ({MAX_REQUESTS}), got {requests}"
+        ));
+    }
+    Ok(())
+}
+
+/// A thread count (`-t`) in `1..=MAX_THREADS`.
+///
+/// # Errors
+/// Zero or more than [`MAX_THREADS`].
+pub fn check_threads(threads: u32) -> Result<(), LoadError> {
+    if threads == 0 || threads > MAX_THREADS {
+        return refuse(format!(
+            "threads (-t) must be from 1 to {MAX_THREADS}, got {threads}"
+        ));
+    }
+    Ok(())
+}
+
+/// The highest rate `connections` connections over `threads` threads may be asked for.
+#[must_use]
+pub fn max_rate_per_s(connections: u32, threads: u32) -> f64 {
+    (MAX_RATE_PER_CONNECTION * f64::from(connections)).min(MAX_RATE_PER_THREAD * f64::from(threads))
+}
+
+/// An open-loop rate (`-R`) no generator could exceed with these connections and threads.
+///
+/// # Errors
+/// A rate that is not a finite number in `MIN_RATE_PER_S..=max_rate_per_s(..)`.
+pub fn check_rate(rate_per_s: f64, connections: u32, threads: u32) -> Result<(), LoadError> {
+    let max = max_rate_per_s(connections, threads);
+    if rate_per_s.is_finite() && (MIN_RATE_PER_S..=max).contains(&rate_per_s) {
+        return Ok(());
+    }
+    refuse(format!(
+        "rate (-R) must be from {MIN_RATE_PER_S} to {max} requests/s with {connections} \
+         connection(s) (-c) and {threads} thread(s) (-t), got {rate_per_s}: no generator sends \
+         more than {MAX_RATE_PER_CONNECTION} requests/s on one connection or \
+         {MAX_RATE_PER_THREAD} from one thread; add connections and threads for more"
+    ))
+}
+
+/// A request body of at most [`MAX_BODY_BYTES`].
+///
+/// # Errors
+/// A larger body.
+pub fn check_body_len(len: usize) -> Result<(), LoadError> {
+    if len > MAX_BODY_BYTES {
+        return refuse(format!(
+            "the request body (--body, --body-file) can be at most 64 MiB ({MAX_BODY_BYTES} bytes), \
+             got {len} bytes"
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn message(result: Result<(), LoadError>) -> String {
+        result.expect_err("refused").to_string()
+    }
+
+    #[test]
+    fn durations_are_bounded_by_a_day() {
+        assert!(check_duration("warm-up (--warmup)", Duration::ZERO).is_ok());
+        assert!(check_duration("warm-up (--warmup)", MAX_DURATION).is_ok());
+        let long = Duration::from_secs(1_000_000 * 3600);
+        let text = message(check_duration("warm-up (--warmup)", long));
+        assert!(text.contains("--warmup") && text.contains("24h"), "{text}");
+        let text = message(check_positive_duration("duration (-d)", Duration::ZERO));
+        assert!(
+            text.contains("-d") && text.contains("longer than 0"),
+            "{text}"
+        );
+        assert!(check_positive_duration("duration (-d)", Duration::MAX).is_err());
+    }
+
+    #[test]
+    fn counts_name_their_flag_and_range() {
+        assert!(check_requests(1).is_ok() && check_requests(MAX_REQUESTS).is_ok());
+        for n in [0, MAX_REQUESTS + 1, u64::MAX] {
+            let text = message(check_requests(n));
+            assert!(text.contains("-n") && text.contains("2^53"), "{text}");
+        }
+        assert!(check_threads(1).is_ok() && check_threads(MAX_THREADS).is_ok());
+        let text = message(check_threads(MAX_THREADS + 1));
+        assert!(text.contains("-t") && text.contains("1024"), "{text}");
+    }
+
+    #[test]
+    fn rates_no_generator_can_send_are_refused() {
+        assert!(check_rate(20_000.0, 50, 1).is_ok());
+        assert!(check_rate(MIN_RATE_PER_S, 1, 1).is_ok());
+        assert_eq!(max_rate_per_s(1, 1), MAX_RATE_PER_CONNECTION);
+        assert_eq!(max_rate_per_s(1000, 2), 2.0 * MAX_RATE_PER_THREAD);
+        for rate in [1e12, 1e8, 1e-9, 0.0, -1.0, f64::NAN, f64::INFINITY] {
+            let text = message(check_rate(rate, 1, 1));
+            assert!(
+                text.contains("-R") && text.contains("1000000"),
+                "{rate}: {text}"
+            );
+        }
+    }
+
+    #[test]
+    fn bodies_are_bounded() {
+        assert!(check_body_len(MAX_BODY_BYTES).is_ok());
+        let text = message(check_body_len(MAX_BODY_BYTES + 1));
+        assert!(
+            text.contains("--body-file") && text.contains("64 MiB"),
+            "{text}"
+        );
+    }
+}
