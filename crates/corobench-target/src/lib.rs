@@ -8,7 +8,9 @@
 //!   SIGTERM then SIGKILL, and killed with its whole group when corobench
 //!   dies in any way (a guardian process watches for that);
 //! - [`Postgres`]: a throwaway PostgreSQL cluster with the contract's `world` table;
-//! - [`ensure_payload`]: the file `/file` serves.
+//! - [`ensure_payload`]: the file `/file` serves, byte by byte [`payload_byte`]:
+//!   the one definition the verifier checks against and the test servers
+//!   serve from.
 //!
 //! This crate knows nothing about HTTP load, results or storage.
 
