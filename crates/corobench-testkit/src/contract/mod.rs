@@ -181,7 +181,7 @@ impl Shared {
     fn random_world_id(&self) -> i32 {
         let next = world::xorshift(self.random_state.load(Ordering::Relaxed));
         self.random_state.store(next, Ordering::Relaxed);
-        i32::try_from(next % 10_000).unwrap_or(0) + 1
+        world::world_number(next)
     }
 
     fn lock_open(&self) -> MutexGuard<'_, HashMap<u64, TcpStream>> {
