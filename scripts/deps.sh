@@ -4,7 +4,7 @@
 # reported here, and corobench later skips the targets that need it, saying so.
 #
 #   scripts/deps.sh bench   what `make bench` needs: the targets' runtimes, PostgreSQL
-#   scripts/deps.sh test    the same, plus what the tests use (Chromium, benchstat)
+#   scripts/deps.sh test    the same, plus what the tests use (Chromium, mandoc, benchstat)
 set -uo pipefail
 
 mode=${1:-bench}
@@ -37,6 +37,8 @@ else
 fi
 if [ "$mode" = test ]; then
     have chromium || want_package chromium
+    # Lints the manual pages `corobench man` prints.
+    have mandoc || want_package mandoc
 fi
 
 if [ ${#missing_packages[@]} -gt 0 ]; then

@@ -8,8 +8,9 @@
 
 use std::collections::{HashMap, HashSet};
 
+use corobench_target::procfs::ProcStat;
+
 use crate::error::SamplerError;
-use crate::procfs::ProcStat;
 use crate::reader::ProcReader;
 
 /// Scans `/proc` for the members of one process group, remembering which
@@ -23,18 +24,18 @@ use crate::reader::ProcReader;
 /// not do: their processes are born into the tree.
 #[derive(Debug)]
 pub(crate) struct GroupScanner {
-    pgid: u32,
-    pids: Vec<u32>,
+    pgid: i32,
+    pids: Vec<i32>,
     /// Foreign pid → the scan in which it was last listed.
-    foreign: HashMap<u32, u64>,
+    foreign: HashMap<i32, u64>,
     /// This scan's processes not known to be foreign, and the target's among them.
     seen: Vec<ProcStat>,
-    tree: HashSet<u32>,
+    tree: HashSet<i32>,
     scans: u64,
 }
 
 impl GroupScanner {
-    pub(crate) fn new(pgid: u32) -> Self {
+    pub(crate) fn new(pgid: i32) -> Self {
         Self {
             pgid,
             pids: Vec::with_capacity(512),
@@ -110,11 +111,11 @@ mod tests {
     use super::*;
     use crate::error::SamplerError;
 
-    fn fake_process(root: &Path, pid: u32, pgrp: u32, state: char) {
+    fn fake_process(root: &Path, pid: i32, pgrp: i32, state: char) {
         fake_child(root, pid, 1, pgrp, state);
     }
 
-    fn fake_child(root: &Path, pid: u32, ppid: u32, pgrp: u32, state: char) {
+    fn fake_child(root: &Path, pid: i32, ppid: i32, pgrp: i32, state: char) {
         let dir = root.join(pid.to_string());
         fs::create_dir_all(&dir).unwrap();
         let stat = format!(
@@ -138,11 +139,11 @@ mod tests {
         assert_eq!(pids, [105, 300, 310, 320]);
     }
 
-    fn scan(root: &Path, scanner: &mut GroupScanner) -> Result<Vec<u32>, SamplerError> {
+    fn scan(root: &Path, scanner: &mut GroupScanner) -> Result<Vec<i32>, SamplerError> {
         let mut reader = ProcReader::new(root.to_str().unwrap());
         let mut members = Vec::new();
         scanner.scan(&mut reader, &mut members)?;
-        let mut pids: Vec<u32> = members.iter().map(|m| m.pid).collect();
+        let mut pids: Vec<i32> = members.iter().map(|m| m.pid).collect();
         pids.sort_unstable();
         Ok(pids)
     }

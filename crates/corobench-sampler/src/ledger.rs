@@ -3,14 +3,14 @@
 
 use std::collections::HashMap;
 
-use crate::procfs::{CtxSwitches, ProcStat};
+use corobench_target::procfs::{CtxSwitches, ProcStat};
 
 /// One member of the group as read in one sampling round.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct MemberReading {
     pub stat: ProcStat,
     /// `(tid, context switches)` of every thread that could be read.
-    pub threads: Vec<(u32, CtxSwitches)>,
+    pub threads: Vec<(i32, CtxSwitches)>,
 }
 
 /// What the tree used between two rounds, and its size at the later one.
@@ -46,7 +46,7 @@ struct Tracked {
     user_ticks: u64,
     system_ticks: u64,
     /// Thread id → (its context switches, the round it was last seen in).
-    threads: HashMap<u32, (CtxSwitches, u64)>,
+    threads: HashMap<i32, (CtxSwitches, u64)>,
     last_round: u64,
 }
 
@@ -69,7 +69,7 @@ struct Tracked {
 pub(crate) struct TreeLedger {
     window_start_boot_ticks: u64,
     page_size_bytes: u64,
-    processes: HashMap<u32, Tracked>,
+    processes: HashMap<i32, Tracked>,
     rounds: u64,
 }
 
@@ -159,7 +159,7 @@ impl TreeLedger {
 /// round, so all its switches belong to this interval.
 fn account_threads(
     tracked: &mut Tracked,
-    threads: &[(u32, CtxSwitches)],
+    threads: &[(i32, CtxSwitches)],
     round: u64,
     usage: &mut IntervalUsage,
 ) {
@@ -181,7 +181,7 @@ mod tests {
     const WINDOW_START: u64 = 1_000;
     const PAGE: u64 = 4096;
 
-    fn member(pid: u32, starttime: u64, utime: u64, stime: u64) -> MemberReading {
+    fn member(pid: i32, starttime: u64, utime: u64, stime: u64) -> MemberReading {
         MemberReading {
             stat: ProcStat {
                 pid,

@@ -6,13 +6,12 @@
 //! [`Sampler::start`] opens a measured window and reads the group at a fixed
 //! interval on its own thread; [`SamplerHandle::stop`] closes it and returns
 //! a [`ResourceSeries`]. [`snapshot`] reads the group once, for the leak
-//! check before and after load. The `/proc` parsers in [`procfs`] are pure
-//! and tested on captured files.
+//! check before and after load. The `/proc` parsers are corobench-target's
+//! (`corobench_target::procfs`), which stops the same groups.
 
 mod error;
 mod group;
 mod ledger;
-pub mod procfs;
 mod reader;
 mod sampler;
 mod series;
@@ -20,7 +19,8 @@ mod snapshot;
 mod sys;
 mod tree;
 
-pub use error::{ParseError, SamplerError};
+pub use corobench_target::procfs::ParseError;
+pub use error::SamplerError;
 pub use reader::PROC_ROOT;
 pub use sampler::{DEFAULT_INTERVAL, Sampler, SamplerHandle};
 pub use series::{ResourceSeries, summarize};

@@ -5,8 +5,9 @@ use std::fmt::Write as _;
 use std::fs::{self, File};
 use std::io::{self, Read as _};
 
+use corobench_target::procfs::{self, CtxSwitches, ParseError, ProcStat};
+
 use crate::error::SamplerError;
-use crate::procfs::{self, CtxSwitches, ProcStat};
 
 /// Where the proc file system is mounted on every Linux system.
 pub const PROC_ROOT: &str = "/proc";
@@ -57,7 +58,7 @@ impl ProcReader {
     }
 
     /// `/proc/<pid>/stat`, or `None` when the process is gone.
-    pub(crate) fn stat(&mut self, pid: u32) -> Result<Option<ProcStat>, SamplerError> {
+    pub(crate) fn stat(&mut self, pid: i32) -> Result<Option<ProcStat>, SamplerError> {
         self.set_path(format_args!("{pid}/stat"));
         if !self.read_current()? {
             return Ok(None);
@@ -70,8 +71,8 @@ impl ProcReader {
     /// Context switches of one thread, or `None` when it is gone.
     pub(crate) fn thread_ctx(
         &mut self,
-        pid: u32,
-        tid: u32,
+        pid: i32,
+        tid: i32,
     ) -> Result<Option<CtxSwitches>, SamplerError> {
         self.set_path(format_args!("{pid}/task/{tid}/status"));
         if !self.read_current()? {
@@ -83,7 +84,7 @@ impl ProcReader {
     }
 
     /// Every process under the root; a missing root is an error, not "gone".
-    pub(crate) fn list_pids(&mut self, out: &mut Vec<u32>) -> Result<(), SamplerError> {
+    pub(crate) fn list_pids(&mut self, out: &mut Vec<i32>) -> Result<(), SamplerError> {
         self.path.clear();
         self.path.push_str(&self.root);
         if self.list_numeric(out)? {
@@ -94,12 +95,12 @@ impl ProcReader {
     }
 
     /// Every thread of `pid`; `Ok(false)` when the process is gone.
-    pub(crate) fn list_tids(&mut self, pid: u32, out: &mut Vec<u32>) -> Result<bool, SamplerError> {
+    pub(crate) fn list_tids(&mut self, pid: i32, out: &mut Vec<i32>) -> Result<bool, SamplerError> {
         self.set_path(format_args!("{pid}/task"));
         self.list_numeric(out)
     }
 
-    fn list_numeric(&mut self, out: &mut Vec<u32>) -> Result<bool, SamplerError> {
+    fn list_numeric(&mut self, out: &mut Vec<i32>) -> Result<bool, SamplerError> {
         out.clear();
         let entries = match fs::read_dir(&self.path) {
             Ok(entries) => entries,
@@ -126,7 +127,7 @@ impl ProcReader {
         }
     }
 
-    fn parse_error(&self, source: crate::error::ParseError) -> SamplerError {
+    fn parse_error(&self, source: ParseError) -> SamplerError {
         SamplerError::Parse {
             path: self.path.clone(),
             source,

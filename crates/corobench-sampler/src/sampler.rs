@@ -40,19 +40,22 @@ impl Sampler {
     /// noticeable share of a core. The thread inherits the caller's CPU
     /// affinity: call this from a thread pinned away from the target's CPUs.
     ///
+    /// `pgid` may come as libc's `pid_t` (`i32`) or as
+    /// `std::process::Child::id` (`u32`).
+    ///
     /// # Errors
-    /// When `pgid` is 0, `interval` is under 1 ms, the group has no live
-    /// process, `/proc` cannot be read, or the thread cannot be started.
-    pub fn start(pgid: u32, interval: Duration) -> Result<SamplerHandle, SamplerError> {
-        Self::start_at(PROC_ROOT, pgid, interval)
+    /// When `pgid` is not a valid group, `interval` is under 1 ms, the group
+    /// has no live process, `/proc` cannot be read, or the thread cannot be
+    /// started.
+    pub fn start(pgid: impl Into<i64>, interval: Duration) -> Result<SamplerHandle, SamplerError> {
+        Self::start_at(PROC_ROOT, check_group(pgid.into())?, interval)
     }
 
     pub(crate) fn start_at(
         proc_root: &str,
-        pgid: u32,
+        pgid: i32,
         interval: Duration,
     ) -> Result<SamplerHandle, SamplerError> {
-        check_group(pgid)?;
         if interval < Duration::from_millis(1) {
             return Err(SamplerError::InvalidInterval { interval });
         }
@@ -66,12 +69,18 @@ impl Sampler {
     }
 }
 
-pub(crate) fn check_group(pgid: u32) -> Result<(), SamplerError> {
-    // Group 0 is what kernel threads report: never a target.
-    if pgid == 0 || i32::try_from(pgid).is_err() {
-        return Err(SamplerError::InvalidGroup { pgid });
-    }
-    Ok(())
+/// A process group id as the kernel has it: `pid_t`, an `i32`, and
+/// positive. Callers hold group ids as `i32` (libc) or `u32` (std), so the
+/// entry points take either, widened to `i64`.
+///
+/// # Errors
+/// [`SamplerError::InvalidGroup`] outside `1..=i32::MAX`: group 0 is what
+/// kernel threads report, never a target, and no pid is negative.
+pub(crate) fn check_group(pgid: i64) -> Result<i32, SamplerError> {
+    i32::try_from(pgid)
+        .ok()
+        .filter(|pgid| *pgid > 0)
+        .ok_or(SamplerError::InvalidGroup { pgid })
 }
 
 impl SamplerHandle {
@@ -111,7 +120,7 @@ struct Window {
 }
 
 impl Window {
-    fn open(proc_root: &str, pgid: u32, interval: Duration) -> Result<Self, SamplerError> {
+    fn open(proc_root: &str, pgid: i32, interval: Duration) -> Result<Self, SamplerError> {
         let mut tree = TreeReader::new(proc_root, pgid)?;
         let baseline = tree.round()?;
         let started = Instant::now();

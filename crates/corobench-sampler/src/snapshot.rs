@@ -18,19 +18,20 @@ pub struct ProcessTreeSnapshot {
     /// forked workers are counted in each, as `ps` does).
     pub rss_bytes: u64,
     /// The live processes, ascending.
-    pub pids: Vec<u32>,
+    pub pids: Vec<i32>,
 }
 
-/// Reads the process group `pgid` once.
+/// Reads the process group `pgid` once; `pgid` may come as libc's `pid_t`
+/// (`i32`) or as `std::process::Child::id` (`u32`).
 ///
 /// # Errors
-/// When the group has no live process, or `/proc` cannot be read.
-pub fn snapshot(pgid: u32) -> Result<ProcessTreeSnapshot, SamplerError> {
-    snapshot_at(PROC_ROOT, pgid)
+/// When `pgid` is not a valid group, the group has no live process, or
+/// `/proc` cannot be read.
+pub fn snapshot(pgid: impl Into<i64>) -> Result<ProcessTreeSnapshot, SamplerError> {
+    snapshot_at(PROC_ROOT, check_group(pgid.into())?)
 }
 
-pub(crate) fn snapshot_at(proc_root: &str, pgid: u32) -> Result<ProcessTreeSnapshot, SamplerError> {
-    check_group(pgid)?;
+pub(crate) fn snapshot_at(proc_root: &str, pgid: i32) -> Result<ProcessTreeSnapshot, SamplerError> {
     let page_size_bytes = sys::page_size_bytes()?;
     let mut members = Vec::new();
     GroupScanner::new(pgid).scan(&mut ProcReader::new(proc_root), &mut members)?;

@@ -1,10 +1,11 @@
 //! One reading of a whole process group: every member's `stat` and the
 //! context switches of every thread.
 
+use corobench_target::procfs::ProcStat;
+
 use crate::error::SamplerError;
 use crate::group::GroupScanner;
 use crate::ledger::{IntervalUsage, MemberReading, TreeLedger};
-use crate::procfs::ProcStat;
 use crate::reader::ProcReader;
 use crate::sys;
 
@@ -16,12 +17,12 @@ pub(crate) struct TreeReader {
     ledger: TreeLedger,
     stats: Vec<ProcStat>,
     readings: Vec<MemberReading>,
-    tids: Vec<u32>,
+    tids: Vec<i32>,
 }
 
 impl TreeReader {
     /// A reader whose ledger charges processes born after this moment from zero.
-    pub(crate) fn new(proc_root: &str, pgid: u32) -> Result<Self, SamplerError> {
+    pub(crate) fn new(proc_root: &str, pgid: i32) -> Result<Self, SamplerError> {
         let ticks_per_s = sys::clock_ticks_per_s()?;
         let ledger = TreeLedger::new(sys::boot_time_ticks(ticks_per_s)?, sys::page_size_bytes()?);
         Ok(Self {
@@ -58,7 +59,7 @@ impl TreeReader {
 /// that could still be read.
 fn read_threads(
     reader: &mut ProcReader,
-    tids: &mut Vec<u32>,
+    tids: &mut Vec<i32>,
     reading: &mut MemberReading,
 ) -> Result<(), SamplerError> {
     reading.threads.clear();

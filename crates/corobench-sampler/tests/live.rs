@@ -36,8 +36,8 @@ impl BusyGroup {
         }
     }
 
-    fn pgid(&self) -> u32 {
-        self.shell.id()
+    fn pgid(&self) -> i32 {
+        i32::try_from(self.shell.id()).unwrap()
     }
 
     /// Waits (by count of polls, not by a time limit that could flake) until
@@ -93,7 +93,7 @@ fn a_vanished_group_ends_the_series() {
     group.wait_for_both();
     let sampler = Sampler::start(group.pgid(), Duration::from_millis(5)).unwrap();
     // SAFETY: kill with a pid we spawned and have not reaped yet.
-    unsafe { libc::kill(group.pgid() as libc::pid_t, libc::SIGTERM) };
+    unsafe { libc::kill(group.pgid(), libc::SIGTERM) };
     group.shell.wait().unwrap();
     // The thread notices by itself; poll by count until it does.
     for _ in 0..6000 {
@@ -113,15 +113,22 @@ fn a_vanished_group_ends_the_series() {
 
 #[test]
 fn bad_arguments_are_errors() {
+    // Group 0 (kernel threads), no negative pid, nothing above pid_t.
+    for given in [0, -5, i64::from(u32::MAX)] {
+        let error = Sampler::start(given, Duration::from_millis(100)).unwrap_err();
+        assert!(
+            matches!(error, SamplerError::InvalidGroup { pgid } if pgid == given),
+            "{error}"
+        );
+    }
     assert!(matches!(
-        Sampler::start(0, Duration::from_millis(100)),
-        Err(SamplerError::InvalidGroup { pgid: 0 })
+        snapshot(u32::MAX),
+        Err(SamplerError::InvalidGroup { .. })
     ));
     let own_group = {
         // SAFETY: getpgrp has no preconditions.
         unsafe { libc::getpgrp() }
     };
-    let own_group = u32::try_from(own_group).unwrap();
     let error = Sampler::start(own_group, Duration::ZERO).unwrap_err();
     assert!(error.to_string().contains("at least 1 ms"), "{error}");
     // No process has pid_max as its group: pids stay below it.

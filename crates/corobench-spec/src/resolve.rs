@@ -233,92 +233,144 @@ struct Settings {
 }
 
 fn run_settings(run: &RawRun, catalog: &Catalog, at: &Locator<'_>) -> Result<Settings, SpecError> {
-    let duration = |field: &Option<Spanned<String>>,
-                    key: &str,
-                    default: Duration|
-     -> Result<Duration, SpecError> {
-        field.as_ref().map_or(Ok(default), |s| {
-            parse_duration(s.get_ref()).map_err(|why| at.at(s.span(), format!("run.{key}"), why))
-        })
-    };
-    let integer = |field: &Option<Spanned<i64>>,
-                   key: &str,
-                   default: u32,
-                   min: u32|
-     -> Result<u32, SpecError> {
-        field
-            .as_ref()
-            .map_or(Ok(default), |s| match u32::try_from(*s.get_ref()) {
-                Ok(n) if n >= min => Ok(n),
-                _ => Err(at.at(
-                    s.span(),
-                    format!("run.{key}"),
-                    format!("must be an integer ≥ {min}"),
-                )),
-            })
-    };
-    let cpus = |field: &Option<Spanned<String>>,
-                key: &str,
-                default: &str|
-     -> Result<(Vec<usize>, std::ops::Range<usize>), SpecError> {
-        let (text, span) = field.as_ref().map_or((default.to_string(), 0..0), |s| {
-            (s.get_ref().clone(), s.span())
-        });
-        parse_cpu_list(&text, catalog.cpus)
-            .map(|list| (list, span.clone()))
-            .map_err(|why| at.at(span, format!("run.{key}"), why))
-    };
-    let (server_cpus, _) = cpus(&run.server_cpus, "server_cpus", "0")?;
+    // Checked in this order, so a spec with several mistakes is told the
+    // first one the way it always was.
+    let (server_cpus, generator_cpus) = cpu_sets(run, catalog, at)?;
+    let trials = trials(run, at)?;
+    let generator_threads = u32::try_from(generator_cpus.len()).unwrap_or(1);
+    let measurement = measurement(run, generator_threads, at)?;
+    let seed = run.seed.as_ref().map_or(Ok(1), |s| {
+        u64::try_from(*s.get_ref())
+            .map_err(|_| at.at(s.span(), "run.seed", "must be a non-negative integer"))
+    })?;
+    Ok(Settings {
+        trials,
+        seed,
+        server_cpus,
+        generator_cpus,
+        measurement,
+    })
+}
+
+/// `run.server_cpus` and `run.generator_cpus`, disjoint where the machine
+/// has more than one CPU.
+fn cpu_sets(
+    run: &RawRun,
+    catalog: &Catalog,
+    at: &Locator<'_>,
+) -> Result<(Vec<usize>, Vec<usize>), SpecError> {
+    let (server_cpus, _) = cpu_list(&run.server_cpus, "server_cpus", "0", catalog, at)?;
     let default_generator = if catalog.cpus > 1 { "1" } else { "0" };
-    let (generator_cpus, span) = cpus(&run.generator_cpus, "generator_cpus", default_generator)?;
+    let (generator_cpus, span) = cpu_list(
+        &run.generator_cpus,
+        "generator_cpus",
+        default_generator,
+        catalog,
+        at,
+    )?;
     if catalog.cpus > 1 && server_cpus.iter().any(|c| generator_cpus.contains(c)) {
         let msg = "server and generator CPU sets overlap; give them disjoint CPUs (e.g. server_cpus = \"0\", generator_cpus = \"1\")";
         return Err(at.at(span, "run.generator_cpus", msg));
     }
-    let trials = integer(&run.trials, "trials", 3, 1)?;
+    Ok((server_cpus, generator_cpus))
+}
+
+/// `run.KEY` as a CPU list (or `default`), with the span an error about it
+/// points at (none for the default).
+fn cpu_list(
+    field: &Option<Spanned<String>>,
+    key: &str,
+    default: &str,
+    catalog: &Catalog,
+    at: &Locator<'_>,
+) -> Result<(Vec<usize>, std::ops::Range<usize>), SpecError> {
+    let (text, span) = field.as_ref().map_or((default.to_string(), 0..0), |s| {
+        (s.get_ref().clone(), s.span())
+    });
+    parse_cpu_list(&text, catalog.cpus)
+        .map(|list| (list, span.clone()))
+        .map_err(|why| at.at(span, format!("run.{key}"), why))
+}
+
+/// `run.trials`, `run.until_ci` and `run.max_trials`.
+fn trials(run: &RawRun, at: &Locator<'_>) -> Result<Trials, SpecError> {
+    let min = integer(&run.trials, "trials", 3, 1, at)?;
     let until_ci = run
         .until_ci
         .as_ref()
         .map(|s| parse_fraction(s.get_ref()).map_err(|why| at.at(s.span(), "run.until_ci", why)))
         .transpose()?;
-    let max = integer(&run.max_trials, "max_trials", trials.max(20), trials)?;
-    let backend = run.backend.as_ref().map_or(Ok(BackendChoice::Auto), |s| {
-        s.get_ref()
-            .parse::<BackendChoice>()
-            .map_err(|why| at.at(s.span(), "run.backend", why))
-    })?;
-    let generator_threads = u32::try_from(generator_cpus.len()).unwrap_or(1);
+    let max = integer(&run.max_trials, "max_trials", min.max(20), min, at)?;
+    Ok(Trials { min, until_ci, max })
+}
+
+/// How each trial measures: the backend, the phases' lengths and the
+/// generator's threads (one per generator CPU unless the spec says).
+fn measurement(
+    run: &RawRun,
+    generator_threads: u32,
+    at: &Locator<'_>,
+) -> Result<Measurement, SpecError> {
+    let backend = backend(run, at)?;
     let measurement = Measurement {
-        duration: duration(&run.duration, "duration", Duration::from_secs(10))?,
-        warmup: duration(&run.warmup, "warmup", Duration::from_secs(2))?,
-        idle: duration(&run.idle, "idle", Duration::from_secs(1))?,
-        timeout: duration(&run.timeout, "timeout", Duration::from_secs(10))?,
+        duration: duration(&run.duration, "duration", Duration::from_secs(10), at)?,
+        warmup: duration(&run.warmup, "warmup", Duration::from_secs(2), at)?,
+        idle: duration(&run.idle, "idle", Duration::from_secs(1), at)?,
+        timeout: duration(&run.timeout, "timeout", Duration::from_secs(10), at)?,
         generator_threads: integer(
             &run.generator_threads,
             "generator_threads",
             generator_threads,
             1,
+            at,
         )?,
         backend,
     };
     if measurement.duration.is_zero() {
         return Err(at.whole(Some("run.duration"), "must be longer than 0"));
     }
-    let seed = run.seed.as_ref().map_or(Ok(1), |s| {
-        u64::try_from(*s.get_ref())
-            .map_err(|_| at.at(s.span(), "run.seed", "must be a non-negative integer"))
-    })?;
-    Ok(Settings {
-        trials: Trials {
-            min: trials,
-            until_ci,
-            max,
-        },
-        seed,
-        server_cpus,
-        generator_cpus,
-        measurement,
+    Ok(measurement)
+}
+
+/// `run.backend`: `auto` unless the spec names `epoll` or `io_uring`.
+fn backend(run: &RawRun, at: &Locator<'_>) -> Result<BackendChoice, SpecError> {
+    run.backend.as_ref().map_or(Ok(BackendChoice::Auto), |s| {
+        s.get_ref()
+            .parse::<BackendChoice>()
+            .map_err(|why| at.at(s.span(), "run.backend", why))
     })
+}
+
+/// `run.KEY` as a duration, or `default` when absent.
+fn duration(
+    field: &Option<Spanned<String>>,
+    key: &str,
+    default: Duration,
+    at: &Locator<'_>,
+) -> Result<Duration, SpecError> {
+    field.as_ref().map_or(Ok(default), |s| {
+        parse_duration(s.get_ref()).map_err(|why| at.at(s.span(), format!("run.{key}"), why))
+    })
+}
+
+/// `run.KEY` as an integer of at least `min`, or `default` when absent.
+fn integer(
+    field: &Option<Spanned<i64>>,
+    key: &str,
+    default: u32,
+    min: u32,
+    at: &Locator<'_>,
+) -> Result<u32, SpecError> {
+    field
+        .as_ref()
+        .map_or(Ok(default), |s| match u32::try_from(*s.get_ref()) {
+            Ok(n) if n >= min => Ok(n),
+            _ => Err(at.at(
+                s.span(),
+                format!("run.{key}"),
+                format!("must be an integer ≥ {min}"),
+            )),
+        })
 }
 
 /// Each workload with the schedules it runs under.

@@ -156,70 +156,113 @@ fn open_loop_rates_times_connections() {
     );
 }
 
-/// Each bad spec fails with a message naming the place and the fix.
+/// The smallest workload section, for specs whose mistake is elsewhere.
+const WORKLOAD: &str = "[[workloads]]\nname = \"p\"\npath = \"/plaintext\"\n";
+
+/// Resolves each spec and expects its error to contain the text given with
+/// it: the place (file, line, key) and the fix.
+fn assert_each_fails(cases: &[(String, &str)]) {
+    for (spec, expected) in cases {
+        let error = resolve_text(spec).expect_err(spec);
+        assert!(
+            error.contains(expected),
+            "spec:\n{spec}\nexpected {expected:?} in:\n{error}"
+        );
+    }
+}
+
+/// Each section with a mistake, followed by a valid workload.
+fn with_workload(cases: &[(&str, &'static str)]) -> Vec<(String, &'static str)> {
+    cases
+        .iter()
+        .map(|(section, expected)| (format!("{section}\n{WORKLOAD}"), *expected))
+        .collect()
+}
+
 #[test]
-fn bad_specs_name_file_line_and_key() {
-    let workload = "[[workloads]]\nname = \"p\"\npath = \"/plaintext\"\n";
-    let cases: Vec<(String, &str)> = vec![
+fn bad_top_level_keys_name_file_line_and_key() {
+    let mut cases = with_workload(&[
+        ("trails = 3", "suite.toml:1:1: unknown field `trails`"),
         (
-            format!("trails = 3\n{workload}"),
-            "suite.toml:1:1: unknown field `trails`",
-        ),
-        (
-            format!("targets = [\"go-nethtp\"]\n{workload}"),
+            "targets = [\"go-nethtp\"]",
             "suite.toml:1:12: `targets`: unknown target \"go-nethtp\"; known targets: go-ants, go-nethttp, swoole-epoll",
         ),
+    ]);
+    cases.extend([
         (
-            format!("[parameters.go-ants]\npool = 5\n{workload}"),
+            "targets = \"everything\"\n".to_string(),
+            "is neither \"available\" nor a list",
+        ),
+        ("this is not toml".to_string(), "suite.toml:1:6"),
+    ]);
+    assert_each_fails(&cases);
+}
+
+#[test]
+fn bad_parameters_name_file_line_and_key() {
+    assert_each_fails(&with_workload(&[
+        (
+            "[parameters.go-ants]\npool = 5",
             "suite.toml:2:8: `parameters.go-ants.pool`: go-ants has no parameter \"pool\"",
         ),
         (
-            format!("[parameters.go-ants]\npool_size = [0]\n{workload}"),
+            "[parameters.go-ants]\npool_size = [0]",
             "`parameters.go-ants.pool_size`: \"0\" must be an integer in 1..=100000",
         ),
         (
-            format!("[parameters.go-ants]\nnonblocking = \"maybe\"\n{workload}"),
+            "[parameters.go-ants]\nnonblocking = \"maybe\"",
             "must be one of false, true",
         ),
+    ]));
+}
+
+#[test]
+fn bad_run_settings_name_file_line_and_key() {
+    assert_each_fails(&with_workload(&[
         (
-            format!("[run]\ntrials = 0\n{workload}"),
+            "[run]\ntrials = 0",
             "suite.toml:2:10: `run.trials`: must be an integer ≥ 1",
         ),
         (
-            format!("[run]\nduration = \"ten\"\n{workload}"),
+            "[run]\nduration = \"ten\"",
             "`run.duration`: \"ten\" is not a duration",
         ),
         (
-            format!("[run]\ngenerator_cpus = \"7\"\n{workload}"),
+            "[run]\ngenerator_cpus = \"7\"",
             "`run.generator_cpus`: CPU 7 does not exist: this machine has CPUs 0-1",
         ),
         (
-            format!("[run]\ngenerator_cpus = \"0\"\n{workload}"),
+            "[run]\ngenerator_cpus = \"0\"",
             "server and generator CPU sets overlap",
         ),
         (
-            format!("[run]\nbackend = \"kqueue\"\n{workload}"),
+            "[run]\nbackend = \"kqueue\"",
             "must be \"auto\", \"epoll\" or \"io_uring\"",
         ),
         (
-            format!("[run]\nuntil_ci = \"300%\"\n{workload}"),
+            "[run]\nuntil_ci = \"300%\"",
             "`run.until_ci`: \"300%\" is not a fraction",
         ),
+    ]));
+}
+
+#[test]
+fn bad_workloads_name_file_line_and_key() {
+    let mut cases = with_workload(&[
         (
-            format!("[schedule]\nconnections = 0\n{workload}"),
+            "[schedule]\nconnections = 0",
             "`workloads[0].connections`: \"0\" must be a positive number",
         ),
-        (
-            format!("[schedule]\nrates = []\n{workload}"),
-            "an empty list sweeps nothing",
-        ),
+        ("[schedule]\nrates = []", "an empty list sweeps nothing"),
+    ]);
+    cases.extend([
         ("name = \"x\"\n".to_string(), "`workloads`: no workload"),
         (
             "[[workloads]]\nname = \"p\"\npath = \"plaintext\"\n".to_string(),
             "suite.toml:3:8: `workloads[0].path`: must start with /",
         ),
         (
-            format!("{workload}{workload}"),
+            format!("{WORKLOAD}{WORKLOAD}"),
             "suite.toml:5:8: `workloads[1].name`: this name is already used",
         ),
         (
@@ -227,19 +270,8 @@ fn bad_specs_name_file_line_and_key() {
                 .to_string(),
             "`workloads[0].body_file`: missing.bin is not a readable file",
         ),
-        (
-            "targets = \"everything\"\n".to_string(),
-            "is neither \"available\" nor a list",
-        ),
-        ("this is not toml".to_string(), "suite.toml:1:6"),
-    ];
-    for (spec, expected) in cases {
-        let error = resolve_text(&spec).expect_err(&spec);
-        assert!(
-            error.contains(expected),
-            "spec:\n{spec}\nexpected {expected:?} in:\n{error}"
-        );
-    }
+    ]);
+    assert_each_fails(&cases);
 }
 
 #[test]

@@ -8,7 +8,11 @@
 //!   SIGTERM then SIGKILL, and killed with its whole group when corobench
 //!   dies in any way (a guardian process watches for that);
 //! - [`Postgres`]: a throwaway PostgreSQL cluster with the contract's `world` table;
-//! - [`ensure_payload`]: the file `/file` serves.
+//! - [`ensure_payload`]: the file `/file` serves, byte by byte [`payload_byte`]:
+//!   the one definition the verifier checks against and the test servers
+//!   serve from;
+//! - [`procfs`]: the `/proc` parsers (for stopping a target's group here, and
+//!   for the resource sampler) and the members of a process group.
 //!
 //! This crate knows nothing about HTTP load, results or storage.
 
@@ -26,7 +30,7 @@ mod manifest;
 mod parameters;
 mod payload;
 mod postgres;
-mod procfs;
+pub mod procfs;
 mod running;
 mod tail;
 mod template;
@@ -44,6 +48,6 @@ pub use manifest::{
 pub use parameters::ParameterSpec;
 pub use payload::{PAYLOAD_BYTES, PAYLOAD_FILE, ensure_payload, payload_byte};
 pub use postgres::{DATABASE, Postgres, WORLD_ROWS};
-pub use procfs::{GroupMember, children_of, group_members, live_members};
+pub use procfs::{children_of, group_members, live_members};
 pub use running::RunningTarget;
 pub use template::{BUILD_PLACEHOLDERS, RUN_PLACEHOLDERS};

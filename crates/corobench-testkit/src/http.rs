@@ -88,23 +88,14 @@ pub fn parse_request(buf: &[u8]) -> Parsed {
     Parsed::Complete(head)
 }
 
-/// The standard reason phrase of a status code.
+/// The standard reason phrase of a status code, `Unknown` for a code
+/// without one.
 #[must_use]
 pub fn reason(status: u16) -> &'static str {
-    match status {
-        200 => "OK",
-        400 => "Bad Request",
-        404 => "Not Found",
-        405 => "Method Not Allowed",
-        411 => "Length Required",
-        413 => "Content Too Large",
-        429 => "Too Many Requests",
-        500 => "Internal Server Error",
-        502 => "Bad Gateway",
-        503 => "Service Unavailable",
-        504 => "Gateway Timeout",
-        _ => "Unknown",
-    }
+    http::StatusCode::from_u16(status)
+        .ok()
+        .and_then(|code| code.canonical_reason())
+        .unwrap_or("Unknown")
 }
 
 /// Appends a status line and header fields (and the blank line) to `out`.
@@ -165,6 +156,15 @@ fn civil_from_days(days: u64) -> (u64, u8, u8) {
 mod tests {
     use super::*;
     use std::time::Duration;
+
+    #[test]
+    fn reason_phrases_are_the_standard_ones() {
+        assert_eq!(reason(200), "OK");
+        assert_eq!(reason(404), "Not Found");
+        assert_eq!(reason(503), "Service Unavailable");
+        assert_eq!(reason(599), "Unknown");
+        assert_eq!(reason(42), "Unknown");
+    }
 
     #[test]
     fn dates_are_imf_fixdate() {

@@ -22,10 +22,7 @@ mod process;
 mod server;
 
 pub use binary::{binary_path, write_target};
-pub use contract::{
-    ContractConfig, ContractServer, Fault, MemoryWorld, PsqlWorld, WorldSource, payload_byte,
-    write_payload,
-};
+pub use contract::{ContractConfig, ContractServer, Fault, MemoryWorld, PsqlWorld, WorldSource};
 pub use knobs::{Knobs, SlowRead, Stall};
 pub use process::{TestProcess, knob_args, parse_knob_args};
 pub use server::{CounterSnapshot, MAX_TARGETS_KEPT, StallHandle, TestServer};

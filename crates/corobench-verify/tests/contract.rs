@@ -4,7 +4,8 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use corobench_testkit::{ContractConfig, ContractServer, Fault, MemoryWorld, write_payload};
+use corobench_target::ensure_payload;
+use corobench_testkit::{ContractConfig, ContractServer, Fault, MemoryWorld};
 use corobench_verify::{
     DatabaseProbe, Outcome, ProbeError, RULES, RuleResult, VerifyConfig, verify,
 };
@@ -30,7 +31,7 @@ impl DatabaseProbe for MemoryProbe {
 /// database unless `with_database` is false).
 fn verify_with(faults: &[Fault], with_database: bool) -> Vec<RuleResult> {
     let dir = tempfile::tempdir().unwrap();
-    write_payload(dir.path()).unwrap();
+    ensure_payload(dir.path()).unwrap();
     let world = Arc::new(MemoryWorld::new(7));
     let config = ContractConfig {
         target_name: NAME.to_owned(),

@@ -34,4 +34,8 @@ pub enum Command {
     Compare(commands::compare::CompareArgs),
     /// List the targets and build them into the cache.
     Targets(commands::targets::TargetsArgs),
+    /// Print the completion script for a shell.
+    Completions(commands::completions::CompletionsArgs),
+    /// Print the manual page (roff), of corobench or of one subcommand.
+    Man(commands::man::ManArgs),
 }

@@ -31,5 +31,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
         Command::Runs(args) => commands::runs::run(&args),
         Command::Report(args) => commands::report::run(&args),
         Command::Compare(args) => commands::compare::run(&args),
+        Command::Completions(args) => commands::completions::run(&args),
+        Command::Man(args) => commands::man::run(&args),
     }
 }

@@ -1,28 +1,46 @@
 //! What the thread-per-core targets share around their runtimes: the
 //! validated configuration, the per-thread context that composes a
 //! runtime's primitives into the endpoints, one `SO_REUSEPORT` listener per
-//! runtime thread, and the main thread's wait for SIGTERM.
+//! runtime thread with its accept loop, and the main thread's wait for
+//! SIGTERM.
 // Implemented by single-threaded runtimes whose futures are not `Send`.
 #![allow(async_fn_in_trait)]
 
+use std::future::Future;
 use std::io;
 use std::net::{Ipv4Addr, SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 use std::thread::JoinHandle;
 
 use socket2::{Domain, Protocol, Socket, Type};
 
 use crate::env::{EnvError, ServerEnv, int_param};
 use crate::pg_local::{DbTarget, LocalPool, PgRuntime};
-use crate::serve::{Endpoints, UploadFile};
+use crate::serve::{Endpoints, Transport, UploadFile, serve_connection};
 use crate::{ContractError, Reply, payload};
 
-/// The primitives a thread-per-core runtime brings: its timer and its file
-/// I/O (its socket, timeout and spawn come through [`PgRuntime`]).
+/// How long a runtime thread waits after a failed accept.
+const ACCEPT_RETRY_MS: u32 = 10;
+
+/// The primitives a thread-per-core runtime brings: its listener and
+/// sockets, its spawn, its timer and its file I/O (the database's socket
+/// and timeout come through [`PgRuntime`]).
 pub trait Runtime: PgRuntime + 'static {
     /// The model id `/stats` reports, equal to `model` in `target.toml`.
     const MODEL: &'static str;
+    /// A listener registered with this thread's runtime.
+    type Listener;
+    /// One accepted connection's socket.
+    type Socket: Transport + 'static;
     type File: UploadFile;
+    /// Takes over a bound, listening socket on the calling runtime thread.
+    fn listener(listener: TcpListener) -> io::Result<Self::Listener>;
+    /// Waits for the next connection, with Nagle's algorithm off (small
+    /// answers go out at once).
+    async fn accept(listener: &Self::Listener) -> io::Result<Self::Socket>;
+    /// Runs `task` on this thread, counted for `/stats` while it runs.
+    fn spawn(task: impl Future<Output = ()> + 'static);
     /// Waits in the runtime's own timer.
     async fn sleep(wait_ms: u32);
     /// Reads exactly the first `len_bytes` of the file at `path`.
@@ -86,13 +104,19 @@ impl<R: Runtime> Endpoints for ThreadContext<R> {
 }
 
 /// Starts one thread per listener, named `{prefix}-{index}`, each running
-/// `run_thread` (which builds its runtime and serves until the process ends).
+/// `run_thread` (which builds its runtime and calls [`serve_listener`]).
 pub fn start_threads(
+    target: &str,
     prefix: &str,
     config: &Config,
     listeners: Vec<TcpListener>,
     run_thread: fn(Config, TcpListener),
 ) -> io::Result<Vec<JoinHandle<()>>> {
+    eprintln!(
+        "{target}: {} runtime thread(s) on 127.0.0.1:{}",
+        listeners.len(),
+        config.port
+    );
     listeners
         .into_iter()
         .enumerate()
@@ -103,6 +127,30 @@ pub fn start_threads(
                 .spawn(move || run_thread(config, listener))
         })
         .collect()
+}
+
+/// A runtime thread's work: accepts connections on `listener` until the
+/// process ends and serves each on this thread, as a task of its own.
+pub async fn serve_listener<R: Runtime>(target: &str, config: Config, listener: TcpListener) {
+    let listener =
+        R::listener(listener).unwrap_or_else(|e| fatal(target, &format!("listener: {e}")));
+    let context = Rc::new(ThreadContext::<R>::new(config));
+    loop {
+        match R::accept(&listener).await {
+            Ok(socket) => R::spawn(serve_socket(socket, Rc::clone(&context))),
+            Err(error) => {
+                // Out of descriptors or the like: back off instead of spinning.
+                eprintln!("{target}: accept failed: {error}");
+                R::sleep(ACCEPT_RETRY_MS).await;
+            }
+        }
+    }
+}
+
+async fn serve_socket<R: Runtime>(mut socket: R::Socket, context: Rc<ThreadContext<R>>) {
+    // A reset or a half-written answer only ends this connection.
+    let _ = serve_connection(&mut socket, context.as_ref()).await;
+    socket.close().await;
 }
 
 /// A runtime thread cannot serve without its ring: stop the whole process

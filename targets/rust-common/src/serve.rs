@@ -33,6 +33,13 @@ pub trait Transport {
     async fn read_append(&mut self, buf: Vec<u8>, max: usize) -> (io::Result<usize>, Vec<u8>);
     /// Writes all of `buf`.
     async fn write_all(&mut self, buf: Vec<u8>) -> (io::Result<()>, Vec<u8>);
+    /// Closes the socket once its connection is over. Dropping it closes it
+    /// too; a runtime that closes through its ring says so here.
+    async fn close(self)
+    where
+        Self: Sized,
+    {
+    }
 }
 
 /// A temporary upload file being written.

@@ -1,20 +1,17 @@
-//! One HTTP/1.1 connection: `rust-common`'s connection loop over a compio
-//! socket, every read and write submitted to this thread's io_uring.
+//! One HTTP/1.1 connection's socket for `rust-common`'s connection loop:
+//! every read, write and the close submitted to this thread's io_uring.
 
 use std::io;
-use std::rc::Rc;
 
 use compio::BufResult;
 use compio::buf::{IntoInner as _, IoBuf as _};
 use compio::io::{AsyncRead as _, AsyncWriteExt as _};
 use compio::net::TcpStream;
-use rust_common::per_thread::ThreadContext;
-use rust_common::serve::{Transport, serve_connection};
-
-use crate::runtime::Compio;
+use rust_common::serve::Transport;
 
 /// A compio socket as the connection loop's transport.
-struct CompioSocket(TcpStream);
+#[derive(Debug)]
+pub struct CompioSocket(pub(crate) TcpStream);
 
 impl Transport for CompioSocket {
     async fn read_append(&mut self, mut buf: Vec<u8>, max: usize) -> (io::Result<usize>, Vec<u8>) {
@@ -30,11 +27,8 @@ impl Transport for CompioSocket {
         let BufResult(written, buf) = self.0.write_all(buf).await;
         (written, buf)
     }
-}
 
-pub(crate) async fn serve(stream: TcpStream, context: Rc<ThreadContext<Compio>>) {
-    let mut socket = CompioSocket(stream);
-    // A reset or a half-written answer only ends this connection.
-    let _ = serve_connection(&mut socket, context.as_ref()).await;
-    let _ = socket.0.close().await;
+    async fn close(self) {
+        let _ = self.0.close().await;
+    }
 }

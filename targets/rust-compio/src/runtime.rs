@@ -1,10 +1,10 @@
 //! compio's primitives for `rust-common`'s thread-per-core composition:
-//! the timer, file I/O, sockets for the database, timeouts and spawning,
-//! all on this thread and, for I/O, through its io_uring.
+//! the listener, the timer, file I/O, sockets for the database, timeouts
+//! and spawning, all on this thread and, for I/O, through its io_uring.
 
 use std::future::Future;
 use std::io;
-use std::net::SocketAddr;
+use std::net::{SocketAddr, TcpListener as StdListener};
 use std::path::Path;
 use std::pin::Pin;
 use std::time::Duration;
@@ -14,12 +14,14 @@ use compio::buf::{IntoInner as _, IoBuf as _};
 use compio::fs::File;
 use compio::io::compat::AsyncStream;
 use compio::io::{AsyncReadAtExt as _, AsyncWriteAtExt as _};
-use compio::net::TcpStream;
+use compio::net::{TcpListener, TcpStream};
 use rust_common::per_thread::Runtime;
 use rust_common::pg_local::PgRuntime;
 use rust_common::serve::UploadFile;
 use rust_common::tasks::TaskGuard;
 use tokio_util::compat::{Compat, FuturesAsyncReadCompatExt as _};
+
+use crate::connection::CompioSocket;
 
 /// compio, as the runtime of every thread of this target.
 #[derive(Debug)]
@@ -27,7 +29,28 @@ pub struct Compio;
 
 impl Runtime for Compio {
     const MODEL: &'static str = "thread-per-core-io-uring";
+    type Listener = TcpListener;
+    type Socket = CompioSocket;
     type File = CompioFile;
+
+    fn listener(listener: StdListener) -> io::Result<TcpListener> {
+        TcpListener::from_std(listener)
+    }
+
+    async fn accept(listener: &TcpListener) -> io::Result<CompioSocket> {
+        let (stream, _peer) = listener.accept().await?;
+        let _ = stream.set_nodelay(true);
+        Ok(CompioSocket(stream))
+    }
+
+    fn spawn(task: impl Future<Output = ()> + 'static) {
+        let guard = TaskGuard::new();
+        compio::runtime::spawn(async move {
+            let _guard = guard;
+            task.await;
+        })
+        .detach();
+    }
 
     async fn sleep(wait_ms: u32) {
         compio::time::sleep(Duration::from_millis(wait_ms.into())).await;
@@ -66,7 +89,7 @@ impl PgRuntime for Compio {
     }
 
     fn spawn_driver(driver: impl Future<Output = ()> + 'static) {
-        spawn_counted(driver);
+        <Self as Runtime>::spawn(driver);
     }
 
     async fn timeout<F: Future>(duration: Duration, future: F) -> Option<F::Output> {
@@ -83,14 +106,4 @@ impl UploadFile for CompioFile {
         let BufResult(written, buf) = self.0.write_all_at(buf, offset_bytes).await;
         (written, buf)
     }
-}
-
-/// Spawns `future` on this runtime thread, counted for `/stats` while it runs.
-pub(crate) fn spawn_counted<F: Future<Output = ()> + 'static>(future: F) {
-    let guard = TaskGuard::new();
-    compio::runtime::spawn(async move {
-        let _guard = guard;
-        future.await;
-    })
-    .detach();
 }

@@ -1,19 +1,17 @@
-//! One HTTP/1.1 connection: `rust-common`'s connection loop over a monoio
-//! socket, every read and write submitted to this thread's io_uring.
+//! One HTTP/1.1 connection's socket for `rust-common`'s connection loop:
+//! every read and write submitted to this thread's io_uring; dropping the
+//! socket closes it.
 
 use std::io;
-use std::rc::Rc;
 
 use monoio::buf::{IoBufMut as _, SliceMut};
 use monoio::io::{AsyncReadRent as _, AsyncWriteRentExt as _};
 use monoio::net::TcpStream;
-use rust_common::per_thread::ThreadContext;
-use rust_common::serve::{Transport, serve_connection};
-
-use crate::runtime::Monoio;
+use rust_common::serve::Transport;
 
 /// A monoio socket as the connection loop's transport.
-struct MonoioSocket(TcpStream);
+#[derive(Debug)]
+pub struct MonoioSocket(pub(crate) TcpStream);
 
 impl Transport for MonoioSocket {
     async fn read_append(&mut self, mut buf: Vec<u8>, max: usize) -> (io::Result<usize>, Vec<u8>) {
@@ -30,11 +28,4 @@ impl Transport for MonoioSocket {
         let (written, buf) = self.0.write_all(buf).await;
         (written.map(|_| ()), buf)
     }
-}
-
-pub(crate) async fn serve(stream: TcpStream, context: Rc<ThreadContext<Monoio>>) {
-    let mut socket = MonoioSocket(stream);
-    // A reset or a half-written answer only ends this connection; dropping
-    // the socket closes it.
-    let _ = serve_connection(&mut socket, context.as_ref()).await;
 }

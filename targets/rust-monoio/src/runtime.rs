@@ -1,21 +1,23 @@
 //! monoio's primitives for `rust-common`'s thread-per-core composition:
-//! the timer, file I/O, sockets for the database, timeouts and spawning,
-//! all on this thread and, for I/O, through its io_uring.
+//! the listener, the timer, file I/O, sockets for the database, timeouts
+//! and spawning, all on this thread and, for I/O, through its io_uring.
 
 use std::future::Future;
 use std::io;
-use std::net::SocketAddr;
+use std::net::{SocketAddr, TcpListener as StdListener};
 use std::path::Path;
 use std::time::Duration;
 
 use monoio::buf::{IoBufMut as _, SliceMut};
 use monoio::fs::File;
-use monoio::net::TcpStream;
+use monoio::net::{TcpListener, TcpStream};
 use monoio_compat::TcpStreamCompat;
 use rust_common::per_thread::Runtime;
 use rust_common::pg_local::PgRuntime;
 use rust_common::serve::UploadFile;
 use rust_common::tasks::TaskGuard;
+
+use crate::connection::MonoioSocket;
 
 /// monoio on its io_uring driver, as the runtime of every thread of this target.
 #[derive(Debug)]
@@ -23,7 +25,28 @@ pub struct Monoio;
 
 impl Runtime for Monoio {
     const MODEL: &'static str = "thread-per-core-io-uring";
+    type Listener = TcpListener;
+    type Socket = MonoioSocket;
     type File = MonoioFile;
+
+    fn listener(listener: StdListener) -> io::Result<TcpListener> {
+        TcpListener::from_std(listener)
+    }
+
+    async fn accept(listener: &TcpListener) -> io::Result<MonoioSocket> {
+        let (stream, _peer) = listener.accept().await?;
+        let _ = stream.set_nodelay(true);
+        Ok(MonoioSocket(stream))
+    }
+
+    fn spawn(task: impl Future<Output = ()> + 'static) {
+        let guard = TaskGuard::new();
+        // Dropping a monoio JoinHandle detaches the task.
+        drop(monoio::spawn(async move {
+            let _guard = guard;
+            task.await;
+        }));
+    }
 
     async fn sleep(wait_ms: u32) {
         monoio::time::sleep(Duration::from_millis(wait_ms.into())).await;
@@ -61,7 +84,7 @@ impl PgRuntime for Monoio {
     }
 
     fn spawn_driver(driver: impl Future<Output = ()> + 'static) {
-        spawn_counted(driver);
+        <Self as Runtime>::spawn(driver);
     }
 
     async fn timeout<F: Future>(duration: Duration, future: F) -> Option<F::Output> {
@@ -77,14 +100,4 @@ impl UploadFile for MonoioFile {
     async fn write_all_at(&mut self, buf: Vec<u8>, offset_bytes: u64) -> (io::Result<()>, Vec<u8>) {
         self.0.write_all_at(buf, offset_bytes).await
     }
-}
-
-/// Spawns `future` on this runtime thread, counted for `/stats` while it runs.
-pub(crate) fn spawn_counted<F: Future<Output = ()> + 'static>(future: F) {
-    let guard = TaskGuard::new();
-    // Dropping a monoio JoinHandle detaches the task.
-    drop(monoio::spawn(async move {
-        let _guard = guard;
-        future.await;
-    }));
 }

@@ -5,7 +5,6 @@
 
 mod conn;
 mod fault;
-mod payload;
 mod routes;
 mod world;
 
@@ -19,7 +18,6 @@ use std::thread::JoinHandle;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 pub use fault::Fault;
-pub use payload::{payload_byte, write_payload};
 pub use world::{MemoryWorld, PsqlWorld, WorldSource};
 
 /// What the contract server serves and how it misbehaves.
@@ -29,7 +27,7 @@ pub struct ContractConfig {
     pub target_name: String,
     /// The model `/stats` reports.
     pub model: String,
-    /// Holds `payload.bin` for `/file` (see [`write_payload`]).
+    /// Holds `payload.bin` for `/file` (see [`corobench_target::ensure_payload`]).
     pub data_dir: Option<PathBuf>,
     /// Where `/upload` writes its temporary files; the system's temporary
     /// directory when `None`.
@@ -183,7 +181,7 @@ impl Shared {
     fn random_world_id(&self) -> i32 {
         let next = world::xorshift(self.random_state.load(Ordering::Relaxed));
         self.random_state.store(next, Ordering::Relaxed);
-        i32::try_from(next % 10_000).unwrap_or(0) + 1
+        world::world_number(next)
     }
 
     fn lock_open(&self) -> MutexGuard<'_, HashMap<u64, TcpStream>> {

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
+use corobench_target::PAYLOAD_FILE;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
@@ -157,7 +158,7 @@ fn file(head: &RequestHead, shared: &Shared) -> Result<Reply, Reply> {
     if shared.has(Fault::TruncatedFile) {
         bytes /= 2;
     }
-    let path = dir.join("payload.bin");
+    let path = dir.join(PAYLOAD_FILE);
     let mut content = vec![0u8; bytes];
     match File::open(&path).and_then(|mut f| f.read_exact(&mut content)) {
         Ok(()) => Ok(Reply::with(200, "application/octet-stream", content)),

@@ -5,8 +5,7 @@ use std::fmt;
 use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Rows in the contract's `world` table.
-pub const WORLD_ROWS: i32 = 10_000;
+use corobench_target::WORLD_ROWS;
 
 /// A source of `world` rows for `/db`.
 pub trait WorldSource: Send + Sync + fmt::Debug {
@@ -27,14 +26,14 @@ pub struct MemoryWorld {
 }
 
 impl MemoryWorld {
-    /// Ten thousand rows with random numbers in `1..=10000` drawn from `seed`.
+    /// [`WORLD_ROWS`] rows with random numbers in `1..=WORLD_ROWS` drawn from `seed`.
     #[must_use]
     pub fn new(seed: u64) -> Self {
         let mut state = seed | 1;
         let random_numbers = (0..WORLD_ROWS)
             .map(|_| {
                 state = xorshift(state);
-                i32::try_from(state % 10_000).unwrap_or(0) + 1
+                world_number(state)
             })
             .collect();
         Self {
@@ -107,6 +106,12 @@ impl WorldSource for PsqlWorld {
             .map(Some)
             .map_err(|_| format!("psql printed {value:?}, not an integer"))
     }
+}
+
+/// A number in `1..=WORLD_ROWS` (a row id or a random number) from a
+/// [`xorshift`] state.
+pub(crate) fn world_number(state: u64) -> i32 {
+    i32::try_from(state % u64::from(WORLD_ROWS)).map_or(1, |n| n + 1)
 }
 
 /// One step of a xorshift64 generator (`state` must not be 0).

@@ -3,6 +3,7 @@
 
 use std::time::{Duration, Instant};
 
+use corobench_target::WORLD_ROWS;
 use serde_json::Value;
 
 use super::{Check, Target, Verdict, expect_error, expect_status, json_body};
@@ -66,12 +67,17 @@ fn row(target: Target) -> Result<(i32, i32), String> {
             .and_then(|n| i32::try_from(n).ok())
     };
     match (field("id"), field("randomNumber")) {
-        (Some(id), Some(random_number)) if (1..=10_000).contains(&id) => Ok((id, random_number)),
+        (Some(id), Some(random_number)) if is_world_id(id) => Ok((id, random_number)),
         _ => Err(format!(
-            "{label}: expected {{\"id\":1..=10000,\"randomNumber\":R}}, got {}",
+            "{label}: expected {{\"id\":1..={WORLD_ROWS},\"randomNumber\":R}}, got {}",
             response.body_excerpt()
         )),
     }
+}
+
+/// Whether `id` names a row of the `world` table.
+fn is_world_id(id: i32) -> bool {
+    u32::try_from(id).is_ok_and(|id| (1..=WORLD_ROWS).contains(&id))
 }
 
 /// Polls the read counter until it reaches `goal` or the statistics lag is

@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use corobench_target::payload_byte;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
@@ -34,11 +35,6 @@ pub(super) fn io(target: Target) -> Check {
     Ok(Verdict::Pass)
 }
 
-/// The byte `payload.bin` holds at `offset`.
-fn payload_byte(offset: usize) -> u8 {
-    (offset % 251) as u8
-}
-
 pub(super) fn file(target: Target) -> Check {
     for (path, kb) in [("/file?kb=1", 1), ("/file?kb=1024", 1024), ("/file", 1)] {
         let label = format!("GET {path}");
@@ -51,10 +47,14 @@ pub(super) fn file(target: Target) -> Check {
                 response.body.len()
             ));
         }
-        if let Some(offset) = (0..expected_len).find(|&i| response.body[i] != payload_byte(i)) {
+        let mismatch = response
+            .body
+            .iter()
+            .zip(0u64..)
+            .find(|&(byte, offset)| *byte != payload_byte(offset));
+        if let Some((byte, offset)) = mismatch {
             return Err(format!(
-                "{label}: byte {offset} is {:#04x}, payload.bin holds {:#04x} there",
-                response.body[offset],
+                "{label}: byte {offset} is {byte:#04x}, payload.bin holds {:#04x} there",
                 payload_byte(offset)
             ));
         }

@@ -1,7 +1,9 @@
 //! One module per subcommand.
 
 pub mod compare;
+pub mod completions;
 pub mod load;
+pub mod man;
 pub mod plan;
 pub mod report;
 pub mod run;

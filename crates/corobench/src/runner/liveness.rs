@@ -3,7 +3,7 @@
 //! time (clock ticks after boot) is recorded with it and compared.
 
 use corobench_model::RunProcess;
-use corobench_sampler::procfs::parse_stat;
+use corobench_target::procfs::parse_stat;
 
 /// This process, as a run records it.
 #[must_use]

@@ -1,11 +1,13 @@
 //! The `/proc` parsers on files captured from a real machine (see
-//! `fixtures/README.md`) and on hand-made broken ones.
+//! `fixtures/procfs/README.md`) and on hand-made broken ones.
 
-use corobench_sampler::ParseError;
-use corobench_sampler::procfs::{CtxSwitches, parse_pid, parse_stat, parse_status};
+use corobench_target::procfs::{CtxSwitches, ParseError, parse_pid, parse_stat, parse_status};
 
 fn fixture(name: &str) -> String {
-    let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
+    let path = format!(
+        "{}/tests/fixtures/procfs/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"))
 }
 
@@ -72,7 +74,7 @@ fn zombie_has_no_memory_but_parses() {
 
 #[test]
 fn own_process_parses_live() {
-    let pid = std::process::id();
+    let pid = i32::try_from(std::process::id()).unwrap();
     let stat = parse_stat(&std::fs::read_to_string("/proc/self/stat").unwrap()).unwrap();
     assert_eq!(stat.pid, pid);
     assert!(stat.num_threads >= 1);

@@ -1,7 +1,32 @@
-//! Pure parsers for the `/proc` files the sampler reads. They take the file's
-//! text and never touch the file system, so they are tested on captured files.
+//! Pure parsers for the `/proc` files corobench reads: a process's `stat`
+//! (its group, parent and state for stopping a target; its CPU, memory and
+//! threads for the sampler) and `status` (context switches). They take the
+//! file's text and never touch the file system, so they are tested on
+//! captured files.
+//!
+//! Process ids, parents and groups are `i32`: that is `pid_t` in the kernel
+//! ABI and in libc, so they go to `kill`, `killpg` and `waitpid` as they
+//! are, and `std::process::id`'s `u32` is the one conversion.
 
-use crate::error::ParseError;
+/// A `/proc` file did not have the shape the kernel documents.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ParseError {
+    /// `stat` has no `(` opening the command name.
+    #[error("no `(` opening the command name")]
+    NoCommStart,
+    /// `stat` has no `)` after the `(` that opens the command name.
+    #[error("no `)` closing the command name (truncated?)")]
+    NoCommEnd,
+    /// A field the parser needs is absent.
+    #[error("field `{field}` is missing (truncated?)")]
+    Missing { field: &'static str },
+    /// A field is present but not a number.
+    #[error("field `{field}` is not a number: `{value}`")]
+    NotANumber { field: &'static str, value: String },
+    /// The process state is not a single letter.
+    #[error("field `state` is not a single letter: `{value}`")]
+    BadState { value: String },
+}
 
 /// Voluntary and involuntary context switches of one thread, or summed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -27,14 +52,15 @@ impl CtxSwitches {
     }
 }
 
-/// The fields of `/proc/<pid>/stat` the sampler uses.
+/// The fields of `/proc/<pid>/stat` corobench uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ProcStat {
-    pub pid: u32,
+    pub pid: i32,
     /// One letter: `R` running, `S` sleeping, `Z` zombie, ...
     pub state: char,
-    pub ppid: u32,
-    pub pgrp: u32,
+    pub ppid: i32,
+    /// The process group.
+    pub pgrp: i32,
     /// CPU in user mode of the whole process (dead threads included), in clock ticks.
     pub utime_ticks: u64,
     /// CPU in kernel mode of the whole process, in clock ticks.
@@ -152,7 +178,7 @@ fn parse_state(text: &str) -> Result<char, ParseError> {
 }
 
 /// The fields of `/proc/<pid>/status` (or `/proc/<pid>/task/<tid>/status`)
-/// the sampler uses.
+/// corobench uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ProcStatus {
     /// `VmRSS`; absent for zombies and kernel threads, which have no memory.
@@ -216,7 +242,7 @@ fn parse_kib(value: &str) -> Result<u64, ParseError> {
 
 /// Whether a `/proc` directory entry names a process (or thread): all digits.
 #[must_use]
-pub fn parse_pid(name: &str) -> Option<u32> {
+pub fn parse_pid(name: &str) -> Option<i32> {
     if name.is_empty() || !name.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
