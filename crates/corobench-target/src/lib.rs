@@ -39,11 +39,12 @@ pub use group::{StopReport, install_child_reaper};
 pub use hash::{ALWAYS_EXCLUDED, source_hash};
 pub use launch::{LaunchOptions, free_port};
 pub use manifest::{
-    AvailableIf, BuildSpec, MANIFEST_FILE, MODELS, Manifest, RunSpec, discover, find_targets_dir,
+    AvailableIf, BuildSpec, MANIFEST_FILE, MODELS, Manifest, ProgramServer, ProgramSpec, RunSpec,
+    TargetKind, discover, find_targets_dir,
 };
 pub use parameters::ParameterSpec;
 pub use payload::{PAYLOAD_BYTES, PAYLOAD_FILE, ensure_payload, payload_byte};
 pub use postgres::{DATABASE, Postgres, WORLD_ROWS};
 pub use procfs::{GroupMember, children_of, group_members, live_members};
 pub use running::RunningTarget;
-pub use template::{BUILD_PLACEHOLDERS, RUN_PLACEHOLDERS};
+pub use template::{BUILD_PLACEHOLDERS, PROGRAM_PLACEHOLDERS, RUN_PLACEHOLDERS, SERVER_URL};
