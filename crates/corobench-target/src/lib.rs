@@ -8,7 +8,8 @@
 //!   SIGTERM then SIGKILL, and killed with its whole group when corobench
 //!   dies in any way (a guardian process watches for that);
 //! - [`Postgres`]: a throwaway PostgreSQL cluster with the contract's `world` table;
-//! - [`ensure_payload`]: the file `/file` serves.
+//! - [`ensure_payload`]: the file `/file` serves;
+//! - [`parse_benchmarks`]: the Go benchmark lines program targets print.
 //!
 //! This crate knows nothing about HTTP load, results or storage.
 
@@ -17,6 +18,7 @@ mod cache;
 mod command;
 mod cpuset;
 mod error;
+mod gobench;
 mod group;
 mod guardian;
 mod hash;
@@ -35,6 +37,7 @@ pub use availability::{Availability, find_on_path};
 pub use cache::{BuildCache, BuildOutcome, BuiltTarget};
 pub use cpuset::CpuSet;
 pub use error::TargetError;
+pub use gobench::{BenchmarkError, BenchmarkResult, Measurement, check_units, parse_benchmarks};
 pub use group::{StopReport, install_child_reaper};
 pub use hash::{ALWAYS_EXCLUDED, source_hash};
 pub use launch::{LaunchOptions, free_port};
