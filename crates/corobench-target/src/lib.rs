@@ -27,6 +27,7 @@ mod launch;
 mod manifest;
 mod parameters;
 mod payload;
+mod pipes;
 mod postgres;
 mod procfs;
 mod running;
