@@ -50,8 +50,17 @@ pub(crate) struct SpawnPlan<'a> {
     pub stdout: Stdio,
     pub work_dir: &'a Path,
     pub cpus: Option<&'a CpuSet>,
-    /// "target NAME", for messages.
+    /// "target NAME" or "program NAME", for messages.
     pub what: String,
+}
+
+/// The parameters and the work directory a target starts with.
+#[derive(Debug)]
+pub(crate) struct Prepared {
+    pub parameters: BTreeMap<String, String>,
+    pub work_dir: PathBuf,
+    /// The directory was made for this run and goes when it ends.
+    pub owns_work_dir: bool,
 }
 
 /// The options with every path absolute and the parameters resolved.
@@ -76,6 +85,13 @@ impl BuiltTarget {
     /// # Errors
     /// Bad parameters or CPUs, unwritable directories, a program that cannot start.
     pub fn launch(&self, options: &LaunchOptions) -> Result<RunningTarget, TargetError> {
+        if self.manifest.program().is_some() {
+            let message = format!(
+                "target {} is a program, not a server: it runs to completion and serves nothing",
+                self.manifest.name
+            );
+            return Err(TargetError::Config { message });
+        }
         for (dir, field) in [
             (&options.data_dir, "data_dir"),
             (&options.upload_dir, "upload_dir"),
@@ -88,23 +104,21 @@ impl BuiltTarget {
                 return Err(TargetError::Config { message });
             }
         }
-        let parameters = self.manifest.resolve_parameters(&options.parameters)?;
-        if let Some(cpus) = &options.cpus {
-            cpus.validate()?;
-        }
-        let (work_dir, owns_work_dir) = match &options.work_dir {
-            Some(dir) => (absolute(dir)?, false),
-            None => (fresh_work_dir(&self.manifest.name)?, true),
-        };
+        let prepared = self.prepare_run(
+            &options.parameters,
+            options.cpus.as_ref(),
+            options.work_dir.as_deref(),
+        )?;
+        let owns_work_dir = prepared.owns_work_dir;
         let resolved = Resolved {
-            parameters,
+            parameters: prepared.parameters,
             cpus: options.cpus.clone(),
             data_dir: absolute(&options.data_dir)?,
             upload_dir: absolute(&options.upload_dir)?,
             database_url: options.database_url.clone(),
-            work_dir,
+            work_dir: prepared.work_dir,
         };
-        for dir in [&resolved.data_dir, &resolved.upload_dir, &resolved.work_dir] {
+        for dir in [&resolved.data_dir, &resolved.upload_dir] {
             std::fs::create_dir_all(dir).map_err(|e| TargetError::io("create", dir, e))?;
         }
         let port = match options.port {
@@ -120,6 +134,30 @@ impl BuiltTarget {
             options.port.is_none(),
             owns_work_dir,
         ))
+    }
+
+    /// What both kinds of target start with: the parameters resolved, the
+    /// CPUs checked, the work directory made (a fresh one when none is given).
+    pub(crate) fn prepare_run(
+        &self,
+        parameters: &BTreeMap<String, String>,
+        cpus: Option<&CpuSet>,
+        work_dir: Option<&Path>,
+    ) -> Result<Prepared, TargetError> {
+        let parameters = self.manifest.resolve_parameters(parameters)?;
+        if let Some(cpus) = cpus {
+            cpus.validate()?;
+        }
+        let (work_dir, owns_work_dir) = match work_dir {
+            Some(dir) => (absolute(dir)?, false),
+            None => (fresh_work_dir(&self.manifest.name)?, true),
+        };
+        std::fs::create_dir_all(&work_dir).map_err(|e| TargetError::io("create", &work_dir, e))?;
+        Ok(Prepared {
+            parameters,
+            work_dir,
+            owns_work_dir,
+        })
     }
 
     /// One attempt at starting the target on `port`.

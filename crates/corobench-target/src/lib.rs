@@ -7,6 +7,9 @@
 //!   process group, pinned to a [`CpuSet`], health-checked, stopped with
 //!   SIGTERM then SIGKILL, and killed with its whole group when corobench
 //!   dies in any way (a guardian process watches for that);
+//! - [`BuiltTarget::spawn_program`] → [`RunningProgram`] → [`ProgramRun`]: a
+//!   program target started the same way and waited for, with a time limit,
+//!   a stop flag, its stdout and the tail of its stderr;
 //! - [`Postgres`]: a throwaway PostgreSQL cluster with the contract's `world` table;
 //! - [`ensure_payload`]: the file `/file` serves;
 //! - [`parse_benchmarks`]: the Go benchmark lines program targets print.
@@ -30,6 +33,7 @@ mod payload;
 mod pipes;
 mod postgres;
 mod procfs;
+mod program;
 mod running;
 mod tail;
 mod template;
@@ -50,5 +54,6 @@ pub use parameters::ParameterSpec;
 pub use payload::{PAYLOAD_BYTES, PAYLOAD_FILE, ensure_payload, payload_byte};
 pub use postgres::{DATABASE, Postgres, WORLD_ROWS};
 pub use procfs::{GroupMember, children_of, group_members, live_members};
+pub use program::{ProgramEnd, ProgramOptions, ProgramRun, RunningProgram, STDOUT_LIMIT};
 pub use running::RunningTarget;
 pub use template::{BUILD_PLACEHOLDERS, PROGRAM_PLACEHOLDERS, RUN_PLACEHOLDERS, SERVER_URL};
