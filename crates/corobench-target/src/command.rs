@@ -2,12 +2,12 @@
 //! run to completion with their output captured and a deadline that kills
 //! them, so a hung tool can never hang corobench.
 
-use std::os::fd::AsRawFd;
 use std::os::unix::process::CommandExt as _;
-use std::process::{Child, ChildStderr, ChildStdout, Command, ExitStatus, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::error::TargetError;
+use crate::pipes::Pipes;
 
 /// What a finished command printed.
 #[derive(Debug)]
@@ -75,7 +75,8 @@ pub fn run_captured(
     let (Some(stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {
         unreachable!("both pipes were requested above");
     };
-    let mut pipes = Pipes::new(stdout, stderr);
+    // Helper commands print little: their output is kept whole.
+    let mut pipes = Pipes::new(Some(stdout), Some(stderr), usize::MAX);
     let deadline = Instant::now() + timeout;
     let status = loop {
         pipes.read_for(Duration::from_millis(50));
@@ -98,8 +99,8 @@ pub fn run_captured(
     pipes.drain(Instant::now() + Duration::from_millis(500));
     Ok(Captured {
         status,
-        stdout: String::from_utf8_lossy(&pipes.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&pipes.stderr).into_owned(),
+        stdout: pipes.stdout.text(),
+        stderr: pipes.stderr.text(),
     })
 }
 
@@ -116,88 +117,6 @@ fn kill_group(child: &mut Child) {
         unsafe { libc::kill(-pid, libc::SIGKILL) };
     }
     let _ = child.wait();
-}
-
-/// The two output pipes, read without blocking.
-struct Pipes {
-    out: Option<ChildStdout>,
-    err: Option<ChildStderr>,
-    stdout: Vec<u8>,
-    stderr: Vec<u8>,
-}
-
-impl Pipes {
-    fn new(out: ChildStdout, err: ChildStderr) -> Self {
-        Self {
-            out: Some(out),
-            err: Some(err),
-            stdout: Vec::new(),
-            stderr: Vec::new(),
-        }
-    }
-
-    fn open(&self) -> bool {
-        self.out.is_some() || self.err.is_some()
-    }
-
-    /// Waits up to `wait` for output and reads whatever arrived.
-    fn read_for(&mut self, wait: Duration) {
-        if !self.open() {
-            std::thread::sleep(wait);
-            return;
-        }
-        let mut fds: Vec<libc::pollfd> = [
-            self.out.as_ref().map(AsRawFd::as_raw_fd),
-            self.err.as_ref().map(AsRawFd::as_raw_fd),
-        ]
-        .into_iter()
-        .flatten()
-        .map(|fd| libc::pollfd {
-            fd,
-            events: libc::POLLIN,
-            revents: 0,
-        })
-        .collect();
-        let wait_ms = i32::try_from(wait.as_millis()).unwrap_or(i32::MAX);
-        // SAFETY: `fds` is a valid array of pollfd of the length passed.
-        let ready = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, wait_ms) };
-        if ready <= 0 {
-            return;
-        }
-        if self.out.is_some() {
-            read_some(&mut self.out, &mut self.stdout, &fds);
-        }
-        if self.err.is_some() {
-            read_some(&mut self.err, &mut self.stderr, &fds);
-        }
-    }
-
-    fn drain(&mut self, until: Instant) {
-        while self.open() && Instant::now() < until {
-            self.read_for(Duration::from_millis(20));
-        }
-    }
-}
-
-/// Reads once from a pipe that poll reported readable; closes it at EOF.
-fn read_some<R: std::io::Read + AsRawFd>(
-    pipe: &mut Option<R>,
-    into: &mut Vec<u8>,
-    fds: &[libc::pollfd],
-) {
-    let Some(reader) = pipe.as_mut() else { return };
-    let fd = reader.as_raw_fd();
-    let readable = fds
-        .iter()
-        .any(|p| p.fd == fd && p.revents & (libc::POLLIN | libc::POLLHUP | libc::POLLERR) != 0);
-    if !readable {
-        return;
-    }
-    let mut buffer = [0u8; 8192];
-    match reader.read(&mut buffer) {
-        Ok(0) | Err(_) => *pipe = None,
-        Ok(n) => into.extend_from_slice(&buffer[..n]),
-    }
 }
 
 #[cfg(test)]

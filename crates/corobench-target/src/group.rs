@@ -6,7 +6,7 @@
 //! be reused, so `kill(-pgid)` can only reach our own processes.
 
 use std::os::unix::process::{CommandExt as _, ExitStatusExt as _};
-use std::process::{Command, ExitStatus};
+use std::process::{ChildStdout, Command, ExitStatus};
 use std::time::{Duration, Instant};
 
 use crate::cpuset::CpuSet;
@@ -34,12 +34,31 @@ pub struct StopReport {
     pub survivors: Vec<i32>,
 }
 
+impl StopReport {
+    /// The report, or an error naming the processes that even SIGKILL left
+    /// alive (stuck in the kernel); `what` names the group ("target x").
+    pub(crate) fn require_all_gone(self, what: &str) -> Result<Self, TargetError> {
+        if self.survivors.is_empty() {
+            return Ok(self);
+        }
+        Err(TargetError::Command {
+            command: format!("stop {what}"),
+            message: format!(
+                "left processes {:?} alive even after SIGKILL",
+                self.survivors
+            ),
+        })
+    }
+}
+
 /// A process group led by a child of ours.
 #[derive(Debug)]
 pub struct ProcessGroup {
     pid: libc::pid_t,
     guardian: Guardian,
     reaped: bool,
+    /// The leader's stdout when the command piped it, until taken.
+    stdout: Option<ChildStdout>,
 }
 
 impl ProcessGroup {
@@ -83,19 +102,27 @@ impl ProcessGroup {
                 Ok(())
             });
         }
-        let child = command.spawn().map_err(|source| TargetError::Spawn {
+        let mut child = command.spawn().map_err(|source| TargetError::Spawn {
             what: what.to_string(),
             command: crate::command::display(&program_and_args(command)),
             source,
         })?;
         let pid = libc::pid_t::try_from(child.id()).expect("pids fit in pid_t");
+        let stdout = child.stdout.take();
         // The `Child` is dropped without waiting: this type reaps the leader.
         drop(child);
         Ok(Self {
             pid,
             guardian,
             reaped: false,
+            stdout,
         })
+    }
+
+    /// The read end of the leader's stdout, if the command was given
+    /// `Stdio::piped()` (once; later calls return `None`).
+    pub fn take_stdout(&mut self) -> Option<ChildStdout> {
+        self.stdout.take()
     }
 
     /// The leader's pid, which is also the group id.
@@ -192,6 +219,15 @@ impl ProcessGroup {
         }
     }
 
+    /// SIGKILLs the whole group and reaps it, unless a stop already did.
+    pub fn kill(&mut self) {
+        if !self.reaped {
+            self.signal_group(libc::SIGKILL);
+            self.wait_until_empty(KILL_GRACE);
+            self.reap();
+        }
+    }
+
     /// True once no live process of the group remains.
     fn wait_until_empty(&self, timeout: Duration) -> bool {
         let deadline = Instant::now() + timeout;
@@ -246,11 +282,7 @@ impl ProcessGroup {
 
 impl Drop for ProcessGroup {
     fn drop(&mut self) {
-        if !self.reaped {
-            self.signal_group(libc::SIGKILL);
-            self.wait_until_empty(KILL_GRACE);
-            self.reap();
-        }
+        self.kill();
     }
 }
 

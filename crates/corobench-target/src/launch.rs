@@ -3,6 +3,7 @@
 //! files in its work directory.
 
 use std::collections::BTreeMap;
+use std::ffi::OsString;
 use std::fs::File;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
@@ -37,6 +38,31 @@ pub struct LaunchOptions {
     pub work_dir: Option<PathBuf>,
 }
 
+/// What differs between starting a server and a program; the rest (the
+/// command, its folder, `stderr.log`, the manifest's environment, the
+/// guarded group) is the same for both.
+pub(crate) struct SpawnPlan<'a> {
+    /// Every placeholder's value.
+    pub values: BTreeMap<String, String>,
+    /// The contract's variables: set when `Some`, removed when `None` so
+    /// that none leaks in from corobench's own environment.
+    pub contract_env: Vec<(&'static str, Option<OsString>)>,
+    pub stdout: Stdio,
+    pub work_dir: &'a Path,
+    pub cpus: Option<&'a CpuSet>,
+    /// "target NAME" or "program NAME", for messages.
+    pub what: String,
+}
+
+/// The parameters and the work directory a target starts with.
+#[derive(Debug)]
+pub(crate) struct Prepared {
+    pub parameters: BTreeMap<String, String>,
+    pub work_dir: PathBuf,
+    /// The directory was made for this run and goes when it ends.
+    pub owns_work_dir: bool,
+}
+
 /// The options with every path absolute and the parameters resolved.
 #[derive(Clone, Debug)]
 pub(crate) struct Resolved {
@@ -59,6 +85,13 @@ impl BuiltTarget {
     /// # Errors
     /// Bad parameters or CPUs, unwritable directories, a program that cannot start.
     pub fn launch(&self, options: &LaunchOptions) -> Result<RunningTarget, TargetError> {
+        if self.manifest.program().is_some() {
+            let message = format!(
+                "target {} is a program, not a server: it runs to completion and serves nothing",
+                self.manifest.name
+            );
+            return Err(TargetError::Config { message });
+        }
         for (dir, field) in [
             (&options.data_dir, "data_dir"),
             (&options.upload_dir, "upload_dir"),
@@ -71,23 +104,21 @@ impl BuiltTarget {
                 return Err(TargetError::Config { message });
             }
         }
-        let parameters = self.manifest.resolve_parameters(&options.parameters)?;
-        if let Some(cpus) = &options.cpus {
-            cpus.validate()?;
-        }
-        let (work_dir, owns_work_dir) = match &options.work_dir {
-            Some(dir) => (absolute(dir)?, false),
-            None => (fresh_work_dir(&self.manifest.name)?, true),
-        };
+        let prepared = self.prepare_run(
+            &options.parameters,
+            options.cpus.as_ref(),
+            options.work_dir.as_deref(),
+        )?;
+        let owns_work_dir = prepared.owns_work_dir;
         let resolved = Resolved {
-            parameters,
+            parameters: prepared.parameters,
             cpus: options.cpus.clone(),
             data_dir: absolute(&options.data_dir)?,
             upload_dir: absolute(&options.upload_dir)?,
             database_url: options.database_url.clone(),
-            work_dir,
+            work_dir: prepared.work_dir,
         };
-        for dir in [&resolved.data_dir, &resolved.upload_dir, &resolved.work_dir] {
+        for dir in [&resolved.data_dir, &resolved.upload_dir] {
             std::fs::create_dir_all(dir).map_err(|e| TargetError::io("create", dir, e))?;
         }
         let port = match options.port {
@@ -105,16 +136,72 @@ impl BuiltTarget {
         ))
     }
 
+    /// What both kinds of target start with: the parameters resolved, the
+    /// CPUs checked, the work directory made (a fresh one when none is given).
+    pub(crate) fn prepare_run(
+        &self,
+        parameters: &BTreeMap<String, String>,
+        cpus: Option<&CpuSet>,
+        work_dir: Option<&Path>,
+    ) -> Result<Prepared, TargetError> {
+        let parameters = self.manifest.resolve_parameters(parameters)?;
+        if let Some(cpus) = cpus {
+            cpus.validate()?;
+        }
+        let (work_dir, owns_work_dir) = match work_dir {
+            Some(dir) => (absolute(dir)?, false),
+            None => (fresh_work_dir(&self.manifest.name)?, true),
+        };
+        std::fs::create_dir_all(&work_dir).map_err(|e| TargetError::io("create", &work_dir, e))?;
+        Ok(Prepared {
+            parameters,
+            work_dir,
+            owns_work_dir,
+        })
+    }
+
     /// One attempt at starting the target on `port`.
     pub(crate) fn spawn_group(
         &self,
         resolved: &Resolved,
         port: u16,
     ) -> Result<ProcessGroup, TargetError> {
+        let text = |path: &Path| path.display().to_string();
+        let mut values = self.base_placeholder_values(&resolved.parameters, &resolved.work_dir)?;
+        values.insert("port".into(), port.to_string());
+        values.insert("data_dir".into(), text(&resolved.data_dir));
+        values.insert("upload_dir".into(), text(&resolved.upload_dir));
+        values.insert(
+            "database_url".into(),
+            resolved.database_url.clone().unwrap_or_default(),
+        );
+        let contract_env = vec![
+            ("PORT", Some(port.to_string().into())),
+            ("TARGET_NAME", Some(self.manifest.name.clone().into())),
+            ("DATA_DIR", Some(resolved.data_dir.clone().into())),
+            ("UPLOAD_DIR", Some(resolved.upload_dir.clone().into())),
+            ("WORK_DIR", Some(resolved.work_dir.clone().into())),
+            (
+                "DATABASE_URL",
+                resolved.database_url.clone().map(Into::into),
+            ),
+        ];
+        self.spawn_process(SpawnPlan {
+            values,
+            contract_env,
+            stdout: Stdio::from(log_file(&resolved.work_dir.join("stdout.log"))?),
+            work_dir: &resolved.work_dir,
+            cpus: resolved.cpus.as_ref(),
+            what: format!("target {}", self.manifest.name),
+        })
+    }
+
+    /// Starts `[run].command` with every placeholder filled, in the target's
+    /// folder, in its own guarded process group, stderr to `stderr.log`.
+    pub(crate) fn spawn_process(&self, plan: SpawnPlan<'_>) -> Result<ProcessGroup, TargetError> {
         let manifest = &self.manifest;
-        let values = self.placeholder_values(resolved, port)?;
         let expand = |text: &str| {
-            template::expand(text, &values).map_err(|message| TargetError::Manifest {
+            template::expand(text, &plan.values).map_err(|message| TargetError::Manifest {
                 path: manifest.path(),
                 line: None,
                 key: "run".into(),
@@ -130,44 +217,35 @@ impl BuiltTarget {
         let mut command = Command::new(&args[0]);
         command
             .args(&args[1..])
-            .current_dir(&values["dir"])
+            .current_dir(absolute(&manifest.dir)?)
             .stdin(Stdio::null())
-            .stdout(log_file(&resolved.work_dir.join("stdout.log"))?)
-            .stderr(log_file(&resolved.work_dir.join("stderr.log"))?)
-            .env("PORT", port.to_string())
-            .env("TARGET_NAME", &manifest.name)
-            .env("DATA_DIR", &resolved.data_dir)
-            .env("UPLOAD_DIR", &resolved.upload_dir)
-            .env("WORK_DIR", &resolved.work_dir);
-        match &resolved.database_url {
-            Some(url) => command.env("DATABASE_URL", url),
-            None => command.env_remove("DATABASE_URL"),
-        };
+            .stdout(plan.stdout)
+            .stderr(log_file(&plan.work_dir.join("stderr.log"))?);
+        for (name, value) in plan.contract_env {
+            match value {
+                Some(value) => command.env(name, value),
+                None => command.env_remove(name),
+            };
+        }
         for (key, value) in &manifest.run.env {
             command.env(key, expand(value)?);
         }
-        let what = format!("target {}", manifest.name);
-        ProcessGroup::spawn(&mut command, resolved.cpus.as_ref(), &what)
+        ProcessGroup::spawn(&mut command, plan.cpus, &plan.what)
     }
 
-    fn placeholder_values(
+    /// The placeholders every kind of target has: its parameters, `{out}`,
+    /// `{dir}`, `{cache}` and `{work}`.
+    pub(crate) fn base_placeholder_values(
         &self,
-        resolved: &Resolved,
-        port: u16,
+        parameters: &BTreeMap<String, String>,
+        work_dir: &Path,
     ) -> Result<BTreeMap<String, String>, TargetError> {
         let text = |path: &Path| path.display().to_string();
-        let mut values = resolved.parameters.clone();
+        let mut values = parameters.clone();
         values.insert("out".into(), text(&absolute(&self.out_dir)?));
         values.insert("dir".into(), text(&absolute(&self.manifest.dir)?));
         values.insert("cache".into(), text(&absolute(&self.cache_root)?));
-        values.insert("port".into(), port.to_string());
-        values.insert("work".into(), text(&resolved.work_dir));
-        values.insert("data_dir".into(), text(&resolved.data_dir));
-        values.insert("upload_dir".into(), text(&resolved.upload_dir));
-        values.insert(
-            "database_url".into(),
-            resolved.database_url.clone().unwrap_or_default(),
-        );
+        values.insert("work".into(), text(work_dir));
         Ok(values)
     }
 }

@@ -7,12 +7,16 @@
 //!   process group, pinned to a [`CpuSet`], health-checked, stopped with
 //!   SIGTERM then SIGKILL, and killed with its whole group when corobench
 //!   dies in any way (a guardian process watches for that);
+//! - [`BuiltTarget::spawn_program`] → [`RunningProgram`] → [`ProgramRun`]: a
+//!   program target started the same way and waited for, with a time limit,
+//!   a stop flag, its stdout and the tail of its stderr;
 //! - [`Postgres`]: a throwaway PostgreSQL cluster with the contract's `world` table;
 //! - [`ensure_payload`]: the file `/file` serves, byte by byte [`payload_byte`]:
 //!   the one definition the verifier checks against and the test servers
 //!   serve from;
 //! - [`procfs`]: the `/proc` parsers (for stopping a target's group here, and
-//!   for the resource sampler) and the members of a process group.
+//!   for the resource sampler) and the members of a process group;
+//! - [`parse_benchmarks`]: the Go benchmark lines program targets print.
 //!
 //! This crate knows nothing about HTTP load, results or storage.
 
@@ -21,6 +25,7 @@ mod cache;
 mod command;
 mod cpuset;
 mod error;
+mod gobench;
 mod group;
 mod guardian;
 mod hash;
@@ -29,8 +34,10 @@ mod launch;
 mod manifest;
 mod parameters;
 mod payload;
+mod pipes;
 mod postgres;
 pub mod procfs;
+mod program;
 mod running;
 mod tail;
 mod template;
@@ -39,15 +46,18 @@ pub use availability::{Availability, find_on_path};
 pub use cache::{BuildCache, BuildOutcome, BuiltTarget};
 pub use cpuset::CpuSet;
 pub use error::TargetError;
+pub use gobench::{BenchmarkError, BenchmarkResult, Measurement, check_units, parse_benchmarks};
 pub use group::{StopReport, install_child_reaper};
 pub use hash::{ALWAYS_EXCLUDED, source_hash};
 pub use launch::{LaunchOptions, free_port};
 pub use manifest::{
-    AvailableIf, BuildSpec, MANIFEST_FILE, MODELS, Manifest, RunSpec, discover, find_targets_dir,
+    AvailableIf, BuildSpec, MANIFEST_FILE, MODELS, Manifest, ProgramServer, ProgramSpec, RunSpec,
+    TargetKind, discover, find_targets_dir,
 };
 pub use parameters::ParameterSpec;
 pub use payload::{PAYLOAD_BYTES, PAYLOAD_FILE, ensure_payload, payload_byte};
 pub use postgres::{DATABASE, Postgres, WORLD_ROWS};
 pub use procfs::{children_of, group_members, live_members};
+pub use program::{ProgramEnd, ProgramOptions, ProgramRun, RunningProgram, STDOUT_LIMIT};
 pub use running::RunningTarget;
-pub use template::{BUILD_PLACEHOLDERS, RUN_PLACEHOLDERS};
+pub use template::{BUILD_PLACEHOLDERS, PROGRAM_PLACEHOLDERS, RUN_PLACEHOLDERS, SERVER_URL};

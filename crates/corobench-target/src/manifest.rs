@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::error::TargetError;
 use crate::parameters::{self, ParameterSpec};
@@ -23,6 +23,7 @@ pub const MODELS: &[&str] = &[
     "work-stealing-async",
     "thread-per-core-io-uring",
     "virtual-threads",
+    "goroutine-fan-out",
 ];
 
 /// The file name of a manifest inside a target's folder.
@@ -37,6 +38,9 @@ pub struct Manifest {
     pub model: String,
     pub summary: String,
     pub language: String,
+    /// A server (the default) or a program that runs to completion.
+    #[serde(flatten)]
+    pub kind: TargetKind,
     /// Commands that must be on PATH.
     pub requires: Vec<String>,
     /// How to make an unavailable target available.
@@ -49,6 +53,61 @@ pub struct Manifest {
     pub parameters: BTreeMap<String, ParameterSpec>,
     /// The target's folder (absolute when discovered from an absolute path).
     pub dir: PathBuf,
+}
+
+/// What a target is: a server that corobench loads, or a program that
+/// measures itself and prints its figures.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", content = "program", rename_all = "lowercase")]
+pub enum TargetKind {
+    /// Serves the HTTP contract until it is stopped.
+    Server,
+    /// Runs to completion and prints its figures as Go benchmark lines.
+    Program(ProgramSpec),
+}
+
+impl TargetKind {
+    /// `server` or `program`, as `target.toml` spells it.
+    #[must_use]
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Server => "server",
+            Self::Program(_) => "program",
+        }
+    }
+}
+
+/// `[program]` (and `[run] time_limit_s`): what a program target needs and reports.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ProgramSpec {
+    /// Whether corobench starts a server target for it (`{server_url}`).
+    pub server: ProgramServer,
+    /// The units every result line must carry, in the manifest's order.
+    pub metrics: Vec<String>,
+    /// Past this the program is killed with its whole process tree.
+    pub time_limit_s: u64,
+}
+
+impl ProgramSpec {
+    #[must_use]
+    pub fn needs_server(&self) -> bool {
+        self.server == ProgramServer::Required
+    }
+
+    #[must_use]
+    pub fn time_limit(&self) -> Duration {
+        Duration::from_secs(self.time_limit_s)
+    }
+}
+
+/// `[program] server`: whether the program talks to a server target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ProgramServer {
+    /// The spec names a server target; the program gets its URL as `{server_url}`.
+    Required,
+    /// The program measures something in-process (a task pool).
+    None,
 }
 
 /// A command that must exit 0 (and print some text) for a target to be available.
@@ -74,13 +133,13 @@ pub struct BuildSpec {
 pub struct RunSpec {
     pub command: Vec<String>,
     pub env: BTreeMap<String, String>,
-    /// How long `/healthz` may take to answer 200.
+    /// How long `/healthz` may take to answer 200 (servers only).
     pub ready_timeout_s: u64,
     /// SIGTERM to SIGKILL.
     pub stop_timeout_s: u64,
     /// The shortest warm-up a trial of this target gets, whatever the spec
     /// says: a runtime that compiles its hot code while serving (a JIT)
-    /// would otherwise be measured while it compiles.
+    /// would otherwise be measured while it compiles (servers only).
     pub min_warmup_s: u64,
 }
 
@@ -130,6 +189,15 @@ impl Manifest {
         given: &BTreeMap<String, String>,
     ) -> Result<BTreeMap<String, String>, TargetError> {
         parameters::resolve(&self.name, &self.parameters, given)
+    }
+
+    /// The program's needs, or `None` for a server.
+    #[must_use]
+    pub fn program(&self) -> Option<&ProgramSpec> {
+        match &self.kind {
+            TargetKind::Program(spec) => Some(spec),
+            TargetKind::Server => None,
+        }
     }
 
     /// The `TOML` file this manifest was read from.

@@ -222,17 +222,9 @@ impl RunningTarget {
         let Some(mut group) = self.group.take() else {
             unreachable!("only stop and drop take the group, and both consume the target");
         };
-        let report = group.stop(libc::SIGTERM, true, timeout);
-        if !report.survivors.is_empty() {
-            return Err(TargetError::Command {
-                command: format!("stop target {}", self.name()),
-                message: format!(
-                    "left processes {:?} alive even after SIGKILL",
-                    report.survivors
-                ),
-            });
-        }
-        Ok(report)
+        group
+            .stop(libc::SIGTERM, true, timeout)
+            .require_all_gone(&format!("target {}", self.name()))
     }
 }
 

@@ -18,6 +18,14 @@ pub const RUN_PLACEHOLDERS: &[&str] = &[
     "cache",
 ];
 
+/// Placeholders a program's `[run]` may use, besides its parameters; the
+/// last, `server_url`, only when its `[program]` has `server = "required"`.
+/// A program serves nothing, so it has no port and no contract directories.
+pub const PROGRAM_PLACEHOLDERS: &[&str] = &["out", "dir", "work", "cache", SERVER_URL];
+
+/// The placeholder that carries the base URL of the server a program talks to.
+pub const SERVER_URL: &str = "server_url";
+
 /// Placeholders a `[build]` may use.
 pub const BUILD_PLACEHOLDERS: &[&str] = &["out", "dir", "cache"];
 
@@ -91,6 +99,12 @@ pub fn check(text: &str, known: &dyn Fn(&str) -> bool, known_list: &str) -> Resu
     Ok(())
 }
 
+/// True when `text` is well formed and uses the placeholder `name`.
+#[must_use]
+pub fn mentions(text: &str, name: &str) -> bool {
+    parse(text).is_ok_and(|segments| segments.contains(&Segment::Placeholder(name)))
+}
+
 /// Replaces every placeholder in `text` by its value.
 ///
 /// # Errors
@@ -154,6 +168,14 @@ mod tests {
         assert!(check("{out}/bin {cache}", &known, "out, dir, cache").is_ok());
         let error = check("{port}", &known, "out, dir, cache").unwrap_err();
         assert_eq!(error, "unknown placeholder {port}; known: out, dir, cache");
+    }
+
+    #[test]
+    fn mentions_finds_placeholders_not_literals() {
+        assert!(mentions("{server_url}/db", "server_url"));
+        assert!(!mentions("{{server_url}}", "server_url"));
+        assert!(!mentions("{server_url", "server_url"));
+        assert!(!mentions("{out}", "server_url"));
     }
 
     #[test]

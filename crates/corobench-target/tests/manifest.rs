@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use corobench_target::{
-    Availability, Manifest, ParameterSpec, TargetError, discover, find_targets_dir,
+    Availability, Manifest, ParameterSpec, ProgramServer, TargetError, TargetKind, discover,
+    find_targets_dir,
 };
 
 fn fixtures() -> PathBuf {
@@ -240,15 +241,7 @@ fn values_are_validated() {
             "run.min_warmup_s: must be at most 120 seconds",
         ),
     ];
-    for (from, to, expected_line, expected) in cases {
-        assert!(GOOD.contains(from), "case {from:?} changes nothing");
-        let (line, message) = error_of(&GOOD.replacen(from, to, 1));
-        assert!(
-            message.contains(expected),
-            "expected {expected:?} in {message}"
-        );
-        assert_eq!(line, Some(*expected_line), "{message}");
-    }
+    assert_refused(GOOD, cases);
 }
 
 #[test]
@@ -361,5 +354,264 @@ fn an_explicit_targets_dir_must_exist() {
     assert!(
         message.contains("pass --targets-dir DIR or set COROBENCH_TARGETS"),
         "{message}"
+    );
+}
+
+/// A valid program manifest; each bad case changes one part of it.
+const PROGRAM: &str = r#"name = "probe"
+model = "goroutine-fan-out"
+summary = "a client that fans requests out over goroutines"
+language = "sh"
+kind = "program"
+
+[run]
+command = ["sh", "-c", "exec client {server_url} --workers {workers}"]
+env = { OUT = "{work}/out" }
+
+[program]
+server = "required"
+metrics = ["req/s", "p50-ms"]
+
+[parameters.workers]
+default = 4
+min = 1
+max = 64
+"#;
+
+#[test]
+fn a_server_is_the_default_kind() {
+    let manifest = Manifest::parse(GOOD, Path::new("/t/probe/target.toml")).unwrap();
+    assert_eq!(manifest.kind, TargetKind::Server);
+    assert_eq!(manifest.program(), None);
+    let explicit = GOOD.replace("language = \"sh\"", "language = \"sh\"\nkind = \"server\"");
+    let manifest = Manifest::parse(&explicit, Path::new("/t/probe/target.toml")).unwrap();
+    assert_eq!(manifest.kind.name(), "server");
+}
+
+#[test]
+fn a_program_manifest_parses_with_its_defaults() {
+    let manifest = Manifest::parse(PROGRAM, Path::new("/t/probe/target.toml")).unwrap();
+    assert_eq!(manifest.model, "goroutine-fan-out");
+    assert_eq!(manifest.kind.name(), "program");
+    let spec = manifest.program().unwrap();
+    assert_eq!(spec.server, ProgramServer::Required);
+    assert!(spec.needs_server());
+    assert_eq!(spec.metrics, ["req/s", "p50-ms"]);
+    assert_eq!(spec.time_limit_s, 300, "the documented default");
+    assert_eq!(manifest.run.stop_timeout_s, 5, "the documented default");
+    let serialized = toml::Value::try_from(&manifest).unwrap();
+    assert_eq!(
+        serialized["kind"].as_str(),
+        Some("program"),
+        "as the manifest spells it"
+    );
+    assert_eq!(serialized["program"]["server"].as_str(), Some("required"));
+
+    let text = PROGRAM
+        .replace("server = \"required\"", "server = \"none\"")
+        .replace("{server_url} ", "")
+        .replace("[program]", "time_limit_s = 3600\n\n[program]");
+    let manifest = Manifest::parse(&text, Path::new("/t/probe/target.toml")).unwrap();
+    let spec = manifest.program().unwrap();
+    assert_eq!(spec.server, ProgramServer::None);
+    assert_eq!(spec.time_limit(), std::time::Duration::from_secs(3600));
+}
+
+/// Each case: the text replaced in `base`, its replacement, the line and
+/// the message the error must carry.
+fn assert_refused(base: &str, cases: &[(&str, &str, usize, &str)]) {
+    for (from, to, expected_line, expected) in cases {
+        assert!(base.contains(from), "case {from:?} changes nothing");
+        let (line, message) = error_of(&base.replacen(from, to, 1));
+        assert!(
+            message.contains(expected),
+            "expected {expected:?} in {message}"
+        );
+        assert_eq!(line, Some(*expected_line), "{message}");
+    }
+}
+
+#[test]
+fn kind_and_program_must_agree() {
+    assert_refused(
+        PROGRAM,
+        &[
+            (
+                "kind = \"program\"",
+                "kind = \"daemon\"",
+                5,
+                "kind: unknown variant `daemon`, expected `server` or `program`",
+            ),
+            (
+                "kind = \"program\"\n",
+                "",
+                10,
+                "program: [program] is only for kind = \"program\": add that, or remove the table",
+            ),
+            (
+                "kind = \"program\"",
+                "kind = \"server\"",
+                11,
+                "program: [program] is only for kind = \"program\"",
+            ),
+            (
+                "[program]\nserver = \"required\"\nmetrics = [\"req/s\", \"p50-ms\"]\n",
+                "",
+                5,
+                "kind: a program needs a [program] table with server and metrics",
+            ),
+        ],
+    );
+}
+
+#[test]
+fn program_tables_are_validated() {
+    assert_refused(
+        PROGRAM,
+        &[
+            (
+                "server = \"required\"",
+                "server = \"maybe\"",
+                12,
+                "server: unknown variant `maybe`, expected `required` or `none`",
+            ),
+            (
+                "server = \"required\"\n",
+                "",
+                11,
+                "server: missing field `server`",
+            ),
+            (
+                "[\"req/s\", \"p50-ms\"]",
+                "[]",
+                13,
+                "program.metrics: name at least one unit that every result line carries",
+            ),
+            (
+                "\"p50-ms\"]",
+                "\"p50 ms\"]",
+                13,
+                "program.metrics: \"p50 ms\" is not a unit: a unit is one word without spaces",
+            ),
+            (
+                "\"p50-ms\"]",
+                "\"\"]",
+                13,
+                "program.metrics: \"\" is not a unit",
+            ),
+            (
+                "\"p50-ms\"]",
+                "\"req/s\"]",
+                13,
+                "program.metrics: \"req/s\" is listed twice",
+            ),
+            (
+                "metrics = ",
+                "units = [\"x\"]\nmetrics = ",
+                13,
+                "units: unknown field `units`",
+            ),
+        ],
+    );
+}
+
+#[test]
+fn run_keys_are_checked_against_the_kind() {
+    let with_run_key = |key: &str| format!("[run]\n{key}\n");
+    assert_refused(
+        PROGRAM,
+        &[
+            (
+                "[run]\n",
+                &with_run_key("time_limit_s = 0"),
+                8,
+                "run.time_limit_s: must be between 1 and 3600 seconds",
+            ),
+            (
+                "[run]\n",
+                &with_run_key("time_limit_s = 3601"),
+                8,
+                "run.time_limit_s: must be between 1 and 3600 seconds",
+            ),
+            (
+                "[run]\n",
+                &with_run_key("ready_timeout_s = 30"),
+                8,
+                "run.ready_timeout_s: a program has no health check to wait for: remove it",
+            ),
+            (
+                "[run]\n",
+                &with_run_key("min_warmup_s = 5"),
+                8,
+                "run.min_warmup_s: a program warms up on its own before it measures: remove it",
+            ),
+        ],
+    );
+    assert_refused(
+        GOOD,
+        &[(
+            "[run]\n",
+            &with_run_key("time_limit_s = 60"),
+            7,
+            "run.time_limit_s: only a program has a time limit: a server runs until corobench stops it",
+        )],
+    );
+}
+
+#[test]
+fn server_url_is_only_for_programs_that_need_a_server() {
+    assert_refused(
+        PROGRAM,
+        &[
+            (
+                "server = \"required\"",
+                "server = \"none\"",
+                8,
+                "run.command[2]: {server_url} needs [program] server = \"required\"",
+            ),
+            (
+                "{work}/out",
+                "{port}",
+                9,
+                "run.env.OUT: unknown placeholder {port}; known: out, dir, work, cache, server_url, workers",
+            ),
+        ],
+    );
+    let no_server = PROGRAM
+        .replace("server = \"required\"", "server = \"none\"")
+        .replace("{server_url} ", "");
+    assert_refused(
+        &no_server,
+        &[
+            (
+                "{work}/out",
+                "{server_url}/db",
+                9,
+                "run.env.OUT: {server_url} needs [program] server = \"required\"",
+            ),
+            (
+                "{work}/out",
+                "{data_dir}",
+                9,
+                "run.env.OUT: unknown placeholder {data_dir}; known: out, dir, work, cache, workers",
+            ),
+        ],
+    );
+    assert_refused(
+        GOOD,
+        &[
+            (
+                "--port {port}",
+                "--url {server_url}",
+                7,
+                "run.command[2]: {server_url} is for programs (kind = \"program\"); a server has none to use",
+            ),
+            (
+                "[parameters.threads]",
+                "[parameters.server_url]",
+                9,
+                "\"server_url\" cannot name a parameter",
+            ),
+        ],
     );
 }

@@ -1,17 +1,21 @@
 //! The raw TOML shape of a manifest (with spans), and its validation into a
 //! [`Manifest`]. Every error carries the file, the line and the key.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::{AvailableIf, BuildSpec, MODELS, Manifest, RunSpec};
+use super::{
+    AvailableIf, BuildSpec, MODELS, Manifest, ProgramServer, ProgramSpec, RunSpec, TargetKind,
+};
 use crate::error::TargetError;
 use crate::parameters::ParameterSpec;
-use crate::template::{self, BUILD_PLACEHOLDERS, RUN_PLACEHOLDERS};
+use crate::template::{
+    self, BUILD_PLACEHOLDERS, PROGRAM_PLACEHOLDERS, RUN_PLACEHOLDERS, SERVER_URL,
+};
 
 /// Environment variables corobench sets itself; `[run].env` may not override them.
 const CONTRACT_ENV: &[&str] = &[
@@ -33,6 +37,7 @@ struct RawManifest {
     model: Spanned<String>,
     summary: String,
     language: String,
+    kind: Option<Spanned<RawKind>>,
     #[serde(default)]
     requires: Vec<Spanned<String>>,
     hint: Option<String>,
@@ -41,8 +46,23 @@ struct RawManifest {
     versions: Vec<Spanned<Vec<String>>>,
     build: Option<RawBuild>,
     run: RawRun,
+    program: Option<Spanned<RawProgram>>,
     #[serde(default)]
     parameters: BTreeMap<String, Spanned<RawParameter>>,
+}
+
+#[derive(Deserialize, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+enum RawKind {
+    Server,
+    Program,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawProgram {
+    server: ProgramServer,
+    metrics: Strings,
 }
 
 #[derive(Deserialize)]
@@ -74,6 +94,7 @@ struct RawRun {
     ready_timeout_s: Option<Spanned<u64>>,
     stop_timeout_s: Option<u64>,
     min_warmup_s: Option<Spanned<u64>>,
+    time_limit_s: Option<Spanned<u64>>,
 }
 
 #[derive(Deserialize)]
@@ -143,11 +164,14 @@ pub(super) fn parse(text: &str, path: &Path) -> Result<Manifest, TargetError> {
         .into_iter()
         .map(|(name, spec)| Ok((name.clone(), parameter(&source, &name, spec)?)))
         .collect::<Result<BTreeMap<_, _>, TargetError>>()?;
+    let kind = target_kind(&source, raw.kind, raw.program, &raw.run)?;
+    let run = run(&source, raw.run, &parameters, &kind)?;
     Ok(Manifest {
         name: raw.name.into_inner(),
         model: raw.model.into_inner(),
         summary: raw.summary,
         language: raw.language,
+        kind,
         requires: requires(&source, raw.requires)?,
         hint: raw.hint.filter(|h| !h.trim().is_empty()),
         available_if: raw
@@ -156,7 +180,7 @@ pub(super) fn parse(text: &str, path: &Path) -> Result<Manifest, TargetError> {
             .transpose()?,
         versions: versions(&source, raw.versions)?,
         build: raw.build.map(|b| build(&source, b)).transpose()?,
-        run: run(&source, raw.run, &parameters)?,
+        run,
         parameters,
         dir,
     })
@@ -273,19 +297,171 @@ fn build(source: &Source, raw: RawBuild) -> Result<BuildSpec, TargetError> {
 
 /// A warm-up longer than this is a mistake, not a runtime's need.
 const MAX_MIN_WARMUP_S: u64 = 120;
+/// A program's time limit when its manifest names none.
+const DEFAULT_TIME_LIMIT_S: u64 = 300;
+/// A program that needs longer than an hour is a benchmark gone wrong.
+const MAX_TIME_LIMIT_S: u64 = 3600;
+
+/// `kind`, `[program]` and the `[run]` keys that only make sense for one
+/// kind. Such keys are refused rather than ignored, so that a manifest never
+/// promises what corobench does not do.
+fn target_kind(
+    source: &Source,
+    kind: Option<Spanned<RawKind>>,
+    program: Option<Spanned<RawProgram>>,
+    run: &RawRun,
+) -> Result<TargetKind, TargetError> {
+    let Some(kind) = kind.filter(|k| *k.get_ref() == RawKind::Program) else {
+        let message = "[program] is only for kind = \"program\": add that, or remove the table";
+        refuse(source, program.as_ref(), "program", message)?;
+        let message = "only a program has a time limit: a server runs until corobench stops it";
+        refuse(
+            source,
+            run.time_limit_s.as_ref(),
+            "run.time_limit_s",
+            message,
+        )?;
+        return Ok(TargetKind::Server);
+    };
+    let Some(program) = program else {
+        let message = "a program needs a [program] table with server and metrics";
+        return Err(source.error(&kind.span(), "kind", message));
+    };
+    let message = "a program has no health check to wait for: remove it";
+    refuse(
+        source,
+        run.ready_timeout_s.as_ref(),
+        "run.ready_timeout_s",
+        message,
+    )?;
+    let message = "a program warms up on its own before it measures: remove it";
+    refuse(
+        source,
+        run.min_warmup_s.as_ref(),
+        "run.min_warmup_s",
+        message,
+    )?;
+    let program = program.into_inner();
+    Ok(TargetKind::Program(ProgramSpec {
+        server: program.server,
+        metrics: metrics(source, program.metrics)?,
+        time_limit_s: time_limit(source, run.time_limit_s.as_ref())?,
+    }))
+}
+
+/// An error at `value` when it is present: for keys that make no sense here.
+fn refuse<T>(
+    source: &Source,
+    value: Option<&Spanned<T>>,
+    key: &str,
+    message: &str,
+) -> Result<(), TargetError> {
+    match value {
+        Some(value) => Err(source.error(&value.span(), key, message)),
+        None => Ok(()),
+    }
+}
+
+/// The units every result line must carry: one word each, as Go prints them.
+fn metrics(source: &Source, raw: Strings) -> Result<Vec<String>, TargetError> {
+    if raw.get_ref().is_empty() {
+        return Err(source.error(
+            &raw.span(),
+            "program.metrics",
+            "name at least one unit that every result line carries, e.g. [\"req/s\"]",
+        ));
+    }
+    let mut seen = BTreeSet::new();
+    raw.into_inner()
+        .into_iter()
+        .map(|unit| {
+            let at = |message: String| source.error(&unit.span(), "program.metrics", message);
+            if unit.get_ref().is_empty() || unit.get_ref().contains(char::is_whitespace) {
+                return Err(at(format!(
+                    "{:?} is not a unit: a unit is one word without spaces (req/s, p99-ms)",
+                    unit.get_ref()
+                )));
+            }
+            if !seen.insert(unit.get_ref().clone()) {
+                return Err(at(format!("{:?} is listed twice", unit.get_ref())));
+            }
+            Ok(unit.into_inner())
+        })
+        .collect()
+}
+
+fn time_limit(source: &Source, raw: Option<&Spanned<u64>>) -> Result<u64, TargetError> {
+    match raw {
+        None => Ok(DEFAULT_TIME_LIMIT_S),
+        Some(limit) if (1..=MAX_TIME_LIMIT_S).contains(limit.get_ref()) => Ok(*limit.get_ref()),
+        Some(limit) => Err(source.error(
+            &limit.span(),
+            "run.time_limit_s",
+            format!("must be between 1 and {MAX_TIME_LIMIT_S} seconds"),
+        )),
+    }
+}
+
+/// The placeholders `[run]` may use: the built-in ones of the target's kind,
+/// then its parameters.
+fn run_placeholders(
+    kind: &TargetKind,
+    parameters: &BTreeMap<String, ParameterSpec>,
+) -> Vec<String> {
+    let builtins: Vec<&str> = match kind {
+        TargetKind::Server => RUN_PLACEHOLDERS.to_vec(),
+        TargetKind::Program(spec) => PROGRAM_PLACEHOLDERS
+            .iter()
+            .copied()
+            .filter(|name| spec.needs_server() || *name != SERVER_URL)
+            .collect(),
+    };
+    builtins
+        .into_iter()
+        .map(str::to_string)
+        .chain(parameters.keys().cloned())
+        .collect()
+}
+
+/// `{server_url}` where no server URL exists gets its own message: "unknown
+/// placeholder" would not say how to get one.
+fn refuse_misplaced_server_url(
+    source: &Source,
+    raw: &RawRun,
+    kind: &TargetKind,
+) -> Result<(), TargetError> {
+    let message = match kind {
+        TargetKind::Program(spec) if spec.needs_server() => return Ok(()),
+        TargetKind::Program(_) => "{server_url} needs [program] server = \"required\"",
+        TargetKind::Server => {
+            "{server_url} is for programs (kind = \"program\"); a server has none to use"
+        }
+    };
+    let args = raw.command.get_ref().iter().enumerate();
+    let args = args.map(|(i, arg)| (format!("run.command[{i}]"), arg));
+    let env = raw
+        .env
+        .iter()
+        .map(|(name, value)| (format!("run.env.{name}"), value));
+    match args
+        .chain(env)
+        .find(|(_, value)| template::mentions(value.get_ref(), SERVER_URL))
+    {
+        Some((key, value)) => Err(source.error(&value.span(), key, message)),
+        None => Ok(()),
+    }
+}
 
 fn run(
     source: &Source,
     raw: RawRun,
     parameters: &BTreeMap<String, ParameterSpec>,
+    kind: &TargetKind,
 ) -> Result<RunSpec, TargetError> {
-    let known = |name: &str| RUN_PLACEHOLDERS.contains(&name) || parameters.contains_key(name);
-    let list = RUN_PLACEHOLDERS
-        .iter()
-        .map(|s| (*s).to_string())
-        .chain(parameters.keys().cloned())
-        .collect::<Vec<_>>()
-        .join(", ");
+    refuse_misplaced_server_url(source, &raw, kind)?;
+    let names = run_placeholders(kind, parameters);
+    let known = |name: &str| names.iter().any(|known| known == name);
+    let list = names.join(", ");
     let command = command(source, raw.command, "run.command", &known, &list)?;
     if let Some((key, value)) = raw
         .env
@@ -374,8 +550,13 @@ fn parameter(
     let span = raw.span();
     let key = format!("parameters.{name}");
     let fail = |message: String| Err(source.error(&span, key.clone(), message));
-    if !template::is_identifier(name) || RUN_PLACEHOLDERS.contains(&name) {
-        let builtins = RUN_PLACEHOLDERS.join(", ");
+    let reserved: BTreeSet<&str> = RUN_PLACEHOLDERS
+        .iter()
+        .chain(PROGRAM_PLACEHOLDERS)
+        .copied()
+        .collect();
+    if !template::is_identifier(name) || reserved.contains(name) {
+        let builtins = reserved.into_iter().collect::<Vec<_>>().join(", ");
         return fail(format!(
             "{name:?} cannot name a parameter: use letters, digits and _, none of {builtins}"
         ));

@@ -19,9 +19,23 @@ pub fn fixtures() -> PathBuf {
 /// corobench does, so that the orphaned grandchildren of a stopped target
 /// are reaped (this machine's init does not reap).
 pub fn built(name: &str) -> (TempDir, BuiltTarget) {
+    built_from(&fixtures(), name)
+}
+
+/// The program fixtures' folder (kept apart: tests count the targets').
+pub fn program_fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/programs")
+}
+
+/// [`built`] for a fixture program.
+pub fn built_program(name: &str) -> (TempDir, BuiltTarget) {
+    built_from(&program_fixtures(), name)
+}
+
+fn built_from(fixtures: &Path, name: &str) -> (TempDir, BuiltTarget) {
     install_child_reaper().unwrap();
     let scratch = tempfile::tempdir().unwrap();
-    let manifest = Manifest::load(&fixtures().join(name)).unwrap();
+    let manifest = Manifest::load(&fixtures.join(name)).unwrap();
     let cache = BuildCache::new(scratch.path().join("cache"));
     let built = cache
         .build(&manifest, &scratch.path().join("build.log"))
