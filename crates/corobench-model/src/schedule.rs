@@ -152,11 +152,20 @@ impl ScenarioKey {
         workload: &str,
         schedule: &Schedule,
     ) -> Self {
-        let mut key = target.to_string();
-        for (name, value) in parameters {
-            key.push_str(&format!("/{name}={value}"));
-        }
+        let mut key = target_and_parameters(target, parameters);
         key.push_str(&format!("/{workload}/{}", schedule.key()));
+        Self(key)
+    }
+
+    /// The key of a program target run with `parameters`: it has no
+    /// workload or schedule, e.g. `go-ants-tasks/pool_size=50/program`.
+    #[must_use]
+    pub fn program<'a>(
+        target: &str,
+        parameters: impl IntoIterator<Item = (&'a String, &'a String)>,
+    ) -> Self {
+        let mut key = target_and_parameters(target, parameters);
+        key.push_str("/program");
         Self(key)
     }
 
@@ -164,6 +173,18 @@ impl ScenarioKey {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+}
+
+/// `go-ants/pool_size=64`: the start of every scenario key.
+fn target_and_parameters<'a>(
+    target: &str,
+    parameters: impl IntoIterator<Item = (&'a String, &'a String)>,
+) -> String {
+    let mut key = target.to_string();
+    for (name, value) in parameters {
+        key.push_str(&format!("/{name}={value}"));
+    }
+    key
 }
 
 impl From<String> for ScenarioKey {

@@ -38,6 +38,15 @@ pub struct CatalogTarget {
     /// The shortest warm-up its trials get (its manifest's `min_warmup_s`);
     /// a spec's shorter warm-up is raised to it for this target only.
     pub min_warmup: Duration,
+    /// Set for a program target: it runs to completion instead of serving.
+    pub program: Option<CatalogProgram>,
+}
+
+/// What the resolver needs to know of a program target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CatalogProgram {
+    /// It talks to a server the spec must name.
+    pub needs_server: bool,
 }
 
 /// Every known target, plus the machine's CPU count.

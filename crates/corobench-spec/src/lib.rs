@@ -8,11 +8,12 @@
 mod catalog;
 mod error;
 mod plan;
+mod program;
 mod raw;
 mod resolve;
 mod values;
 
-pub use catalog::{Catalog, CatalogTarget, Domain};
+pub use catalog::{Catalog, CatalogProgram, CatalogTarget, Domain};
 pub use error::SpecError;
 pub use plan::{
     Body, Measurement, Plan, PlannedScenario, Schedule, SkippedTarget, Trials, Workload,

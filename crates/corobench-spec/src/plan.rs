@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 pub use corobench_model::Schedule;
-use corobench_model::{BackendChoice, ScenarioKey};
+use corobench_model::{BackendChoice, ProgramScenario, ScenarioKey};
 
 /// A checked spec, expanded into scenarios.
 #[derive(Clone, Debug, PartialEq)]
@@ -87,6 +87,9 @@ pub struct PlannedScenario {
     pub measurement: Measurement,
     /// The workload reads the database, so PostgreSQL must run.
     pub needs_database: bool,
+    /// Set when the target is a program: it runs to completion (beside the
+    /// server named here, if any) and `workload` and `schedule` say nothing.
+    pub program: Option<ProgramScenario>,
 }
 
 impl Plan {

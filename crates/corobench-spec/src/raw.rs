@@ -23,6 +23,8 @@ pub(crate) struct RawSpec {
     pub schedule: RawSchedule,
     #[serde(default)]
     pub workloads: Vec<RawWorkload>,
+    /// What program targets run beside them.
+    pub program: Option<crate::program::RawProgram>,
 }
 
 #[derive(Debug, Deserialize)]

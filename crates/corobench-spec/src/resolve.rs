@@ -9,7 +9,8 @@ use toml::Spanned;
 
 use crate::catalog::Catalog;
 use crate::error::{Locator, SpecError};
-use corobench_model::{BackendChoice, ScenarioKey, Schedule};
+use crate::program::{is_program, program_scenario};
+use corobench_model::{BackendChoice, ProgramScenario, ScenarioKey, Schedule};
 
 use crate::plan::{Body, Measurement, Plan, PlannedScenario, SkippedTarget, Trials, Workload};
 use crate::raw::{RawRun, RawSpec, RawTargets, RawValues, RawWorkload};
@@ -39,10 +40,24 @@ pub fn resolve(text: &str, path: Option<&Path>, catalog: &Catalog) -> Result<Pla
     let (targets, skipped_targets) = select_targets(&raw, catalog, &at)?;
     let sweeps = parameter_sweeps(&raw, &targets, catalog, &at)?;
     let settings = run_settings(&raw.run, catalog, &at)?;
-    let workloads = workloads(&raw, path, settings.measurement.generator_threads, &at)?;
+    let (programs, servers): (Vec<&String>, Vec<&String>) =
+        targets.iter().partition(|t| is_program(catalog, t));
+    let program = program_scenario(&raw, &targets, catalog, &at)?;
+    // A spec of program targets alone needs no workload.
+    let workloads = if servers.is_empty() && !programs.is_empty() {
+        Vec::new()
+    } else {
+        workloads(&raw, path, settings.measurement.generator_threads, &at)?
+    };
     let mut scenarios = Vec::new();
-    for target in &targets {
-        for parameters in &sweeps[target] {
+    for target in &programs {
+        for parameters in &sweeps[target.as_str()] {
+            let planned = program_run(scenarios.len(), target, parameters, &settings, &program);
+            scenarios.push(planned);
+        }
+    }
+    for target in &servers {
+        for parameters in &sweeps[target.as_str()] {
             for (workload, schedules) in &workloads {
                 for schedule in schedules {
                     scenarios.push(scenario(
@@ -104,6 +119,34 @@ fn scenario(
             ..settings.measurement
         },
         needs_database: workload.path.starts_with("/db"),
+        program: None,
+    }
+}
+
+/// The scenario of one program target with one set of parameters.
+fn program_run(
+    index: usize,
+    target: &str,
+    parameters: &BTreeMap<String, String>,
+    settings: &Settings,
+    program: &ProgramScenario,
+) -> PlannedScenario {
+    PlannedScenario {
+        index: u32::try_from(index).unwrap_or(u32::MAX),
+        key: ScenarioKey::program(target, parameters),
+        target: target.to_string(),
+        parameters: parameters.clone(),
+        workload: Workload {
+            name: "program".to_string(),
+            method: String::new(),
+            path: String::new(),
+            headers: Vec::new(),
+            body: Body::Empty,
+        },
+        schedule: Schedule::closed(0),
+        measurement: settings.measurement,
+        needs_database: false,
+        program: Some(program.clone()),
     }
 }
 
@@ -116,10 +159,20 @@ fn select_targets(
     at: &Locator<'_>,
 ) -> Result<Selection, SpecError> {
     let requested: Vec<String> = match raw.targets.as_ref().map(|t| (t.span(), t.get_ref())) {
-        None => catalog.targets.iter().map(|t| t.name.clone()).collect(),
-        Some((_, RawTargets::Keyword(word))) if word == "available" || word == "all" => {
-            catalog.targets.iter().map(|t| t.name.clone()).collect()
-        }
+        None => catalog
+            .targets
+            .iter()
+            .filter(|t| t.program.is_none())
+            .map(|t| t.name.clone())
+            .collect(),
+        // Program targets measure something else than a server under load:
+        // a spec names them.
+        Some((_, RawTargets::Keyword(word))) if word == "available" || word == "all" => catalog
+            .targets
+            .iter()
+            .filter(|t| t.program.is_none())
+            .map(|t| t.name.clone())
+            .collect(),
         Some((span, RawTargets::Keyword(word))) => {
             return Err(at.at(
                 span,

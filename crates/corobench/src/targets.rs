@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use corobench_spec::{Catalog, CatalogTarget, Domain};
+use corobench_spec::{Catalog, CatalogProgram, CatalogTarget, Domain};
 use corobench_target::{Availability, Manifest, ParameterSpec, discover, find_targets_dir};
 
 use crate::exit;
@@ -103,6 +103,9 @@ impl Targets {
                     .map(|(name, spec)| (name.clone(), domain(spec)))
                     .collect(),
                 min_warmup: m.run.min_warmup(),
+                program: m.program().map(|p| CatalogProgram {
+                    needs_server: p.needs_server(),
+                }),
             })
             .collect();
         Catalog { targets, cpus }

@@ -44,8 +44,9 @@ pub struct VerifyArgs {
 /// A bad targets folder or target name (exit 2), an unusable cache or work
 /// folder.
 pub fn run(args: &VerifyArgs) -> anyhow::Result<Exit> {
-    let manifests = Targets::discover(args.dir.targets_dir.as_deref())?.select(&args.names)?;
-    let session = Session::open(&manifests, args.no_db)?;
+    let targets = Targets::discover(args.dir.targets_dir.as_deref())?;
+    let manifests = targets.select(&args.names)?;
+    let session = Session::open(&manifests, &targets, args.no_db)?;
     let verdicts: Vec<(Manifest, Verdict)> = manifests
         .into_iter()
         .map(|manifest| {
@@ -90,18 +91,27 @@ fn table(verdicts: &[(Manifest, Verdict)]) -> String {
             _ => None,
         })
         .collect();
+    // Rules down (every rule any target was checked by, in the order met:
+    // program targets have their own), targets across.
+    let mut rules: Vec<&str> = Vec::new();
+    for result in verified.iter().flat_map(|(_, results)| results.iter()) {
+        if !rules.contains(&result.rule) {
+            rules.push(result.rule);
+        }
+    }
     let mut out = String::new();
-    if let Some((_, first)) = verified.first() {
-        let rule_width = first.iter().map(|r| r.rule.len()).max().unwrap_or(4).max(4);
+    if !verified.is_empty() {
+        let rule_width = rules.iter().map(|r| r.len()).max().unwrap_or(4).max(4);
         out.push_str(&format!("{:rule_width$}", "rule"));
         for (name, _) in &verified {
             out.push_str(&format!("  {name:<width$}", width = name.len().max(4)));
         }
         out.push('\n');
-        for (index, result) in first.iter().enumerate() {
-            out.push_str(&format!("{:rule_width$}", result.rule));
+        for rule in &rules {
+            out.push_str(&format!("{rule:rule_width$}"));
             for (name, results) in &verified {
-                let cell = results.get(index).map_or("?", |r| outcome_word(&r.outcome));
+                let found = results.iter().find(|r| r.rule == *rule);
+                let cell = found.map_or("—", |r| outcome_word(&r.outcome));
                 out.push_str(&format!("  {cell:<width$}", width = name.len().max(4)));
             }
             out.push('\n');

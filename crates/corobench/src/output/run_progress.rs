@@ -108,6 +108,7 @@ impl TerminalPresenter {
         let text = match phase {
             Phase::Starting => "starting".to_string(),
             Phase::WarmingUp => "warming up".to_string(),
+            Phase::RunningProgram => "running the program".to_string(),
             Phase::Stopping => "idle, leak check, stop".to_string(),
             Phase::Measuring(snapshot) => {
                 let now = Instant::now();

@@ -16,6 +16,8 @@ pub enum Phase {
     WarmingUp,
     /// The measured window, with the generator's live counters.
     Measuring(ProgressSnapshot),
+    /// A program target runs to completion.
+    RunningProgram,
     Stopping,
 }
 

@@ -15,6 +15,7 @@ pub mod leak;
 pub mod liveness;
 pub mod order;
 pub mod prepare;
+mod program_trial;
 pub mod provenance;
 pub mod rounds;
 mod stats_probe;

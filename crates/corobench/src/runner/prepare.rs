@@ -199,7 +199,18 @@ fn build_all(
     prepared: &mut PreparedRun,
     observer: &dyn RunObserver,
 ) {
-    let names: BTreeSet<&str> = plan.scenarios.iter().map(|s| s.target.as_str()).collect();
+    // Every target a scenario names, and the servers its programs talk to.
+    let servers = plan
+        .scenarios
+        .iter()
+        .filter_map(|s| s.program.as_ref()?.server.as_ref())
+        .map(|server| server.target.as_str());
+    let names: BTreeSet<&str> = plan
+        .scenarios
+        .iter()
+        .map(|s| s.target.as_str())
+        .chain(servers)
+        .collect();
     for name in names {
         let Some(manifest) = targets.get(name) else {
             continue;

@@ -2,6 +2,7 @@
 //! a baseline, warm up and measure ([`super::window`]), idle, check for
 //! leaks, stop and reap.
 
+use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use corobench_load::LoadError;
@@ -87,6 +88,9 @@ impl TrialExecutor for LocalTrials<'_> {
         sequence: u32,
         observer: &dyn RunObserver,
     ) -> TrialOutcome {
+        if scenario.program.is_some() {
+            return super::program_trial::run(self.env, scenario, slot, sequence, observer);
+        }
         run(self.env, scenario, slot, sequence, observer)
     }
 }
@@ -135,7 +139,7 @@ pub fn run(
 }
 
 /// A record of `slot` with nothing measured yet.
-fn blank_record(slot: TrialSlot, sequence: u32) -> TrialRecord {
+pub(super) fn blank_record(slot: TrialSlot, sequence: u32) -> TrialRecord {
     TrialRecord {
         scenario_index: slot.scenario,
         trial_index: slot.trial,
@@ -152,7 +156,7 @@ fn blank_record(slot: TrialSlot, sequence: u32) -> TrialRecord {
     }
 }
 
-fn failed(mut trial: TrialRecord, why: String) -> TrialOutcome {
+pub(super) fn failed(mut trial: TrialRecord, why: String) -> TrialOutcome {
     trial.status = TrialStatus::Failed;
     trial.failure = Some(why);
     TrialOutcome::Done(Box::new(trial))
@@ -179,16 +183,31 @@ fn measured_record(
 }
 
 fn start(env: &TrialEnvironment, scenario: &PlannedScenario) -> Result<RunningTarget, TrialError> {
+    launch_server(
+        env,
+        &scenario.target,
+        &scenario.parameters,
+        scenario.needs_database,
+    )
+}
+
+/// Starts server `target` fresh on the server CPUs and waits until it is healthy.
+pub(super) fn launch_server(
+    env: &TrialEnvironment,
+    target: &str,
+    parameters: &BTreeMap<String, String>,
+    needs_database: bool,
+) -> Result<RunningTarget, TrialError> {
     let built = env
         .built
-        .get(&scenario.target)
-        .ok_or_else(|| TrialError::NotBuilt(scenario.target.clone()))?;
+        .get(target)
+        .ok_or_else(|| TrialError::NotBuilt(target.to_string()))?;
     let options = LaunchOptions {
-        parameters: scenario.parameters.clone(),
+        parameters: parameters.clone(),
         cpus: Some(env.server_cpus.clone()),
         data_dir: env.data_dir.clone(),
         upload_dir: env.work_root.join("uploads"),
-        database_url: if scenario.needs_database {
+        database_url: if needs_database {
             env.database_url.clone()
         } else {
             None
@@ -196,16 +215,16 @@ fn start(env: &TrialEnvironment, scenario: &PlannedScenario) -> Result<RunningTa
         port: None,
         work_dir: None,
     };
-    let mut target = built
+    let mut running = built
         .launch(&options)
         .map_err(|source| TrialError::DidNotStart {
-            target: scenario.target.clone(),
+            target: target.to_string(),
             source: Box::new(source),
         })?;
-    target
+    running
         .wait_healthy(built.manifest.run.ready_timeout())
         .map_err(|e| TrialError::NotHealthy(Box::new(e)))?;
-    Ok(target)
+    Ok(running)
 }
 
 /// The failure with the target's exit status and the tail of its stderr.

@@ -25,7 +25,15 @@ const ENDPOINT_RULES: [(&str, &str); 5] = [
 /// Verifies every built target; those failing a rule that bears on the plan
 /// are excluded from the run.
 pub fn verify_all(plan: &Plan, prepared: &mut PreparedRun, observer: &dyn RunObserver) {
-    let names: Vec<String> = prepared.env.built.keys().cloned().collect();
+    // A program target serves no HTTP: its first trial shows whether it
+    // reports what it declares.
+    let names: Vec<String> = prepared
+        .env
+        .built
+        .iter()
+        .filter(|(_, built)| built.manifest.program().is_none())
+        .map(|(name, _)| name.clone())
+        .collect();
     for name in names {
         observer.preparing(&format!("verifying {name}"));
         let verdict = {

@@ -6,6 +6,7 @@
 //! measuring it and excludes one that breaks a rule the run depends on.
 
 pub mod gate;
+pub mod program;
 pub mod session;
 
 use std::path::PathBuf;

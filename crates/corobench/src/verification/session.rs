@@ -9,7 +9,9 @@ use anyhow::Context as _;
 use corobench_target::{BuildCache, Manifest, Postgres, TargetError, ensure_payload};
 use corobench_verify::RuleResult;
 
+use super::program::{PREFERRED_SERVER, check_program};
 use super::{VerifyEnv, check_built};
+use crate::targets::Targets;
 
 /// What became of one target.
 #[derive(Debug)]
@@ -33,6 +35,8 @@ pub struct Session {
     database_missing: Option<String>,
     /// A target failed: its logs in `work_dir` are kept for reading.
     keep_work_dir: Cell<bool>,
+    /// The server program targets that need one are checked against.
+    program_server: Option<Manifest>,
 }
 
 impl Session {
@@ -40,7 +44,7 @@ impl Session {
     ///
     /// # Errors
     /// An unusable cache or scratch folder.
-    pub fn open(manifests: &[Manifest], no_db: bool) -> anyhow::Result<Self> {
+    pub fn open(manifests: &[Manifest], targets: &Targets, no_db: bool) -> anyhow::Result<Self> {
         let cache = BuildCache::from_env().context("choosing the build cache")?;
         crate::scratch::check_temp_dir()?;
         crate::scratch::remove_stale();
@@ -56,8 +60,10 @@ impl Session {
             database: None,
             database_missing: None,
             keep_work_dir: Cell::new(false),
+            program_server: program_server(targets),
         };
-        if !no_db && manifests.iter().any(|m| m.availability().is_available()) {
+        let serves_db = |m: &&Manifest| m.program().is_none() && m.availability().is_available();
+        if !no_db && manifests.iter().any(|m| serves_db(&m)) {
             progress("starting PostgreSQL");
             match Postgres::start(&session.work_dir) {
                 Ok(database) => session.database = Some(database),
@@ -97,14 +103,32 @@ impl Session {
         let log = self.work_dir.join(format!("build-{}.log", manifest.name));
         let built = self.cache.build(manifest, &log)?;
         progress(&format!("verifying {}", manifest.name));
-        let env = VerifyEnv {
+        if let Some(program) = manifest.program() {
+            let server = match (program.needs_server(), &self.program_server) {
+                (false, _) => None,
+                (true, Some(server)) => Some(self.cache.build(server, &log)?),
+                (true, None) => {
+                    return Err(Box::new(TargetError::Config {
+                        message: format!(
+                            "{} needs a server target and none can run here",
+                            manifest.name
+                        ),
+                    }));
+                }
+            };
+            return check_program(&built, server.as_ref(), &self.env());
+        }
+        check_built(&built, &self.env())
+    }
+
+    fn env(&self) -> VerifyEnv<'_> {
+        VerifyEnv {
             data_dir: self.data_dir.clone(),
             work_dir: self.work_dir.clone(),
             database: self.database.as_ref(),
             database_missing: self.database_missing.as_deref(),
             cpus: None,
-        };
-        check_built(&built, &env)
+        }
     }
 }
 
@@ -124,6 +148,21 @@ impl Drop for Session {
             let _ = std::fs::remove_dir_all(&self.work_dir);
         }
     }
+}
+
+/// The preferred server if it can run here, else the first server that can.
+fn program_server(targets: &Targets) -> Option<Manifest> {
+    let servers: Vec<Manifest> = targets
+        .select(&[])
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|m| m.program().is_none() && m.availability().is_available())
+        .collect();
+    servers
+        .iter()
+        .find(|m| m.name == PREFERRED_SERVER)
+        .or_else(|| servers.first())
+        .cloned()
 }
 
 fn progress(message: &str) {

@@ -24,6 +24,7 @@ fn plan(scenarios: usize, trials: u32, until_ci: Option<f64>, max: u32) -> Plan 
                 available: Ok(()),
                 parameters: BTreeMap::new(),
                 min_warmup: std::time::Duration::ZERO,
+                program: None,
             })
             .collect(),
         cpus: 2,

@@ -1,0 +1,121 @@
+//! Program targets in a spec. A program target runs to completion and
+//! reports its own figures, so it has no workloads: it gets one scenario
+//! per combination of its parameters. A program that talks to a server is
+//! given the server the spec names in `[program] server = "…"` (a target
+//! name, optionally followed by `name=value` parameters).
+
+use std::collections::BTreeMap;
+
+use corobench_model::{ProgramScenario, ServerChoice};
+use toml::Spanned;
+
+use crate::catalog::Catalog;
+use crate::error::{Locator, SpecError};
+use crate::raw::RawSpec;
+
+/// `[program]`: what every program scenario of the spec runs beside it.
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawProgram {
+    /// `"go-nethttp"` or `"go-nethttp gomaxprocs=2"`.
+    pub server: Option<Spanned<String>>,
+}
+
+/// Whether `target` is a program target.
+pub(crate) fn is_program(catalog: &Catalog, target: &str) -> bool {
+    catalog.get(target).is_some_and(|t| t.program.is_some())
+}
+
+/// What the program scenarios of `targets` run beside their program: the
+/// server the spec names, checked against what the programs need.
+///
+/// # Errors
+/// A program that needs a server and none named, a server named that no
+/// program needs, or a server that is unknown, a program, unavailable here,
+/// or given parameters it does not take.
+pub(crate) fn program_scenario(
+    raw: &RawSpec,
+    targets: &[String],
+    catalog: &Catalog,
+    at: &Locator<'_>,
+) -> Result<ProgramScenario, SpecError> {
+    let needing: Vec<&str> = targets
+        .iter()
+        .filter(|t| {
+            catalog
+                .get(t)
+                .and_then(|c| c.program)
+                .is_some_and(|p| p.needs_server)
+        })
+        .map(String::as_str)
+        .collect();
+    let named = raw.program.as_ref().and_then(|p| p.server.as_ref());
+    match (needing.is_empty(), named) {
+        (true, None) => Ok(ProgramScenario { server: None }),
+        (true, Some(server)) => Err(at.at(
+            server.span(),
+            "program.server",
+            "no program target of this spec talks to a server; remove the key, or name a \
+             program whose manifest says server = \"required\"",
+        )),
+        (false, None) => Err(at.whole(
+            Some("program.server"),
+            format!(
+                "{} needs a server: add [program] server = \"go-nethttp\" (any server target, \
+                 optionally with parameters: \"go-nethttp gomaxprocs=2\")",
+                needing.join(", ")
+            ),
+        )),
+        (false, Some(server)) => Ok(ProgramScenario {
+            server: Some(server_choice(server, catalog, at)?),
+        }),
+    }
+}
+
+/// `"go-nethttp gomaxprocs=2"` as a server target with checked parameters.
+fn server_choice(
+    text: &Spanned<String>,
+    catalog: &Catalog,
+    at: &Locator<'_>,
+) -> Result<ServerChoice, SpecError> {
+    let fail = |message: String| at.at(text.span(), "program.server", message);
+    let mut words = text.get_ref().split_whitespace();
+    let target = words
+        .next()
+        .ok_or_else(|| fail("is empty; name a server target, e.g. \"go-nethttp\"".into()))?;
+    let known = catalog.get(target).ok_or_else(|| {
+        fail(format!(
+            "unknown target {target:?}; known targets: {}",
+            catalog.names()
+        ))
+    })?;
+    if known.program.is_some() {
+        return Err(fail(format!(
+            "{target} is a program target; the server must be a server target"
+        )));
+    }
+    if let Err(reason) = &known.available {
+        return Err(fail(format!("{target} cannot run here: {reason}")));
+    }
+    let mut parameters = BTreeMap::new();
+    for word in words {
+        let (name, value) = word
+            .split_once('=')
+            .ok_or_else(|| fail(format!("{word:?} is not name=value")))?;
+        let domain = known.parameters.get(name).ok_or_else(|| {
+            let names: Vec<&str> = known.parameters.keys().map(String::as_str).collect();
+            fail(format!(
+                "{target} has no parameter {name:?}; its parameters: {}",
+                names.join(", ")
+            ))
+        })?;
+        domain
+            .check(value)
+            .map_err(|why| fail(format!("{name}={value:?} {why}")))?;
+        parameters.insert(name.to_string(), value.to_string());
+    }
+    Ok(ServerChoice {
+        target: target.to_string(),
+        parameters,
+    })
+}
