@@ -27,25 +27,80 @@ pub enum Better {
     Lower,
 }
 
-/// A figure read from every trial and summarised per scenario.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+/// A figure read from every trial and summarised per scenario. Serialised
+/// as its [`Metric::id`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Metric {
-    #[serde(rename = "requests_per_s")]
     RequestsPerS,
-    #[serde(rename = "latency_mean_us")]
     LatencyMeanUs,
-    #[serde(rename = "latency_p50_us")]
     LatencyP50Us,
-    #[serde(rename = "latency_p99_us")]
     LatencyP99Us,
-    #[serde(rename = "latency_p99_9_us")]
     LatencyP999Us,
-    #[serde(rename = "server_cpu_pct")]
     ServerCpuPct,
-    #[serde(rename = "peak_rss_bytes")]
     PeakRssBytes,
-    #[serde(rename = "error_rate")]
     ErrorRate,
+    /// A figure a program target reported, named by its unit (`req/s`,
+    /// `p99-ms`, `B/op`, `tasks/s`).
+    Program(ProgramUnit),
+}
+
+/// The unit a program figure is reported in. Units are interned: each
+/// distinct unit is stored once for the life of the process, so a metric
+/// stays a small `Copy` value wherever it is used as a key. A process sees a
+/// handful of units; the few bytes they keep are the price of that.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ProgramUnit {
+    unit: &'static str,
+    id: &'static str,
+}
+
+impl ProgramUnit {
+    /// The prefix of a program metric's id: `program:req/s`.
+    pub const ID_PREFIX: &'static str = "program:";
+
+    /// The unit `unit`, interned.
+    #[must_use]
+    pub fn new(unit: &str) -> Self {
+        static UNITS: std::sync::Mutex<BTreeMap<String, ProgramUnit>> =
+            std::sync::Mutex::new(BTreeMap::new());
+        let mut units = UNITS
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        *units.entry(unit.to_owned()).or_insert_with(|| Self {
+            unit: Box::leak(unit.to_owned().into_boxed_str()),
+            id: Box::leak(format!("{}{unit}", Self::ID_PREFIX).into_boxed_str()),
+        })
+    }
+
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        self.unit
+    }
+
+    /// Whether more is better: rates (`…/s`) and counts of work done;
+    /// everything else (time, memory, allocations, errors) is a cost.
+    #[must_use]
+    pub fn better(self) -> Better {
+        const MORE_IS_BETTER: [&str; 3] = ["requests", "completed", "tasks"];
+        if self.unit.ends_with("/s") || MORE_IS_BETTER.contains(&self.unit) {
+            Better::Higher
+        } else {
+            Better::Lower
+        }
+    }
+}
+
+impl Serialize for Metric {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.id())
+    }
+}
+
+impl<'de> Deserialize<'de> for Metric {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let id = String::deserialize(deserializer)?;
+        Self::from_id(&id).ok_or_else(|| serde::de::Error::custom(format!("unknown metric `{id}`")))
+    }
 }
 
 /// How a metric's values are measured, for formatting.
@@ -60,6 +115,8 @@ pub enum MetricUnit {
     Bytes,
     /// A fraction in 0..=1.
     Fraction,
+    /// A figure in the unit a program printed beside it.
+    Reported,
 }
 
 impl MetricUnit {
@@ -72,6 +129,7 @@ impl MetricUnit {
             Self::PercentOfCore => "% of a core",
             Self::Bytes => "bytes",
             Self::Fraction => "fraction",
+            Self::Reported => "as reported",
         }
     }
 }
@@ -101,6 +159,7 @@ impl Metric {
             Self::ServerCpuPct => "server_cpu_pct",
             Self::PeakRssBytes => "peak_rss_bytes",
             Self::ErrorRate => "error_rate",
+            Self::Program(unit) => unit.id,
         }
     }
 
@@ -116,6 +175,7 @@ impl Metric {
             Self::ServerCpuPct => "CPU",
             Self::PeakRssBytes => "peak RSS",
             Self::ErrorRate => "errors",
+            Self::Program(unit) => unit.unit,
         }
     }
 
@@ -131,6 +191,7 @@ impl Metric {
             Self::ServerCpuPct => "server CPU, mean over the window (100% = one core)",
             Self::PeakRssBytes => "server peak resident memory",
             Self::ErrorRate => "failed requests over all requests",
+            Self::Program(_) => "a figure the program reported, in its own unit",
         }
     }
 
@@ -144,6 +205,7 @@ impl Metric {
             Self::ServerCpuPct => MetricUnit::PercentOfCore,
             Self::PeakRssBytes => MetricUnit::Bytes,
             Self::ErrorRate => MetricUnit::Fraction,
+            Self::Program(_) => MetricUnit::Reported,
         }
     }
 
@@ -152,6 +214,7 @@ impl Metric {
     pub fn better(self) -> Better {
         match self {
             Self::RequestsPerS => Better::Higher,
+            Self::Program(unit) => unit.better(),
             _ => Better::Lower,
         }
     }
@@ -163,6 +226,9 @@ impl Metric {
     pub fn value(self, trial: &TrialRecord) -> Option<f64> {
         if trial.status != TrialStatus::Ok {
             return None;
+        }
+        if let Self::Program(unit) = self {
+            return trial.program.as_ref()?.value(unit.unit);
         }
         let load = trial.load.as_ref()?;
         let latency = &load.latency.histogram;
@@ -178,13 +244,26 @@ impl Metric {
             Self::ServerCpuPct => resources.map(|r| r.cpu_pct_mean),
             Self::PeakRssBytes => resources.map(|r| r.rss_peak_bytes as f64),
             Self::ErrorRate => Some(load.error_rate),
+            Self::Program(_) => None,
         }
     }
 
     /// The metric named by its [`Metric::id`].
     #[must_use]
     pub fn from_id(id: &str) -> Option<Self> {
+        if let Some(unit) = id.strip_prefix(ProgramUnit::ID_PREFIX) {
+            return (!unit.is_empty()).then(|| Self::Program(ProgramUnit::new(unit)));
+        }
         Self::ALL.into_iter().find(|m| m.id() == id)
+    }
+
+    /// The figures a program reported in a trial, as metrics.
+    pub fn of_program(trial: &TrialRecord) -> impl Iterator<Item = Self> + '_ {
+        trial
+            .program
+            .iter()
+            .flat_map(|p| p.metrics.iter())
+            .map(|m| Self::Program(ProgramUnit::new(&m.unit)))
     }
 }
 
@@ -491,6 +570,20 @@ mod tests {
             assert_eq!(Metric::from_id(metric.id()), Some(metric));
         }
         assert_eq!(Metric::from_id("nope"), None);
+        let bytes = Metric::Program(ProgramUnit::new("B/op"));
+        assert_eq!(bytes.id(), "program:B/op");
+        assert_eq!(Metric::from_id("program:B/op"), Some(bytes));
+        assert_eq!(serde_json::to_string(&bytes).unwrap(), "\"program:B/op\"");
+        assert_eq!(Metric::from_id("program:"), None);
+    }
+
+    #[test]
+    fn program_units_are_interned_and_judged_by_their_name() {
+        assert_eq!(ProgramUnit::new("req/s"), ProgramUnit::new("req/s"));
+        assert_eq!(ProgramUnit::new("req/s").better(), Better::Higher);
+        assert_eq!(ProgramUnit::new("tasks/s").better(), Better::Higher);
+        assert_eq!(ProgramUnit::new("p99-ms").better(), Better::Lower);
+        assert_eq!(ProgramUnit::new("B/op").better(), Better::Lower);
     }
 
     #[test]

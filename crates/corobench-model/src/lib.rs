@@ -11,8 +11,8 @@ pub mod schedule;
 pub use analysis::{
     ANALYSIS_SCHEMA_VERSION, AnalysisSettings, Better, CompareRow, CompareSide, CompareTable,
     Geomean, MergedLatency, Metric, MetricComparison, MetricInfo, MetricSummary, MetricUnit,
-    RunAnalysis, RunComparison, ScenarioAnalysis, ScenarioComparison, Sweep, SweepPoint,
-    SweepSeries, TrialAnalysis, Verdict, Warning, WarningKind,
+    ProgramUnit, RunAnalysis, RunComparison, ScenarioAnalysis, ScenarioComparison, Sweep,
+    SweepPoint, SweepSeries, TrialAnalysis, Verdict, Warning, WarningKind,
 };
 pub use histogram::{LatencyHistogram, LatencyReport, LatencySummary, PercentileValue};
 pub use load::{

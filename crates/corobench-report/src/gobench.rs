@@ -27,6 +27,8 @@ fn unit(metric: Metric) -> &'static str {
         Metric::ServerCpuPct => "server-cpu-%",
         Metric::PeakRssBytes => "peak-rss-B",
         Metric::ErrorRate => "error-ratio",
+        // The program's own unit, as it printed it.
+        Metric::Program(unit) => unit.as_str(),
     }
 }
 
@@ -92,7 +94,7 @@ fn write_header(analysis: &RunAnalysis, out: &mut dyn Write) -> io::Result<()> {
             writeln!(out, "{key}: {value}")?;
         }
     }
-    for metric in Metric::ALL {
+    for metric in analysis.metrics.iter().map(|info| info.id) {
         let better = match metric.better() {
             corobench_model::Better::Higher => "higher",
             corobench_model::Better::Lower => "lower",

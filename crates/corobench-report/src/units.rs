@@ -12,6 +12,7 @@ pub fn value(metric: Metric, v: f64) -> String {
         MetricUnit::PercentOfCore => cpu_pct(v),
         MetricUnit::Bytes => bytes(v),
         MetricUnit::Fraction => fraction_pct(v),
+        MetricUnit::Reported => si(v),
     }
 }
 
@@ -113,6 +114,7 @@ pub fn tick(metric: Metric, v: f64) -> String {
         MetricUnit::PercentOfCore => format!("{}%", trimmed(v)),
         MetricUnit::Bytes => tick_bytes(v),
         MetricUnit::Fraction => format!("{}%", trimmed(v * 100.0)),
+        MetricUnit::Reported => tick_si(v),
     }
 }
 

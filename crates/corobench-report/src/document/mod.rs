@@ -9,6 +9,7 @@ use corobench_model::{
 use crate::units;
 
 mod compare;
+mod program;
 mod run;
 
 pub(crate) use compare::comparison_document;
@@ -124,11 +125,17 @@ pub(crate) fn groups(scenarios: &[ScenarioAnalysis]) -> Vec<Vec<usize>> {
 
 fn same_group(a: &ScenarioAnalysis, b: &ScenarioAnalysis) -> bool {
     let (a, b) = (&a.scenario, &b.scenario);
+    if a.program.is_some() || b.program.is_some() {
+        return a.program.is_some() && b.program.is_some() && a.target == b.target;
+    }
     a.workload.name == b.workload.name && a.schedule == b.schedule && a.connections == b.connections
 }
 
 /// `plaintext · GET /plaintext · closed loop, c=64`.
 pub(crate) fn group_heading(s: &ScenarioAnalysis) -> String {
+    if s.scenario.program.is_some() {
+        return program::program_heading(s);
+    }
     let w = &s.scenario.workload;
     format!(
         "{} · {} {} · {}",

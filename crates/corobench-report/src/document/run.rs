@@ -31,7 +31,11 @@ pub(crate) fn run_document_with(analysis: &RunAnalysis, layout: ComparisonLayout
     for group in groups(&analysis.scenarios) {
         let first = &analysis.scenarios[group[0]];
         blocks.push(Block::Heading(group_heading(first)));
-        blocks.push(Block::Grid(scenario_grid(analysis, &group)));
+        blocks.push(Block::Grid(if first.scenario.program.is_some() {
+            super::program::program_grid(analysis, &group)
+        } else {
+            scenario_grid(analysis, &group)
+        }));
         let comparisons = match layout {
             ComparisonLayout::Rows => comparison_grid(analysis, &group),
             ComparisonLayout::Matrix => comparison_matrix(analysis, &group),

@@ -18,8 +18,10 @@ pub(crate) fn sweep_section(
     id: &str,
     labels: &[&str],
 ) -> String {
-    let metrics: Vec<Metric> = Metric::ALL
-        .into_iter()
+    let metrics: Vec<Metric> = analysis
+        .metrics
+        .iter()
+        .map(|info| info.id)
         .filter(|m| has_values(analysis, sweep, *m))
         .collect();
     let options: Vec<String> = metrics
@@ -183,6 +185,7 @@ fn y_title(metric: Metric) -> String {
         Metric::ServerCpuPct => "server CPU (100% = 1 core)".to_owned(),
         Metric::PeakRssBytes => "server peak RSS".to_owned(),
         Metric::ErrorRate => "failed requests".to_owned(),
+        Metric::Program(unit) => format!("{} (median)", unit.as_str()),
         latency => format!("{} latency (median)", latency.label()),
     }
 }

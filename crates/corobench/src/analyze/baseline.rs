@@ -67,7 +67,34 @@ pub(crate) fn compare_with(
             comparisons.push(comparison);
         }
     }
+    comparisons.extend(program_variants(
+        scenarios,
+        baseline_target,
+        options,
+        warnings,
+    ));
     comparisons
+}
+
+/// A program target's runs with other parameters against its first one:
+/// a program sweep (fresh against pooled connections, pool sizes) is
+/// usually compared within the one target.
+fn program_variants(
+    scenarios: &mut [ScenarioAnalysis],
+    baseline_target: &str,
+    options: &AnalyzeOptions,
+    warnings: &mut Warnings,
+) -> Vec<ScenarioComparison> {
+    let runs: Vec<usize> = (0..scenarios.len())
+        .filter(|&i| scenarios[i].scenario.target == baseline_target)
+        .filter(|&i| scenarios[i].scenario.program.is_some())
+        .collect();
+    let Some((&first, rest)) = runs.split_first() else {
+        return Vec::new();
+    };
+    rest.iter()
+        .map(|&index| compare_scenarios(scenarios, first, index, options, warnings))
+        .collect()
 }
 
 fn compare_scenarios(
@@ -78,8 +105,10 @@ fn compare_scenarios(
     warnings: &mut Warnings,
 ) -> ScenarioComparison {
     let (old, new) = (&scenarios[baseline], &scenarios[index]);
-    let metrics: Vec<MetricComparison> = Metric::ALL
-        .into_iter()
+    let metrics: Vec<MetricComparison> = old
+        .metrics
+        .keys()
+        .copied()
         .filter_map(|metric| {
             let old_summary = old.metrics.get(&metric)?;
             let new_summary = new.metrics.get(&metric)?;

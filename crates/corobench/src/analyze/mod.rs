@@ -25,7 +25,9 @@ mod warnings;
 #[cfg(test)]
 pub(crate) mod tests;
 
-use corobench_model::{ANALYSIS_SCHEMA_VERSION, AnalysisSettings, Metric, MetricInfo, RunAnalysis};
+use corobench_model::{
+    ANALYSIS_SCHEMA_VERSION, AnalysisSettings, Metric, MetricInfo, RunAnalysis, ScenarioAnalysis,
+};
 use corobench_store::StoredRun;
 
 pub use precision::{median_precision, relative_half_width};
@@ -90,7 +92,7 @@ pub fn analyze_run(run: &StoredRun, options: &AnalyzeOptions) -> Result<RunAnaly
         run: run.run.clone(),
         trials_per_scenario: run.trials_per_scenario,
         settings: settings(options, baseline_target),
-        metrics: metric_infos(),
+        metrics: metric_infos(&scenarios.iter().collect::<Vec<_>>()),
         scenarios,
         comparisons,
         sweeps,
@@ -108,6 +110,16 @@ fn settings(options: &AnalyzeOptions, baseline_target: Option<String>) -> Analys
     }
 }
 
-fn metric_infos() -> Vec<MetricInfo> {
-    Metric::ALL.into_iter().map(MetricInfo::from).collect()
+/// The server metrics, then every figure a program reported in these scenarios.
+fn metric_infos(scenarios: &[&ScenarioAnalysis]) -> Vec<MetricInfo> {
+    let programs: std::collections::BTreeSet<Metric> = scenarios
+        .iter()
+        .flat_map(|s| s.metrics.keys().copied())
+        .filter(|m| matches!(m, Metric::Program(_)))
+        .collect();
+    Metric::ALL
+        .into_iter()
+        .chain(programs)
+        .map(MetricInfo::from)
+        .collect()
 }

@@ -27,7 +27,11 @@ pub fn compare_runs(a: &StoredRun, b: &StoredRun, options: &AnalyzeOptions) -> R
         .collect();
     let only_in_a = unmatched(&side_a, &side_b);
     let only_in_b = unmatched(&side_b, &side_a);
-    let tables = Metric::ALL
+    let measured: std::collections::BTreeSet<Metric> = matched
+        .iter()
+        .flat_map(|(sa, sb)| sa.metrics.keys().chain(sb.metrics.keys()).copied())
+        .collect();
+    let tables = measured
         .into_iter()
         .filter_map(|metric| table(metric, &matched, options.alpha))
         .collect();
@@ -54,7 +58,7 @@ pub fn compare_runs(a: &StoredRun, b: &StoredRun, options: &AnalyzeOptions) -> R
         a: side(a),
         b: side(b),
         settings: settings(options, None),
-        metrics: metric_infos(),
+        metrics: metric_infos(&side_a.iter().chain(&side_b).collect::<Vec<_>>()),
         tables,
         only_in_a,
         only_in_b,

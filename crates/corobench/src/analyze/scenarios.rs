@@ -106,6 +106,7 @@ fn count(n: usize) -> u32 {
 fn trial(record: &TrialRecord) -> TrialAnalysis {
     let values = Metric::ALL
         .into_iter()
+        .chain(Metric::of_program(record))
         .filter_map(|m| m.value(record).filter(|v| v.is_finite()).map(|v| (m, v)))
         .collect();
     TrialAnalysis {
@@ -134,7 +135,11 @@ pub(crate) fn values_of(trials: &[TrialAnalysis], metric: Metric) -> Vec<f64> {
 }
 
 fn summaries(trials: &[TrialAnalysis], confidence: f64) -> BTreeMap<Metric, MetricSummary> {
-    Metric::ALL
+    let measured: BTreeSet<Metric> = trials
+        .iter()
+        .flat_map(|t| t.values.keys().copied())
+        .collect();
+    measured
         .into_iter()
         .filter_map(|m| summarize(&values_of(trials, m), confidence).map(|s| (m, s)))
         .collect()
