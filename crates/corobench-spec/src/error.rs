@@ -97,3 +97,26 @@ pub(crate) fn line_column(text: &str, offset: usize) -> (usize, usize) {
         + 1;
     (line, column)
 }
+
+/// A user's text as a message quotes it: escaped, and cut short when long,
+/// so that a hostile value cannot flood the terminal or move its cursor.
+pub(crate) fn shown(text: &str) -> String {
+    const MOST_CHARS: usize = 40;
+    let excerpt: String = text.chars().take(MOST_CHARS).collect();
+    if excerpt.len() < text.len() {
+        format!("{excerpt:?}…")
+    } else {
+        format!("{excerpt:?}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_and_control_text_is_shown_escaped_and_short() {
+        assert_eq!(shown("a\u{1b}[2J"), "\"a\\u{1b}[2J\"");
+        assert!(shown(&"x".repeat(10_000)).len() < 50);
+    }
+}

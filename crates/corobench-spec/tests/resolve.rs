@@ -1,57 +1,13 @@
 //! Spec resolution: shipped suites, sweeps, and every kind of bad input.
 
-use std::collections::BTreeMap;
+mod common;
+
 use std::fmt::Write as _;
 use std::path::Path;
 use std::time::Duration;
 
-use corobench_spec::{Catalog, CatalogTarget, DEFAULT_SUITE, Domain, Plan, resolve};
-
-fn catalog() -> Catalog {
-    let pool = BTreeMap::from([
-        (
-            "pool_size".to_string(),
-            Domain::Integer {
-                min: 1,
-                max: 100_000,
-            },
-        ),
-        (
-            "queue_length".to_string(),
-            Domain::Integer {
-                min: 0,
-                max: 1_000_000,
-            },
-        ),
-        (
-            "nonblocking".to_string(),
-            Domain::Choice(vec!["false".into(), "true".into()]),
-        ),
-    ]);
-    Catalog {
-        targets: vec![
-            CatalogTarget {
-                name: "go-ants".into(),
-                available: Ok(()),
-                parameters: pool,
-                min_warmup: Duration::ZERO,
-            },
-            CatalogTarget {
-                name: "go-nethttp".into(),
-                available: Ok(()),
-                parameters: BTreeMap::new(),
-                min_warmup: Duration::ZERO,
-            },
-            CatalogTarget {
-                name: "swoole-epoll".into(),
-                available: Err("php --ri swoole failed: the swoole extension is not loaded".into()),
-                parameters: BTreeMap::new(),
-                min_warmup: Duration::ZERO,
-            },
-        ],
-        cpus: 2,
-    }
-}
+use common::catalog;
+use corobench_spec::{DEFAULT_SUITE, Plan, resolve};
 
 /// A compact, stable rendering of a plan for snapshots.
 fn render(plan: &Plan) -> String {
