@@ -1,19 +1,24 @@
 //! Suite spec files (TOML) resolved into validated plans.
 //!
-//! Parse raw, then resolve: [`resolve`] reads the spec text once, checks
-//! every key and value against a [`Catalog`] of targets and the machine, and
+//! [`resolve`] reads the spec text once, checks every key and value against
+//! a [`Catalog`] of targets and the machine and the spec's bounds, and
 //! expands sweeps into scenarios. Nothing downstream sees a raw string. This
 //! crate does no I/O beyond checking that a workload's body file exists.
 
 mod catalog;
+mod document;
 mod error;
+mod keys;
+mod limits;
 mod plan;
-mod raw;
 mod resolve;
 mod values;
 
 pub use catalog::{Catalog, CatalogTarget, Domain};
 pub use error::SpecError;
+pub use limits::{
+    MAX_CONNECTIONS, MAX_DURATION, MAX_GENERATOR_THREADS, MAX_RATE, MAX_TRIALS, MIN_RATE,
+};
 pub use plan::{
     Body, Measurement, Plan, PlannedScenario, Schedule, SkippedTarget, Trials, Workload,
 };

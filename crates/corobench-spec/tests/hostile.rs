@@ -1,4 +1,5 @@
-//! Specs written to break the resolver: numbers that overflow.
+//! Specs written to break the resolver: numbers that overflow, values of the
+//! wrong kind. Each is refused at its place, in the project's words.
 
 mod common;
 
@@ -14,8 +15,46 @@ fn resolve_text(text: &str) -> Result<Plan, SpecError> {
     resolve(text, Some(Path::new("suite.toml")), &catalog())
 }
 
+/// Every spec fails, with a message holding its expected fragment.
+fn assert_refused(cases: &[(String, &str)]) {
+    for (spec, expected) in cases {
+        let error = resolve_text(spec).expect_err(spec).to_string();
+        assert!(
+            error.contains(expected),
+            "spec:\n{spec}\nexpected {expected:?} in:\n{error}"
+        );
+    }
+}
+
 fn with_workload(head: &str) -> String {
     format!("{head}\n{WORKLOAD}")
+}
+
+#[test]
+fn numbers_beyond_their_bounds_name_the_key_and_the_range() {
+    let cases: Vec<(String, &str)> = [
+        ("[run]\nduration = \"5124095576030431h\"", "suite.toml:2:12: `run.duration`: \"5124095576030431h\" is longer than a spec allows: use at most \"24h\""),
+        ("[run]\nwarmup = \"18446744073709551615s\"", "`run.warmup`: \"18446744073709551615s\" is longer than a spec allows"),
+        ("[run]\nwarmup = 18446744073709551615", "`run.warmup`: 18446744073709551615 is out of range: use 0 to 86400 seconds"),
+        ("[run]\nidle = 1e400", "`run.idle`: 1e400 is out of range"),
+        ("[run]\nidle = \"1e400\"", "`run.idle`: \"1e400\" is not a duration"),
+        ("[run]\ntimeout = \"0s\"", "`run.timeout`: must be longer than 0"),
+        ("[run]\ntrials = 10001", "`run.trials`: 10001 is out of range: use 1 to 10000"),
+        ("[run]\ntrials = -1", "`run.trials`: -1 is out of range: use 1 to 10000"),
+        ("[run]\ntrials = 6\nmax_trials = 5", "`run.max_trials`: 5 is out of range: use 6 to 10000"),
+        ("[run]\ngenerator_threads = 2000", "`run.generator_threads`: 2000 is out of range: use 1 to 1024"),
+        ("[run]\nseed = -5", "`run.seed`: -5 is out of range"),
+        ("[schedule]\nconnections = 65536", "`schedule.connections`: 65536 is out of range: use 1 to 65535"),
+        ("[schedule]\nconnections = 99999999999999999999999", "99999999999999999999999 is out of range"),
+        ("[schedule]\nrates = 0", "`schedule.rates`: 0 is out of range: use 0.001 to 10000000 requests/s"),
+        ("[schedule]\nrates = [1e30]", "`schedule.rates`: 1e30 is out of range"),
+        ("[schedule]\nrates = [nan]", "`schedule.rates`: nan is out of range"),
+        ("[schedule]\nrates = -inf", "`schedule.rates`: -inf is out of range"),
+    ]
+    .iter()
+    .map(|(head, expected)| (with_workload(head), *expected))
+    .collect();
+    assert_refused(&cases);
 }
 
 #[test]
@@ -32,4 +71,71 @@ fn the_estimate_saturates_instead_of_overflowing() {
         scenario.measurement.duration = Duration::MAX;
     }
     assert_eq!(huge.estimated_duration(Duration::MAX), Duration::MAX);
+}
+
+#[test]
+fn fractional_rates_are_accepted() {
+    let plan = resolve_text(&with_workload(
+        "[schedule]\nconnections = 4\nrates = [2.5, 1000]",
+    ))
+    .unwrap();
+    let keys: Vec<String> = plan
+        .scenarios
+        .iter()
+        .filter(|s| s.target == "go-nethttp")
+        .map(|s| s.key.to_string())
+        .collect();
+    assert_eq!(
+        keys,
+        ["go-nethttp/p/rate=2.5/c=4", "go-nethttp/p/rate=1000/c=4"]
+    );
+}
+
+#[test]
+fn messages_use_the_projects_words_and_quote_little() {
+    let specs = [
+        "targets = 5",
+        "targets = { a = 1 }",
+        "[run]\ntrials = 1e300",
+        "[run]\ntrials = \"6\"",
+        "[run]\nduration = [1]",
+        "[run]\nuntil_ci = true",
+        "run = 5",
+        "workloads = 5",
+        "workloads = [1]",
+        "[schedule]\nconnections = 1e300",
+        "[schedule]\nrates = \"2000\"",
+        "[parameters.go-ants]\npool_size = 1.0e300",
+        "[[workloads]]\nname = 5\npath = \"/\"",
+        "x = 1\nx = 2",
+        "[run]\n[run]",
+        "[[workloads]]\nname = \"p\"\npath = \"/\"\nmethod = 1979-05-27",
+        &format!("name = \"{}\"", "x".repeat(100_000)),
+        &format!("[run]\nbackend = \"{}\"", "\\u001b[2J".repeat(1000)),
+    ];
+    let serde_words = [
+        "untagged",
+        "expected i64",
+        "invalid type",
+        "did not match",
+        "duplicate key",
+    ];
+    for spec in specs {
+        let error = resolve_text(spec).expect_err(spec);
+        let text = error.to_string();
+        assert!(error.position.is_some(), "{text}");
+        assert!(!serde_words.iter().any(|w| text.contains(w)), "{text}");
+        assert!(
+            text.len() < 400,
+            "{} characters: {}",
+            text.len(),
+            &text[..400]
+        );
+        assert!(!text.contains('\u{1b}'), "{text:?}");
+    }
+    let twice = resolve_text("x = 1\nx = 2").unwrap_err().to_string();
+    assert!(
+        twice.contains("suite.toml:2:1: \"x\" is defined twice"),
+        "{twice}"
+    );
 }

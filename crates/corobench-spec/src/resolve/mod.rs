@@ -1,0 +1,122 @@
+//! Spec text → validated plan: every key and value checked once, against the
+//! catalog and the spec's bounds, then sweeps expanded into scenarios, each
+//! error with the file, line, column and key.
+
+mod schedule;
+mod settings;
+mod targets;
+mod workloads;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
+
+use corobench_model::{ScenarioKey, Schedule};
+
+use crate::catalog::Catalog;
+use crate::document::{self, Table};
+use crate::error::{Locator, SpecError};
+use crate::keys;
+use crate::plan::{Measurement, Plan, PlannedScenario};
+
+use settings::Settings;
+use workloads::PlannedWorkload;
+
+pub use schedule::DEFAULT_CONNECTIONS;
+
+/// Resolves a spec text into a plan.
+///
+/// # Errors
+/// Any syntax error, unknown key, unknown target or parameter, value out of
+/// its bounds or impossible CPU set, naming the file, line, column and key,
+/// and how to fix it.
+pub fn resolve(text: &str, path: Option<&Path>, catalog: &Catalog) -> Result<Plan, SpecError> {
+    let at = Locator::new(path, text);
+    let parsed = document::parse(&at)?;
+    let spec = Table::document(parsed.get_ref(), keys::TOP_LEVEL, &at)?;
+    let name = settings::name(spec.get("name"), &at)?.unwrap_or_else(|| default_name(path));
+    let description = settings::description(spec.get("description"), &at)?.unwrap_or_default();
+    let selection = targets::select(spec.get("targets"), catalog, &at)?;
+    let sweeps = targets::parameter_sweeps(spec.get("parameters"), &selection, catalog, &at)?;
+    let settings = settings::read(spec.get("run"), catalog, &at)?;
+    let workloads = workloads::read(&spec, path, &settings, &at)?;
+    let scenarios = expand(&sweeps, &workloads, &settings, catalog);
+    Ok(Plan {
+        name,
+        description,
+        spec_text: text.to_string(),
+        spec_path: path.map(Path::to_path_buf),
+        trials: settings.trials,
+        seed: settings.seed,
+        server_cpus: settings.server_cpus,
+        generator_cpus: settings.generator_cpus,
+        scenarios,
+        skipped_targets: selection.skipped,
+    })
+}
+
+fn default_name(path: Option<&Path>) -> String {
+    path.and_then(Path::file_stem).map_or_else(
+        || "default".to_string(),
+        |s| s.to_string_lossy().into_owned(),
+    )
+}
+
+/// Every parameter combination of each target to run, in the spec's target order.
+type Sweeps = Vec<(String, Vec<BTreeMap<String, String>>)>;
+
+/// Every target × parameter combination × workload × schedule, in that order.
+fn expand(
+    sweeps: &Sweeps,
+    workloads: &[PlannedWorkload],
+    settings: &Settings,
+    catalog: &Catalog,
+) -> Vec<PlannedScenario> {
+    let mut scenarios = Vec::new();
+    for (target, combinations) in sweeps {
+        for parameters in combinations {
+            for planned in workloads {
+                for schedule in &planned.schedules {
+                    let index = scenarios.len();
+                    let place = (target.as_str(), parameters, planned, *schedule);
+                    scenarios.push(scenario(index, place, settings, catalog));
+                }
+            }
+        }
+    }
+    scenarios
+}
+
+/// Where a scenario sits in the sweep: target, parameters, workload, schedule.
+type Place<'p> = (
+    &'p str,
+    &'p BTreeMap<String, String>,
+    &'p PlannedWorkload,
+    Schedule,
+);
+
+fn scenario(
+    index: usize,
+    (target, parameters, planned, schedule): Place<'_>,
+    settings: &Settings,
+    catalog: &Catalog,
+) -> PlannedScenario {
+    let workload = &planned.workload;
+    let key = ScenarioKey::compose(target, parameters, &workload.name, &schedule);
+    PlannedScenario {
+        index: u32::try_from(index).unwrap_or(u32::MAX),
+        key,
+        target: target.to_string(),
+        parameters: parameters.clone(),
+        workload: workload.clone(),
+        schedule,
+        measurement: Measurement {
+            warmup: settings
+                .measurement
+                .warmup
+                .max(catalog.get(target).map_or(Duration::ZERO, |t| t.min_warmup)),
+            ..settings.measurement
+        },
+        needs_database: workload.path.starts_with("/db"),
+    }
+}

@@ -1,0 +1,184 @@
+//! `targets` and `[parameters.<target>]`: which targets run, and every
+//! combination of the parameter values swept for each.
+
+use std::collections::BTreeMap;
+
+use toml::de::DeValue;
+
+use crate::catalog::Catalog;
+use crate::document::{self, Field, Table, Value};
+use crate::error::{Locator, SpecError, shown};
+use crate::plan::SkippedTarget;
+
+use super::Sweeps;
+
+/// The targets a spec asked for: those that run here, and those skipped.
+#[derive(Debug)]
+pub(super) struct Selection {
+    /// Those that can run here, in the spec's order.
+    pub run: Vec<String>,
+    pub skipped: Vec<SkippedTarget>,
+}
+
+pub(super) fn select(
+    field: Option<&Field<'_>>,
+    catalog: &Catalog,
+    at: &Locator<'_>,
+) -> Result<Selection, SpecError> {
+    let every = || catalog.targets.iter().map(|t| t.name.clone()).collect();
+    let requested: Vec<String> = match field.map(|f| f.value) {
+        None => every(),
+        Some(value) => match value.get_ref() {
+            DeValue::String(word) if word == "available" || word == "all" => every(),
+            DeValue::String(word) => {
+                let message = format!(
+                    "{} is neither \"available\" nor a list of target names; write targets = \"available\" or e.g. targets = [\"go-nethttp\"]",
+                    shown(word)
+                );
+                return Err(at.at(value.span(), "targets", message));
+            }
+            _ => named(value, catalog, at)?,
+        },
+    };
+    let mut selection = Selection {
+        run: Vec::new(),
+        skipped: Vec::new(),
+    };
+    for name in requested {
+        match catalog.get(&name).map(|t| &t.available) {
+            Some(Ok(())) if !selection.run.contains(&name) => selection.run.push(name),
+            Some(Err(reason)) => selection.skipped.push(SkippedTarget {
+                target: name,
+                reason: reason.clone(),
+            }),
+            _ => {}
+        }
+    }
+    Ok(selection)
+}
+
+/// A list of target names, each known.
+fn named(value: &Value<'_>, catalog: &Catalog, at: &Locator<'_>) -> Result<Vec<String>, SpecError> {
+    let expected = "\"available\" or a list of target names such as [\"go-nethttp\"]";
+    let items = document::list(value, "targets", expected, at)?;
+    let mut names = Vec::with_capacity(items.len());
+    for item in items {
+        let name = document::text(item, "targets", "\"go-nethttp\"", at)?;
+        if catalog.get(name).is_none() {
+            let message = format!(
+                "unknown target {}; known targets: {}",
+                shown(name),
+                catalog.names()
+            );
+            return Err(at.at(item.span(), "targets", message));
+        }
+        names.push(name.to_string());
+    }
+    Ok(names)
+}
+
+/// Every combination of swept parameter values, per target that runs.
+pub(super) fn parameter_sweeps(
+    field: Option<&Field<'_>>,
+    selection: &Selection,
+    catalog: &Catalog,
+    at: &Locator<'_>,
+) -> Result<Sweeps, SpecError> {
+    let mut sweeps: Sweeps = selection
+        .run
+        .iter()
+        .map(|t| (t.clone(), vec![BTreeMap::new()]))
+        .collect();
+    let Some(field) = field else {
+        return Ok(sweeps);
+    };
+    let per_target = Table::read(field.value, "parameters", &[], at)?;
+    for target in &per_target.fields {
+        if catalog.get(target.name).is_none() {
+            let message = format!(
+                "unknown target {}; known targets: {}",
+                shown(target.name),
+                catalog.names()
+            );
+            return Err(at.at(target.key_span.clone(), &target.path, message));
+        }
+        let Some((_, runs)) = sweeps.iter_mut().find(|(t, _)| t == target.name) else {
+            continue; // asked for, but skipped here
+        };
+        let mut combinations = vec![BTreeMap::new()];
+        let values = Table::read(target.value, &target.path, &[], at)?;
+        for parameter in &values.fields {
+            let list = parameter_values(parameter, target.name, catalog, at)?;
+            combinations = product(&combinations, parameter.name, &list);
+        }
+        *runs = combinations;
+    }
+    Ok(sweeps)
+}
+
+/// One parameter's values, each in the manifest's domain.
+fn parameter_values(
+    parameter: &Field<'_>,
+    target: &str,
+    catalog: &Catalog,
+    at: &Locator<'_>,
+) -> Result<Vec<String>, SpecError> {
+    let key = &parameter.path;
+    let known = catalog.get(target).map(|t| &t.parameters);
+    let Some(domain) = known.and_then(|p| p.get(parameter.name)) else {
+        let names: Vec<&str> = known
+            .into_iter()
+            .flat_map(|p| p.keys().map(String::as_str))
+            .collect();
+        let message = format!(
+            "{target} has no parameter {}; it has: {}",
+            shown(parameter.name),
+            names.join(", ")
+        );
+        return Err(at.at(parameter.key_span.clone(), key, message));
+    };
+    let items = document::one_or_many(parameter.value, key, at)?;
+    let mut values = Vec::with_capacity(items.len());
+    for item in &items {
+        let written = scalar(item, key, at)?;
+        domain
+            .check(&written)
+            .map_err(|why| at.at(item.span(), key, format!("{} {why}", shown(&written))))?;
+        values.push(written);
+    }
+    Ok(values)
+}
+
+/// A parameter value as text: parameters are integers or names.
+fn scalar(value: &Value<'_>, key: &str, at: &Locator<'_>) -> Result<String, SpecError> {
+    match value.get_ref() {
+        DeValue::String(text) => Ok(text.to_string()),
+        DeValue::Boolean(b) => Ok(b.to_string()),
+        DeValue::Integer(_) => {
+            Ok(document::integer(value, key, i64::MIN..=i64::MAX, at)?.to_string())
+        }
+        _ => Err(document::mismatch(
+            value,
+            key,
+            "an integer, a name in quotes, or a list of them",
+            at,
+        )),
+    }
+}
+
+fn product(
+    combinations: &[BTreeMap<String, String>],
+    name: &str,
+    values: &[String],
+) -> Vec<BTreeMap<String, String>> {
+    combinations
+        .iter()
+        .flat_map(|base| {
+            values.iter().map(move |value| {
+                let mut next = base.clone();
+                next.insert(name.to_string(), value.clone());
+                next
+            })
+        })
+        .collect()
+}

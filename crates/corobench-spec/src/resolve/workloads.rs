@@ -1,0 +1,181 @@
+//! `[[workloads]]`: what each scenario sends.
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use corobench_model::Schedule;
+
+use crate::document::{self, Field, Table, Value};
+use crate::error::{Locator, SpecError, shown};
+use crate::keys;
+use crate::plan::{Body, Workload};
+
+use super::schedule::{Bounds, Sweep};
+use super::settings::Settings;
+
+/// The longest workload name; it is part of every scenario key.
+const MAX_NAME_CHARS: usize = 64;
+
+/// A workload with the schedules it runs under.
+#[derive(Debug)]
+pub(super) struct PlannedWorkload {
+    pub workload: Workload,
+    pub schedules: Vec<Schedule>,
+}
+
+pub(super) fn read(
+    spec: &Table<'_>,
+    path: Option<&Path>,
+    settings: &Settings,
+    at: &Locator<'_>,
+) -> Result<Vec<PlannedWorkload>, SpecError> {
+    let bounds = Bounds {
+        generator_threads: settings.measurement.generator_threads,
+        threads_span: &settings.threads_span,
+    };
+    let schedule = spec
+        .get("schedule")
+        .map(|f| Table::read(f.value, "schedule", keys::SCHEDULE, at))
+        .transpose()?;
+    let defaults = Sweep::defaults(schedule.as_ref(), bounds, at)?;
+    let items = items(spec.get("workloads"), at)?;
+    let mut names = HashSet::with_capacity(items.len());
+    let mut planned = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let key = format!("workloads[{i}]");
+        if !item.get_ref().is_table() {
+            return Err(document::mismatch(item, &key, "a [[workloads]] table", at));
+        }
+        let table = Table::read(item, &key, keys::WORKLOAD, at)?;
+        let name = table.require("name", "name = \"plaintext\"", at)?;
+        let workload = workload(&table, name, path, at)?;
+        if !names.insert(workload.name.clone()) {
+            let message = "this name is already used by another workload; names must be unique";
+            return Err(at.at(name.value.span(), &name.path, message));
+        }
+        let sweep = defaults.overridden_by(&table, bounds, at)?;
+        let schedules = sweep.schedules_for(bounds, at)?;
+        planned.push(PlannedWorkload {
+            workload,
+            schedules,
+        });
+    }
+    Ok(planned)
+}
+
+/// The `[[workloads]]` tables: at least one.
+fn items<'d>(field: Option<&Field<'d>>, at: &Locator<'_>) -> Result<&'d [Value<'d>], SpecError> {
+    let missing = "no workload: add at least one [[workloads]] with a name and a path, e.g. [[workloads]] name = \"plaintext\" path = \"/plaintext\"";
+    let Some(field) = field else {
+        return Err(at.at(at.end(), "workloads", missing));
+    };
+    let items = document::list(field.value, "workloads", "[[workloads]] tables", at)?;
+    if items.is_empty() {
+        return Err(at.at(field.value.span(), "workloads", missing));
+    }
+    Ok(items)
+}
+
+/// One workload, checked.
+fn workload(
+    table: &Table<'_>,
+    name: &Field<'_>,
+    spec_path: Option<&Path>,
+    at: &Locator<'_>,
+) -> Result<Workload, SpecError> {
+    let workload_name = workload_name(name, at)?;
+    let path_field = table.require("path", "path = \"/plaintext\"", at)?;
+    let path = request_path(path_field, at)?;
+    let method = match table.get("method") {
+        None => "GET".to_string(),
+        Some(field) => method(field, at)?,
+    };
+    let headers = match table.get("headers") {
+        None => Vec::new(),
+        Some(field) => headers(field, at)?,
+    };
+    let body = body(table, spec_path, at)?;
+    Ok(Workload {
+        name: workload_name,
+        method,
+        path,
+        headers,
+        body,
+    })
+}
+
+fn workload_name(field: &Field<'_>, at: &Locator<'_>) -> Result<String, SpecError> {
+    let name = document::text(field.value, &field.path, "\"plaintext\"", at)?;
+    let allowed = |c: char| c.is_ascii_alphanumeric() || "-_.".contains(c);
+    if name.is_empty() || name.len() > MAX_NAME_CHARS || !name.chars().all(allowed) {
+        let message = format!("use 1 to {MAX_NAME_CHARS} letters, digits, '-', '_' and '.' only");
+        return Err(at.at(field.value.span(), &field.path, message));
+    }
+    Ok(name.to_string())
+}
+
+/// A request target: a path and query.
+fn request_path(field: &Field<'_>, at: &Locator<'_>) -> Result<String, SpecError> {
+    let path = document::text(field.value, &field.path, "\"/io?ms=10\"", at)?;
+    if !path.starts_with('/') || path.contains(char::is_whitespace) {
+        let message = "must start with / and contain no spaces, e.g. \"/io?ms=10\"";
+        return Err(at.at(field.value.span(), &field.path, message));
+    }
+    Ok(path.to_string())
+}
+
+fn method(field: &Field<'_>, at: &Locator<'_>) -> Result<String, SpecError> {
+    let method = document::text(field.value, &field.path, "\"POST\"", at)?;
+    if method.is_empty() || !method.chars().all(|c| c.is_ascii_uppercase()) {
+        let message = "must be an upper-case HTTP method such as GET or POST";
+        return Err(at.at(field.value.span(), &field.path, message));
+    }
+    Ok(method.to_string())
+}
+
+/// Extra request headers.
+fn headers(field: &Field<'_>, at: &Locator<'_>) -> Result<Vec<(String, String)>, SpecError> {
+    let table = Table::read(field.value, &field.path, &[], at)?;
+    let mut headers = Vec::with_capacity(table.fields.len());
+    for header in &table.fields {
+        let value = document::text(header.value, &header.path, "\"text/plain\"", at)?;
+        headers.push((header.name.to_string(), value.to_string()));
+    }
+    Ok(headers)
+}
+
+fn body(table: &Table<'_>, spec_path: Option<&Path>, at: &Locator<'_>) -> Result<Body, SpecError> {
+    match (table.get("body"), table.get("body_file")) {
+        (Some(_), Some(file)) => Err(at.at(
+            file.key_span.clone(),
+            &file.path,
+            "give either body or body_file, not both",
+        )),
+        (Some(text), None) => {
+            let body = document::text(text.value, &text.path, "\"{\\\"id\\\": 1}\"", at)?;
+            Ok(Body::Text(body.to_string()))
+        }
+        (None, Some(file)) => body_file(file, spec_path, at),
+        (None, None) => Ok(Body::Empty),
+    }
+}
+
+fn body_file(
+    field: &Field<'_>,
+    spec_path: Option<&Path>,
+    at: &Locator<'_>,
+) -> Result<Body, SpecError> {
+    let name = document::text(field.value, &field.path, "\"body.json\"", at)?;
+    let base = spec_path
+        .and_then(Path::parent)
+        .unwrap_or_else(|| Path::new("."));
+    let resolved = base.join(name);
+    if !resolved.is_file() {
+        let message = format!(
+            "{} is not a readable file (paths are relative to the spec)",
+            shown(&resolved.display().to_string())
+        );
+        return Err(at.at(field.value.span(), &field.path, message));
+    }
+    Ok(Body::File(resolved))
+}
