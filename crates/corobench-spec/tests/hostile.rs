@@ -1,5 +1,6 @@
 //! Specs written to break the resolver: numbers that overflow, values of the
-//! wrong kind. Each is refused at its place, in the project's words.
+//! wrong kind, sweeps that repeat. Each is refused at its place, in the
+//! project's words.
 
 mod common;
 
@@ -71,6 +72,27 @@ fn the_estimate_saturates_instead_of_overflowing() {
         scenario.measurement.duration = Duration::MAX;
     }
     assert_eq!(huge.estimated_duration(Duration::MAX), Duration::MAX);
+}
+
+#[test]
+fn a_sweep_that_repeats_a_value_is_refused_at_the_repeat() {
+    let cases: Vec<(String, &str)> = [
+        ("[schedule]\nconnections = [8, 8]", "suite.toml:2:19: `schedule.connections`: connections = [8, 8] repeats 8: each value is a scenario of its own; list it once"),
+        ("[schedule]\nrates = [2.5, 2.50]", "`schedule.rates`: rates = [2.5, 2.50] repeats 2.5"),
+        ("[parameters.go-ants]\npool_size = [16, 0x10]", "`parameters.go-ants.pool_size`: pool_size = [16, 0x10] repeats 16"),
+        ("[parameters.go-ants]\npool_size = [16, \"+16\"]", "pool_size = [16, \"+16\"] repeats 16"),
+        ("[parameters.go-ants]\nnonblocking = [true, \"true\"]", "repeats true"),
+        ("targets = [\"go-ants\", \"go-ants\"]", "`targets`: targets = [\"go-ants\", \"go-ants\"] repeats go-ants"),
+    ]
+    .iter()
+    .map(|(head, expected)| (with_workload(head), *expected))
+    .collect();
+    assert_refused(&cases);
+    let own = "[[workloads]]\nname = \"p\"\npath = \"/p\"\nconnections = [4, 8, 4]\n";
+    assert_refused(&[(
+        own.to_string(),
+        "suite.toml:4:22: `workloads[0].connections`: connections = [4, 8, 4] repeats 4",
+    )]);
 }
 
 #[test]

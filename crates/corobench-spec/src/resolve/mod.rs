@@ -1,7 +1,8 @@
 //! Spec text → validated plan: every key and value checked once, against the
-//! catalog and the spec's bounds, then sweeps expanded into scenarios, each
-//! error with the file, line, column and key.
+//! catalog and the spec's bounds, then sweeps expanded into scenarios (each
+//! value swept once), each error with the file, line, column and key.
 
+mod repeats;
 mod schedule;
 mod settings;
 mod targets;

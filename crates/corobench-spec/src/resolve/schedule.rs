@@ -1,5 +1,5 @@
 //! `connections` and `rates`, in `[schedule]` or a workload: the counts and
-//! rates a workload is swept over, each within bounds.
+//! rates a workload is swept over, each within bounds and none twice.
 
 use std::ops::Range;
 
@@ -8,6 +8,8 @@ use corobench_model::Schedule;
 use crate::document::{self, Table, Value};
 use crate::error::{Locator, SpecError};
 use crate::limits::{MAX_CONNECTIONS, MAX_RATE, MIN_RATE};
+
+use super::repeats::refuse_repeats;
 
 /// Connections per scenario when the spec names none.
 pub const DEFAULT_CONNECTIONS: u32 = 64;
@@ -127,6 +129,7 @@ fn connections(
         }
         counts.push(n);
     }
+    refuse_repeats(value, &items, &counts, key, |i| counts[i].to_string(), at)?;
     Ok(counts)
 }
 
@@ -141,5 +144,7 @@ fn rates(value: &Value<'_>, key: &str, at: &Locator<'_>) -> Result<Vec<f64>, Spe
             at,
         )?);
     }
+    let bits: Vec<u64> = rates.iter().map(|r| r.to_bits()).collect();
+    refuse_repeats(value, &items, &bits, key, |i| rates[i].to_string(), at)?;
     Ok(rates)
 }

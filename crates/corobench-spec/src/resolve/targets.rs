@@ -11,6 +11,7 @@ use crate::error::{Locator, SpecError, shown};
 use crate::plan::SkippedTarget;
 
 use super::Sweeps;
+use super::repeats::refuse_repeats;
 
 /// The targets a spec asked for: those that run here, and those skipped.
 #[derive(Debug)]
@@ -46,18 +47,18 @@ pub(super) fn select(
     };
     for name in requested {
         match catalog.get(&name).map(|t| &t.available) {
-            Some(Ok(())) if !selection.run.contains(&name) => selection.run.push(name),
+            Some(Ok(())) => selection.run.push(name),
             Some(Err(reason)) => selection.skipped.push(SkippedTarget {
                 target: name,
                 reason: reason.clone(),
             }),
-            _ => {}
+            None => {}
         }
     }
     Ok(selection)
 }
 
-/// A list of target names, each known.
+/// A list of target names, each known, none twice.
 fn named(value: &Value<'_>, catalog: &Catalog, at: &Locator<'_>) -> Result<Vec<String>, SpecError> {
     let expected = "\"available\" or a list of target names such as [\"go-nethttp\"]";
     let items = document::list(value, "targets", expected, at)?;
@@ -74,6 +75,8 @@ fn named(value: &Value<'_>, catalog: &Catalog, at: &Locator<'_>) -> Result<Vec<S
         }
         names.push(name.to_string());
     }
+    let items: Vec<&Value<'_>> = items.iter().collect();
+    refuse_repeats(value, &items, &names, "targets", |i| names[i].clone(), at)?;
     Ok(names)
 }
 
@@ -116,7 +119,7 @@ pub(super) fn parameter_sweeps(
     Ok(sweeps)
 }
 
-/// One parameter's values, each in the manifest's domain.
+/// One parameter's values, each in the manifest's domain, none twice.
 fn parameter_values(
     parameter: &Field<'_>,
     target: &str,
@@ -141,11 +144,19 @@ fn parameter_values(
     let mut values = Vec::with_capacity(items.len());
     for item in &items {
         let written = scalar(item, key, at)?;
-        domain
-            .check(&written)
+        let value = domain
+            .canonical(&written)
             .map_err(|why| at.at(item.span(), key, format!("{} {why}", shown(&written))))?;
-        values.push(written);
+        values.push(value);
     }
+    refuse_repeats(
+        parameter.value,
+        &items,
+        &values,
+        key,
+        |i| values[i].clone(),
+        at,
+    )?;
     Ok(values)
 }
 
