@@ -1,6 +1,6 @@
 //! Specs written to break the resolver: numbers that overflow, values of the
-//! wrong kind, sweeps that repeat. Each is refused at its place, in the
-//! project's words.
+//! wrong kind, sweeps that repeat, requests that would break HTTP. Each is
+//! refused at its place, in the project's words.
 
 mod common;
 
@@ -93,6 +93,63 @@ fn a_sweep_that_repeats_a_value_is_refused_at_the_repeat() {
         own.to_string(),
         "suite.toml:4:22: `workloads[0].connections`: connections = [4, 8, 4] repeats 4",
     )]);
+}
+
+#[test]
+fn requests_that_would_break_http_are_refused() {
+    let with_headers = |headers: &str| format!("{WORKLOAD}headers = {headers}\n");
+    let cases = vec![
+        (
+            with_headers("{ \"X Y\" = \"1\" }"),
+            "suite.toml:4:13: `workloads[0].headers.X Y`: \"X Y\" is not a header name",
+        ),
+        (with_headers("{ \"X:\" = \"1\" }"), "is not a header name"),
+        (
+            with_headers("{ \"\" = \"1\" }"),
+            "\"\" is not a header name",
+        ),
+        (
+            with_headers("{ X = \"1\\r\\nEvil: yes\" }"),
+            "`workloads[0].headers.X`: the value holds a line break",
+        ),
+        (
+            with_headers("{ X = \"a\\u0000b\" }"),
+            "the value holds a line break or another control character",
+        ),
+        (
+            with_headers("{ Content-Length = \"5\" }"),
+            "Content-Length is set by corobench from the body",
+        ),
+        (
+            with_headers("{ transfer-encoding = \"chunked\" }"),
+            "is set by corobench",
+        ),
+        (
+            with_headers("{ X-A = \"1\", x-a = \"2\" }"),
+            "given twice (header names ignore case)",
+        ),
+        (
+            with_headers("{ X = 1 }"),
+            "`workloads[0].headers.X`: expected text in quotes",
+        ),
+        (
+            "[[workloads]]\nname = \"p\"\npath = \"/a b\"\n".to_string(),
+            "`workloads[0].path`: must start with /",
+        ),
+        (
+            "[[workloads]]\nname = \"p\"\npath = \"/\\u001b\"\n".to_string(),
+            "visible ASCII",
+        ),
+        (
+            "[[workloads]]\nname = \"p\"\npath = \"/é\"\n".to_string(),
+            "percent-encode",
+        ),
+    ];
+    assert_refused(&cases);
+    let tab =
+        format!("{WORKLOAD}headers = {{ X-Ok = \"a\\tb\", \"X!#$%&'*+-.^_`|~9\" = \"v\" }}\n");
+    let headers = &resolve_text(&tab).unwrap().scenarios[0].workload.headers;
+    assert_eq!(headers.len(), 2);
 }
 
 #[test]

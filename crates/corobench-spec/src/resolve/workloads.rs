@@ -1,4 +1,5 @@
-//! `[[workloads]]`: what each scenario sends.
+//! `[[workloads]]`: what each scenario sends, checked so that every request
+//! corobench builds from it is well-formed HTTP/1.1.
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -15,6 +16,10 @@ use super::settings::Settings;
 
 /// The longest workload name; it is part of every scenario key.
 const MAX_NAME_CHARS: usize = 64;
+
+/// Headers corobench writes itself from the body: a spec's own would
+/// contradict the bytes sent and stall every request.
+const FRAMING_HEADERS: &[&str] = &["content-length", "transfer-encoding"];
 
 /// A workload with the schedules it runs under.
 #[derive(Debug)]
@@ -114,11 +119,11 @@ fn workload_name(field: &Field<'_>, at: &Locator<'_>) -> Result<String, SpecErro
     Ok(name.to_string())
 }
 
-/// A request target: a path and query.
+/// A request target: a path and query of visible ASCII characters.
 fn request_path(field: &Field<'_>, at: &Locator<'_>) -> Result<String, SpecError> {
     let path = document::text(field.value, &field.path, "\"/io?ms=10\"", at)?;
-    if !path.starts_with('/') || path.contains(char::is_whitespace) {
-        let message = "must start with / and contain no spaces, e.g. \"/io?ms=10\"";
+    if !path.starts_with('/') || !path.bytes().all(|b| b.is_ascii_graphic()) {
+        let message = "must start with / and hold only visible ASCII characters (percent-encode spaces, control characters and other bytes), e.g. \"/io?ms=10\"";
         return Err(at.at(field.value.span(), &field.path, message));
     }
     Ok(path.to_string())
@@ -133,15 +138,47 @@ fn method(field: &Field<'_>, at: &Locator<'_>) -> Result<String, SpecError> {
     Ok(method.to_string())
 }
 
-/// Extra request headers.
+/// Extra request headers: token names, one-line values, each name once.
 fn headers(field: &Field<'_>, at: &Locator<'_>) -> Result<Vec<(String, String)>, SpecError> {
     let table = Table::read(field.value, &field.path, &[], at)?;
+    let mut seen = HashSet::with_capacity(table.fields.len());
     let mut headers = Vec::with_capacity(table.fields.len());
     for header in &table.fields {
         let value = document::text(header.value, &header.path, "\"text/plain\"", at)?;
+        let lower = header.name.to_ascii_lowercase();
+        let problem = if header.name.is_empty() || !header.name.bytes().all(is_token_byte) {
+            Some(format!(
+                "{} is not a header name: use letters, digits and !#$%&'*+-.^_`|~ only",
+                shown(header.name)
+            ))
+        } else if FRAMING_HEADERS.contains(&lower.as_str()) {
+            Some(format!(
+                "{} is set by corobench from the body; remove it",
+                header.name
+            ))
+        } else if !seen.insert(lower) {
+            Some(format!(
+                "{} is given twice (header names ignore case); keep one",
+                header.name
+            ))
+        } else {
+            None
+        };
+        if let Some(message) = problem {
+            return Err(at.at(header.key_span.clone(), &header.path, message));
+        }
+        if value.chars().any(|c| c.is_control() && c != '\t') {
+            let message = "the value holds a line break or another control character, which would end or forge header lines; write it on one line";
+            return Err(at.at(header.value.span(), &header.path, message));
+        }
         headers.push((header.name.to_string(), value.to_string()));
     }
     Ok(headers)
+}
+
+/// RFC 9110's `tchar`: the bytes of a header name.
+fn is_token_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
 }
 
 fn body(table: &Table<'_>, spec_path: Option<&Path>, at: &Locator<'_>) -> Result<Body, SpecError> {
