@@ -1,6 +1,7 @@
 //! Specs written to break the resolver: numbers that overflow, values of the
-//! wrong kind, sweeps that repeat, requests that would break HTTP. Each is
-//! refused at its place, in the project's words.
+//! wrong kind, sweeps that repeat, requests that would break HTTP, target
+//! lists that select nothing. Each is refused at its place, in the
+//! project's words.
 
 mod common;
 
@@ -150,6 +151,47 @@ fn requests_that_would_break_http_are_refused() {
         format!("{WORKLOAD}headers = {{ X-Ok = \"a\\tb\", \"X!#$%&'*+-.^_`|~9\" = \"v\" }}\n");
     let headers = &resolve_text(&tab).unwrap().scenarios[0].workload.headers;
     assert_eq!(headers.len(), 2);
+}
+
+#[test]
+fn target_selection_mistakes_are_refused() {
+    let cases: Vec<(String, &str)> = [
+        (
+            "targets = []",
+            "suite.toml:1:11: `targets`: an empty list selects no target",
+        ),
+        (
+            "targets = [1]",
+            "`targets`: expected text in quotes such as \"go-nethttp\", found the integer 1",
+        ),
+        (
+            "targets = [\"go-nethttp\"]\n[parameters.go-ants]\npool_size = 8",
+            "suite.toml:2:13: `parameters.go-ants`: \"go-ants\" is not among this spec's targets",
+        ),
+        (
+            "[parameters.nope]\nx = 1",
+            "`parameters.nope`: unknown target \"nope\"",
+        ),
+        (
+            "[parameters.swoole-epoll]\nworkers = 0",
+            "`parameters.swoole-epoll.workers`: \"0\" must be an integer in 1..=64",
+        ),
+    ]
+    .iter()
+    .map(|(head, expected)| (with_workload(head), *expected))
+    .collect();
+    assert_refused(&cases);
+}
+
+#[test]
+fn parameters_of_a_target_skipped_here_stay_allowed() {
+    for targets in ["[\"go-nethttp\", \"swoole-epoll\"]", "\"available\""] {
+        let spec = with_workload(&format!(
+            "targets = {targets}\n[parameters.swoole-epoll]\nworkers = [1, 2]"
+        ));
+        let plan = resolve_text(&spec).unwrap();
+        assert_eq!(plan.skipped_targets[0].target, "swoole-epoll");
+    }
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! `targets` and `[parameters.<target>]`: which targets run, and every
 //! combination of the parameter values swept for each.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 use toml::de::DeValue;
 
@@ -16,6 +16,8 @@ use super::repeats::refuse_repeats;
 /// The targets a spec asked for: those that run here, and those skipped.
 #[derive(Debug)]
 pub(super) struct Selection {
+    /// Every target asked for, runnable or not.
+    pub requested: HashSet<String>,
     /// Those that can run here, in the spec's order.
     pub run: Vec<String>,
     pub skipped: Vec<SkippedTarget>,
@@ -42,6 +44,7 @@ pub(super) fn select(
         },
     };
     let mut selection = Selection {
+        requested: requested.iter().cloned().collect(),
         run: Vec::new(),
         skipped: Vec::new(),
     };
@@ -58,10 +61,15 @@ pub(super) fn select(
     Ok(selection)
 }
 
-/// A list of target names, each known, none twice.
+/// A list of target names: each known, none twice, at least one.
 fn named(value: &Value<'_>, catalog: &Catalog, at: &Locator<'_>) -> Result<Vec<String>, SpecError> {
     let expected = "\"available\" or a list of target names such as [\"go-nethttp\"]";
     let items = document::list(value, "targets", expected, at)?;
+    if items.is_empty() {
+        let message =
+            "an empty list selects no target; name at least one, or write targets = \"available\"";
+        return Err(at.at(value.span(), "targets", message));
+    }
     let mut names = Vec::with_capacity(items.len());
     for item in items {
         let name = document::text(item, "targets", "\"go-nethttp\"", at)?;
@@ -81,6 +89,8 @@ fn named(value: &Value<'_>, catalog: &Catalog, at: &Locator<'_>) -> Result<Vec<S
 }
 
 /// Every combination of swept parameter values, per target that runs.
+/// Parameters of a target asked for but skipped here are checked all the
+/// same; parameters of a target the spec does not ask for are refused.
 pub(super) fn parameter_sweeps(
     field: Option<&Field<'_>>,
     selection: &Selection,
@@ -97,26 +107,42 @@ pub(super) fn parameter_sweeps(
     };
     let per_target = Table::read(field.value, "parameters", &[], at)?;
     for target in &per_target.fields {
-        if catalog.get(target.name).is_none() {
-            let message = format!(
-                "unknown target {}; known targets: {}",
-                shown(target.name),
-                catalog.names()
-            );
-            return Err(at.at(target.key_span.clone(), &target.path, message));
-        }
-        let Some((_, runs)) = sweeps.iter_mut().find(|(t, _)| t == target.name) else {
-            continue; // asked for, but skipped here
-        };
+        check_asked_for(target, selection, catalog, at)?;
         let mut combinations = vec![BTreeMap::new()];
         let values = Table::read(target.value, &target.path, &[], at)?;
         for parameter in &values.fields {
             let list = parameter_values(parameter, target.name, catalog, at)?;
             combinations = product(&combinations, parameter.name, &list);
         }
-        *runs = combinations;
+        if let Some((_, runs)) = sweeps.iter_mut().find(|(t, _)| t == target.name) {
+            *runs = combinations;
+        }
     }
     Ok(sweeps)
+}
+
+fn check_asked_for(
+    target: &Field<'_>,
+    selection: &Selection,
+    catalog: &Catalog,
+    at: &Locator<'_>,
+) -> Result<(), SpecError> {
+    let message = if catalog.get(target.name).is_none() {
+        format!(
+            "unknown target {}; known targets: {}",
+            shown(target.name),
+            catalog.names()
+        )
+    } else if !selection.requested.contains(target.name) {
+        format!(
+            "{} is not among this spec's targets, so these parameters would be ignored; add it to `targets` or remove [parameters.{}]",
+            shown(target.name),
+            target.name
+        )
+    } else {
+        return Ok(());
+    };
+    Err(at.at(target.key_span.clone(), &target.path, message))
 }
 
 /// One parameter's values, each in the manifest's domain, none twice.
