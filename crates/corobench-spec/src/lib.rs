@@ -1,9 +1,11 @@
 //! Suite spec files (TOML) resolved into validated plans.
 //!
 //! [`resolve`] reads the spec text once, checks every key and value against
-//! a [`Catalog`] of targets and the machine and the spec's bounds, and
-//! expands sweeps into scenarios. Nothing downstream sees a raw string. This
-//! crate does no I/O beyond checking that a workload's body file exists.
+//! a [`Catalog`] of targets and the machine, the spec's bounds and the
+//! process's [`Limits`], and expands sweeps into scenarios. Nothing
+//! downstream sees a raw string. The resolver does no I/O beyond checking a
+//! workload's body file; [`Limits::of_this_process`] reads `/proc` for the
+//! binary.
 
 mod catalog;
 mod document;
@@ -17,12 +19,12 @@ mod values;
 pub use catalog::{Catalog, CatalogTarget, Domain};
 pub use error::SpecError;
 pub use limits::{
-    MAX_CONNECTIONS, MAX_DURATION, MAX_GENERATOR_THREADS, MAX_RATE, MAX_TRIALS, MIN_RATE,
+    Limits, MAX_CONNECTIONS, MAX_DURATION, MAX_GENERATOR_THREADS, MAX_RATE, MAX_TRIALS, MIN_RATE,
 };
 pub use plan::{
     Body, Measurement, Plan, PlannedScenario, Schedule, SkippedTarget, Trials, Workload,
 };
-pub use resolve::{DEFAULT_CONNECTIONS, resolve};
+pub use resolve::{DEFAULT_CONNECTIONS, resolve, resolve_within};
 pub use values::{parse_cpu_list, parse_duration, parse_fraction};
 
 /// The suite `corobench run` runs when given none.

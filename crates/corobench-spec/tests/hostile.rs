@@ -1,7 +1,7 @@
 //! Specs written to break the resolver: numbers that overflow, values of the
 //! wrong kind, sweeps that repeat, requests that would break HTTP, target
-//! lists that select nothing. Each is refused at its place, in the
-//! project's words.
+//! lists that select nothing, more connections than the process can open.
+//! Each is refused at its place, in the project's words.
 
 mod common;
 
@@ -9,7 +9,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use common::catalog;
-use corobench_spec::{Plan, SpecError, resolve};
+use corobench_spec::{Limits, Plan, SpecError, resolve, resolve_within};
 
 const WORKLOAD: &str = "[[workloads]]\nname = \"p\"\npath = \"/plaintext\"\n";
 
@@ -209,6 +209,25 @@ fn fractional_rates_are_accepted() {
     assert_eq!(
         keys,
         ["go-nethttp/p/rate=2.5/c=4", "go-nethttp/p/rate=1000/c=4"]
+    );
+}
+
+#[test]
+fn more_connections_than_the_process_can_open_are_refused() {
+    let limits = Limits::from_proc(
+        Some("Max open files            1024                 1064                 files\n"),
+        None,
+        None,
+    );
+    assert_eq!(limits.max_connections, 1000);
+    let spec =
+        |connections: u32| with_workload(&format!("[schedule]\nconnections = [10, {connections}]"));
+    let resolve_here = |text: &str| resolve_within(text, None, &catalog(), &limits);
+    assert!(resolve_here(&spec(1000)).is_ok());
+    let error = resolve_here(&spec(1001)).unwrap_err().to_string();
+    assert!(
+        error.contains("<default suite>:2:20: `schedule.connections`: 1001 connections are more than this process can open (1000): this process may open 1064 files (the hard limit of `ulimit -n`)"),
+        "{error}"
     );
 }
 

@@ -1,6 +1,7 @@
 //! Spec text → validated plan: every key and value checked once, against the
-//! catalog and the spec's bounds, then sweeps expanded into scenarios (each
-//! value swept once), each error with the file, line, column and key.
+//! catalog, the spec's bounds and the process's limits, then sweeps expanded
+//! into scenarios. Whatever could fail before the first trial fails here,
+//! with the file, line, column and key.
 
 mod repeats;
 mod schedule;
@@ -18,6 +19,7 @@ use crate::catalog::Catalog;
 use crate::document::{self, Table};
 use crate::error::{Locator, SpecError};
 use crate::keys;
+use crate::limits::Limits;
 use crate::plan::{Measurement, Plan, PlannedScenario};
 
 use settings::Settings;
@@ -25,13 +27,27 @@ use workloads::PlannedWorkload;
 
 pub use schedule::DEFAULT_CONNECTIONS;
 
-/// Resolves a spec text into a plan.
+/// Resolves a spec text into a plan, within the spec's own bounds only; see
+/// [`resolve_within`] to check it against the limits of the process too.
+///
+/// # Errors
+/// As [`resolve_within`].
+pub fn resolve(text: &str, path: Option<&Path>, catalog: &Catalog) -> Result<Plan, SpecError> {
+    resolve_within(text, path, catalog, &Limits::default())
+}
+
+/// Resolves a spec text into a plan that this process can run.
 ///
 /// # Errors
 /// Any syntax error, unknown key, unknown target or parameter, value out of
-/// its bounds or impossible CPU set, naming the file, line, column and key,
-/// and how to fix it.
-pub fn resolve(text: &str, path: Option<&Path>, catalog: &Catalog) -> Result<Plan, SpecError> {
+/// its bounds, repeated sweep value, impossible CPU set or connection count,
+/// naming the file, line, column and key, and how to fix it.
+pub fn resolve_within(
+    text: &str,
+    path: Option<&Path>,
+    catalog: &Catalog,
+    limits: &Limits,
+) -> Result<Plan, SpecError> {
     let at = Locator::new(path, text);
     let parsed = document::parse(&at)?;
     let spec = Table::document(parsed.get_ref(), keys::TOP_LEVEL, &at)?;
@@ -40,7 +56,7 @@ pub fn resolve(text: &str, path: Option<&Path>, catalog: &Catalog) -> Result<Pla
     let selection = targets::select(spec.get("targets"), catalog, &at)?;
     let sweeps = targets::parameter_sweeps(spec.get("parameters"), &selection, catalog, &at)?;
     let settings = settings::read(spec.get("run"), catalog, &at)?;
-    let workloads = workloads::read(&spec, path, &settings, &at)?;
+    let workloads = workloads::read(&spec, path, &settings, limits, &at)?;
     let scenarios = expand(&sweeps, &workloads, &settings, catalog);
     Ok(Plan {
         name,

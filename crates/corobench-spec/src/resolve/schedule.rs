@@ -7,7 +7,7 @@ use corobench_model::Schedule;
 
 use crate::document::{self, Table, Value};
 use crate::error::{Locator, SpecError};
-use crate::limits::{MAX_CONNECTIONS, MAX_RATE, MIN_RATE};
+use crate::limits::{Limits, MAX_CONNECTIONS, MAX_RATE, MIN_RATE};
 
 use super::repeats::refuse_repeats;
 
@@ -26,6 +26,7 @@ pub(super) struct Sweep {
 /// What the checks of a schedule need besides the spec.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Bounds<'l> {
+    pub limits: &'l Limits,
     pub generator_threads: u32,
     /// Where the thread count was set, for a default count too small for it.
     pub threads_span: &'l Range<usize>,
@@ -120,6 +121,13 @@ fn connections(
     for item in &items {
         let n = document::integer(item, key, 1..=i64::from(MAX_CONNECTIONS), at)?;
         let n = u32::try_from(n).unwrap_or(u32::MAX);
+        if n > bounds.limits.max_connections {
+            let message = format!(
+                "{n} connections are more than this process can open ({}): {}",
+                bounds.limits.max_connections, bounds.limits.max_connections_reason
+            );
+            return Err(at.at(item.span(), key, message));
+        }
         if n < bounds.generator_threads {
             let message = format!(
                 "{n} connections cannot be split over {} generator threads: use at least {} connections, or set run.generator_threads lower",

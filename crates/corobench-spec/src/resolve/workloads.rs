@@ -9,6 +9,7 @@ use corobench_model::Schedule;
 use crate::document::{self, Field, Table, Value};
 use crate::error::{Locator, SpecError, shown};
 use crate::keys;
+use crate::limits::Limits;
 use crate::plan::{Body, Workload};
 
 use super::schedule::{Bounds, Sweep};
@@ -32,9 +33,11 @@ pub(super) fn read(
     spec: &Table<'_>,
     path: Option<&Path>,
     settings: &Settings,
+    limits: &Limits,
     at: &Locator<'_>,
 ) -> Result<Vec<PlannedWorkload>, SpecError> {
     let bounds = Bounds {
+        limits,
         generator_threads: settings.measurement.generator_threads,
         threads_span: &settings.threads_span,
     };
