@@ -19,7 +19,8 @@ mod values;
 pub use catalog::{Catalog, CatalogTarget, Domain};
 pub use error::SpecError;
 pub use limits::{
-    Limits, MAX_CONNECTIONS, MAX_DURATION, MAX_GENERATOR_THREADS, MAX_RATE, MAX_TRIALS, MIN_RATE,
+    Limits, MAX_BODY_FILE, MAX_BODY_TEXT, MAX_CONNECTIONS, MAX_DURATION, MAX_GENERATOR_THREADS,
+    MAX_PLAN_BYTES, MAX_RATE, MAX_SCENARIOS, MAX_TRIALS, MIN_RATE,
 };
 pub use plan::{
     Body, Measurement, Plan, PlannedScenario, Schedule, SkippedTarget, Trials, Workload,

@@ -19,6 +19,15 @@ pub const MAX_CONNECTIONS: u32 = 65_535;
 pub const MIN_RATE: f64 = 0.001;
 /// The highest open-loop rate, requests per second.
 pub const MAX_RATE: f64 = 10_000_000.0;
+/// The most scenarios one plan expands into.
+pub const MAX_SCENARIOS: usize = 100_000;
+/// The longest `body` written in the spec; longer bodies belong in `body_file`.
+pub const MAX_BODY_TEXT: usize = 1 << 20;
+/// The largest `body_file`.
+pub const MAX_BODY_FILE: u64 = 256 << 20;
+/// The most request bytes (paths, headers, text bodies, once per scenario;
+/// body files once per workload) a plan may hold in memory.
+pub const MAX_PLAN_BYTES: u64 = 1 << 30;
 /// File descriptors the generator keeps besides its connections (as
 /// corobench-load reserves them).
 const SPARE_FDS: u64 = 64;

@@ -1,7 +1,6 @@
-//! Specs written to break the resolver: numbers that overflow, values of the
-//! wrong kind, sweeps that repeat, requests that would break HTTP, target
-//! lists that select nothing, more connections than the process can open.
-//! Each is refused at its place, in the project's words.
+//! Specs written to break the resolver: numbers that overflow, sweeps that
+//! repeat, requests that would break HTTP, serde's wording, plans too large
+//! to hold. Each is refused at its place, in the project's words.
 
 mod common;
 
@@ -277,5 +276,50 @@ fn messages_use_the_projects_words_and_quote_little() {
     assert!(
         twice.contains("suite.toml:2:1: \"x\" is defined twice"),
         "{twice}"
+    );
+}
+
+#[test]
+fn a_plan_too_large_to_hold_is_refused_before_it_is_built() {
+    let sweep = |n: u32| {
+        (1..=n)
+            .map(|i| i.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let combinations = with_workload(&format!(
+        "[parameters.go-ants]\npool_size = [{}]\nqueue_length = [{}]",
+        sweep(400),
+        sweep(400)
+    ));
+    let error = resolve_text(&combinations).unwrap_err().to_string();
+    assert!(error.contains("`parameters.go-ants.queue_length`: these sweeps give go-ants more than 100000 parameter combinations"), "{error}");
+    let product = format!(
+        "[schedule]\nconnections = [{}]\nrates = [{}]\n{WORKLOAD}",
+        sweep(400),
+        sweep(400)
+    );
+    let error = resolve_text(&product).unwrap_err().to_string();
+    assert!(
+        error.contains(
+            "suite.toml:5:8: `workloads[0]`: the spec expands into more than 100000 scenarios"
+        ),
+        "{error}"
+    );
+    let body = "x".repeat(1 << 20);
+    let copies = format!(
+        "targets = [\"go-nethttp\"]\n[[workloads]]\nname = \"big\"\npath = \"/upload\"\nmethod = \"POST\"\nbody = \"{body}\"\nconnections = [{}]\n",
+        sweep(1100)
+    );
+    let error = resolve_text(&copies).unwrap_err().to_string();
+    assert!(
+        error.contains("`workloads[0]`: the plan would hold more than 1024 MiB of requests"),
+        "{error}"
+    );
+    let too_long = format!("{WORKLOAD}body = \"{body}x\"\n");
+    let error = resolve_text(&too_long).unwrap_err().to_string();
+    assert!(
+        error.contains("`workloads[0].body`: the body is longer than 1024 KiB"),
+        "{error}"
     );
 }

@@ -19,7 +19,7 @@ use crate::catalog::Catalog;
 use crate::document::{self, Table};
 use crate::error::{Locator, SpecError};
 use crate::keys;
-use crate::limits::Limits;
+use crate::limits::{Limits, MAX_PLAN_BYTES, MAX_SCENARIOS};
 use crate::plan::{Measurement, Plan, PlannedScenario};
 
 use settings::Settings;
@@ -57,6 +57,7 @@ pub fn resolve_within(
     let sweeps = targets::parameter_sweeps(spec.get("parameters"), &selection, catalog, &at)?;
     let settings = settings::read(spec.get("run"), catalog, &at)?;
     let workloads = workloads::read(&spec, path, &settings, limits, &at)?;
+    check_size(&sweeps, &workloads, &at)?;
     let scenarios = expand(&sweeps, &workloads, &settings, catalog);
     Ok(Plan {
         name,
@@ -81,6 +82,43 @@ fn default_name(path: Option<&Path>) -> String {
 
 /// Every parameter combination of each target to run, in the spec's target order.
 type Sweeps = Vec<(String, Vec<BTreeMap<String, String>>)>;
+
+/// Refuses, before anything is expanded, a plan too large to hold: too many
+/// scenarios, or requests copied into so many scenarios that they would not
+/// fit in memory.
+fn check_size(
+    sweeps: &Sweeps,
+    workloads: &[PlannedWorkload],
+    at: &Locator<'_>,
+) -> Result<(), SpecError> {
+    let combinations: usize = sweeps.iter().map(|(_, c)| c.len()).sum();
+    let mut scenarios: usize = 0;
+    let mut bytes: u64 = 0;
+    for planned in workloads {
+        let own = combinations.saturating_mul(planned.schedules.len());
+        scenarios = scenarios.saturating_add(own);
+        if scenarios > MAX_SCENARIOS {
+            return Err(at.at(
+                planned.name_span.clone(),
+                &planned.key,
+                too_many_scenarios(),
+            ));
+        }
+        let copies = planned.inline_bytes.saturating_mul(own as u64);
+        bytes = bytes
+            .saturating_add(copies)
+            .saturating_add(planned.file_bytes);
+        if bytes > MAX_PLAN_BYTES {
+            let message = format!(
+                "the plan would hold more than {} MiB of requests: this workload's request ({} bytes) is copied into each of its {own} scenarios; move its body to body_file or sweep fewer values",
+                MAX_PLAN_BYTES >> 20,
+                planned.inline_bytes
+            );
+            return Err(at.at(planned.name_span.clone(), &planned.key, message));
+        }
+    }
+    Ok(())
+}
 
 /// Every target × parameter combination × workload × schedule, in that order.
 fn expand(
@@ -112,6 +150,13 @@ type Place<'p> = (
     Schedule,
 );
 
+/// Why a spec that expands into too many scenarios is refused.
+fn too_many_scenarios() -> String {
+    format!(
+        "the spec expands into more than {MAX_SCENARIOS} scenarios (targets × parameter combinations × workloads × connections × rates); sweep fewer values or split the spec"
+    )
+}
+
 fn scenario(
     index: usize,
     (target, parameters, planned, schedule): Place<'_>,
@@ -121,6 +166,7 @@ fn scenario(
     let workload = &planned.workload;
     let key = ScenarioKey::compose(target, parameters, &workload.name, &schedule);
     PlannedScenario {
+        // check_size keeps the count far below u32::MAX.
         index: u32::try_from(index).unwrap_or(u32::MAX),
         key,
         target: target.to_string(),

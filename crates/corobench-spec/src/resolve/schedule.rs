@@ -68,6 +68,12 @@ impl Sweep {
         Ok(sweep)
     }
 
+    /// How many schedules this sweep gives.
+    pub fn count(&self) -> usize {
+        let rates = self.rates.as_ref().map_or(1, Vec::len);
+        self.connections.len().saturating_mul(rates)
+    }
+
     /// The schedules of a workload under this sweep; a default count too
     /// small for the generator threads is refused where the threads are set.
     pub fn schedules_for(

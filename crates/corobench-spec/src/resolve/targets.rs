@@ -8,6 +8,7 @@ use toml::de::DeValue;
 use crate::catalog::Catalog;
 use crate::document::{self, Field, Table, Value};
 use crate::error::{Locator, SpecError, shown};
+use crate::limits::MAX_SCENARIOS;
 use crate::plan::SkippedTarget;
 
 use super::Sweeps;
@@ -112,6 +113,14 @@ pub(super) fn parameter_sweeps(
         let values = Table::read(target.value, &target.path, &[], at)?;
         for parameter in &values.fields {
             let list = parameter_values(parameter, target.name, catalog, at)?;
+            let count = combinations.len().saturating_mul(list.len());
+            if count > MAX_SCENARIOS {
+                let message = format!(
+                    "these sweeps give {} more than {MAX_SCENARIOS} parameter combinations; sweep fewer values",
+                    target.name
+                );
+                return Err(at.at(parameter.value.span(), &parameter.path, message));
+            }
             combinations = product(&combinations, parameter.name, &list);
         }
         if let Some((_, runs)) = sweeps.iter_mut().find(|(t, _)| t == target.name) {

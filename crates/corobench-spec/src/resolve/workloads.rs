@@ -2,6 +2,7 @@
 //! corobench builds from it is well-formed HTTP/1.1.
 
 use std::collections::HashSet;
+use std::ops::Range;
 use std::path::Path;
 
 use corobench_model::Schedule;
@@ -9,7 +10,7 @@ use corobench_model::Schedule;
 use crate::document::{self, Field, Table, Value};
 use crate::error::{Locator, SpecError, shown};
 use crate::keys;
-use crate::limits::Limits;
+use crate::limits::{Limits, MAX_BODY_FILE, MAX_BODY_TEXT, MAX_SCENARIOS};
 use crate::plan::{Body, Workload};
 
 use super::schedule::{Bounds, Sweep};
@@ -22,11 +23,18 @@ const MAX_NAME_CHARS: usize = 64;
 /// contradict the bytes sent and stall every request.
 const FRAMING_HEADERS: &[&str] = &["content-length", "transfer-encoding"];
 
-/// A workload with the schedules it runs under.
+/// A workload with the schedules it runs under and what it costs to hold.
 #[derive(Debug)]
 pub(super) struct PlannedWorkload {
     pub workload: Workload,
     pub schedules: Vec<Schedule>,
+    /// `workloads[i]`, for messages.
+    pub key: String,
+    pub name_span: Range<usize>,
+    /// Bytes copied into each of its scenarios (name, path, headers, text body).
+    pub inline_bytes: u64,
+    /// The size of its body file, held once.
+    pub file_bytes: u64,
 }
 
 pub(super) fn read(
@@ -49,6 +57,7 @@ pub(super) fn read(
     let items = items(spec.get("workloads"), at)?;
     let mut names = HashSet::with_capacity(items.len());
     let mut planned = Vec::with_capacity(items.len());
+    let mut schedules: usize = 0;
     for (i, item) in items.iter().enumerate() {
         let key = format!("workloads[{i}]");
         if !item.get_ref().is_table() {
@@ -56,17 +65,21 @@ pub(super) fn read(
         }
         let table = Table::read(item, &key, keys::WORKLOAD, at)?;
         let name = table.require("name", "name = \"plaintext\"", at)?;
-        let workload = workload(&table, name, path, at)?;
-        if !names.insert(workload.name.clone()) {
+        let mut workload = workload(&table, name, path, at)?;
+        if !names.insert(workload.workload.name.clone()) {
             let message = "this name is already used by another workload; names must be unique";
             return Err(at.at(name.value.span(), &name.path, message));
         }
         let sweep = defaults.overridden_by(&table, bounds, at)?;
-        let schedules = sweep.schedules_for(bounds, at)?;
-        planned.push(PlannedWorkload {
-            workload,
-            schedules,
-        });
+        // Counted before the schedules are built: a sweep of rates ×
+        // connections could otherwise fill memory before any check.
+        schedules = schedules.saturating_add(sweep.count());
+        if schedules > MAX_SCENARIOS {
+            return Err(at.at(name.value.span(), &key, super::too_many_scenarios()));
+        }
+        workload.schedules = sweep.schedules_for(bounds, at)?;
+        workload.key = key;
+        planned.push(workload);
     }
     Ok(planned)
 }
@@ -84,13 +97,13 @@ fn items<'d>(field: Option<&Field<'d>>, at: &Locator<'_>) -> Result<&'d [Value<'
     Ok(items)
 }
 
-/// One workload, checked.
+/// One workload, checked; the caller adds its schedules and key.
 fn workload(
     table: &Table<'_>,
     name: &Field<'_>,
     spec_path: Option<&Path>,
     at: &Locator<'_>,
-) -> Result<Workload, SpecError> {
+) -> Result<PlannedWorkload, SpecError> {
     let workload_name = workload_name(name, at)?;
     let path_field = table.require("path", "path = \"/plaintext\"", at)?;
     let path = request_path(path_field, at)?;
@@ -102,13 +115,35 @@ fn workload(
         None => Vec::new(),
         Some(field) => headers(field, at)?,
     };
-    let body = body(table, spec_path, at)?;
-    Ok(Workload {
-        name: workload_name,
-        method,
-        path,
-        headers,
-        body,
+    let (body, file_bytes) = body(table, spec_path, at)?;
+    let text_bytes = match &body {
+        Body::Text(text) => text.len(),
+        _ => 0,
+    };
+    let header_bytes: usize = headers.iter().map(|(n, v)| n.len() + v.len()).sum();
+    let inline = [
+        workload_name.len(),
+        method.len(),
+        path.len(),
+        header_bytes,
+        text_bytes,
+    ];
+    Ok(PlannedWorkload {
+        workload: Workload {
+            name: workload_name,
+            method,
+            path,
+            headers,
+            body,
+        },
+        schedules: Vec::new(),
+        key: String::new(),
+        name_span: name.value.span(),
+        inline_bytes: inline
+            .iter()
+            .map(|&n| n as u64)
+            .fold(0, u64::saturating_add),
+        file_bytes,
     })
 }
 
@@ -184,7 +219,12 @@ fn is_token_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
 }
 
-fn body(table: &Table<'_>, spec_path: Option<&Path>, at: &Locator<'_>) -> Result<Body, SpecError> {
+/// The body, and the size of its file when it is read from one.
+fn body(
+    table: &Table<'_>,
+    spec_path: Option<&Path>,
+    at: &Locator<'_>,
+) -> Result<(Body, u64), SpecError> {
     match (table.get("body"), table.get("body_file")) {
         (Some(_), Some(file)) => Err(at.at(
             file.key_span.clone(),
@@ -193,10 +233,17 @@ fn body(table: &Table<'_>, spec_path: Option<&Path>, at: &Locator<'_>) -> Result
         )),
         (Some(text), None) => {
             let body = document::text(text.value, &text.path, "\"{\\\"id\\\": 1}\"", at)?;
-            Ok(Body::Text(body.to_string()))
+            if body.len() > MAX_BODY_TEXT {
+                let message = format!(
+                    "the body is longer than {} KiB; put it in a file and name it with body_file",
+                    MAX_BODY_TEXT >> 10
+                );
+                return Err(at.at(text.value.span(), &text.path, message));
+            }
+            Ok((Body::Text(body.to_string()), 0))
         }
         (None, Some(file)) => body_file(file, spec_path, at),
-        (None, None) => Ok(Body::Empty),
+        (None, None) => Ok((Body::Empty, 0)),
     }
 }
 
@@ -204,18 +251,27 @@ fn body_file(
     field: &Field<'_>,
     spec_path: Option<&Path>,
     at: &Locator<'_>,
-) -> Result<Body, SpecError> {
+) -> Result<(Body, u64), SpecError> {
     let name = document::text(field.value, &field.path, "\"body.json\"", at)?;
     let base = spec_path
         .and_then(Path::parent)
         .unwrap_or_else(|| Path::new("."));
     let resolved = base.join(name);
-    if !resolved.is_file() {
+    let shown_path = shown(&resolved.display().to_string());
+    let size = match std::fs::metadata(&resolved) {
+        Ok(meta) if meta.is_file() => meta.len(),
+        _ => {
+            let message =
+                format!("{shown_path} is not a readable file (paths are relative to the spec)");
+            return Err(at.at(field.value.span(), &field.path, message));
+        }
+    };
+    if size > MAX_BODY_FILE {
         let message = format!(
-            "{} is not a readable file (paths are relative to the spec)",
-            shown(&resolved.display().to_string())
+            "{shown_path} holds {size} bytes; a body file may hold at most {} MiB",
+            MAX_BODY_FILE >> 20
         );
         return Err(at.at(field.value.span(), &field.path, message));
     }
-    Ok(Body::File(resolved))
+    Ok((Body::File(resolved), size))
 }
