@@ -17,12 +17,21 @@ impl Domain {
     /// # Errors
     /// A value outside the domain.
     pub fn check(&self, value: &str) -> Result<(), String> {
+        self.canonical(value).map(|_| ())
+    }
+
+    /// The value in the one spelling scenario keys use (`+050` is `50`), so
+    /// that two spellings of one value are seen as the same value.
+    ///
+    /// # Errors
+    /// A value outside the domain.
+    pub fn canonical(&self, value: &str) -> Result<String, String> {
         match self {
-            Self::Integer { min, max } => match value.parse::<i64>() {
-                Ok(n) if (*min..=*max).contains(&n) => Ok(()),
+            Self::Integer { min, max } => match value.trim().parse::<i64>() {
+                Ok(n) if (*min..=*max).contains(&n) => Ok(n.to_string()),
                 _ => Err(format!("must be an integer in {min}..={max}")),
             },
-            Self::Choice(choices) if choices.iter().any(|c| c == value) => Ok(()),
+            Self::Choice(choices) if choices.iter().any(|c| c == value) => Ok(value.to_string()),
             Self::Choice(choices) => Err(format!("must be one of {}", choices.join(", "))),
         }
     }

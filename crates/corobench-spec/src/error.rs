@@ -22,7 +22,7 @@ impl fmt::Display for SpecError {
             write!(f, ":{line}:{column}")?;
         }
         if let Some(key) = &self.key {
-            write!(f, ": `{key}`")?;
+            write!(f, ": `{}`", excerpt(key, 80))?;
         }
         write!(f, ": {}", self.message)
     }
@@ -61,39 +61,80 @@ impl<'a> Locator<'a> {
         }
     }
 
-    /// The span of `needle` inside `span` (or `span` itself when absent):
-    /// points an error at one element of an array.
-    pub(crate) fn find_within(
-        &self,
-        span: std::ops::Range<usize>,
-        needle: &str,
-    ) -> std::ops::Range<usize> {
-        self.text
-            .get(span.clone())
-            .and_then(|inside| inside.find(needle))
-            .map_or(span.clone(), |at| {
-                span.start + at..span.start + at + needle.len()
-            })
-    }
-
-    /// An error about the spec as a whole.
-    pub(crate) fn whole(&self, key: Option<&str>, message: impl Into<String>) -> SpecError {
+    /// An error about the TOML syntax itself, where no key is known yet.
+    pub(crate) fn syntax(&self, span: std::ops::Range<usize>, message: String) -> SpecError {
         SpecError {
             file: self.file.clone(),
-            position: None,
-            key: key.map(str::to_string),
-            message: message.into(),
+            position: Some(line_column(self.text, span.start)),
+            key: None,
+            message,
         }
+    }
+
+    /// Where the text ends: the place to add what is missing.
+    pub(crate) fn end(&self) -> std::ops::Range<usize> {
+        self.text.len()..self.text.len()
     }
 }
 
-/// 1-based line and column of a byte offset.
+/// 1-based line and column (in characters) of a byte offset.
 pub(crate) fn line_column(text: &str, offset: usize) -> (usize, usize) {
-    let before = &text[..offset.min(text.len())];
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let before = &text[..offset];
     let line = before.matches('\n').count() + 1;
-    let column = before
-        .rfind('\n')
-        .map_or(before.len(), |nl| before.len() - nl - 1)
-        + 1;
-    (line, column)
+    let line_start = before.rfind('\n').map_or(0, |nl| nl + 1);
+    (line, before[line_start..].chars().count() + 1)
+}
+
+/// At most `most` characters of `text`, control characters escaped and a
+/// cut marked: how a message may echo what a spec holds (keys, values as
+/// written) without flooding the terminal or moving its cursor.
+pub(crate) fn excerpt(text: &str, most: usize) -> String {
+    let mut shown = String::new();
+    for (i, c) in text.chars().enumerate() {
+        if i == most {
+            shown.push('…');
+            break;
+        }
+        if c.is_control() {
+            shown.extend(c.escape_default());
+        } else {
+            shown.push(c);
+        }
+    }
+    shown
+}
+
+/// A user's text as a message quotes it: escaped, and cut short when long,
+/// so that a hostile value cannot flood the terminal or move its cursor.
+pub(crate) fn shown(text: &str) -> String {
+    const MOST_CHARS: usize = 40;
+    let excerpt: String = text.chars().take(MOST_CHARS).collect();
+    if excerpt.len() < text.len() {
+        format!("{excerpt:?}…")
+    } else {
+        format!("{excerpt:?}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positions_count_characters_and_survive_odd_offsets() {
+        assert_eq!(line_column("ab\ncd", 4), (2, 2));
+        assert_eq!(line_column("é = 1", 2), (1, 2));
+        assert_eq!(line_column("é", 1), (1, 1));
+        assert_eq!(line_column("x", 99), (1, 2));
+    }
+
+    #[test]
+    fn long_and_control_text_is_shown_escaped_and_short() {
+        assert_eq!(shown("a\u{1b}[2J"), "\"a\\u{1b}[2J\"");
+        assert!(shown(&"x".repeat(10_000)).len() < 50);
+    }
 }

@@ -1,24 +1,32 @@
 //! Suite spec files (TOML) resolved into validated plans.
 //!
-//! Parse raw, then resolve: [`resolve`] reads the spec text once, checks
-//! every key and value against a [`Catalog`] of targets and the machine, and
-//! expands sweeps into scenarios. Nothing downstream sees a raw string. This
-//! crate does no I/O beyond checking that a workload's body file exists.
+//! [`resolve`] reads the spec text once, checks every key and value against
+//! a [`Catalog`] of targets and the machine, the spec's bounds and the
+//! process's [`Limits`], and expands sweeps into scenarios. Nothing
+//! downstream sees a raw string. The resolver does no I/O beyond checking a
+//! workload's body file; [`Limits::of_this_process`] reads `/proc` for the
+//! binary.
 
 mod catalog;
+mod document;
 mod error;
+mod keys;
+mod limits;
 mod plan;
 mod program;
-mod raw;
 mod resolve;
 mod values;
 
 pub use catalog::{Catalog, CatalogProgram, CatalogTarget, Domain};
 pub use error::SpecError;
+pub use limits::{
+    Limits, MAX_BODY_FILE, MAX_BODY_TEXT, MAX_CONNECTIONS, MAX_DURATION, MAX_GENERATOR_THREADS,
+    MAX_PLAN_BYTES, MAX_RATE, MAX_SCENARIOS, MAX_TRIALS, MIN_RATE,
+};
 pub use plan::{
     Body, Measurement, Plan, PlannedScenario, Schedule, SkippedTarget, Trials, Workload,
 };
-pub use resolve::{DEFAULT_CONNECTIONS, resolve};
+pub use resolve::{DEFAULT_CONNECTIONS, resolve, resolve_within};
 pub use values::{parse_cpu_list, parse_duration, parse_fraction};
 
 /// The suite `corobench run` runs when given none.

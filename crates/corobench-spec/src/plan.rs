@@ -94,15 +94,20 @@ pub struct PlannedScenario {
 
 impl Plan {
     /// Wall time the run will take, assuming each trial spends `overhead`
-    /// starting, checking and stopping its target.
+    /// starting, checking and stopping its target. Saturates at
+    /// `Duration::MAX` rather than overflow, whatever the plan holds.
     #[must_use]
     pub fn estimated_duration(&self, overhead: Duration) -> Duration {
         self.scenarios
             .iter()
             .map(|s| {
                 let m = &s.measurement;
-                (m.warmup + m.duration + m.idle + overhead) * self.trials.min
+                m.warmup
+                    .saturating_add(m.duration)
+                    .saturating_add(m.idle)
+                    .saturating_add(overhead)
+                    .saturating_mul(self.trials.min)
             })
-            .sum()
+            .fold(Duration::ZERO, Duration::saturating_add)
     }
 }

@@ -5,21 +5,14 @@
 //! name, optionally followed by `name=value` parameters).
 
 use std::collections::BTreeMap;
+use std::ops::Range;
 
 use corobench_model::{ProgramScenario, ServerChoice};
-use toml::Spanned;
 
 use crate::catalog::Catalog;
+use crate::document::{self, Field, Table};
 use crate::error::{Locator, SpecError};
-use crate::raw::RawSpec;
-
-/// `[program]`: what every program scenario of the spec runs beside it.
-#[derive(Debug, Default, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct RawProgram {
-    /// `"go-nethttp"` or `"go-nethttp gomaxprocs=2"`.
-    pub server: Option<Spanned<String>>,
-}
+use crate::keys;
 
 /// Whether `target` is a program target.
 pub(crate) fn is_program(catalog: &Catalog, target: &str) -> bool {
@@ -34,7 +27,7 @@ pub(crate) fn is_program(catalog: &Catalog, target: &str) -> bool {
 /// program needs, or a server that is unknown, a program, unavailable here,
 /// or given parameters it does not take.
 pub(crate) fn program_scenario(
-    raw: &RawSpec,
+    field: Option<&Field<'_>>,
     targets: &[String],
     catalog: &Catalog,
     at: &Locator<'_>,
@@ -49,37 +42,39 @@ pub(crate) fn program_scenario(
         })
         .map(String::as_str)
         .collect();
-    let named = raw.program.as_ref().and_then(|p| p.server.as_ref());
+    let named = server_text(field, at)?;
     match (needing.is_empty(), named) {
         (true, None) => Ok(ProgramScenario { server: None }),
-        (true, Some(server)) => Err(at.at(
-            server.span(),
+        (true, Some((_, span))) => Err(at.at(
+            span,
             "program.server",
             "no program target of this spec talks to a server; remove the key, or name a \
              program whose manifest says server = \"required\"",
         )),
-        (false, None) => Err(at.whole(
-            Some("program.server"),
+        (false, None) => Err(at.at(
+            at.end(),
+            "program.server",
             format!(
                 "{} needs a server: add [program] server = \"go-nethttp\" (any server target, \
                  optionally with parameters: \"go-nethttp gomaxprocs=2\")",
                 needing.join(", ")
             ),
         )),
-        (false, Some(server)) => Ok(ProgramScenario {
-            server: Some(server_choice(server, catalog, at)?),
+        (false, Some((text, span))) => Ok(ProgramScenario {
+            server: Some(server_choice(text, span, catalog, at)?),
         }),
     }
 }
 
 /// `"go-nethttp gomaxprocs=2"` as a server target with checked parameters.
 fn server_choice(
-    text: &Spanned<String>,
+    text: &str,
+    span: Range<usize>,
     catalog: &Catalog,
     at: &Locator<'_>,
 ) -> Result<ServerChoice, SpecError> {
-    let fail = |message: String| at.at(text.span(), "program.server", message);
-    let mut words = text.get_ref().split_whitespace();
+    let fail = |message: String| at.at(span.clone(), "program.server", message);
+    let mut words = text.split_whitespace();
     let target = words
         .next()
         .ok_or_else(|| fail("is empty; name a server target, e.g. \"go-nethttp\"".into()))?;
@@ -118,4 +113,20 @@ fn server_choice(
         target: target.to_string(),
         parameters,
     })
+}
+
+/// `[program] server = "…"`, with where it is written.
+fn server_text<'d>(
+    field: Option<&Field<'d>>,
+    at: &Locator<'_>,
+) -> Result<Option<(&'d str, Range<usize>)>, SpecError> {
+    let Some(field) = field else {
+        return Ok(None);
+    };
+    let table = Table::read(field.value, "program", keys::PROGRAM, at)?;
+    let Some(server) = table.get("server") else {
+        return Ok(None);
+    };
+    let text = document::text(server.value, "program.server", "\"go-nethttp\"", at)?;
+    Ok(Some((text, server.value.span())))
 }

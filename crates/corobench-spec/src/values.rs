@@ -3,18 +3,20 @@
 
 use std::time::Duration;
 
+use crate::error::shown;
+
 /// `10s`, `500ms`, `2m`, `1h 30m`, or a bare number of seconds (`10`, `0.5`).
 ///
 /// # Errors
 /// Text that is neither a number of seconds nor a duration with units.
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
     let text = text.trim();
-    let bad = || format!("{text:?} is not a duration: use e.g. 10s, 500ms, 2m");
+    let bad = || format!("{} is not a duration: use e.g. 10s, 500ms, 2m", shown(text));
     if let Ok(seconds) = text.parse::<f64>() {
-        return if seconds.is_finite() && seconds >= 0.0 {
-            Ok(Duration::from_secs_f64(seconds))
-        } else {
-            Err(bad())
+        // try_: a count of seconds beyond what a Duration holds is refused, not a panic.
+        return match Duration::try_from_secs_f64(seconds) {
+            Ok(duration) if seconds >= 0.0 => Ok(duration),
+            _ => Err(bad()),
         };
     }
     humantime::parse_duration(text).map_err(|_| bad())
@@ -32,7 +34,10 @@ pub fn parse_fraction(text: &str) -> Result<f64, String> {
     };
     match value {
         Ok(v) if v > 0.0 && v < 1.0 => Ok(v),
-        _ => Err(format!("{text:?} is not a fraction: use e.g. 3% or 0.03")),
+        _ => Err(format!(
+            "{} is not a fraction: use e.g. 3% or 0.03",
+            shown(text)
+        )),
     }
 }
 
@@ -41,7 +46,12 @@ pub fn parse_fraction(text: &str) -> Result<f64, String> {
 /// # Errors
 /// Malformed lists, reversed ranges, CPUs the machine does not have.
 pub fn parse_cpu_list(text: &str, cpus: usize) -> Result<Vec<usize>, String> {
-    let bad = |why: &str| format!("{text:?} is not a CPU list ({why}): use e.g. 0 or 0-1 or 0,2");
+    let bad = |why: &str| {
+        format!(
+            "{} is not a CPU list ({why}): use e.g. 0 or 0-1 or 0,2",
+            shown(text)
+        )
+    };
     let mut list = Vec::new();
     for part in text.split(',').map(str::trim) {
         let (lo, hi) = part.split_once('-').unwrap_or((part, part));
@@ -49,6 +59,9 @@ pub fn parse_cpu_list(text: &str, cpus: usize) -> Result<Vec<usize>, String> {
         let hi: usize = hi.trim().parse().map_err(|_| bad("not a number"))?;
         if lo > hi {
             return Err(bad("a range runs backwards"));
+        }
+        if cpus == 0 {
+            return Err("this machine reports no CPU this process may use".to_string());
         }
         if hi >= cpus {
             return Err(format!(
@@ -72,6 +85,11 @@ mod tests {
         assert_eq!(parse_duration("1m 30s").unwrap(), Duration::from_secs(90));
         assert!(parse_duration("ten").unwrap_err().contains("10s"));
         assert!(parse_duration("-1").is_err());
+        assert!(parse_duration("18446744073709551615").is_err());
+        assert!(parse_duration("1e400").is_err());
+        assert!(parse_duration("NaN").is_err());
+        assert!(parse_duration("5124095576030431h").is_ok());
+        assert!(parse_duration("99999999999999999999h").is_err());
     }
 
     #[test]

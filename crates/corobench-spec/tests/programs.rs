@@ -138,7 +138,7 @@ fn server_mistakes_are_refused_with_the_key() {
         ),
         (
             "targets = [\"go-fanout-client\"]\n[program]\nport = 1\n",
-            "unknown field `port`",
+            "`program.port`: unknown key; [program] takes: server",
         ),
     ] {
         let error = plan(spec).unwrap_err();

@@ -1,60 +1,13 @@
 //! Spec resolution: shipped suites, sweeps, and every kind of bad input.
 
-use std::collections::BTreeMap;
+mod common;
+
 use std::fmt::Write as _;
 use std::path::Path;
 use std::time::Duration;
 
-use corobench_spec::{Catalog, CatalogTarget, DEFAULT_SUITE, Domain, Plan, resolve};
-
-fn catalog() -> Catalog {
-    let pool = BTreeMap::from([
-        (
-            "pool_size".to_string(),
-            Domain::Integer {
-                min: 1,
-                max: 100_000,
-            },
-        ),
-        (
-            "queue_length".to_string(),
-            Domain::Integer {
-                min: 0,
-                max: 1_000_000,
-            },
-        ),
-        (
-            "nonblocking".to_string(),
-            Domain::Choice(vec!["false".into(), "true".into()]),
-        ),
-    ]);
-    Catalog {
-        targets: vec![
-            CatalogTarget {
-                name: "go-ants".into(),
-                available: Ok(()),
-                parameters: pool,
-                min_warmup: Duration::ZERO,
-                program: None,
-            },
-            CatalogTarget {
-                name: "go-nethttp".into(),
-                available: Ok(()),
-                parameters: BTreeMap::new(),
-                min_warmup: Duration::ZERO,
-                program: None,
-            },
-            CatalogTarget {
-                name: "swoole-epoll".into(),
-                available: Err("php --ri swoole failed: the swoole extension is not loaded".into()),
-                parameters: BTreeMap::new(),
-                min_warmup: Duration::ZERO,
-                program: None,
-            },
-        ],
-        cpus: 2,
-    }
-}
+use common::catalog;
+use corobench_spec::{DEFAULT_SUITE, Plan, resolve};
 
 /// A compact, stable rendering of a plan for snapshots.
 fn render(plan: &Plan) -> String {
@@ -159,122 +112,107 @@ fn open_loop_rates_times_connections() {
     );
 }
 
-/// The smallest workload section, for specs whose mistake is elsewhere.
-const WORKLOAD: &str = "[[workloads]]\nname = \"p\"\npath = \"/plaintext\"\n";
-
-/// Resolves each spec and expects its error to contain the text given with
-/// it: the place (file, line, key) and the fix.
-fn assert_each_fails(cases: &[(String, &str)]) {
+/// Each bad spec fails with a message naming the place and the fix.
+fn assert_refused(cases: &[(String, &str)]) {
     for (spec, expected) in cases {
         let error = resolve_text(spec).expect_err(spec);
         assert!(
             error.contains(expected),
-            "spec:\n{spec}\nexpected {expected:?} in:\n{error}"
+            "{spec:?}\n  gives: {error}\n  wants: {expected}"
         );
     }
 }
 
-/// Each section with a mistake, followed by a valid workload.
-fn with_workload(cases: &[(&str, &'static str)]) -> Vec<(String, &'static str)> {
-    cases
-        .iter()
-        .map(|(section, expected)| (format!("{section}\n{WORKLOAD}"), *expected))
-        .collect()
-}
+const WORKLOAD: &str = "[[workloads]]\nname = \"p\"\npath = \"/plaintext\"\n";
 
 #[test]
-fn bad_top_level_keys_name_file_line_and_key() {
-    let mut cases = with_workload(&[
-        ("trails = 3", "suite.toml:1:1: unknown field `trails`"),
+fn bad_targets_and_parameters_name_file_line_and_key() {
+    let workload = WORKLOAD;
+    let cases: Vec<(String, &str)> = vec![
         (
-            "targets = [\"go-nethtp\"]",
+            format!("trails = 3\n{workload}"),
+            "suite.toml:1:1: `trails`: unknown key; the top level takes: name,",
+        ),
+        (
+            format!("targets = [\"go-nethtp\"]\n{workload}"),
             "suite.toml:1:12: `targets`: unknown target \"go-nethtp\"; known targets: go-ants, go-nethttp, swoole-epoll",
         ),
-    ]);
-    cases.extend([
         (
-            "targets = \"everything\"\n".to_string(),
-            "is neither \"available\" nor a list",
-        ),
-        ("this is not toml".to_string(), "suite.toml:1:6"),
-    ]);
-    assert_each_fails(&cases);
-}
-
-#[test]
-fn bad_parameters_name_file_line_and_key() {
-    assert_each_fails(&with_workload(&[
-        (
-            "[parameters.go-ants]\npool = 5",
-            "suite.toml:2:8: `parameters.go-ants.pool`: go-ants has no parameter \"pool\"",
+            format!("[parameters.go-ants]\npool = 5\n{workload}"),
+            "suite.toml:2:1: `parameters.go-ants.pool`: go-ants has no parameter \"pool\"; it has: nonblocking, pool_size, queue_length",
         ),
         (
-            "[parameters.go-ants]\npool_size = [0]",
+            format!("[parameters.go-ants]\npool_size = [0]\n{workload}"),
             "`parameters.go-ants.pool_size`: \"0\" must be an integer in 1..=100000",
         ),
         (
-            "[parameters.go-ants]\nnonblocking = \"maybe\"",
+            format!("[parameters.go-ants]\nnonblocking = \"maybe\"\n{workload}"),
             "must be one of false, true",
         ),
-    ]));
+    ];
+    assert_refused(&cases);
 }
 
 #[test]
-fn bad_run_settings_name_file_line_and_key() {
-    assert_each_fails(&with_workload(&[
+fn bad_settings_and_workloads_name_file_line_and_key() {
+    let workload = WORKLOAD;
+    let cases: Vec<(String, &str)> = vec![
         (
-            "[run]\ntrials = 0",
-            "suite.toml:2:10: `run.trials`: must be an integer ≥ 1",
+            format!("[run]\ntrials = 0\n{workload}"),
+            "suite.toml:2:10: `run.trials`: 0 is out of range: use 1 to 10000",
         ),
         (
-            "[run]\nduration = \"ten\"",
+            format!("[run]\nduration = \"ten\"\n{workload}"),
             "`run.duration`: \"ten\" is not a duration",
         ),
         (
-            "[run]\ngenerator_cpus = \"7\"",
+            format!("[run]\ngenerator_cpus = \"7\"\n{workload}"),
             "`run.generator_cpus`: CPU 7 does not exist: this machine has CPUs 0-1",
         ),
         (
-            "[run]\ngenerator_cpus = \"0\"",
+            format!("[run]\ngenerator_cpus = \"0\"\n{workload}"),
             "server and generator CPU sets overlap",
         ),
         (
-            "[run]\nbackend = \"kqueue\"",
+            format!("[run]\nbackend = \"kqueue\"\n{workload}"),
             "must be \"auto\", \"epoll\" or \"io_uring\"",
         ),
         (
-            "[run]\nuntil_ci = \"300%\"",
+            format!("[run]\nuntil_ci = \"300%\"\n{workload}"),
             "`run.until_ci`: \"300%\" is not a fraction",
         ),
-    ]));
-}
-
-#[test]
-fn bad_workloads_name_file_line_and_key() {
-    let mut cases = with_workload(&[
         (
-            "[schedule]\nconnections = 0",
-            "`workloads[0].connections`: \"0\" must be a positive number",
+            format!("[schedule]\nconnections = 0\n{workload}"),
+            "suite.toml:2:15: `schedule.connections`: 0 is out of range: use 1 to 65535",
         ),
-        ("[schedule]\nrates = []", "an empty list sweeps nothing"),
-    ]);
-    cases.extend([
-        ("name = \"x\"\n".to_string(), "`workloads`: no workload"),
+        (
+            format!("[schedule]\nrates = []\n{workload}"),
+            "an empty list sweeps nothing",
+        ),
+        (
+            "name = \"x\"\n".to_string(),
+            "suite.toml:2:1: `workloads`: no workload",
+        ),
         (
             "[[workloads]]\nname = \"p\"\npath = \"plaintext\"\n".to_string(),
             "suite.toml:3:8: `workloads[0].path`: must start with /",
         ),
         (
-            format!("{WORKLOAD}{WORKLOAD}"),
+            format!("{workload}{workload}"),
             "suite.toml:5:8: `workloads[1].name`: this name is already used",
         ),
         (
             "[[workloads]]\nname = \"u\"\npath = \"/upload\"\nbody_file = \"missing.bin\"\n"
                 .to_string(),
-            "`workloads[0].body_file`: missing.bin is not a readable file",
+            "`workloads[0].body_file`: \"missing.bin\" is not a readable file",
         ),
-    ]);
-    assert_each_fails(&cases);
+        (
+            "targets = \"everything\"\n".to_string(),
+            "is neither \"available\" nor a list",
+        ),
+        ("this is not toml".to_string(), "suite.toml:1:6"),
+    ];
+    assert_refused(&cases);
 }
 
 #[test]

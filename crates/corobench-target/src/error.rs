@@ -22,13 +22,14 @@ pub enum TargetError {
     #[error("{} target manifests are invalid:\n{}", errors.len(), join_lines(errors))]
     Manifests { errors: Vec<TargetError> },
 
-    /// A file or directory operation failed.
-    #[error("cannot {action} {}: {source}", path.display())]
+    /// A file or directory operation failed. The OS error is part of the
+    /// message and not also a `source`: printed with its chain (`{:#}`, as
+    /// the binary does), it would otherwise appear twice.
+    #[error("cannot {action} {}: {error}", path.display())]
     Io {
         action: &'static str,
         path: PathBuf,
-        #[source]
-        source: std::io::Error,
+        error: std::io::Error,
     },
 
     /// No targets directory was found.
@@ -123,12 +124,12 @@ impl TargetError {
     pub(crate) fn io(
         action: &'static str,
         path: impl Into<PathBuf>,
-        source: std::io::Error,
+        error: std::io::Error,
     ) -> Self {
         Self::Io {
             action,
             path: path.into(),
-            source,
+            error,
         }
     }
 
@@ -147,4 +148,32 @@ fn join_lines(errors: &[TargetError]) -> String {
         .map(|e| format!("  {e}"))
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What `{:#}` of an anyhow error prints: the message, then each source.
+    fn with_sources(error: &dyn std::error::Error) -> String {
+        let mut text = error.to_string();
+        let mut source = error.source();
+        while let Some(cause) = source {
+            text.push_str(&format!(": {cause}"));
+            source = cause.source();
+        }
+        text
+    }
+
+    #[test]
+    fn an_io_error_names_the_os_error_once() {
+        let denied = std::io::Error::from_raw_os_error(libc::EROFS);
+        let error = TargetError::io("create", "/cache/data", denied);
+        let printed = with_sources(&error);
+        assert_eq!(printed.matches("os error").count(), 1, "{printed}");
+        assert!(
+            printed.starts_with("cannot create /cache/data: "),
+            "{printed}"
+        );
+    }
 }

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use corobench_spec::{Catalog, CatalogProgram, CatalogTarget, Domain};
+use corobench_spec::{Catalog, CatalogProgram, CatalogTarget, Domain, Limits, Plan, SpecError};
 use corobench_target::{Availability, Manifest, ParameterSpec, discover, find_targets_dir};
 
 use crate::exit;
@@ -109,6 +109,14 @@ impl Targets {
             })
             .collect();
         Catalog { targets, cpus }
+    }
+
+    /// Resolves a spec against these targets and what this process can open.
+    ///
+    /// # Errors
+    /// As [`corobench_spec::resolve_within`].
+    pub fn resolve(&self, text: &str, path: Option<&Path>) -> Result<Plan, SpecError> {
+        corobench_spec::resolve_within(text, path, &self.catalog(), &Limits::of_this_process())
     }
 
     /// Every parameter of `target`, defaults filled in for those not given.

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Args;
-use corobench_spec::{DEFAULT_SUITE, Plan, resolve};
+use corobench_spec::{DEFAULT_SUITE, Plan};
 
 use super::shared::{TargetsDirArg, read_spec};
 use crate::exit::{self, Exit};
@@ -46,7 +46,9 @@ pub fn run(args: &PlanArgs) -> anyhow::Result<Exit> {
     let targets = Targets::discover(args.dir.targets_dir.as_deref())?;
     let path = args.spec.as_deref();
     let text = read_spec(path)?;
-    let plan = resolve(&text, path, &targets.catalog()).map_err(|e| exit::usage(e.to_string()))?;
+    let plan = targets
+        .resolve(&text, path)
+        .map_err(|e| exit::usage(e.to_string()))?;
     write!(out, "{}", render(&plan))?;
     Ok(Exit::Success)
 }

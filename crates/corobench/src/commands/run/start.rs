@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use corobench_model::{RunRecord, RunStatus, ScenarioRecord, WorkloadRecord};
-use corobench_spec::{Plan, resolve};
+use corobench_spec::Plan;
 use corobench_store::Store;
 
 use super::RunArgs;
@@ -31,8 +31,9 @@ pub(super) struct Start {
 pub(super) fn fresh(args: &RunArgs, targets: &Targets) -> anyhow::Result<Start> {
     let path = args.spec.as_deref();
     let text = read_spec(path)?;
-    let mut plan =
-        resolve(&text, path, &targets.catalog()).map_err(|e| exit::usage(e.to_string()))?;
+    let mut plan = targets
+        .resolve(&text, path)
+        .map_err(|e| exit::usage(e.to_string()))?;
     apply_overrides(&mut plan, args)?;
     check_baseline(&plan, args.baseline.as_deref())?;
     check_runnable(&plan)?;
@@ -133,7 +134,8 @@ pub(super) fn resume(store: &Store, id: &str, targets: &Targets) -> anyhow::Resu
     }
     refuse_live(store, &id)?;
     let path = stored.run.provenance.spec_path.as_deref().map(Path::new);
-    let mut plan = resolve(&stored.run.spec_toml, path, &targets.catalog())
+    let mut plan = targets
+        .resolve(&stored.run.spec_toml, path)
         .map_err(|e| exit::usage(format!("run {id}'s spec no longer resolves: {e}")))?;
     plan.seed = stored.run.seed;
     plan.trials.min = stored.trials_per_scenario;

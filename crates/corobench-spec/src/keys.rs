@@ -1,0 +1,64 @@
+//! Every key a spec may use, per table: the resolver refuses others, and a
+//! key written in the wrong table is pointed to its own.
+
+/// The top level.
+pub(crate) const TOP_LEVEL: &[&str] = &[
+    "name",
+    "description",
+    "targets",
+    "parameters",
+    "run",
+    "schedule",
+    "workloads",
+    "program",
+];
+
+/// `[program]`.
+pub(crate) const PROGRAM: &[&str] = &["server"];
+
+/// `[run]`.
+pub(crate) const RUN: &[&str] = &[
+    "trials",
+    "until_ci",
+    "max_trials",
+    "duration",
+    "warmup",
+    "idle",
+    "timeout",
+    "server_cpus",
+    "generator_cpus",
+    "generator_threads",
+    "backend",
+    "seed",
+];
+
+/// `[schedule]`.
+pub(crate) const SCHEDULE: &[&str] = &["connections", "rates"];
+
+/// One `[[workloads]]`.
+pub(crate) const WORKLOAD: &[&str] = &[
+    "name",
+    "path",
+    "method",
+    "headers",
+    "body",
+    "body_file",
+    "connections",
+    "rates",
+];
+
+/// Where `key` belongs, when it belongs to a table other than `table`.
+pub(crate) fn home_elsewhere(key: &str, table: &[&str]) -> Option<&'static str> {
+    let homes: [(&[&str], &str); 5] = [
+        (TOP_LEVEL, "the top level"),
+        (RUN, "[run]"),
+        (SCHEDULE, "[schedule]"),
+        (WORKLOAD, "[[workloads]]"),
+        (PROGRAM, "[program]"),
+    ];
+    homes
+        .iter()
+        .filter(|(keys, _)| !std::ptr::eq(*keys, table))
+        .find(|(keys, _)| keys.contains(&key))
+        .map(|(_, home)| *home)
+}

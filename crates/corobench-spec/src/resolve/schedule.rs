@@ -1,0 +1,164 @@
+//! `connections` and `rates`, in `[schedule]` or a workload: the counts and
+//! rates a workload is swept over, each within bounds and none twice.
+
+use std::ops::Range;
+
+use corobench_model::Schedule;
+
+use crate::document::{self, Table, Value};
+use crate::error::{Locator, SpecError};
+use crate::limits::{Limits, MAX_CONNECTIONS, MAX_RATE, MIN_RATE};
+
+use super::repeats::refuse_repeats;
+
+/// Connections per scenario when the spec names none.
+pub const DEFAULT_CONNECTIONS: u32 = 64;
+
+/// Checked `connections` and `rates` lists, before a workload's own replace them.
+#[derive(Clone, Debug)]
+pub(super) struct Sweep {
+    pub connections: Vec<u32>,
+    pub rates: Option<Vec<f64>>,
+    /// `connections` was given, rather than left at its default.
+    pub connections_given: bool,
+}
+
+/// What the checks of a schedule need besides the spec.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Bounds<'l> {
+    pub limits: &'l Limits,
+    pub generator_threads: u32,
+    /// Where the thread count was set, for a default count too small for it.
+    pub threads_span: &'l Range<usize>,
+}
+
+impl Sweep {
+    /// `[schedule]`, or the defaults.
+    pub fn defaults(
+        schedule: Option<&Table<'_>>,
+        bounds: Bounds<'_>,
+        at: &Locator<'_>,
+    ) -> Result<Self, SpecError> {
+        let base = Self {
+            connections: vec![DEFAULT_CONNECTIONS],
+            rates: None,
+            connections_given: false,
+        };
+        match schedule {
+            None => Ok(base),
+            Some(table) => base.overridden_by(table, bounds, at),
+        }
+    }
+
+    /// This sweep with the lists `table` sets replacing ours.
+    pub fn overridden_by(
+        &self,
+        table: &Table<'_>,
+        bounds: Bounds<'_>,
+        at: &Locator<'_>,
+    ) -> Result<Self, SpecError> {
+        let mut sweep = self.clone();
+        if let Some(field) = table.get("connections") {
+            sweep.connections = connections(field.value, &field.path, bounds, at)?;
+            sweep.connections_given = true;
+        }
+        if let Some(field) = table.get("rates") {
+            sweep.rates = Some(rates(field.value, &field.path, at)?);
+        }
+        Ok(sweep)
+    }
+
+    /// How many schedules this sweep gives.
+    pub fn count(&self) -> usize {
+        let rates = self.rates.as_ref().map_or(1, Vec::len);
+        self.connections.len().saturating_mul(rates)
+    }
+
+    /// The schedules of a workload under this sweep; a default count too
+    /// small for the generator threads is refused where the threads are set.
+    pub fn schedules_for(
+        &self,
+        bounds: Bounds<'_>,
+        at: &Locator<'_>,
+    ) -> Result<Vec<Schedule>, SpecError> {
+        if !self.connections_given && DEFAULT_CONNECTIONS < bounds.generator_threads {
+            let message = format!(
+                "{} generator threads need as many connections, more than the default {DEFAULT_CONNECTIONS}: set connections in [schedule]",
+                bounds.generator_threads
+            );
+            return Err(at.at(
+                bounds.threads_span.clone(),
+                "run.generator_threads",
+                message,
+            ));
+        }
+        Ok(self.schedules())
+    }
+
+    /// Closed loop: one schedule per count. Open loop: one per rate × count.
+    fn schedules(&self) -> Vec<Schedule> {
+        match &self.rates {
+            None => self
+                .connections
+                .iter()
+                .copied()
+                .map(Schedule::closed)
+                .collect(),
+            Some(rates) => rates
+                .iter()
+                .flat_map(|&rate| {
+                    self.connections
+                        .iter()
+                        .map(move |&c| Schedule::open(rate, c))
+                })
+                .collect(),
+        }
+    }
+}
+
+fn connections(
+    value: &Value<'_>,
+    key: &str,
+    bounds: Bounds<'_>,
+    at: &Locator<'_>,
+) -> Result<Vec<u32>, SpecError> {
+    let items = document::one_or_many(value, key, at)?;
+    let mut counts = Vec::with_capacity(items.len());
+    for item in &items {
+        let n = document::integer(item, key, 1..=i64::from(MAX_CONNECTIONS), at)?;
+        let n = u32::try_from(n).unwrap_or(u32::MAX);
+        if n > bounds.limits.max_connections {
+            let message = format!(
+                "{n} connections are more than this process can open ({}): {}",
+                bounds.limits.max_connections, bounds.limits.max_connections_reason
+            );
+            return Err(at.at(item.span(), key, message));
+        }
+        if n < bounds.generator_threads {
+            let message = format!(
+                "{n} connections cannot be split over {} generator threads: use at least {} connections, or set run.generator_threads lower",
+                bounds.generator_threads, bounds.generator_threads
+            );
+            return Err(at.at(item.span(), key, message));
+        }
+        counts.push(n);
+    }
+    refuse_repeats(value, &items, &counts, key, |i| counts[i].to_string(), at)?;
+    Ok(counts)
+}
+
+fn rates(value: &Value<'_>, key: &str, at: &Locator<'_>) -> Result<Vec<f64>, SpecError> {
+    let items = document::one_or_many(value, key, at)?;
+    let mut rates = Vec::with_capacity(items.len());
+    for item in &items {
+        rates.push(document::number(
+            item,
+            key,
+            (MIN_RATE..=MAX_RATE, "requests/s"),
+            at,
+        )?);
+    }
+    let bits: Vec<u64> = rates.iter().map(|r| r.to_bits()).collect();
+    refuse_repeats(value, &items, &bits, key, |i| rates[i].to_string(), at)?;
+    Ok(rates)
+}
