@@ -227,24 +227,26 @@ impl Metric {
         if trial.status != TrialStatus::Ok {
             return None;
         }
-        if let Self::Program(unit) = self {
-            return trial.program.as_ref()?.value(unit.unit);
+        let resources = trial.resources.as_ref().filter(|r| r.samples > 0);
+        // A program trial has no load; its server (if any) was sampled.
+        match self {
+            Self::Program(unit) => return trial.program.as_ref()?.value(unit.unit),
+            Self::ServerCpuPct => return resources.map(|r| r.cpu_pct_mean),
+            Self::PeakRssBytes => return resources.map(|r| r.rss_peak_bytes as f64),
+            _ => {}
         }
         let load = trial.load.as_ref()?;
         let latency = &load.latency.histogram;
         let percentile =
             |p: f64| (latency.count() > 0).then(|| latency.value_at_percentile_us(p) as f64);
-        let resources = trial.resources.as_ref().filter(|r| r.samples > 0);
         match self {
             Self::RequestsPerS => Some(load.requests_per_s),
             Self::LatencyMeanUs => (latency.count() > 0).then_some(load.latency.summary.mean_us),
             Self::LatencyP50Us => percentile(50.0),
             Self::LatencyP99Us => percentile(99.0),
             Self::LatencyP999Us => percentile(99.9),
-            Self::ServerCpuPct => resources.map(|r| r.cpu_pct_mean),
-            Self::PeakRssBytes => resources.map(|r| r.rss_peak_bytes as f64),
             Self::ErrorRate => Some(load.error_rate),
-            Self::Program(_) => None,
+            Self::ServerCpuPct | Self::PeakRssBytes | Self::Program(_) => None,
         }
     }
 

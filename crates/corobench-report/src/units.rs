@@ -12,6 +12,8 @@ pub fn value(metric: Metric, v: f64) -> String {
         MetricUnit::PercentOfCore => cpu_pct(v),
         MetricUnit::Bytes => bytes(v),
         MetricUnit::Fraction => fraction_pct(v),
+        // Counts (requests, errors, dials) read best as whole numbers.
+        MetricUnit::Reported if v.fract() == 0.0 && v.abs() < 1e6 => thousands(v),
         MetricUnit::Reported => si(v),
     }
 }

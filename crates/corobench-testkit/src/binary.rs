@@ -56,6 +56,34 @@ fn build_binary() -> Result<PathBuf, String> {
         .ok_or_else(|| "cargo built corobench-testkit but named no executable".to_owned())
 }
 
+/// Writes `targets_dir/name/target.toml` for a program target that runs
+/// `binary client {server_url}/plaintext {requests}`: a tiny client that
+/// reports `req/s`, `mean-ms`, `ok` and `errors` (see [`crate::run_client`]).
+/// Its `requests` parameter takes 1 to 10,000; `path = "missing"` asks for a
+/// path that answers 404, so no request succeeds and the program fails.
+///
+/// # Errors
+/// The folder or file could not be written.
+pub fn write_program_target(targets_dir: &Path, name: &str, binary: &Path) -> io::Result<PathBuf> {
+    let dir = targets_dir.join(name);
+    fs::create_dir_all(&dir)?;
+    let manifest = format!(
+        "name = {name}\nkind = \"program\"\nmodel = \"goroutine-fan-out\"\n\
+         summary = \"corobench's tiny test client (not a measured target)\"\n\
+         language = \"Rust\"\nrequires = []\n\n\
+         [run]\ncommand = [{binary}, \"client\", \"{{server_url}}/{{path}}\", \"{{requests}}\"]\n\
+         time_limit_s = 60\n\n\
+         [program]\nserver = \"required\"\nmetrics = [\"req/s\", \"mean-ms\", \"ok\", \"errors\"]\n\n\
+         [parameters.requests]\ndefault = 10\nmin = 1\nmax = 10000\nhelp = \"GETs to send\"\n\n\
+         [parameters.path]\ndefault = \"plaintext\"\nchoices = [\"plaintext\", \"missing\"]\n\
+         help = \"plaintext, or missing: a path that answers 404, so every request fails\"\n",
+        name = toml_string(name),
+        binary = toml_string(&binary.to_string_lossy()),
+    );
+    fs::write(dir.join("target.toml"), manifest)?;
+    Ok(dir)
+}
+
 /// Writes `targets_dir/name/target.toml` for a target that runs the
 /// contract server binary (at `binary`, e.g. [`binary_path`]) with `faults`,
 /// reporting `model`. Returns the target's folder.

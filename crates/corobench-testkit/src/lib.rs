@@ -15,13 +15,15 @@
 //!   [`write_target`] writes a `target.toml` that runs it.
 
 mod binary;
+mod client;
 mod contract;
 mod http;
 mod knobs;
 mod process;
 mod server;
 
-pub use binary::{binary_path, write_target};
+pub use binary::{binary_path, write_program_target, write_target};
+pub use client::{ClientFigures, run_client};
 pub use contract::{ContractConfig, ContractServer, Fault, MemoryWorld, PsqlWorld, WorldSource};
 pub use knobs::{Knobs, SlowRead, Stall};
 pub use process::{TestProcess, knob_args, parse_knob_args};

@@ -9,6 +9,9 @@
 //! `UPLOAD_DIR`, `DATABASE_URL`; `/db` runs `psql` per request) and, besides
 //! `--fault`, takes faults from `TESTKIT_FAULTS` (comma-separated names).
 //!
+//! `client URL REQUESTS` is a tiny program target instead: it GETs URL
+//! REQUESTS times and prints its figures as a Go benchmark line.
+//!
 //! `knobs` serves the knob server instead (flags: see
 //! `corobench_testkit::knob_args`) and prints `listening on ADDR` on stdout
 //! once it listens.
@@ -31,6 +34,10 @@ fn main() -> ExitCode {
     if args.peek().is_some_and(|first| first == "knobs") {
         args.next();
         return serve_knobs(args);
+    }
+    if args.peek().is_some_and(|first| first == "client") {
+        args.next();
+        return client(args);
     }
     let config = match configure(args) {
         Ok(config) => config,
@@ -67,6 +74,30 @@ fn main() -> ExitCode {
         Err(e) => {
             eprintln!("corobench-testkit: cannot listen on 127.0.0.1:{port}: {e}");
             ExitCode::from(3)
+        }
+    }
+}
+
+/// `client URL REQUESTS`: the tiny program target.
+fn client(mut args: impl Iterator<Item = String>) -> ExitCode {
+    let (Some(url), Some(requests)) = (args.next(), args.next().and_then(|n| n.parse().ok()))
+    else {
+        eprintln!("usage: corobench-testkit client URL REQUESTS");
+        return ExitCode::from(2);
+    };
+    match corobench_testkit::run_client(&url, requests) {
+        Ok(figures) => {
+            println!("goos: linux\npkg: corobench-testkit");
+            println!("{}", figures.line(requests));
+            if figures.ok == 0 {
+                eprintln!("corobench-testkit client: no request to {url} succeeded");
+                return ExitCode::from(1);
+            }
+            ExitCode::SUCCESS
+        }
+        Err(problem) => {
+            eprintln!("corobench-testkit client: {problem}");
+            ExitCode::from(2)
         }
     }
 }

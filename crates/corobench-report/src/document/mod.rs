@@ -186,9 +186,10 @@ pub(crate) fn markers(warnings: &[usize]) -> String {
 pub(crate) fn shown_comparisons(
     metrics: &[MetricComparison],
 ) -> impl Iterator<Item = &MetricComparison> {
-    metrics
-        .iter()
-        .filter(|m| !(m.metric == Metric::ErrorRate && m.baseline == 0.0 && m.value == 0.0))
+    metrics.iter().filter(|m| {
+        let zero_both = m.baseline == 0.0 && m.value == 0.0;
+        !(zero_both && matches!(m.metric, Metric::ErrorRate | Metric::Program(_)))
+    })
 }
 
 /// `+12.34% (p=0.002 n=6+6)` or `~ (p=0.180 n=6)`, toned by the verdict.

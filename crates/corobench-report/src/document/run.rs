@@ -75,7 +75,18 @@ fn run_header(analysis: &RunAnalysis) -> Vec<Block> {
 
 /// What each trial did before and while it measured: the run's warm-up
 /// and window, and the targets whose own minimum lengthened their warm-up.
-fn protocol_line(scenarios: &[ScenarioAnalysis]) -> Option<String> {
+fn protocol_line(all: &[ScenarioAnalysis]) -> Option<String> {
+    let scenarios: Vec<&ScenarioAnalysis> = all
+        .iter()
+        .filter(|s| s.scenario.program.is_none())
+        .collect();
+    if scenarios.is_empty() {
+        return all.first().map(|_| {
+            "Each trial starts the program's server fresh (if it has one) and runs the program \
+             to completion; its figures are its own."
+                .to_owned()
+        });
+    }
     let window = scenarios.first()?.scenario.duration_s;
     let warmup = scenarios
         .iter()

@@ -5,7 +5,9 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use corobench_model::{RunRecord, RunStatus, ScenarioRecord, WorkloadRecord};
+use corobench_model::{
+    ProgramScenario, RunRecord, RunStatus, ScenarioRecord, ServerChoice, WorkloadRecord,
+};
 use corobench_spec::Plan;
 use corobench_store::Store;
 
@@ -202,10 +204,29 @@ pub(super) fn scenario_records(
                 connections: s.schedule.connections,
                 warmup_s: s.measurement.warmup.as_secs_f64(),
                 duration_s: s.measurement.duration.as_secs_f64(),
-                program: None,
+                program: s
+                    .program
+                    .as_ref()
+                    .map(|p| program_record(p, targets))
+                    .transpose()?,
             })
         })
         .collect()
+}
+
+/// A program scenario as stored: the server with every parameter.
+fn program_record(program: &ProgramScenario, targets: &Targets) -> anyhow::Result<ProgramScenario> {
+    let server = program
+        .server
+        .as_ref()
+        .map(|server| -> anyhow::Result<ServerChoice> {
+            Ok(ServerChoice {
+                target: server.target.clone(),
+                parameters: targets.parameters(&server.target, &server.parameters)?,
+            })
+        })
+        .transpose()?;
+    Ok(ProgramScenario { server })
 }
 
 pub(super) fn with_tools(mut run: RunRecord, prepared: &PreparedRun) -> RunRecord {

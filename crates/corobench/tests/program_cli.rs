@@ -1,0 +1,144 @@
+//! A program target end to end: the test kit's tiny client run beside a
+//! test-kit server, stored, reported in every format, and a client that
+//! fails, stored as a failed trial with its reason while the run goes on.
+
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+use corobench_store::Store;
+
+/// A scratch folder with a server target, the tiny client and a spec.
+struct Lab {
+    dir: tempfile::TempDir,
+}
+
+impl Lab {
+    fn new(paths: &str) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let binary = corobench_testkit::binary_path();
+        let targets = dir.path().join("targets");
+        corobench_testkit::write_target(&targets, "kit", "goroutine-per-connection", binary, &[])
+            .unwrap();
+        corobench_testkit::write_program_target(&targets, "tiny-client", binary).unwrap();
+        let spec = format!(
+            "name = \"programs\"\ntargets = [\"tiny-client\"]\n[run]\ntrials = 2\n\
+             [parameters.tiny-client]\nrequests = [5, 20]\npath = {paths}\n\
+             [program]\nserver = \"kit\"\n"
+        );
+        std::fs::write(dir.path().join("spec.toml"), spec).unwrap();
+        Self { dir }
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        let scratch = self.path("tmp");
+        std::fs::create_dir_all(&scratch).unwrap();
+        Command::new(env!("CARGO_BIN_EXE_corobench"))
+            .args(args)
+            .arg("--db")
+            .arg(self.path("results.db"))
+            .env("COROBENCH_CACHE", self.path("cache"))
+            .env("COROBENCH_TARGETS", self.path("targets"))
+            .env("TMPDIR", scratch)
+            .stdin(Stdio::null())
+            .output()
+            .expect("corobench runs")
+    }
+
+    fn report(&self, format: &str) -> String {
+        let output = self.run(&["report", "latest", "--format", format]);
+        assert!(output.status.success(), "{}", text(&output.stderr));
+        text(&output.stdout)
+    }
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn a_program_runs_beside_its_server_and_its_figures_are_reported() {
+    let lab = Lab::new("\"plaintext\"");
+    let spec = lab.path("spec.toml");
+    let output = lab.run(&["run", spec.to_str().unwrap()]);
+    assert!(output.status.success(), "stderr:\n{}", text(&output.stderr));
+    let table = text(&output.stdout);
+    assert!(
+        table.contains("tiny-client · program beside kit"),
+        "{table}"
+    );
+    assert!(
+        table.contains("req/s") && table.contains("mean-ms"),
+        "{table}"
+    );
+    let store = Store::open_existing(lab.path("results.db")).unwrap();
+    let run = store
+        .load_run(&store.resolve_run_id("latest").unwrap())
+        .unwrap();
+    assert_eq!(run.trials.len(), 4, "2 parameter sets × 2 trials");
+    for trial in &run.trials {
+        let program = trial
+            .program
+            .as_ref()
+            .unwrap_or_else(|| panic!("{:?}", trial.failure));
+        let requests = if run.scenarios[trial.scenario_index as usize]
+            .key
+            .as_str()
+            .contains("=20")
+        {
+            20.0
+        } else {
+            5.0
+        };
+        assert_eq!(program.value("ok"), Some(requests), "every GET answered");
+        assert_eq!(program.value("errors"), Some(0.0));
+        assert!(
+            trial.resources.is_some_and(|r| r.samples > 0),
+            "the server was sampled"
+        );
+    }
+    let json = lab.report("json");
+    assert!(json.contains("\"program:req/s\""), "{json}");
+    let gobench = lab.report("gobench");
+    assert!(gobench.contains("Unit req/s better=higher"), "{gobench}");
+    assert!(
+        gobench.contains(" ok ") || gobench.contains(" ok\n"),
+        "{gobench}"
+    );
+    for format in ["md", "csv", "html"] {
+        assert!(lab.report(format).contains("req/s"), "{format}");
+    }
+}
+
+#[test]
+fn a_failing_program_fails_its_trials_with_the_reason_and_the_run_goes_on() {
+    let lab = Lab::new("[\"plaintext\", \"missing\"]");
+    let spec = lab.path("spec.toml");
+    let output = lab.run(&["run", spec.to_str().unwrap()]);
+    assert!(output.status.success(), "stderr:\n{}", text(&output.stderr));
+    let stderr = text(&output.stderr);
+    assert!(stderr.contains("4 of 8 trials failed"), "{stderr}");
+    let store = Store::open_existing(lab.path("results.db")).unwrap();
+    let run = store
+        .load_run(&store.resolve_run_id("latest").unwrap())
+        .unwrap();
+    let failures: Vec<&str> = run
+        .trials
+        .iter()
+        .filter_map(|t| t.failure.as_deref())
+        .collect();
+    assert_eq!(failures.len(), 4);
+    for failure in failures {
+        assert!(
+            failure.contains("the program failed (exit status: 1)"),
+            "{failure}"
+        );
+        assert!(
+            failure.contains("no request to"),
+            "the stderr tail: {failure}"
+        );
+    }
+}
