@@ -102,9 +102,13 @@ impl Plan {
             .iter()
             .map(|s| {
                 let m = &s.measurement;
-                m.warmup
-                    .saturating_add(m.duration)
-                    .saturating_add(m.idle)
+                // A program's own length is not known before it runs.
+                let measured = if s.program.is_some() {
+                    Duration::ZERO
+                } else {
+                    m.warmup.saturating_add(m.duration).saturating_add(m.idle)
+                };
+                measured
                     .saturating_add(overhead)
                     .saturating_mul(self.trials.min)
             })

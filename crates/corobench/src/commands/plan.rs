@@ -77,7 +77,13 @@ fn render(plan: &Plan) -> String {
         cpu_list(&plan.server_cpus),
         cpu_list(&plan.generator_cpus)
     ));
-    if let Some(first) = plan.scenarios.first() {
+    if plan.scenarios.iter().any(|s| s.program.is_some()) {
+        text.push_str(
+            "  each program trial: start its server (if any) fresh, run the program to completion \
+             on the generator CPUs (each target's time limit bounds it), stop\n",
+        );
+    }
+    if let Some(first) = plan.scenarios.iter().find(|s| s.program.is_none()) {
         let m = &first.measurement;
         let warmup = spec_warmup(plan);
         text.push_str(&format!(
@@ -91,8 +97,13 @@ fn render(plan: &Plan) -> String {
         }
     }
     let estimate = plan.estimated_duration(TRIAL_OVERHEAD);
+    let programs = if plan.scenarios.iter().any(|s| s.program.is_some()) {
+        ", plus the programs' own run time"
+    } else {
+        ""
+    };
     text.push_str(&format!(
-        "  estimated wall time: {} (plus first-time builds)\n",
+        "  estimated wall time: {} (plus first-time builds{programs})\n",
         humantime::format_duration(Duration::from_secs(estimate.as_secs()))
     ));
     for skipped in &plan.skipped_targets {
@@ -108,9 +119,14 @@ fn render(plan: &Plan) -> String {
         } else {
             ""
         };
+        let what = match s.program.as_ref().and_then(|p| p.server.as_ref()) {
+            Some(server) => format!("program beside {server}"),
+            None if s.program.is_some() => "program".to_string(),
+            None => format!("{} {}", s.workload.method, s.workload.path),
+        };
         text.push_str(&format!(
-            "  {:>4}  {:<56} {} {}{database}\n",
-            s.index, s.key, s.workload.method, s.workload.path
+            "  {:>4}  {:<56} {what}{database}\n",
+            s.index, s.key
         ));
     }
     text
