@@ -203,11 +203,22 @@ fn killing_corobench_leaves_no_target_running() {
             .is_ok_and(|s| s.resolve_run_id("latest").is_ok())
             && !targets_named(&name).is_empty()
     });
+    // A second corobench may not measure the same run at the same time.
+    let again = lab.run(&["run", "--resume", "latest"]);
+    assert_eq!(again.status.code(), Some(2), "{}", text(&again.stderr));
+    assert!(
+        text(&again.stderr).contains("is still being measured by corobench process"),
+        "{}",
+        text(&again.stderr)
+    );
     child.kill().unwrap(); // SIGKILL: no handler, no clean-up in corobench itself
     child.wait().unwrap();
     wait_for("the target group to die", Duration::from_secs(15), || {
         targets_named(&name).is_empty()
     });
+    // Its process is gone: the run shows as died, not running, and resumes.
+    let runs = text(&lab.run(&["runs"]).stdout);
+    assert!(runs.contains(" died "), "{runs}");
 }
 
 /// Live (not zombie) processes whose environment names `target` as TARGET_NAME.
@@ -232,4 +243,94 @@ fn targets_named(target: &str) -> Vec<u32> {
                     .any(|var| var == needle.as_bytes())
         })
         .collect()
+}
+
+/// Waits for the trial's own target process: verification starts and stops
+/// one first, then the trial starts a fresh one.
+fn wait_for_trial_target(name: &str) -> u32 {
+    let mut verifying = None;
+    let mut trial = None;
+    wait_for("the trial's target", Duration::from_secs(60), || {
+        let live = targets_named(name);
+        match (verifying, live.first()) {
+            (None, Some(&pid)) => verifying = Some(pid),
+            (Some(first), Some(&pid)) if pid != first => trial = Some(pid),
+            _ => {}
+        }
+        trial.is_some()
+    });
+    trial.unwrap_or_default()
+}
+
+/// Stops corobench (all its threads, generator included) for `pause`.
+fn stall(child: &Child, pause: Duration) {
+    let pid = i32::try_from(child.id()).unwrap();
+    // SAFETY: kill only signals the child we started.
+    unsafe { libc::kill(pid, libc::SIGSTOP) };
+    std::thread::sleep(pause);
+    // SAFETY: as above.
+    unsafe { libc::kill(pid, libc::SIGCONT) };
+}
+
+/// The run's first trial (the one stalled) and how many trials it stored.
+fn first_trial(lab: &Lab) -> (corobench_model::TrialRecord, usize) {
+    let store = Store::open_existing(lab.path("results.db")).unwrap();
+    let id = store.resolve_run_id("latest").unwrap();
+    let mut trials = store.load_run(&id).unwrap().trials;
+    let stored = trials.len();
+    (trials.remove(0), stored)
+}
+
+const STALLED: &str = "corobench itself was not running";
+
+#[test]
+fn a_stall_inside_the_window_fails_the_trial_and_blames_corobench() {
+    let lab = Lab::new(&["kit-stall"], 1, "6s");
+    let child = lab.spawn(&["run", lab.path("spec.toml").to_str().unwrap()]);
+    wait_for_trial_target("kit-stall");
+    // Health takes well under a second and the warm-up is 0.1 s: 1.5 s in,
+    // the 6 s window is open.
+    std::thread::sleep(Duration::from_millis(1500));
+    stall(&child, Duration::from_secs(1));
+    let output = child.wait_with_output().unwrap();
+    let stderr = text(&output.stderr);
+    // The stalled trial fails; the run goes on and measures the next one.
+    assert!(output.status.success(), "{stderr}");
+    assert!(stderr.contains("1 of 2 trials failed"), "{stderr}");
+    let (trial, stored) = first_trial(&lab);
+    assert_eq!(stored, 2);
+    let failure = trial.failure.unwrap_or_default();
+    assert!(failure.contains(STALLED), "{failure}");
+    assert!(
+        !failure.contains("(target:"),
+        "the target is not blamed: {failure}"
+    );
+    assert!(
+        trial.load.is_none(),
+        "no figures stored from a stalled window"
+    );
+}
+
+#[test]
+fn a_stall_across_the_window_start_is_never_stored_as_a_normal_trial() {
+    let lab = Lab::new(&["kit-edge"], 1, "1s");
+    let child = lab.spawn(&["run", lab.path("spec.toml").to_str().unwrap()]);
+    wait_for_trial_target("kit-edge");
+    // Longer than the warm-up and the window together: whenever the stop
+    // lands after the warm-up began, the window is lost.
+    std::thread::sleep(Duration::from_millis(150));
+    stall(&child, Duration::from_millis(2500));
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let (trial, _) = first_trial(&lab);
+    match trial.failure {
+        // Stopped after the warm-up began: the stall is named, not the target.
+        Some(failure) => assert!(failure.contains(STALLED), "{failure}"),
+        // Stopped before the load began (the target was still starting):
+        // the trial then measured its whole window undisturbed.
+        None => {
+            let load = trial.load.expect("an ok trial has its load");
+            assert!(load.requests > 0 && load.elapsed_s >= 0.9, "{load:?}");
+        }
+    }
 }

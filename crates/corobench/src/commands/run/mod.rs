@@ -16,7 +16,7 @@ use corobench_spec::Plan;
 use corobench_store::Store;
 
 use self::start::Start;
-use super::shared::{DbArg, TargetsDirArg};
+use super::shared::{self, DbArg, TargetsDirArg};
 use crate::exit::{self, Exit};
 use crate::output::run_progress::run_presenter;
 use crate::runner::{
@@ -86,7 +86,8 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
     // A fresh run's spec is resolved before the store is opened: a spec
     // that does not resolve leaves no database file behind.
     let start = match &args.resume {
-        Some(id) => start::resume(&open_store(args)?, id, &targets)?,
+        // A resume reads a database that must exist and be corobench's.
+        Some(id) => start::resume(&shared::open_store(&args.db.db)?, id, &targets)?,
         None => start::fresh(args, &targets)?,
     };
     let mut store = open_store(args)?;
