@@ -458,6 +458,8 @@ pub enum WarningKind {
     Unmatched,
     /// A run compared with itself.
     SameRun,
+    /// A closed loop's req/s is not connections ÷ mean latency.
+    LittlesLaw,
 }
 
 /// Something the reader must know, said so that it tells them what to do.

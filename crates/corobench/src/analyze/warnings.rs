@@ -3,8 +3,8 @@
 //! scenario it concerns.
 
 use corobench_model::{
-    Metric, MetricSummary, ScenarioRecord, TrialFlag, TrialRecord, TrialStatus, Warning,
-    WarningKind,
+    Metric, MetricSummary, ScenarioRecord, ScheduleKind, TrialFlag, TrialRecord, TrialStatus,
+    Warning, WarningKind,
 };
 use corobench_stats::{min_attainable_p, min_samples_for_median_ci, min_samples_to_detect};
 
@@ -98,7 +98,7 @@ fn trial_count_warnings(facts: &ScenarioFacts<'_>) -> Vec<(WarningKind, String)>
             WarningKind::FailedTrials,
             format!(
                 "{} of {measured} trials failed and are left out (first failure: {}); \
-                 fix the target, then rerun",
+                 fix what it names, then rerun",
                 failed.len(),
                 first_line(reason)
             ),
@@ -188,6 +188,7 @@ fn flag_warnings(facts: &ScenarioFacts<'_>) -> Vec<(WarningKind, String)> {
         ));
     }
     found.extend(schedule_missed(&ok));
+    found.extend(littles_law(facts.scenario, &ok));
     found.extend(leaks(&ok));
     found.extend(errors(&ok));
     found
@@ -225,6 +226,47 @@ fn schedule_missed(ok: &[&TrialRecord]) -> Option<(WarningKind, String)> {
             ok.len(),
             worst.1,
             worst.0
+        ),
+    ))
+}
+
+/// How far a closed loop's req/s may stray from connections ÷ mean latency.
+const LITTLE_TOLERANCE: f64 = 0.05;
+
+/// Little's law for a closed loop: with every connection always waiting
+/// for an answer, req/s = connections ÷ mean latency. A trial where they
+/// disagree by more than a few percent spent time between an answer and the
+/// next request — the generator, not the server, shaped it — or lost
+/// connections.
+fn littles_law(scenario: &ScenarioRecord, ok: &[&TrialRecord]) -> Option<(WarningKind, String)> {
+    if scenario.program.is_some() || scenario.schedule != ScheduleKind::Closed {
+        return None;
+    }
+    let strays: Vec<f64> = ok
+        .iter()
+        .filter_map(|t| t.load.as_ref())
+        .filter_map(|load| {
+            let mean_s = load.latency.summary.mean_us / 1e6;
+            let implied = f64::from(load.connections) / mean_s;
+            let stray = implied / load.requests_per_s - 1.0;
+            (mean_s > 0.0 && load.requests_per_s > 0.0 && stray.abs() > LITTLE_TOLERANCE)
+                .then_some(stray)
+        })
+        .collect();
+    let worst = strays
+        .iter()
+        .copied()
+        .max_by(|a, b| a.abs().total_cmp(&b.abs()))?;
+    Some((
+        WarningKind::LittlesLaw,
+        format!(
+            "Little's law does not hold in {} of {} trials: connections ÷ mean latency is {:+.0}% \
+             off the measured req/s, so time passed between an answer and the next request (a \
+             busy generator) or connections were lost; give the generator more cores or fewer \
+             connections",
+            strays.len(),
+            ok.len(),
+            worst * 100.0
         ),
     ))
 }

@@ -83,7 +83,10 @@ impl RunBuilder {
     /// One `ok` trial per value of req/s for the last scenario added.
     pub(super) fn rates(mut self, rates: &[f64]) -> Self {
         for &rate in rates {
-            let trial = self.next_trial(TrialStatus::Ok, Some(load(rate, &[100, 200])));
+            // The latency a closed loop over 4 connections has at this rate
+            // (Little's law), so the trials are consistent.
+            let latency_us = (4e6 / rate.max(1e-3)).round() as u64;
+            let trial = self.next_trial(TrialStatus::Ok, Some(load(rate, &[latency_us])));
             self.run.trials.push(trial);
         }
         self

@@ -133,7 +133,14 @@ fn wide_intervals_are_flagged_per_metric() {
         .map(|w| w.message.as_str())
         .collect();
     assert_eq!(wide.len(), 1, "{wide:?}");
-    assert!(wide[0].starts_with("the 95% confidence interval of req/s is wider than ±10%"));
+    // Latency follows the rate (Little's law over the same connections), so
+    // its intervals are as wide: one warning names every wide metric.
+    assert!(
+        wide[0].starts_with("the 95% confidence intervals of req/s, mean,"),
+        "{}",
+        wide[0]
+    );
+    assert!(wide[0].contains("are wider than ±10%"), "{}", wide[0]);
 }
 
 #[test]
@@ -251,4 +258,29 @@ fn metrics_read_each_trial_from_its_load_report_and_resources() {
     let mut failed = trial.clone();
     failed.status = TrialStatus::Failed;
     assert!(Metric::ALL.iter().all(|m| m.value(&failed).is_none()));
+}
+
+#[test]
+fn a_closed_loop_that_breaks_littles_law_is_flagged() {
+    // 4 connections at 1,000 req/s must wait 4 ms each; 1 ms means three
+    // quarters of the time went between an answer and the next request.
+    let run = RunBuilder::new("r1", 6)
+        .scenario("fast", &[], "plaintext", 4)
+        .rates(&SIX)
+        .edit_last(|trial| trial.load = Some(load(1000.0, &[1000])))
+        .build();
+    let analysis = analyze_run(&run, &AnalyzeOptions::default()).unwrap();
+    let little: Vec<&str> = analysis
+        .warnings
+        .iter()
+        .filter(|w| w.kind == WarningKind::LittlesLaw)
+        .map(|w| w.message.as_str())
+        .collect();
+    assert_eq!(little.len(), 1, "{:?}", analysis.warnings);
+    assert!(
+        little[0].starts_with("Little's law does not hold in 1 of 6 trials"),
+        "{}",
+        little[0]
+    );
+    assert!(little[0].contains("+300% off"), "{}", little[0]);
 }
