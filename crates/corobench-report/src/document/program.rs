@@ -7,8 +7,8 @@ use corobench_model::{Better, Metric, RunAnalysis, ScenarioAnalysis};
 use super::{Align, Cell, Grid, Tone, center_and_ci, markers};
 use crate::units;
 
-/// The program figures of a group's scenarios, in reading order: rates and
-/// other "more is better" figures first, then latencies, then the rest;
+/// The program figures of a group's scenarios, in reading order: rates
+/// first, then latencies, then counts of work done, then costs, then bounds;
 /// figures that are zero everywhere (no errors of a kind) are left out, and
 /// so is `ns/op` (the run's length, shown by its rate).
 fn columns(analysis: &RunAnalysis, group: &[usize]) -> Vec<Metric> {
@@ -29,10 +29,14 @@ fn columns(analysis: &RunAnalysis, group: &[usize]) -> Vec<Metric> {
 }
 
 fn reading_rank(metric: Metric) -> u8 {
+    let label = metric.label();
     match metric {
-        m if m.better() == Better::Higher => 0,
-        m if m.label().ends_with("-ms") => 1,
-        _ => 2,
+        // A bound is context for the figure it bounds: last.
+        _ if label.contains("bound") => 4,
+        _ if label.ends_with("/s") => 0,
+        _ if label.ends_with("-ms") => 1,
+        m if m.better() == Better::Higher => 2,
+        _ => 3,
     }
 }
 

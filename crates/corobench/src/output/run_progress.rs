@@ -172,6 +172,15 @@ fn trial_line(scenario: &PlannedScenario, record: &TrialRecord, done: u64, total
                 latency_us(p99 as f64)
             )
         }
+        (TrialStatus::Ok, None) => record.program.as_ref().map_or_else(String::new, |p| {
+            let figures: Vec<String> = p
+                .metrics
+                .iter()
+                .take(3)
+                .map(|m| format!("{} {}", rate(m.value), m.unit))
+                .collect();
+            figures.join(", ")
+        }),
         _ => format!(
             "FAILED: {}",
             record
