@@ -95,6 +95,10 @@ pub(crate) struct RawSchedule {
     pub connections: Option<Spanned<RawValues>>,
     /// Open loop: one scenario per rate (requests/s).
     pub rates: Option<Spanned<RawValues>>,
+    /// `false`: a connection per request.
+    pub keepalive: Option<Spanned<bool>>,
+    /// Requests in flight per connection.
+    pub pipeline: Option<Spanned<i64>>,
 }
 
 /// What is sent.
@@ -110,4 +114,6 @@ pub(crate) struct RawWorkload {
     pub body_file: Option<Spanned<String>>,
     pub connections: Option<Spanned<RawValues>>,
     pub rates: Option<Spanned<RawValues>>,
+    pub keepalive: Option<Spanned<bool>>,
+    pub pipeline: Option<Spanned<i64>>,
 }

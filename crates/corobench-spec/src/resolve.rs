@@ -9,7 +9,7 @@ use toml::Spanned;
 
 use crate::catalog::Catalog;
 use crate::error::{Locator, SpecError};
-use corobench_model::{BackendChoice, ScenarioKey, Schedule};
+use corobench_model::{BackendChoice, MAX_PIPELINE, ScenarioKey, Schedule};
 
 use crate::plan::{Body, Measurement, Plan, PlannedScenario, SkippedTarget, Trials, Workload};
 use crate::raw::{RawRun, RawSpec, RawTargets, RawValues, RawWorkload};
@@ -352,6 +352,14 @@ fn workloads(
             let connections = w.connections.as_ref().or(raw.schedule.connections.as_ref());
             let rates = w.rates.as_ref().or(raw.schedule.rates.as_ref());
             let schedules = schedules(connections, rates, generator_threads, &key, at)?;
+            let wire = wire_mode(w, raw, &key, at)?;
+            let schedules = schedules
+                .into_iter()
+                .map(|s| {
+                    s.with_keepalive(wire.keepalive)
+                        .with_pipeline(wire.pipeline)
+                })
+                .collect();
             Ok((workload, schedules))
         })
         .collect()
@@ -467,6 +475,54 @@ fn schedules(
                 .map(move |&connections| Schedule::open(rate_per_s, connections))
         })
         .collect())
+}
+
+/// How a workload's connections carry requests.
+struct WireMode {
+    keepalive: bool,
+    pipeline: u32,
+}
+
+/// A workload's `keepalive` and `pipeline` (or `[schedule]`'s), and whether
+/// they go together with each other and with its rates.
+fn wire_mode(
+    w: &RawWorkload,
+    raw: &RawSpec,
+    key: &str,
+    at: &Locator<'_>,
+) -> Result<WireMode, SpecError> {
+    let keepalive = w.keepalive.as_ref().or(raw.schedule.keepalive.as_ref());
+    let Some(pipeline) = w.pipeline.as_ref().or(raw.schedule.pipeline.as_ref()) else {
+        return Ok(WireMode {
+            keepalive: keepalive.is_none_or(|k| *k.get_ref()),
+            pipeline: 1,
+        });
+    };
+    let depth = *pipeline.get_ref();
+    let refuse = |msg: String| Err(at.at(pipeline.span(), format!("{key}.pipeline"), msg));
+    let Some(depth) = u32::try_from(depth)
+        .ok()
+        .filter(|d| (1..=MAX_PIPELINE).contains(d))
+    else {
+        return refuse(format!(
+            "{depth} must be from 1 to {MAX_PIPELINE} requests in flight per connection"
+        ));
+    };
+    let rates = w.rates.as_ref().or(raw.schedule.rates.as_ref());
+    if depth > 1 && keepalive.is_some_and(|k| !*k.get_ref()) {
+        return refuse("pipelining needs kept-alive connections: drop keepalive = false".into());
+    }
+    if depth > 1 && rates.is_some() {
+        return refuse(
+            "pipelining is for closed loops: an open loop (rates) sends one request \
+             at a time per connection"
+                .into(),
+        );
+    }
+    Ok(WireMode {
+        keepalive: keepalive.is_none_or(|k| *k.get_ref()),
+        pipeline: depth,
+    })
 }
 
 fn positive_list(

@@ -156,6 +156,61 @@ fn open_loop_rates_times_connections() {
     );
 }
 
+#[test]
+fn keepalive_and_pipeline_join_the_schedule_key() {
+    let spec = r#"
+        targets = ["go-nethttp"]
+        [schedule]
+        connections = 100
+        [[workloads]]
+        name = "short"
+        path = "/plaintext"
+        connections = 1000
+        keepalive = false
+        [[workloads]]
+        name = "pipelined"
+        path = "/plaintext"
+        pipeline = 16
+        [[workloads]]
+        name = "plain"
+        path = "/plaintext"
+        keepalive = true
+        pipeline = 1
+    "#;
+    let plan = resolve_text(spec).unwrap();
+    let keys: Vec<String> = plan.scenarios.iter().map(|s| s.key.to_string()).collect();
+    assert_eq!(
+        keys,
+        [
+            "go-nethttp/short/c=1000/no-keepalive",
+            "go-nethttp/pipelined/c=100/pipeline=16",
+            "go-nethttp/plain/c=100"
+        ]
+    );
+    assert!(!plan.scenarios[0].schedule.keepalive);
+    assert_eq!(plan.scenarios[1].schedule.pipeline, 16);
+    let workload = "[[workloads]]\nname = \"p\"\npath = \"/plaintext\"\n";
+    for (extra, expected) in [
+        (
+            "pipeline = 0\n",
+            "`workloads[0].pipeline`: 0 must be from 1 to 1024",
+        ),
+        ("pipeline = 2000\n", "2000 must be from 1 to 1024"),
+        (
+            "pipeline = 4\nkeepalive = false\n",
+            "pipelining needs kept-alive connections",
+        ),
+        (
+            "pipeline = 4\nrates = [100]\n",
+            "pipelining is for closed loops",
+        ),
+        ("keepalive = \"no\"\n", "invalid type"),
+    ] {
+        let error = resolve_text(&format!("{workload}{extra}")).expect_err(extra);
+        assert!(error.contains(expected), "{extra}: {error}");
+    }
+}
+
 /// Each bad spec fails with a message naming the place and the fix.
 #[test]
 fn bad_specs_name_file_line_and_key() {
