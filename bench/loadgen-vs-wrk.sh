@@ -17,73 +17,20 @@ cd "$(dirname "$0")/.."
 rounds=${1:-3}
 seconds=${2:-10}
 backends=${BACKENDS:-auto}
-server_cpu=0
-generator_cpu=1
-source bench/lib/nginx.sh
-bench_setup loadgen
-corobench=$PWD/target/release/corobench
+source bench/lib/generators.sh
 trap stop_nginx EXIT
-start_nginx "$out/nginx" $server_cpu
-url=$NGINX_URL
+side_by_side loadgen
 worker_pid=$NGINX_WORKER_PID
 port=${url##*:}; port=${port%/}
-
-# One measurement: "<tool> <conns> <round> <req/s> <cpu us/req> <max rss KiB>".
-measure() {
-    local tool=$1 conns=$2 round=$3 log="$out/$1-c$2-r$3"
-    if [ "$tool" = wrk ]; then
-        /usr/bin/time -f "%U %S %M" -o "$log.time" taskset -c $generator_cpu \
-            wrk -t1 -c"$conns" -d"${seconds}s" "$url" > "$log.out"
-    else
-        /usr/bin/time -f "%U %S %M" -o "$log.time" taskset -c $generator_cpu \
-            "$corobench" load -t1 -c"$conns" -d"${seconds}s" --backend "${tool#corobench-}" --json "$url" > "$log.out"
-    fi
-    python3 - "$tool" "$conns" "$round" "$log" <<'PY'
-import json, re, sys
-tool, conns, rnd, log = sys.argv[1:5]
-user, system, rss_kib = open(log + ".time").read().split()[-3:]
-text = open(log + ".out").read()
-if tool == "wrk":
-    requests = int(re.search(r"(\d+) requests in", text).group(1))
-    per_s = float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1))
-else:
-    report = json.loads(text)
-    requests, per_s = report["requests"], report["requests_per_s"]
-cpu_us = (float(user) + float(system)) * 1e6 / requests
-print(f"{tool} {conns} {rnd} {per_s:.0f} {cpu_us:.2f} {rss_kib}")
-PY
-}
+wrk_flags=()
+wrk_script_args=()
+corobench_flags=()
 
 echo "nginx on CPU $server_cpu (port $port), generators on CPU $generator_cpu; $rounds rounds × ${seconds}s, alternating"
 results=$out/closed-loop.txt
-: > "$results"
-for conns in 50 256; do
-    for round in $(seq "$rounds"); do
-        measure wrk "$conns" "$round" | tee -a "$results"
-        for backend in $backends; do measure "corobench-$backend" "$conns" "$round" | tee -a "$results"; done
-    done
-done
+alternate "$results" "50 256"
 
-python3 - "$results" <<'PY'
-import statistics, sys
-rows = [line.split() for line in open(sys.argv[1]) if line.strip()]
-table = {}
-for tool, conns, _, per_s, cpu_us, rss in rows:
-    table.setdefault((tool, int(conns)), []).append((float(per_s), float(cpu_us), int(rss)))
-print("\nmedians (min-max)")
-print(f"{'tool':18} {'conns':>5} {'req/s':>22} {'CPU µs/req':>20} {'max RSS':>9}")
-for (tool, conns), values in sorted(table.items(), key=lambda kv: (kv[0][1], kv[0][0])):
-    per_s = [v[0] for v in values]; cpu = [v[1] for v in values]; rss = max(v[2] for v in values)
-    print(f"{tool:18} {conns:5} {statistics.median(per_s):10,.0f} ({min(per_s):,.0f}-{max(per_s):,.0f})"
-          f" {statistics.median(cpu):8.2f} ({min(cpu):.2f}-{max(cpu):.2f}) {rss/1024:7.1f}MB")
-print("\nratios corobench / wrk (medians)")
-for (tool, conns), values in sorted(table.items(), key=lambda kv: (kv[0][1], kv[0][0])):
-    if tool == "wrk":
-        continue
-    base = table[("wrk", conns)]
-    ratio = lambda i: statistics.median(v[i] for v in values) / statistics.median(v[i] for v in base)
-    print(f"{tool:18} c={conns:<4} req/s {ratio(0):.2f}x   CPU per request {ratio(1):.2f}x")
-PY
+summarise "$results"
 
 # Open loop: 20,000 req/s for 25 s; nginx's worker frozen 1 s at t = 15 s.
 echo

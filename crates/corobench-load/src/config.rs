@@ -155,6 +155,20 @@ impl RequestTemplate {
     /// # Errors
     /// A method or header that would break the request line or header block.
     pub fn serialize(&self, endpoint: &Endpoint) -> Result<Vec<u8>, LoadError> {
+        self.serialize_with(endpoint, false)
+    }
+
+    /// The request bytes; with `connection_close`, asking the server to
+    /// close the connection after its response (`Connection: close`,
+    /// unless the headers already say what the connection does).
+    ///
+    /// # Errors
+    /// As [`Self::serialize`].
+    pub(crate) fn serialize_with(
+        &self,
+        endpoint: &Endpoint,
+        connection_close: bool,
+    ) -> Result<Vec<u8>, LoadError> {
         if self.method.is_empty()
             || !self
                 .method
@@ -178,6 +192,9 @@ impl RequestTemplate {
         for (name, value) in &self.headers {
             check_header(name, value)?;
             out.extend_from_slice(format!("{name}: {value}\r\n").as_bytes());
+        }
+        if connection_close && !has("connection") {
+            out.extend_from_slice(b"Connection: close\r\n");
         }
         let needs_length = !self.body.is_empty() || self.method == "POST" || self.method == "PUT";
         if needs_length && !has("content-length") {
@@ -267,6 +284,7 @@ impl LoadConfig {
         if let Some(rate_per_s) = self.schedule.rate_per_s() {
             limits::check_rate(rate_per_s, connections, self.threads)?;
         }
+        limits::check_wire_mode(&self.schedule)?;
         match self.stop {
             StopAfter::Duration(d) => limits::check_positive_duration("duration (-d)", d)?,
             StopAfter::Requests(n) => limits::check_requests(n)?,
@@ -383,6 +401,24 @@ mod tests {
             ..RequestTemplate::default()
         };
         assert!(fine.serialize(&target).is_ok());
+    }
+
+    #[test]
+    fn a_connection_per_request_asks_the_server_to_close() {
+        let target = Endpoint::from_url("http://127.0.0.1:8080/").unwrap();
+        let closing = RequestTemplate::default()
+            .serialize_with(&target, true)
+            .unwrap();
+        assert_eq!(
+            String::from_utf8(closing).unwrap(),
+            "GET / HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nConnection: close\r\n\r\n"
+        );
+        let own = RequestTemplate {
+            headers: vec![("connection".into(), "keep-alive".into())],
+            ..RequestTemplate::default()
+        };
+        let text = String::from_utf8(own.serialize_with(&target, true).unwrap()).unwrap();
+        assert_eq!(text.matches("onnection").count(), 1, "{text}");
     }
 
     #[test]

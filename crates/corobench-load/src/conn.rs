@@ -1,4 +1,4 @@
-//! One generator connection: its socket, where it stands, and its in-flight request.
+//! One generator connection: its socket, where it stands, and its requests in flight.
 
 use std::io;
 use std::net::SocketAddr;
@@ -18,9 +18,9 @@ pub(crate) enum Phase {
     Connecting,
     /// Connected, no request in flight.
     Idle,
-    /// A request is partly written.
+    /// Requests are partly written (responses to earlier ones may arrive).
     Writing,
-    /// The request is written; waiting for (the rest of) the response.
+    /// Every request is written; waiting for (the rest of) the responses.
     Reading,
 }
 
@@ -31,10 +31,12 @@ pub(crate) struct Conn {
     pub(crate) generation: u32,
     pub(crate) phase: Phase,
     pub(crate) framer: ResponseFramer,
-    /// The request in flight (the last one, when idle).
-    pub(crate) request: InFlight,
-    /// Bytes of the request written so far.
+    /// The requests in flight, oldest first: responses come back in this order.
+    pub(crate) in_flight: InFlightRing,
+    /// Bytes of the current write done so far.
     pub(crate) written: usize,
+    /// Bytes of the current write in all (some copies of the request).
+    pub(crate) write_end: usize,
     /// When the connect (or the request) started, for timeouts.
     pub(crate) started_ns: u64,
     pub(crate) retry_at_ns: u64,
@@ -45,32 +47,30 @@ const FIRST_BACKOFF_NS: u64 = NS_PER_MS;
 const MAX_BACKOFF_NS: u64 = 100 * NS_PER_MS;
 
 impl Conn {
-    pub(crate) fn new(head_request: bool) -> Self {
+    pub(crate) fn new(head_request: bool, pipeline: u32) -> Self {
         Self {
             socket: None,
             generation: 0,
             phase: Phase::Closed,
             framer: ResponseFramer::new(head_request),
-            request: InFlight::default(),
+            in_flight: InFlightRing::new(pipeline),
             written: 0,
+            write_end: 0,
             started_ns: 0,
             retry_at_ns: 0,
             backoff_ns: FIRST_BACKOFF_NS,
         }
     }
 
-    /// Whether a request is in flight on this connection.
-    #[inline]
-    pub(crate) fn busy(&self) -> bool {
-        matches!(self.phase, Phase::Writing | Phase::Reading)
-    }
-
-    /// Drops the socket; the connection reopens at `retry_at_ns`.
+    /// Drops the socket and forgets its requests (the caller has given
+    /// them their outcomes); the connection reopens at `retry_at_ns`.
     pub(crate) fn close(&mut self, retry_at_ns: u64) {
         self.socket = None;
         self.phase = Phase::Closed;
         self.framer.reset();
+        self.in_flight.clear();
         self.written = 0;
+        self.write_end = 0;
         self.retry_at_ns = retry_at_ns;
     }
 
@@ -90,6 +90,85 @@ impl Conn {
     #[inline]
     pub(crate) fn token(&self, index: usize) -> u64 {
         (u64::from(self.generation) << 32) | index as u64
+    }
+}
+
+/// The send records of a connection's requests in flight, oldest first: a
+/// fixed ring of the pipeline depth, allocated with the connection, so that
+/// sending and answering requests never allocates.
+#[derive(Debug)]
+pub(crate) struct InFlightRing {
+    slots: Box<[InFlight]>,
+    /// Index of the oldest request.
+    head: usize,
+    len: usize,
+}
+
+impl InFlightRing {
+    fn new(depth: u32) -> Self {
+        let depth = usize::try_from(depth).unwrap_or(1).max(1);
+        Self {
+            slots: vec![InFlight::default(); depth].into_boxed_slice(),
+            head: 0,
+            len: 0,
+        }
+    }
+
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    #[inline]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    #[inline]
+    pub(crate) fn is_full(&self) -> bool {
+        self.len == self.slots.len()
+    }
+
+    /// The oldest request, whose response comes next.
+    #[inline]
+    pub(crate) fn oldest(&self) -> Option<&InFlight> {
+        (self.len > 0).then(|| &self.slots[self.head])
+    }
+
+    /// Adds the newest request; returns `false` (and drops it) when full.
+    #[inline]
+    pub(crate) fn push(&mut self, request: InFlight) -> bool {
+        if self.is_full() {
+            return false;
+        }
+        let at = self.wrap(self.head + self.len);
+        self.slots[at] = request;
+        self.len += 1;
+        true
+    }
+
+    /// Takes the oldest request.
+    #[inline]
+    pub(crate) fn pop(&mut self) -> Option<InFlight> {
+        let oldest = *self.oldest()?;
+        self.head = self.wrap(self.head + 1);
+        self.len -= 1;
+        Some(oldest)
+    }
+
+    /// `index` (below twice the depth) as a slot index; no division on the hot path.
+    #[inline]
+    fn wrap(&self, index: usize) -> usize {
+        if index >= self.slots.len() {
+            index - self.slots.len()
+        } else {
+            index
+        }
+    }
+
+    fn clear(&mut self) {
+        self.head = 0;
+        self.len = 0;
     }
 }
 
@@ -126,5 +205,36 @@ pub(crate) fn start_connect(addr: SocketAddr) -> io::Result<Socket> {
         Ok(()) => Ok(socket),
         Err(e) if e.raw_os_error() == Some(libc::EINPROGRESS) => Ok(socket),
         Err(e) => Err(e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sent_at(sent_ns: u64) -> InFlight {
+        InFlight {
+            intended_ns: sent_ns,
+            sent_ns,
+            in_window: true,
+        }
+    }
+
+    #[test]
+    fn the_ring_hands_requests_back_in_order_around_its_end() {
+        let mut ring = InFlightRing::new(3);
+        for round in 0..4u64 {
+            assert!(ring.push(sent_at(round * 10)));
+            assert!(ring.push(sent_at(round * 10 + 1)));
+            assert_eq!(ring.pop().map(|r| r.sent_ns), Some(round * 10));
+            assert_eq!(ring.oldest().map(|r| r.sent_ns), Some(round * 10 + 1));
+            assert_eq!(ring.pop().map(|r| r.sent_ns), Some(round * 10 + 1));
+            assert!(ring.is_empty());
+        }
+        assert!(ring.push(sent_at(1)) && ring.push(sent_at(2)) && ring.push(sent_at(3)));
+        assert!(ring.is_full() && !ring.push(sent_at(4)));
+        assert_eq!(ring.len(), 3);
+        ring.clear();
+        assert_eq!(ring.pop(), None);
     }
 }

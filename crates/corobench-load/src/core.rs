@@ -15,7 +15,15 @@ use crate::recorder::{ErrorKind, Recorder};
 #[derive(Debug)]
 pub(crate) struct Shared {
     pub(crate) clock: Clock,
-    pub(crate) request: Vec<u8>,
+    /// The request, serialised once and repeated `pipeline` times, so that
+    /// any number of pipelined requests up to the depth go out in one write.
+    pub(crate) requests: Vec<u8>,
+    /// Bytes of one request.
+    pub(crate) request_len: usize,
+    /// `false`: every request opens its own connection.
+    pub(crate) keepalive: bool,
+    /// Requests in flight per connection (1 without pipelining).
+    pub(crate) pipeline: u32,
     pub(crate) head_request: bool,
     pub(crate) addr: std::net::SocketAddr,
     pub(crate) timeout_ns: u64,
@@ -102,7 +110,7 @@ impl Core {
         let open = plan.pace.is_some();
         let start_ns = shared.clock.now_ns();
         Self {
-            recorder: Recorder::new(open, plan.expected_seconds),
+            recorder: Recorder::new(open, !shared.keepalive, plan.expected_seconds),
             pacer: plan
                 .pace
                 .map(|pace| Pacer::new(start_ns, pace.rate_per_s, pace.phase)),

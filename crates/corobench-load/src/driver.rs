@@ -18,6 +18,10 @@ pub(crate) enum Write {
     /// [`Driver::write_failed`]); if fewer than asked, the backend calls
     /// [`Driver::writable`] once the socket can take more.
     Wrote(usize),
+    /// Queued whole; the backend calls [`Driver::write_completed`] (or
+    /// [`Driver::write_failed`]) when it is done, and no other write of the
+    /// connection may start before.
+    Pending,
     Failed,
 }
 
@@ -55,7 +59,9 @@ impl<'a, I: Io> Driver<'a, I> {
         Self {
             shared,
             io,
-            conns: (0..n).map(|_| Conn::new(shared.head_request)).collect(),
+            conns: (0..n)
+                .map(|_| Conn::new(shared.head_request, shared.pipeline))
+                .collect(),
             core: Core::new(shared, plan),
             idle: Vec::with_capacity(n),
             listed: vec![false; n],
@@ -68,8 +74,23 @@ impl<'a, I: Io> Driver<'a, I> {
     }
 
     pub(crate) fn open_all(&mut self, now: u64) {
+        if !self.shared.keepalive {
+            // Each connection opens with its first request: open the window
+            // first if it is due, so those requests belong to it.
+            self.core.turn(self.shared, now);
+        }
         for i in 0..self.conns.len() {
+            self.start(i, now);
+        }
+    }
+
+    /// Puts a closed connection back to work: a kept-alive one reconnects
+    /// at once; with a connection per request, it waits for its next request.
+    fn start(&mut self, i: usize, now: u64) {
+        if self.shared.keepalive {
             self.open(i, now);
+        } else {
+            self.became_free(i, now);
         }
     }
 
@@ -83,39 +104,80 @@ impl<'a, I: Io> Driver<'a, I> {
         }
     }
 
-    /// The connect finished.
+    /// The connect finished. With a connection per request, the request
+    /// that opened it goes out now.
     pub(crate) fn connected(&mut self, i: usize, now: u64) {
-        self.conns[i].connected();
-        self.became_free(i, now);
+        let conn = &mut self.conns[i];
+        conn.connected();
+        self.core
+            .recorder
+            .connected(now.saturating_sub(conn.started_ns));
+        match conn.in_flight.len() {
+            0 => self.became_free(i, now),
+            waiting => self.start_write(i, waiting, now),
+        }
     }
 
+    /// The connect failed: the request that opened the connection (if it
+    /// was opened for one) fails with it; either way the connection backs off.
     pub(crate) fn connect_failed(&mut self, i: usize, error: &io::Error, now: u64) {
         let kind = if os::is_fd_exhaustion(error) {
             ErrorKind::FdExhausted
+        } else if os::is_port_exhaustion(error) {
+            ErrorKind::PortsExhausted
         } else {
             ErrorKind::Connect
         };
-        self.core.error_without_request(kind, now);
+        if self.conns[i].in_flight.is_empty() {
+            self.core.error_without_request(kind, now);
+        } else {
+            self.fail_in_flight(i, kind, now);
+        }
         self.io.closing(i, &mut self.conns[i]);
         self.conns[i].close_with_backoff(now);
     }
 
-    /// A connection can take a request: send one now, or (open loop) list it as idle.
+    /// A connection can take requests: send them now, or (open loop) list it as idle.
     fn became_free(&mut self, i: usize, now: u64) {
-        match self.core.next_request(now) {
-            Some(request) => self.send(i, request),
-            None if self.core.open_loop() && !self.listed[i] => {
-                self.listed[i] = true;
-                self.idle.push(i);
+        if !self.shared.keepalive {
+            match self.core.next_request(now) {
+                Some(request) => self.connect_for(i, request, now),
+                None => self.list_idle(i),
             }
-            None => {}
+            return;
+        }
+        self.top_up(i, now);
+    }
+
+    /// A kept-alive connection has room for requests: fills it, or (open
+    /// loop, nothing due) lists it as idle.
+    fn top_up(&mut self, i: usize, now: u64) {
+        if self.shared.keepalive && !self.fill(i, now) {
+            self.list_idle(i);
+        }
+    }
+
+    fn list_idle(&mut self, i: usize) {
+        if self.core.open_loop() && !self.listed[i] {
+            self.listed[i] = true;
+            self.idle.push(i);
+        }
+    }
+
+    /// Whether connection `i` can take a request right now.
+    fn is_free(&self, i: usize) -> bool {
+        let conn = &self.conns[i];
+        if self.shared.keepalive {
+            conn.phase == Phase::Idle
+        } else {
+            conn.phase == Phase::Closed && conn.in_flight.is_empty()
         }
     }
 
     /// Open loop: hands every due request to an idle connection.
     pub(crate) fn dispatch_due(&mut self, now: u64) {
         while let Some(&i) = self.idle.last() {
-            if self.conns[i].phase != Phase::Idle {
+            if !self.is_free(i) {
                 self.idle.pop();
                 self.listed[i] = false;
                 continue;
@@ -125,121 +187,199 @@ impl<'a, I: Io> Driver<'a, I> {
             };
             self.idle.pop();
             self.listed[i] = false;
-            self.send(i, request);
+            if self.shared.keepalive {
+                self.conns[i].in_flight.push(request);
+                self.start_write(i, 1, now);
+            } else {
+                self.connect_for(i, request, now);
+            }
         }
     }
 
-    fn send(&mut self, i: usize, request: InFlight) {
-        let conn = &mut self.conns[i];
-        conn.request = request;
-        conn.written = 0;
-        conn.phase = Phase::Writing;
-        self.writable(i, request.sent_ns);
+    /// Connection per request: opens a connection for `request`, which
+    /// is in flight from now on, so its latency includes the connect.
+    fn connect_for(&mut self, i: usize, request: InFlight, now: u64) {
+        self.conns[i].in_flight.push(request);
+        self.open(i, now);
     }
 
-    /// Writes what is left of the request.
+    /// Closed loop on a kept-alive connection: tops its requests in flight
+    /// up to the pipeline depth, all in one write. Returns whether any
+    /// request is in flight afterwards.
+    fn fill(&mut self, i: usize, now: u64) -> bool {
+        let conn = &mut self.conns[i];
+        if !self.shared.keepalive || !matches!(conn.phase, Phase::Idle | Phase::Reading) {
+            // One request per connection, or closed, connecting, or a write
+            // under way (topped up once it is done).
+            return !conn.in_flight.is_empty();
+        }
+        let mut added = 0;
+        while !conn.in_flight.is_full() {
+            let Some(request) = self.core.next_request(now) else {
+                break;
+            };
+            conn.in_flight.push(request);
+            added += 1;
+        }
+        if added > 0 {
+            self.start_write(i, added, now);
+        }
+        !self.conns[i].in_flight.is_empty()
+    }
+
+    /// Writes the newest `requests` requests in flight, as one write.
+    fn start_write(&mut self, i: usize, requests: usize, now: u64) {
+        let conn = &mut self.conns[i];
+        conn.written = 0;
+        conn.write_end = requests.saturating_mul(self.shared.request_len);
+        conn.phase = Phase::Writing;
+        self.writable(i, now);
+    }
+
+    /// Writes what is left of the current write.
     pub(crate) fn writable(&mut self, i: usize, now: u64) {
         let shared = self.shared;
         let conn = &mut self.conns[i];
         if conn.phase != Phase::Writing {
             return;
         }
-        match self.io.write(i, conn, &shared.request[conn.written..]) {
+        match self
+            .io
+            .write(i, conn, &shared.requests[conn.written..conn.write_end])
+        {
             // A partial write waits for the backend to report writability.
-            Write::Wrote(n) => _ = self.account_written(i, n),
-            Write::Failed => self.request_failed(i, ErrorKind::Write, now),
+            Write::Wrote(n) => {
+                if self.account_written(i, n) {
+                    self.fill(i, now);
+                }
+            }
+            Write::Pending => {}
+            Write::Failed => self.abandon(i, ErrorKind::Write, now),
         }
     }
 
-    /// A write the backend reported as done failed after all.
-    pub(crate) fn write_failed(&mut self, i: usize, now: u64) {
-        self.request_failed(i, ErrorKind::Write, now);
+    /// A write the backend queued whole is done.
+    pub(crate) fn write_completed(&mut self, i: usize, now: u64) {
+        let conn = &self.conns[i];
+        if conn.phase == Phase::Writing
+            && self.account_written(i, conn.write_end.saturating_sub(conn.written))
+        {
+            self.fill(i, now);
+        }
     }
 
-    /// Counts written bytes; returns whether the whole request is out.
+    /// A write the backend reported as done (or queued) failed after all.
+    pub(crate) fn write_failed(&mut self, i: usize, now: u64) {
+        self.abandon(i, ErrorKind::Write, now);
+    }
+
+    /// Counts written bytes; returns whether the whole write is out.
     fn account_written(&mut self, i: usize, n: usize) -> bool {
         let conn = &mut self.conns[i];
         conn.written += n;
         self.core.recorder.wrote_bytes(n);
-        let complete = conn.written >= self.shared.request.len();
+        let complete = conn.written >= conn.write_end;
         if complete {
             conn.phase = Phase::Reading;
         }
         complete
     }
 
-    /// Frames received bytes; returns whether the connection is still open.
+    /// Frames received bytes, which may hold several responses (pipelining);
+    /// returns whether the connection is still open.
     pub(crate) fn bytes(&mut self, i: usize, bytes: &[u8], now: u64) -> bool {
         self.core.recorder.read_bytes(bytes.len(), now);
-        let conn = &mut self.conns[i];
-        if !conn.busy() {
-            // Bytes nobody asked for: the server is not speaking HTTP/1.1 with us.
-            self.core.error_without_request(ErrorKind::Malformed, now);
-            self.reopen(i, now);
-            return false;
-        }
-        match conn.framer.feed(bytes) {
-            Ok(Feed::NeedMore) => true,
-            Ok(Feed::Complete {
-                consumed,
-                status,
-                keep_alive,
-            }) => {
-                let reusable =
-                    keep_alive && conn.phase == Phase::Reading && consumed == bytes.len();
-                self.core.response(status, conn.request, now);
-                if consumed < bytes.len() {
-                    // More than the one response asked for: bytes nobody asked for.
-                    self.core.error_without_request(ErrorKind::Malformed, now);
+        let mut rest = bytes;
+        while !rest.is_empty() {
+            let conn = &mut self.conns[i];
+            if conn.in_flight.is_empty() {
+                // Bytes nobody asked for: the server is not speaking HTTP/1.1 with us.
+                self.core.error_without_request(ErrorKind::Malformed, now);
+                self.reopen(i, now);
+                return false;
+            }
+            match conn.framer.feed(rest) {
+                Ok(Feed::NeedMore) => break,
+                Ok(Feed::Complete {
+                    consumed,
+                    status,
+                    keep_alive,
+                }) => {
+                    rest = &rest[consumed..];
+                    if !self.answered(i, status, keep_alive, rest, now) {
+                        return false;
+                    }
                 }
-                if !reusable {
-                    self.reopen(i, now);
+                Err(_) => {
+                    self.abandon(i, ErrorKind::Malformed, now);
                     return false;
                 }
-                self.conns[i].phase = Phase::Idle;
-                self.became_free(i, now);
-                true
-            }
-            Err(_) => {
-                self.request_failed(i, ErrorKind::Malformed, now);
-                false
             }
         }
+        self.top_up(i, now);
+        true
+    }
+
+    /// The oldest request in flight got its response (`rest` is what
+    /// followed it in the same read). Returns whether the connection stays.
+    fn answered(&mut self, i: usize, status: u16, keep_alive: bool, rest: &[u8], now: u64) -> bool {
+        let conn = &mut self.conns[i];
+        if let Some(request) = conn.in_flight.pop() {
+            self.core.response(status, request, now);
+        }
+        // Every request answered before all were written is not HTTP/1.1
+        // as we speak it; a connection per request ends after its response.
+        let answered_early = conn.in_flight.is_empty() && conn.phase == Phase::Writing;
+        if !keep_alive || !self.shared.keepalive || answered_early {
+            if !rest.is_empty() {
+                // The server ends the connection: bytes after it are nobody's.
+                self.core.error_without_request(ErrorKind::Malformed, now);
+            }
+            // The requests behind this response will not be answered on it.
+            self.abandon(i, ErrorKind::Read, now);
+            return false;
+        }
+        if conn.in_flight.is_empty() {
+            conn.phase = Phase::Idle;
+        }
+        true
     }
 
     /// The server closed the connection.
     pub(crate) fn eof(&mut self, i: usize, now: u64) {
         let conn = &mut self.conns[i];
         if let Some(status) = conn.framer.finish_at_eof() {
-            self.core.response(status, conn.request, now);
-            return self.reopen(i, now);
+            if let Some(request) = conn.in_flight.pop() {
+                self.core.response(status, request, now);
+            }
         }
-        if conn.busy() {
-            self.request_failed(i, ErrorKind::Read, now);
-        } else {
-            self.reopen(i, now); // an idle keep-alive connection closed by the server
-        }
+        // Requests still in flight (none on an idle keep-alive connection
+        // the server closed) end without a response.
+        self.abandon(i, ErrorKind::Read, now);
     }
 
     /// Reading failed (reset).
     pub(crate) fn read_failed(&mut self, i: usize, now: u64) {
-        if self.conns[i].busy() {
-            self.request_failed(i, ErrorKind::Read, now);
-        } else {
-            self.reopen(i, now);
-        }
+        self.abandon(i, ErrorKind::Read, now);
     }
 
-    fn request_failed(&mut self, i: usize, kind: ErrorKind, now: u64) {
-        let request = self.conns[i].request;
-        self.core.request_failed(kind, request, now);
+    /// The connection is lost: every request in flight on it fails, each
+    /// counted once as `kind`; then it is reopened.
+    fn abandon(&mut self, i: usize, kind: ErrorKind, now: u64) {
+        self.fail_in_flight(i, kind, now);
         self.reopen(i, now);
+    }
+
+    fn fail_in_flight(&mut self, i: usize, kind: ErrorKind, now: u64) {
+        while let Some(request) = self.conns[i].in_flight.pop() {
+            self.core.request_failed(kind, request, now);
+        }
     }
 
     fn reopen(&mut self, i: usize, now: u64) {
         self.io.closing(i, &mut self.conns[i]);
         self.conns[i].close(now);
-        self.open(i, now);
+        self.start(i, now);
     }
 
     /// Times out slow requests and connects, and reopens closed connections.
@@ -247,15 +387,14 @@ impl<'a, I: Io> Driver<'a, I> {
         let timeout = self.shared.timeout_ns;
         for i in 0..self.conns.len() {
             let conn = &self.conns[i];
+            let oldest_sent_ns = conn.in_flight.oldest().map_or(now, |r| r.sent_ns);
             match conn.phase {
-                Phase::Closed if conn.retry_at_ns <= now => self.open(i, now),
+                Phase::Closed if conn.retry_at_ns <= now => self.start(i, now),
                 Phase::Connecting if now.saturating_sub(conn.started_ns) > timeout => {
                     self.connect_failed(i, &io::Error::from(io::ErrorKind::TimedOut), now);
                 }
-                Phase::Writing | Phase::Reading
-                    if now.saturating_sub(conn.request.sent_ns) > timeout =>
-                {
-                    self.request_failed(i, ErrorKind::Timeout, now);
+                Phase::Writing | Phase::Reading if now.saturating_sub(oldest_sent_ns) > timeout => {
+                    self.abandon(i, ErrorKind::Timeout, now);
                 }
                 _ => {}
             }

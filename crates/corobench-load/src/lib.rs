@@ -62,7 +62,11 @@ impl LoadRun {
     pub fn prepare(config: LoadConfig) -> Result<Self, LoadError> {
         config.validate()?;
         check_fd_limit(config.schedule.connections)?;
-        let request = config.request.serialize(&config.endpoint)?;
+        let schedule = config.schedule;
+        let request = config
+            .request
+            .serialize_with(&config.endpoint, !schedule.keepalive)?;
+        limits::check_pipelined_bytes(request.len(), schedule.pipeline)?;
         let connect_timeout = config.timeout.min(Duration::from_secs(5));
         TcpStream::connect_timeout(&config.endpoint.addr, connect_timeout).map_err(|source| {
             LoadError::Connect {
@@ -99,10 +103,16 @@ impl LoadRun {
         let config = &self.config;
         let clock = Clock::new(Instant::now());
         let window_start_ns = ns(config.warmup);
+        let schedule = config.schedule;
         let shared = Arc::new(Shared {
             clock,
             head_request: config.request.method == "HEAD",
-            request: self.request,
+            requests: self
+                .request
+                .repeat(usize::try_from(schedule.pipeline).unwrap_or(1)),
+            request_len: self.request.len(),
+            keepalive: schedule.keepalive,
+            pipeline: schedule.pipeline,
             addr: config.endpoint.addr,
             timeout_ns: ns(config.timeout),
             window_start_ns,

@@ -5,6 +5,8 @@
 
 use std::time::Duration;
 
+use corobench_model::Schedule;
+
 use crate::error::LoadError;
 
 /// The longest measured window, warm-up and timeout: a day. It keeps every
@@ -35,6 +37,13 @@ pub const MAX_RATE_PER_THREAD: f64 = 1e7;
 /// The largest request body: 64 MiB. The body is held in memory once and
 /// written whole on every request.
 pub const MAX_BODY_BYTES: usize = 64 * 1024 * 1024;
+
+/// The most requests in flight on one connection (`--pipeline`).
+pub use corobench_model::MAX_PIPELINE;
+
+/// The most bytes one pipelined write may carry (`--pipeline` copies of the
+/// request, serialised once for the run): 64 MiB, as for a body.
+pub const MAX_PIPELINED_BYTES: usize = MAX_BODY_BYTES;
 
 fn refuse(message: String) -> Result<(), LoadError> {
     Err(LoadError::Config(message))
@@ -129,6 +138,54 @@ pub fn check_body_len(len: usize) -> Result<(), LoadError> {
     Ok(())
 }
 
+/// How a schedule's connections carry requests: a pipeline depth in
+/// `1..=MAX_PIPELINE`, pipelining only on kept-alive connections of a
+/// closed loop.
+///
+/// # Errors
+/// A depth out of range, or pipelining with `--no-keepalive` or `-R`.
+pub fn check_wire_mode(schedule: &Schedule) -> Result<(), LoadError> {
+    let depth = schedule.pipeline;
+    if depth == 0 || depth > MAX_PIPELINE {
+        return refuse(format!(
+            "pipeline depth (--pipeline) must be from 1 to {MAX_PIPELINE}, got {depth}"
+        ));
+    }
+    if depth > 1 && !schedule.keepalive {
+        return refuse(
+            "--pipeline cannot be combined with --no-keepalive: pipelined requests share a \
+             connection, and --no-keepalive gives every request its own"
+                .into(),
+        );
+    }
+    if depth > 1 && schedule.rate_per_s().is_some() {
+        return refuse(
+            "--pipeline cannot be combined with an open loop (-R): each arrival would wait \
+             behind the requests ahead of it on its connection, so its latency would measure \
+             the queue it happened to join; pipeline in a closed loop (-c), or use more \
+             connections"
+                .into(),
+        );
+    }
+    Ok(())
+}
+
+/// Checks that `depth` copies of a `request_len`-byte request fit one buffer.
+///
+/// # Errors
+/// More than [`MAX_PIPELINED_BYTES`] in all.
+pub fn check_pipelined_bytes(request_len: usize, depth: u32) -> Result<(), LoadError> {
+    let depth = usize::try_from(depth).unwrap_or(usize::MAX);
+    match request_len.checked_mul(depth) {
+        Some(total) if total <= MAX_PIPELINED_BYTES => Ok(()),
+        _ => refuse(format!(
+            "{depth} pipelined requests (--pipeline) of {request_len} bytes each exceed the \
+             64 MiB ({MAX_PIPELINED_BYTES} bytes) a pipelined write may carry; use a smaller \
+             depth or body"
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -177,6 +234,35 @@ mod tests {
                 "{rate}: {text}"
             );
         }
+    }
+
+    #[test]
+    fn pipelining_needs_a_closed_loop_of_kept_alive_connections() {
+        let closed = Schedule::closed(4);
+        assert!(check_wire_mode(&closed.with_pipeline(16)).is_ok());
+        assert!(check_wire_mode(&closed.with_keepalive(false)).is_ok());
+        for (schedule, expected) in [
+            (
+                closed.with_pipeline(0),
+                "--pipeline) must be from 1 to 1024",
+            ),
+            (closed.with_pipeline(MAX_PIPELINE + 1), "got 1025"),
+            (
+                closed.with_pipeline(2).with_keepalive(false),
+                "--pipeline cannot be combined with --no-keepalive",
+            ),
+            (
+                Schedule::open(100.0, 4).with_pipeline(2),
+                "--pipeline cannot be combined with an open loop (-R)",
+            ),
+        ] {
+            let text = message(check_wire_mode(&schedule));
+            assert!(text.contains(expected), "{schedule:?}: {text}");
+        }
+        assert!(check_pipelined_bytes(100, 16).is_ok());
+        let text = message(check_pipelined_bytes(MAX_BODY_BYTES, 2));
+        assert!(text.contains("--pipeline"), "{text}");
+        assert!(check_pipelined_bytes(usize::MAX, 2).is_err());
     }
 
     #[test]

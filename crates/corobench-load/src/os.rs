@@ -113,3 +113,8 @@ pub(crate) fn nr_open() -> Option<u64> {
 pub(crate) fn is_fd_exhaustion(error: &io::Error) -> bool {
     matches!(error.raw_os_error(), Some(libc::EMFILE | libc::ENFILE))
 }
+
+/// Whether an OS error means "no local port left" for a new connection.
+pub(crate) fn is_port_exhaustion(error: &io::Error) -> bool {
+    error.raw_os_error() == Some(libc::EADDRNOTAVAIL)
+}

@@ -13,6 +13,7 @@ const MAX_RESERVED_SECONDS: usize = 3600;
 pub(crate) enum ErrorKind {
     Connect,
     FdExhausted,
+    PortsExhausted,
     Write,
     Read,
     Timeout,
@@ -26,6 +27,8 @@ pub(crate) struct Recorder {
     window_start_ns: u64,
     pub(crate) latency: LatencyHistogram,
     pub(crate) uncorrected: Option<LatencyHistogram>,
+    /// Connection per request: how long each connect took.
+    pub(crate) connect: Option<LatencyHistogram>,
     pub(crate) status: StatusCounts,
     pub(crate) errors: ErrorCounts,
     pub(crate) responses: u64,
@@ -54,12 +57,13 @@ pub(crate) struct LagTotals {
 }
 
 impl Recorder {
-    pub(crate) fn new(open_loop: bool, expected_seconds: usize) -> Self {
+    pub(crate) fn new(open_loop: bool, connect_per_request: bool, expected_seconds: usize) -> Self {
         Self {
             measuring: false,
             window_start_ns: 0,
             latency: LatencyHistogram::new(),
             uncorrected: open_loop.then(LatencyHistogram::new),
+            connect: connect_per_request.then(LatencyHistogram::new),
             status: StatusCounts::default(),
             errors: ErrorCounts::default(),
             responses: 0,
@@ -77,7 +81,10 @@ impl Recorder {
         self.measuring = true;
         self.window_start_ns = now_ns;
         self.latency.reset();
-        if let Some(h) = self.uncorrected.as_mut() {
+        for h in [self.uncorrected.as_mut(), self.connect.as_mut()]
+            .into_iter()
+            .flatten()
+        {
             h.reset();
         }
         self.status = StatusCounts::default();
@@ -130,6 +137,7 @@ impl Recorder {
         let counter = match kind {
             ErrorKind::Connect => &mut self.errors.connect,
             ErrorKind::FdExhausted => &mut self.errors.fd_exhausted,
+            ErrorKind::PortsExhausted => &mut self.errors.ports_exhausted,
             ErrorKind::Write => &mut self.errors.write,
             ErrorKind::Read => &mut self.errors.read,
             ErrorKind::Timeout => &mut self.errors.timeout,
@@ -137,6 +145,14 @@ impl Recorder {
         };
         *counter += 1;
         self.second(now_ns).errors += 1;
+    }
+
+    /// A connection was established `connect_ns` after its socket was created.
+    #[inline]
+    pub(crate) fn connected(&mut self, connect_ns: u64) {
+        if let (true, Some(h)) = (self.measuring, self.connect.as_mut()) {
+            h.record_us(connect_ns / NS_PER_US);
+        }
     }
 
     #[inline]
@@ -216,7 +232,7 @@ mod tests {
 
     #[test]
     fn warm_up_is_not_recorded() {
-        let mut r = Recorder::new(false, 1);
+        let mut r = Recorder::new(false, false, 1);
         r.response(200, 0, 0, 1_000_000);
         r.error(ErrorKind::Timeout, 1);
         assert_eq!(r.outcomes(), 0);
@@ -233,7 +249,7 @@ mod tests {
 
     #[test]
     fn open_loop_records_both_latencies() {
-        let mut r = Recorder::new(true, 1);
+        let mut r = Recorder::new(true, false, 1);
         r.begin_window(0);
         // Intended at 0, sent 900 ms late, answered 1 ms after sending.
         r.response(200, 0, 900_000_000, 901_000_000);

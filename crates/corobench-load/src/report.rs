@@ -49,12 +49,16 @@ pub(crate) fn build(config: &LoadConfig, results: &[ThreadResult]) -> LoadReport
         .rate_per_s()
         .is_some()
         .then(LatencyHistogram::new);
+    let mut connect = (!config.schedule.keepalive).then(LatencyHistogram::new);
     let (mut status, mut errors) = (StatusCounts::default(), ErrorCounts::default());
     let (mut requests, mut bytes_read, mut bytes_written) = (0, 0, 0);
     for r in results {
         let rec = &r.recorder;
         latency.add(&rec.latency);
         if let (Some(total), Some(part)) = (uncorrected.as_mut(), rec.uncorrected.as_ref()) {
+            total.add(part);
+        }
+        if let (Some(total), Some(part)) = (connect.as_mut(), rec.connect.as_ref()) {
             total.add(part);
         }
         status.add(&rec.status);
@@ -83,6 +87,7 @@ pub(crate) fn build(config: &LoadConfig, results: &[ThreadResult]) -> LoadReport
         threads: config.threads,
         connections: config.schedule.connections,
         schedule: config.schedule.kind,
+        wire: config.schedule.wire(),
         warmup_s: config.warmup.as_secs_f64(),
         elapsed_s,
         requests,
@@ -96,6 +101,7 @@ pub(crate) fn build(config: &LoadConfig, results: &[ThreadResult]) -> LoadReport
         latency: latency.report(),
         latency_uncorrected: uncorrected.map(|h| h.report()),
         open_loop,
+        connect_latency: connect.map(|h| h.report()),
         generator,
         timeline: merge_timelines(&timelines),
         warnings: Vec::new(),
@@ -178,6 +184,11 @@ fn warnings(report: &LoadReport) -> Vec<LoadWarning> {
                 achieved_rate_per_s: open.achieved_rate_per_s,
             });
         }
+    }
+    if report.errors.ports_exhausted > 0 {
+        warnings.push(LoadWarning::PortsExhausted {
+            failed_connects: report.errors.ports_exhausted,
+        });
     }
     if report.errors.fd_exhausted > 0 {
         let limit = os::raise_fd_limit().unwrap_or(0);

@@ -57,6 +57,7 @@ pub(crate) fn run_thread(shared: &Shared, plan: &ThreadPlan) -> Result<ThreadRes
         ring,
         addr: Box::new(SockAddr::from(shared.addr)),
         armed_receives: 0,
+        confirm_sends: shared.pipeline > 1,
     };
     let mut driver = Driver::new(shared, plan, io);
     let mut completions: Vec<(u64, i32, u32)> = Vec::with_capacity(COMPLETION_ENTRIES as usize);
@@ -193,8 +194,10 @@ fn on_completion(
     if current {
         match op {
             x if x == Op::Connect as u64 => on_connect(driver, i, result, now),
-            // A send posts a completion only when it failed (see `write`).
-            x if x == Op::Send as u64 => driver.write_failed(i, now),
+            // A send posts a completion when it failed, or when it was
+            // asked to confirm success (see `write`).
+            x if x == Op::Send as u64 && result < 0 => driver.write_failed(i, now),
+            x if x == Op::Send as u64 => driver.write_completed(i, now),
             _ => on_recv(driver, buffers, i, result, buffer, now),
         }
         if op == Op::Recv as u64 && !cqueue::more(flags) {
@@ -261,6 +264,9 @@ struct UringIo {
     /// Multishot receives armed whose last completion has not arrived: the
     /// only operations that write into the provided buffers.
     armed_receives: usize,
+    /// Pipelining: a send reports its success, and the connection's next
+    /// send waits for it, so that two sends never interleave their bytes.
+    confirm_sends: bool,
 }
 
 impl std::fmt::Debug for UringIo {
@@ -327,15 +333,28 @@ impl Io for UringIo {
         };
         let len = u32::try_from(bytes.len()).unwrap_or(u32::MAX);
         // MSG_WAITALL: the kernel finishes a short send itself, so a send
-        // that succeeds is complete and needs no completion at all; only a
-        // failure posts one.
+        // that succeeds is complete. One request at a time, it needs no
+        // completion at all (the next send follows a response, so the
+        // previous one is over); only a failure posts one. Pipelined sends
+        // can follow each other with no response between them: a short send
+        // still being finished by the kernel must not be overtaken, so each
+        // confirms its success and the next waits for that.
+        let confirm = self.confirm_sends;
         let entry = opcode::Send::new(types::Fd(socket.as_raw_fd()), bytes.as_ptr(), len)
             .flags(libc::MSG_NOSIGNAL | libc::MSG_WAITALL)
             .build()
-            .flags(squeue::Flags::SKIP_SUCCESS)
+            .flags(if confirm {
+                squeue::Flags::empty()
+            } else {
+                squeue::Flags::SKIP_SUCCESS
+            })
             .user_data(user_data(Op::Send, i, conn.generation));
         self.push(&entry);
-        Write::Wrote(bytes.len())
+        if confirm {
+            Write::Pending
+        } else {
+            Write::Wrote(bytes.len())
+        }
     }
 
     fn closing(&mut self, _i: usize, conn: &mut Conn) {

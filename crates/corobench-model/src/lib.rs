@@ -24,4 +24,6 @@ pub use run::{
     ProgramMetric, ProgramResult, ProgramScenario, Provenance, RunProcess, RunRecord, RunStatus,
     ScenarioRecord, ServerChoice, TaskCounts, TrialFlag, TrialRecord, TrialStatus, WorkloadRecord,
 };
-pub use schedule::{Backend, BackendChoice, ScenarioKey, Schedule, ScheduleKind};
+pub use schedule::{
+    Backend, BackendChoice, MAX_PIPELINE, ScenarioKey, Schedule, ScheduleKind, WireMode,
+};

@@ -5,7 +5,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::histogram::LatencyReport;
-use crate::schedule::ScheduleKind;
+use crate::schedule::{ScheduleKind, WireMode};
 
 /// Version of the `corobench load --json` document; bumped on incompatible change.
 pub const LOAD_REPORT_SCHEMA_VERSION: u32 = 1;
@@ -17,6 +17,11 @@ pub struct ErrorCounts {
     pub connect: u64,
     /// No file descriptor was left for a new socket (EMFILE / ENFILE).
     pub fd_exhausted: u64,
+    /// No local port was left for a new connection (EADDRNOTAVAIL): the
+    /// ephemeral range is taken by open connections and ones in TIME_WAIT.
+    /// Absent from reports made before it was counted, and from JSON when 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub ports_exhausted: u64,
     /// Writing the request failed.
     pub write: u64,
     /// Reading the response failed (reset), or the server closed the
@@ -42,13 +47,20 @@ impl ErrorCounts {
     /// Errors in which no complete HTTP response arrived.
     #[must_use]
     pub fn transport(&self) -> u64 {
-        self.connect + self.fd_exhausted + self.write + self.read + self.timeout + self.malformed
+        self.connect
+            + self.fd_exhausted
+            + self.ports_exhausted
+            + self.write
+            + self.read
+            + self.timeout
+            + self.malformed
     }
 
     /// Adds `other` kind by kind.
     pub fn add(&mut self, other: &Self) {
         self.connect += other.connect;
         self.fd_exhausted += other.fd_exhausted;
+        self.ports_exhausted += other.ports_exhausted;
         self.write += other.write;
         self.read += other.read;
         self.timeout += other.timeout;
@@ -59,10 +71,11 @@ impl ErrorCounts {
 
     /// `(name, count)` for every kind, in a stable order, for printing.
     #[must_use]
-    pub fn by_kind(&self) -> [(&'static str, u64); 8] {
+    pub fn by_kind(&self) -> [(&'static str, u64); 9] {
         [
             ("connect", self.connect),
             ("fd_exhausted", self.fd_exhausted),
+            ("ports_exhausted", self.ports_exhausted),
             ("write", self.write),
             ("read", self.read),
             ("timeout", self.timeout),
@@ -71,6 +84,10 @@ impl ErrorCounts {
             ("status_5xx", self.status_5xx),
         ]
     }
+}
+
+fn is_zero(count: &u64) -> bool {
+    *count == 0
 }
 
 /// Complete responses by status class.
@@ -180,6 +197,8 @@ pub enum LoadWarning {
     Errors { total: u64, error_rate: f64 },
     /// File descriptors ran out while opening connections.
     FdExhausted { limit: u64 },
+    /// Local ports ran out while opening connections (EADDRNOTAVAIL).
+    PortsExhausted { failed_connects: u64 },
 }
 
 impl fmt::Display for LoadWarning {
@@ -211,6 +230,15 @@ impl fmt::Display for LoadWarning {
                 "ran out of file descriptors (limit {limit}); raise the limit with `ulimit -n` \
                  or use fewer connections (-c)"
             ),
+            Self::PortsExhausted { failed_connects } => write!(
+                f,
+                "ran out of local ports: {failed_connects} connects failed with EADDRNOTAVAIL. \
+                 Every connection takes a port from net.ipv4.ip_local_port_range, and the side \
+                 that closes first keeps it in TIME_WAIT for 60 s, so a connection per request \
+                 soon uses them all up; widen the range (sysctl net.ipv4.ip_local_port_range=\
+                 \"1024 65535\"), let new connections reuse ports in TIME_WAIT (sysctl \
+                 net.ipv4.tcp_tw_reuse=1), or offer fewer connections a second"
+            ),
         }
     }
 }
@@ -226,6 +254,9 @@ pub struct LoadReport {
     pub threads: u32,
     pub connections: u32,
     pub schedule: ScheduleKind,
+    /// How the connections carried requests (keys absent when keep-alive, one at a time).
+    #[serde(flatten)]
+    pub wire: WireMode,
     pub warmup_s: f64,
     /// Length of the measured window.
     pub elapsed_s: f64,
@@ -246,11 +277,15 @@ pub struct LoadReport {
     pub latency_uncorrected: Option<LatencyReport>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub open_loop: Option<OpenLoopReport>,
+    /// Connection per request only: how long each connect took, from the
+    /// socket's creation to the connection being established (this time is
+    /// also part of every request's latency).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub connect_latency: Option<LatencyReport>,
     pub generator: GeneratorUsage,
     pub timeline: Vec<TimelineSecond>,
     pub warnings: Vec<LoadWarning>,
 }
-
 impl LoadReport {
     /// Whether any warning says the generator, not the server, was the limit.
     #[must_use]

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::load::LoadReport;
 use crate::resource::{ResourceSample, ResourceSummary};
-use crate::schedule::{ScenarioKey, Schedule, ScheduleKind};
+use crate::schedule::{ScenarioKey, Schedule, ScheduleKind, WireMode};
 
 /// Where and with what a run was measured; travels with its data.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -119,6 +119,9 @@ pub struct ScenarioRecord {
     pub workload: WorkloadRecord,
     pub schedule: ScheduleKind,
     pub connections: u32,
+    /// How the connections carried requests (keys absent when keep-alive, one at a time).
+    #[serde(flatten)]
+    pub wire: WireMode,
     pub warmup_s: f64,
     pub duration_s: f64,
     /// Set for a scenario that runs a program target instead of loading a
@@ -159,6 +162,8 @@ impl ScenarioRecord {
         Schedule {
             kind: self.schedule,
             connections: self.connections,
+            keepalive: self.wire.keepalive,
+            pipeline: self.wire.pipeline,
         }
     }
 }

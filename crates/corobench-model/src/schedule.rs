@@ -17,12 +17,25 @@ pub enum ScheduleKind {
     Open { rate_per_s: f64 },
 }
 
+/// The most requests in flight on one connection (`pipeline`): far beyond
+/// the 16 of TechEmpower's plaintext test, and small enough that the
+/// per-connection record of send times stays a few kilobytes.
+pub const MAX_PIPELINE: u32 = 1024;
+
 /// How load is offered in one scenario: the arrival pattern over a number of
-/// connections. The spec resolves it, the generator runs it, the store keeps it.
+/// connections, and how those connections carry requests. The spec resolves
+/// it, the generator runs it, the store keeps it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Schedule {
     pub kind: ScheduleKind,
     pub connections: u32,
+    /// Connections are reused for request after request (HTTP/1.1
+    /// keep-alive); `false` opens a connection per request and closes it
+    /// after the response, so the connect is part of every request.
+    pub keepalive: bool,
+    /// Requests in flight per connection (HTTP/1.1 pipelining); 1 waits for
+    /// each response before sending the next request.
+    pub pipeline: u32,
 }
 
 impl Schedule {
@@ -32,6 +45,8 @@ impl Schedule {
         Self {
             kind: ScheduleKind::Closed,
             connections,
+            keepalive: true,
+            pipeline: 1,
         }
     }
 
@@ -41,7 +56,30 @@ impl Schedule {
         Self {
             kind: ScheduleKind::Open { rate_per_s },
             connections,
+            keepalive: true,
+            pipeline: 1,
         }
+    }
+
+    /// How its connections carry requests, as records keep it.
+    #[must_use]
+    pub fn wire(&self) -> WireMode {
+        WireMode {
+            keepalive: self.keepalive,
+            pipeline: self.pipeline,
+        }
+    }
+
+    /// The same schedule with a connection per request (`false`) or kept-alive ones.
+    #[must_use]
+    pub fn with_keepalive(self, keepalive: bool) -> Self {
+        Self { keepalive, ..self }
+    }
+
+    /// The same schedule with up to `pipeline` requests in flight per connection.
+    #[must_use]
+    pub fn with_pipeline(self, pipeline: u32) -> Self {
+        Self { pipeline, ..self }
     }
 
     /// The requested rate of an open loop.
@@ -53,15 +91,86 @@ impl Schedule {
         }
     }
 
-    /// `c=64` or `rate=2000/c=64`, as used in scenario keys.
+    /// `c=64` or `rate=2000/c=64`, as used in scenario keys, followed by
+    /// `/no-keepalive` and `/pipeline=N` only where they are not the
+    /// default, so the keys of keep-alive, one-at-a-time scenarios (all
+    /// stored before these existed) never change.
     #[must_use]
     pub fn key(&self) -> String {
-        match self.kind {
+        let mut key = match self.kind {
             ScheduleKind::Closed => format!("c={}", self.connections),
             ScheduleKind::Open { rate_per_s } => {
                 format!("rate={rate_per_s}/c={}", self.connections)
             }
+        };
+        if !self.keepalive {
+            key.push_str("/no-keepalive");
         }
+        if self.pipeline != 1 {
+            key.push_str(&format!("/pipeline={}", self.pipeline));
+        }
+        key
+    }
+
+    /// `, no keep-alive` and `, pipeline 16` where they are not the
+    /// default, for headings and summaries; empty otherwise.
+    #[must_use]
+    pub fn wire_text(&self) -> String {
+        let mut text = String::new();
+        if !self.keepalive {
+            text.push_str(", no keep-alive");
+        }
+        if self.pipeline != 1 {
+            text.push_str(&format!(", pipeline {}", self.pipeline));
+        }
+        text
+    }
+}
+
+/// How a scenario's connections carried requests, as records keep it
+/// (flattened into their JSON). Scenarios and reports made before it was
+/// recorded were keep-alive and one request at a time; records of such runs
+/// keep serialising as they did, without these keys.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WireMode {
+    /// `false`: a connection per request (see [`Schedule::keepalive`]).
+    #[serde(
+        default = "wire_serde::keepalive",
+        skip_serializing_if = "wire_serde::is_keepalive"
+    )]
+    pub keepalive: bool,
+    /// Requests in flight per connection (see [`Schedule::pipeline`]).
+    #[serde(
+        default = "wire_serde::pipeline",
+        skip_serializing_if = "wire_serde::is_one_at_a_time"
+    )]
+    pub pipeline: u32,
+}
+
+impl Default for WireMode {
+    fn default() -> Self {
+        Self {
+            keepalive: true,
+            pipeline: 1,
+        }
+    }
+}
+
+mod wire_serde {
+    pub(crate) fn keepalive() -> bool {
+        true
+    }
+
+    pub(crate) fn pipeline() -> u32 {
+        1
+    }
+
+    pub(crate) fn is_keepalive(keepalive: &bool) -> bool {
+        *keepalive
+    }
+
+    pub(crate) fn is_one_at_a_time(pipeline: &u32) -> bool {
+        *pipeline == 1
     }
 }
 
@@ -238,6 +347,21 @@ mod tests {
             serde_json::to_string(&open).unwrap(),
             r#""go-ants/io/rate=2000/c=8""#
         );
+    }
+
+    #[test]
+    fn keys_name_the_wire_mode_only_when_it_is_not_the_default() {
+        let short = Schedule::closed(1000).with_keepalive(false);
+        assert_eq!(short.key(), "c=1000/no-keepalive");
+        assert_eq!(short.wire_text(), ", no keep-alive");
+        let pipelined = Schedule::closed(200).with_pipeline(16);
+        assert_eq!(pipelined.key(), "c=200/pipeline=16");
+        assert_eq!(pipelined.wire_text(), ", pipeline 16");
+        let plain = Schedule::open(2000.0, 8)
+            .with_keepalive(true)
+            .with_pipeline(1);
+        assert_eq!(plain.key(), "rate=2000/c=8");
+        assert_eq!(plain.wire_text(), "");
     }
 
     #[test]

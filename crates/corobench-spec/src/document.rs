@@ -243,6 +243,14 @@ pub(crate) fn text<'d>(
     }
 }
 
+/// `true` or `false`.
+pub(crate) fn boolean(value: &Value<'_>, key: &str, at: &Locator<'_>) -> Result<bool, SpecError> {
+    match value.get_ref() {
+        DeValue::Boolean(b) => Ok(*b),
+        _ => Err(mismatch(value, key, "true or false, without quotes", at)),
+    }
+}
+
 /// A whole number within `range`.
 pub(crate) fn integer(
     value: &Value<'_>,

@@ -33,7 +33,7 @@ pub(crate) const RUN: &[&str] = &[
 ];
 
 /// `[schedule]`.
-pub(crate) const SCHEDULE: &[&str] = &["connections", "rates"];
+pub(crate) const SCHEDULE: &[&str] = &["connections", "rates", "keepalive", "pipeline"];
 
 /// One `[[workloads]]`.
 pub(crate) const WORKLOAD: &[&str] = &[
@@ -45,6 +45,8 @@ pub(crate) const WORKLOAD: &[&str] = &[
     "body_file",
     "connections",
     "rates",
+    "keepalive",
+    "pipeline",
 ];
 
 /// Where `key` belongs, when it belongs to a table other than `table`.

@@ -7,7 +7,9 @@ use std::path::Path;
 use std::time::Duration;
 
 use common::catalog;
-use corobench_spec::{DEFAULT_SUITE, Plan, resolve};
+use corobench_spec::{
+    Catalog, CatalogProgram, CatalogTarget, DEFAULT_SUITE, Domain, Plan, resolve,
+};
 
 /// A compact, stable rendering of a plan for snapshots.
 fn render(plan: &Plan) -> String {
@@ -58,9 +60,51 @@ fn shipped_suites_resolve() {
     for entry in std::fs::read_dir(suites).unwrap() {
         let path = entry.unwrap().path();
         let text = std::fs::read_to_string(&path).unwrap();
-        let plan = resolve(&text, Some(&path), &catalog());
+        let plan = resolve(&text, Some(&path), &with_programs(catalog()));
         assert!(plan.is_ok(), "{}: {}", path.display(), plan.unwrap_err());
     }
+}
+
+/// The catalog with the shipped program targets and the parameters the
+/// shipped suites sweep.
+fn with_programs(mut catalog: Catalog) -> Catalog {
+    let count = Domain::Integer {
+        min: 0,
+        max: 1_000_000,
+    };
+    let choice = |c: &[&str]| Domain::Choice(c.iter().map(|s| (*s).to_string()).collect());
+    let program = |name: &str, needs_server, parameters: Vec<(&str, Domain)>| CatalogTarget {
+        name: name.into(),
+        available: Ok(()),
+        parameters: parameters
+            .into_iter()
+            .map(|(n, d)| (n.to_string(), d))
+            .collect(),
+        min_warmup: Duration::ZERO,
+        program: Some(CatalogProgram { needs_server }),
+    };
+    catalog.targets.push(program(
+        "go-ants-tasks",
+        false,
+        vec![
+            ("pool_size", count.clone()),
+            ("queue_length", count.clone()),
+            ("mode", choice(&["pool", "goroutines"])),
+        ],
+    ));
+    catalog.targets.push(program(
+        "go-fanout-client",
+        true,
+        vec![
+            ("goroutines", count),
+            ("mode", choice(&["fresh", "pooled"])),
+        ],
+    ));
+    if let Some(server) = catalog.targets.iter_mut().find(|t| t.name == "go-nethttp") {
+        let gomaxprocs = Domain::Integer { min: 1, max: 256 };
+        server.parameters.insert("gomaxprocs".into(), gomaxprocs);
+    }
+    catalog
 }
 
 #[test]
@@ -110,6 +154,61 @@ fn open_loop_rates_times_connections() {
             "go-nethttp/json/rate=2000/c=100"
         ]
     );
+}
+
+#[test]
+fn keepalive_and_pipeline_join_the_schedule_key() {
+    let spec = r#"
+        targets = ["go-nethttp"]
+        [schedule]
+        connections = 100
+        [[workloads]]
+        name = "short"
+        path = "/plaintext"
+        connections = 1000
+        keepalive = false
+        [[workloads]]
+        name = "pipelined"
+        path = "/plaintext"
+        pipeline = 16
+        [[workloads]]
+        name = "plain"
+        path = "/plaintext"
+        keepalive = true
+        pipeline = 1
+    "#;
+    let plan = resolve_text(spec).unwrap();
+    let keys: Vec<String> = plan.scenarios.iter().map(|s| s.key.to_string()).collect();
+    assert_eq!(
+        keys,
+        [
+            "go-nethttp/short/c=1000/no-keepalive",
+            "go-nethttp/pipelined/c=100/pipeline=16",
+            "go-nethttp/plain/c=100"
+        ]
+    );
+    assert!(!plan.scenarios[0].schedule.keepalive);
+    assert_eq!(plan.scenarios[1].schedule.pipeline, 16);
+    let workload = "[[workloads]]\nname = \"p\"\npath = \"/plaintext\"\n";
+    for (extra, expected) in [
+        (
+            "pipeline = 0\n",
+            "`workloads[0].pipeline`: 0 is out of range: use 1 to 1024",
+        ),
+        ("pipeline = 2000\n", "2000 is out of range: use 1 to 1024"),
+        (
+            "pipeline = 4\nkeepalive = false\n",
+            "pipelining needs kept-alive connections",
+        ),
+        (
+            "pipeline = 4\nrates = [100]\n",
+            "pipelining is for closed loops",
+        ),
+        ("keepalive = \"no\"\n", "true or false, without quotes"),
+    ] {
+        let error = resolve_text(&format!("{workload}{extra}")).expect_err(extra);
+        assert!(error.contains(expected), "{extra}: {error}");
+    }
 }
 
 /// Each bad spec fails with a message naming the place and the fix.

@@ -2,7 +2,9 @@
 
 use std::path::Path;
 
-use corobench_model::{LatencyHistogram, LoadReport, RunStatus, TimelineSecond, TrialStatus};
+use corobench_model::{
+    LatencyHistogram, LatencyReport, LoadReport, RunStatus, TimelineSecond, TrialStatus,
+};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -63,12 +65,13 @@ pub(crate) struct LoadColumns {
     pub json: String,
     pub latency_hdr: Vec<u8>,
     pub latency_uncorrected_hdr: Option<Vec<u8>>,
+    pub connect_latency_hdr: Option<Vec<u8>>,
     pub timeline_json: String,
 }
 
 const HISTOGRAM_KEY: &str = "hdr_v2_base64";
 const TIMELINE_KEY: &str = "timeline";
-const LATENCY_KEYS: [&str; 2] = ["latency", "latency_uncorrected"];
+const LATENCY_KEYS: [&str; 3] = ["latency", "latency_uncorrected", "connect_latency"];
 
 pub(crate) fn split_load(load: &LoadReport, path: &Path) -> Result<LoadColumns, StoreError> {
     let encode_error = |e: serde_json::Error| StoreError::Encode {
@@ -92,6 +95,10 @@ pub(crate) fn split_load(load: &LoadReport, path: &Path) -> Result<LoadColumns, 
             .latency_uncorrected
             .as_ref()
             .map(|report| report.histogram.to_v2_bytes()),
+        connect_latency_hdr: load
+            .connect_latency
+            .as_ref()
+            .map(|report| report.histogram.to_v2_bytes()),
         timeline_json: to_json(&load.timeline, "timeline", path)?,
     })
 }
@@ -101,6 +108,7 @@ pub(crate) fn join_load(
     json: &str,
     latency_hdr: &[u8],
     latency_uncorrected_hdr: Option<&[u8]>,
+    connect_latency_hdr: Option<&[u8]>,
     timeline_json: &str,
     path: &Path,
 ) -> Result<LoadReport, StoreError> {
@@ -119,21 +127,39 @@ pub(crate) fn join_load(
     let mut load: LoadReport =
         serde_json::from_value(document).map_err(|e| decode_error(path, "load report", e))?;
     load.latency.histogram = histogram(latency_hdr, "latency histogram", path)?;
-    match (&mut load.latency_uncorrected, latency_uncorrected_hdr) {
-        (Some(report), Some(bytes)) => {
-            report.histogram = histogram(bytes, "uncorrected latency histogram", path)?;
-        }
-        (None, None) => {}
-        (Some(_), None) | (None, Some(_)) => {
-            return Err(decode_error(
-                path,
-                "uncorrected latency histogram",
-                "the histogram and its summary disagree on whether it exists",
-            ));
-        }
-    }
+    let uncorrected = load.latency_uncorrected.as_mut();
+    optional_histogram(
+        uncorrected,
+        latency_uncorrected_hdr,
+        "uncorrected latency",
+        path,
+    )?;
+    let connect = load.connect_latency.as_mut();
+    optional_histogram(connect, connect_latency_hdr, "connect time", path)?;
     load.timeline = from_json::<Vec<TimelineSecond>>(timeline_json, "timeline", path)?;
     Ok(load)
+}
+
+/// Puts an optional histogram back into its summary; both or neither must exist.
+fn optional_histogram(
+    report: Option<&mut LatencyReport>,
+    bytes: Option<&[u8]>,
+    what: &str,
+    path: &Path,
+) -> Result<(), StoreError> {
+    let what = format!("{what} histogram");
+    match (report, bytes) {
+        (Some(report), Some(bytes)) => {
+            report.histogram = histogram(bytes, &what, path)?;
+            Ok(())
+        }
+        (None, None) => Ok(()),
+        (Some(_), None) | (None, Some(_)) => Err(decode_error(
+            path,
+            &what,
+            "the histogram and its summary disagree on whether it exists",
+        )),
+    }
 }
 
 fn histogram(bytes: &[u8], what: &str, path: &Path) -> Result<LatencyHistogram, StoreError> {

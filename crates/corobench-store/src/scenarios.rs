@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use corobench_model::{ScenarioRecord, ScheduleKind, WorkloadRecord};
+use corobench_model::{ScenarioRecord, ScheduleKind, WireMode, WorkloadRecord};
 use rusqlite::{Row, Transaction, named_params};
 
 use crate::error::{StoreError, is_duplicate};
@@ -17,7 +17,8 @@ impl Store {
             .conn
             .prepare(
                 "SELECT idx, key, target, parameters_json, workload, method, path, body_bytes, \
-                 schedule, rate_per_s, connections, warmup_s, duration_s, program_json \
+                 schedule, rate_per_s, connections, warmup_s, duration_s, program_json, \
+                 keepalive, pipeline \
                  FROM scenarios WHERE run_id = ?1 ORDER BY idx",
             )
             .map_err(fail)?;
@@ -51,9 +52,10 @@ pub(crate) fn insert_scenario(
     let inserted = tx.execute(
         "INSERT INTO scenarios (run_id, idx, key, target, parameters_json, workload, method, \
          path, body_bytes, schedule, rate_per_s, connections, warmup_s, duration_s, \
-         program_json) \
+         program_json, keepalive, pipeline) \
          VALUES (:run_id, :idx, :key, :target, :parameters, :workload, :method, :path, \
-         :body_bytes, :schedule, :rate_per_s, :connections, :warmup_s, :duration_s, :program)",
+         :body_bytes, :schedule, :rate_per_s, :connections, :warmup_s, :duration_s, :program, \
+         :keepalive, :pipeline)",
         named_params! {
             ":run_id": run_id,
             ":idx": scenario.index,
@@ -70,6 +72,8 @@ pub(crate) fn insert_scenario(
             ":warmup_s": scenario.warmup_s,
             ":duration_s": scenario.duration_s,
             ":program": program,
+            ":keepalive": scenario.wire.keepalive,
+            ":pipeline": scenario.wire.pipeline,
         },
     );
     match inserted {
@@ -103,6 +107,7 @@ struct ScenarioRow {
     warmup_s: f64,
     duration_s: f64,
     program_json: Option<String>,
+    wire: WireMode,
 }
 
 impl ScenarioRow {
@@ -124,6 +129,10 @@ impl ScenarioRow {
             warmup_s: row.get(11)?,
             duration_s: row.get(12)?,
             program_json: row.get(13)?,
+            wire: WireMode {
+                keepalive: row.get(14)?,
+                pipeline: row.get(15)?,
+            },
         })
     }
 
@@ -147,6 +156,7 @@ impl ScenarioRow {
             workload: self.workload,
             schedule,
             connections: self.connections,
+            wire: self.wire,
             program: self
                 .program_json
                 .as_deref()

@@ -70,8 +70,8 @@ impl Store {
             .conn
             .prepare(
                 "SELECT scenario_idx, trial_idx, sequence, status, failure, started_at_unix_ms, \
-                 load_json, latency_hdr, latency_uncorrected_hdr, timeline_json, \
-                 server_samples, server_cpu_pct_mean, server_cpu_user_pct_mean, \
+                 load_json, latency_hdr, latency_uncorrected_hdr, connect_latency_hdr, \
+                 timeline_json, server_samples, server_cpu_pct_mean, server_cpu_user_pct_mean, \
                  server_cpu_system_pct_mean, server_rss_mean_bytes, server_rss_peak_bytes, \
                  server_threads_peak, server_processes_peak, server_ctx_voluntary, \
                  server_ctx_involuntary, tasks_before, tasks_peak, tasks_after, \
@@ -119,14 +119,14 @@ const INSERT_TRIAL: &str = "INSERT INTO trials (run_id, scenario_idx, trial_idx,
     server_cpu_system_pct_mean, server_rss_mean_bytes, server_rss_peak_bytes, \
     server_threads_peak, server_processes_peak, server_ctx_voluntary, server_ctx_involuntary, \
     tasks_before, tasks_peak, tasks_after, load_json, latency_hdr, latency_uncorrected_hdr, \
-    timeline_json, resource_series_json, flags_json, program_json) \
+    connect_latency_hdr, timeline_json, resource_series_json, flags_json, program_json) \
     VALUES (:run_id, :scenario_idx, :trial_idx, :sequence, :status, :failure, :started, \
     :requests, :requests_per_s, :latency_mean_us, :p50, :p90, :p99, :p999, :max_us, \
     :errors_total, :error_rate, :generator_cpu, :generator_utilization, :generator_bound, \
     :samples, :cpu, :cpu_user, :cpu_system, :rss_mean, :rss_peak, :threads_peak, \
     :processes_peak, :ctx_voluntary, :ctx_involuntary, :tasks_before, :tasks_peak, \
-    :tasks_after, :load_json, :latency_hdr, :latency_uncorrected_hdr, :timeline_json, \
-    :series, :flags, :program)";
+    :tasks_after, :load_json, :latency_hdr, :latency_uncorrected_hdr, :connect_latency_hdr, \
+    :timeline_json, :series, :flags, :program)";
 
 /// Inserts the row; the outer error is an encoding failure, the inner one
 /// SQLite's answer (a duplicate among them).
@@ -180,6 +180,7 @@ fn insert_trial(
             ":load_json": columns.map(|c| &c.json),
             ":latency_hdr": columns.map(|c| &c.latency_hdr),
             ":latency_uncorrected_hdr": columns.and_then(|c| c.latency_uncorrected_hdr.as_ref()),
+            ":connect_latency_hdr": columns.and_then(|c| c.connect_latency_hdr.as_ref()),
             ":timeline_json": columns.map(|c| &c.timeline_json),
             ":series": to_json(&trial.resource_series, "resource series", path)?,
             ":flags": to_json(&trial.flags, "trial flags", path)?,
@@ -203,6 +204,7 @@ struct TrialRow {
     load_json: Option<String>,
     latency_hdr: Option<Vec<u8>>,
     latency_uncorrected_hdr: Option<Vec<u8>>,
+    connect_latency_hdr: Option<Vec<u8>>,
     timeline_json: Option<String>,
     resources: Option<ResourceSummary>,
     tasks: TaskCounts,
@@ -223,6 +225,7 @@ impl TrialRow {
             load_json: row.get("load_json")?,
             latency_hdr: row.get("latency_hdr")?,
             latency_uncorrected_hdr: row.get("latency_uncorrected_hdr")?,
+            connect_latency_hdr: row.get("connect_latency_hdr")?,
             timeline_json: row.get("timeline_json")?,
             resources: read_resources(row)?,
             tasks: TaskCounts {
@@ -243,6 +246,7 @@ impl TrialRow {
                 &json,
                 &hdr,
                 self.latency_uncorrected_hdr.as_deref(),
+                self.connect_latency_hdr.as_deref(),
                 &timeline,
                 path,
             )?),

@@ -128,7 +128,7 @@ fn same_group(a: &ScenarioAnalysis, b: &ScenarioAnalysis) -> bool {
     if a.program.is_some() || b.program.is_some() {
         return a.program.is_some() && b.program.is_some() && a.target == b.target;
     }
-    a.workload.name == b.workload.name && a.schedule == b.schedule && a.connections == b.connections
+    a.workload.name == b.workload.name && a.schedule() == b.schedule()
 }
 
 /// `plaintext · GET /plaintext · closed loop, c=64`.
@@ -147,10 +147,11 @@ pub(crate) fn group_heading(s: &ScenarioAnalysis) -> String {
 }
 
 pub(crate) fn schedule_text(s: &ScenarioAnalysis) -> String {
+    let wire = s.scenario.schedule().wire_text();
     match s.scenario.schedule {
-        ScheduleKind::Closed => format!("closed loop, c={}", s.scenario.connections),
+        ScheduleKind::Closed => format!("closed loop, c={}{wire}", s.scenario.connections),
         ScheduleKind::Open { rate_per_s } => format!(
-            "open loop at {} req/s, c={}",
+            "open loop at {} req/s, c={}{wire}",
             units::thousands(rate_per_s),
             s.scenario.connections
         ),

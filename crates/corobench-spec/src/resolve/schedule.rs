@@ -1,9 +1,10 @@
-//! `connections` and `rates`, in `[schedule]` or a workload: the counts and
-//! rates a workload is swept over, each within bounds and none twice.
+//! `connections`, `rates`, `keepalive` and `pipeline`, in `[schedule]` or a
+//! workload: the counts and rates a workload is swept over, each within
+//! bounds and none twice, and how its connections carry requests.
 
 use std::ops::Range;
 
-use corobench_model::Schedule;
+use corobench_model::{MAX_PIPELINE, Schedule};
 
 use crate::document::{self, Table, Value};
 use crate::error::{Locator, SpecError};
@@ -21,6 +22,10 @@ pub(super) struct Sweep {
     pub rates: Option<Vec<f64>>,
     /// `connections` was given, rather than left at its default.
     pub connections_given: bool,
+    /// `keepalive`, where it was written.
+    pub keepalive: Option<(bool, Range<usize>)>,
+    /// `pipeline`, where it was written and under which key.
+    pub pipeline: Option<(u32, Range<usize>, String)>,
 }
 
 /// What the checks of a schedule need besides the spec.
@@ -43,6 +48,8 @@ impl Sweep {
             connections: vec![DEFAULT_CONNECTIONS],
             rates: None,
             connections_given: false,
+            keepalive: None,
+            pipeline: None,
         };
         match schedule {
             None => Ok(base),
@@ -64,6 +71,16 @@ impl Sweep {
         }
         if let Some(field) = table.get("rates") {
             sweep.rates = Some(rates(field.value, &field.path, at)?);
+        }
+        if let Some(field) = table.get("keepalive") {
+            let keepalive = document::boolean(field.value, &field.path, at)?;
+            sweep.keepalive = Some((keepalive, field.value.span()));
+        }
+        if let Some(field) = table.get("pipeline") {
+            let range = 1..=i64::from(MAX_PIPELINE);
+            let depth = document::integer(field.value, &field.path, range, at)?;
+            let depth = u32::try_from(depth).unwrap_or(1);
+            sweep.pipeline = Some((depth, field.value.span(), field.path.clone()));
         }
         Ok(sweep)
     }
@@ -92,7 +109,32 @@ impl Sweep {
                 message,
             ));
         }
-        Ok(self.schedules())
+        let (keepalive, pipeline) = self.wire_mode(at)?;
+        Ok(self
+            .schedules()
+            .into_iter()
+            .map(|s| s.with_keepalive(keepalive).with_pipeline(pipeline))
+            .collect())
+    }
+
+    /// Keep-alive and pipelining, when they go together with each other and
+    /// with the loop: a pipeline needs kept-alive connections and a closed
+    /// loop (an open loop sends one request at a time per connection).
+    fn wire_mode(&self, at: &Locator<'_>) -> Result<(bool, u32), SpecError> {
+        let keepalive = self.keepalive.as_ref().is_none_or(|(k, _)| *k);
+        let Some((depth, span, key)) = self.pipeline.as_ref().filter(|(d, _, _)| *d > 1) else {
+            return Ok((keepalive, 1));
+        };
+        if !keepalive {
+            let message = "pipelining needs kept-alive connections: drop keepalive = false";
+            return Err(at.at(span.clone(), key, message));
+        }
+        if self.rates.is_some() {
+            let message = "pipelining is for closed loops: an open loop (rates) sends one \
+                           request at a time per connection";
+            return Err(at.at(span.clone(), key, message));
+        }
+        Ok((true, *depth))
     }
 
     /// Closed loop: one schedule per count. Open loop: one per rate × count.

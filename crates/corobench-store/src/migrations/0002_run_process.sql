@@ -8,6 +8,11 @@
 -- (`scenarios.program_json`: the server it talks to), and a trial of it
 -- stores what the program reported: the whole result as JSON and every
 -- figure as a row of `program_metrics`, to query with plain SQL.
+-- A scenario records how its connections carried requests: `keepalive` 0
+-- opens a connection per request, `pipeline` is the number of requests in
+-- flight per connection; scenarios stored before are keep-alive, one at a time.
+-- A trial of a connection per request keeps its connect-time histogram as a
+-- BLOB beside the latency ones.
 -- SQLite cannot change a CHECK constraint in place, so `runs` is rebuilt
 -- (foreign keys are off while this runs; see schema.rs).
 
@@ -38,7 +43,10 @@ ALTER TABLE runs_v2 RENAME TO runs;
 CREATE INDEX runs_by_start ON runs (started_at_unix_ms);
 
 ALTER TABLE scenarios ADD COLUMN program_json TEXT;
+ALTER TABLE scenarios ADD COLUMN keepalive INTEGER NOT NULL DEFAULT 1 CHECK (keepalive IN (0, 1));
+ALTER TABLE scenarios ADD COLUMN pipeline INTEGER NOT NULL DEFAULT 1 CHECK (pipeline >= 1);
 ALTER TABLE trials ADD COLUMN program_json TEXT;
+ALTER TABLE trials ADD COLUMN connect_latency_hdr BLOB;
 
 CREATE TABLE program_metrics (
     run_id        TEXT NOT NULL,

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use corobench_model::{
     ErrorCounts, GeneratorUsage, LatencyHistogram, LoadReport, LoadWarning, OpenLoopReport,
-    Provenance, ResourceSample, ResourceSummary, RunRecord, RunStatus, ScenarioRecord,
+    Provenance, ResourceSample, ResourceSummary, RunRecord, RunStatus, ScenarioRecord, Schedule,
     ScheduleKind, StatusCounts, TaskCounts, TimelineSecond, TrialFlag, TrialRecord, TrialStatus,
     WorkloadRecord,
 };
@@ -50,7 +50,7 @@ pub(super) fn run(id: &str, started_at_unix_ms: i64) -> RunRecord {
 }
 
 pub(super) fn scenarios() -> Vec<ScenarioRecord> {
-    let scenario = |index: u32, key: &str, schedule| ScenarioRecord {
+    let scenario = |index: u32, key: &str, schedule: Schedule| ScenarioRecord {
         index,
         key: key.into(),
         target: "go-nethttp".to_owned(),
@@ -61,8 +61,9 @@ pub(super) fn scenarios() -> Vec<ScenarioRecord> {
             path: "/io?ms=10".to_owned(),
             body_bytes: 0,
         },
-        schedule,
-        connections: 64,
+        schedule: schedule.kind,
+        connections: schedule.connections,
+        wire: schedule.wire(),
         warmup_s: 2.0,
         duration_s: 10.0,
         program: None,
@@ -70,13 +71,13 @@ pub(super) fn scenarios() -> Vec<ScenarioRecord> {
     vec![
         scenario(
             0,
-            "go-nethttp/GOMAXPROCS=1/io-10ms/c=64",
-            ScheduleKind::Closed,
+            "go-nethttp/GOMAXPROCS=1/io-10ms/c=64/pipeline=16",
+            Schedule::closed(64).with_pipeline(16),
         ),
         scenario(
             1,
-            "go-nethttp/GOMAXPROCS=1/io-10ms/r=500",
-            ScheduleKind::Open { rate_per_s: 500.0 },
+            "go-nethttp/GOMAXPROCS=1/io-10ms/r=500/no-keepalive",
+            Schedule::open(500.0, 64).with_keepalive(false),
         ),
     ]
 }
@@ -102,6 +103,7 @@ pub(super) fn load_report() -> LoadReport {
         threads: 1,
         connections: 64,
         schedule: ScheduleKind::Open { rate_per_s: 500.0 },
+        wire: Schedule::open(500.0, 64).with_keepalive(false).wire(),
         warmup_s: 2.0,
         elapsed_s: 10.0,
         requests: 5000,
@@ -117,9 +119,10 @@ pub(super) fn load_report() -> LoadReport {
         errors: ErrorCounts {
             status_5xx: 10,
             timeout: 2,
+            ports_exhausted: 3,
             ..ErrorCounts::default()
         },
-        error_rate: 12.0 / 5002.0,
+        error_rate: 15.0 / 5005.0,
         latency: corrected.report(),
         latency_uncorrected: Some(uncorrected.report()),
         open_loop: Some(OpenLoopReport {
@@ -130,6 +133,7 @@ pub(super) fn load_report() -> LoadReport {
             mean_send_lag_us: 12.5,
             max_send_lag_us: 900,
         }),
+        connect_latency: Some(histogram((1..=5000).map(|i| 50 + i % 40)).report()),
         generator: GeneratorUsage {
             threads: 1,
             cpu_user_s: 0.4,
@@ -150,20 +154,24 @@ pub(super) fn load_report() -> LoadReport {
             .collect(),
         warnings: vec![
             LoadWarning::GeneratorBound { utilization: 0.97 },
+            LoadWarning::PortsExhausted { failed_connects: 3 },
             LoadWarning::Errors {
-                total: 12,
-                error_rate: 12.0 / 5002.0,
+                total: 15,
+                error_rate: 15.0 / 5005.0,
             },
         ],
     }
 }
 
-/// A closed-loop report: no uncorrected histogram, no open-loop section.
+/// A closed-loop report of kept-alive connections: no uncorrected
+/// histogram, no open-loop section, no connect times.
 pub(super) fn closed_load_report() -> LoadReport {
     let mut report = load_report();
     report.schedule = ScheduleKind::Closed;
+    report.wire = Schedule::closed(64).with_pipeline(16).wire();
     report.latency_uncorrected = None;
     report.open_loop = None;
+    report.connect_latency = None;
     report.warnings.clear();
     report
 }

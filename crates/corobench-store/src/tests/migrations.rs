@@ -130,7 +130,10 @@ fn schema_1_database(path: &std::path::Path) {
          ALTER TABLE runs_v1 RENAME TO runs;
          DROP TABLE program_metrics;
          ALTER TABLE scenarios DROP COLUMN program_json;
+         ALTER TABLE scenarios DROP COLUMN keepalive;
+         ALTER TABLE scenarios DROP COLUMN pipeline;
          ALTER TABLE trials DROP COLUMN program_json;
+         ALTER TABLE trials DROP COLUMN connect_latency_hdr;
          PRAGMA user_version = 1;",
     )
     .unwrap();
@@ -149,6 +152,12 @@ fn schema_1_is_migrated_keeping_every_run_scenario_and_trial() {
     assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
     let run = store.load_run(RUN_ID).unwrap();
     assert_eq!(run.scenarios.len(), 2);
+    assert!(
+        run.scenarios
+            .iter()
+            .all(|s| s.wire == corobench_model::WireMode::default()),
+        "scenarios stored before the wire mode was recorded were keep-alive, one at a time"
+    );
     assert_eq!(run.trials.len() as i64, before);
     assert!(before > 0, "the fixture has trials to keep");
     store

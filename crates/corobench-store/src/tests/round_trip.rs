@@ -73,7 +73,10 @@ fn headline_figures_are_plain_columns() {
     assert!((rps - load.requests_per_s).abs() < f64::EPSILON);
     assert!(bound);
     assert!((cpu - 53.5).abs() < f64::EPSILON);
-    assert_eq!(scenario, "go-nethttp/GOMAXPROCS=1/io-10ms/r=500");
+    assert_eq!(
+        scenario,
+        "go-nethttp/GOMAXPROCS=1/io-10ms/r=500/no-keepalive"
+    );
     // The JSON column does not repeat the histograms held in BLOBs.
     let load_json: String = store
         .conn

@@ -23,7 +23,9 @@ use crate::{signals, values};
 #[command(after_help = "Examples:\n  \
     corobench load -c 50 -d 10s http://127.0.0.1:8080/plaintext\n  \
     corobench load -R 20000 -d 30s --cpus 1 http://127.0.0.1:8080/json\n  \
-    corobench load -n 1000 -m POST --body-file payload.bin http://127.0.0.1:8080/upload")]
+    corobench load -n 1000 -m POST --body-file payload.bin http://127.0.0.1:8080/upload\n  \
+    corobench load -c 256 --pipeline 16 -d 10s http://127.0.0.1:8080/plaintext\n  \
+    corobench load -c 100 --no-keepalive -d 10s http://127.0.0.1:8080/plaintext")]
 pub struct LoadArgs {
     /// The URL to load (plain http://), e.g. http://127.0.0.1:8080/plaintext
     pub url: String,
@@ -53,6 +55,17 @@ pub struct LoadArgs {
     /// latency from each request's intended send time (e.g. 20000 or 20k)
     #[arg(short = 'R', long, value_parser = values::parse_rate, value_name = "REQ/S")]
     pub rate: Option<f64>,
+
+    /// Open a new connection for every request and close it after the
+    /// response (`Connection: close`); the connect is part of each request's
+    /// latency, and -c bounds the connections open at once
+    #[arg(long)]
+    pub no_keepalive: bool,
+
+    /// Keep up to N requests in flight on each connection (HTTP/1.1
+    /// pipelining; TechEmpower's plaintext test uses 16); closed loop only
+    #[arg(long, default_value_t = 1, value_parser = parse_pipeline, value_name = "N")]
+    pub pipeline: u32,
 
     /// Pin generator threads (round-robin) to these CPUs, e.g. 1 or 2-3 or 1,3
     #[arg(long, value_name = "LIST")]
@@ -170,7 +183,9 @@ fn config_from(args: &LoadArgs) -> anyhow::Result<LoadConfig> {
             .rate
             .map_or(Schedule::closed(args.connections), |rate_per_s| {
                 Schedule::open(rate_per_s, args.connections)
-            }),
+            })
+            .with_keepalive(!args.no_keepalive)
+            .with_pipeline(args.pipeline),
         stop,
         warmup: args.warmup,
         timeout: args.timeout,
@@ -224,6 +239,14 @@ fn parse_connections(text: &str) -> Result<u32, String> {
 fn parse_threads(text: &str) -> Result<u32, String> {
     let range = format!("from 1 to {}", limits::MAX_THREADS);
     parse_checked_count(text, "thread count", &range, limits::check_threads)
+}
+
+/// `--pipeline`: a depth in `1..=limits::MAX_PIPELINE`.
+fn parse_pipeline(text: &str) -> Result<u32, String> {
+    let range = format!("from 1 to {}", limits::MAX_PIPELINE);
+    parse_checked_count(text, "pipeline depth", &range, |depth| {
+        limits::check_wire_mode(&Schedule::closed(1).with_pipeline(depth))
+    })
 }
 
 /// `-n`: a request count in `1..=limits::MAX_REQUESTS`.

@@ -42,6 +42,12 @@ pub fn render(report: &LoadReport, percentiles: &[f64]) -> String {
         out.push_str(&latency_lines("Uncorrected", uncorrected, percentiles));
         out.push_str("              * from each request's intended send time; uncorrected: from its actual send\n");
     }
+    if let Some(connect) = &report.connect_latency {
+        out.push_str(&latency_lines("Connect", connect, percentiles));
+        out.push_str(
+            "              a connection per request: each latency above includes its connect\n",
+        );
+    }
     let _ = writeln!(out, "  Status      {}", status_line(report));
     let _ = writeln!(out, "  Errors      {}", errors_line(report));
     let g = &report.generator;
@@ -65,8 +71,18 @@ fn headline(report: &LoadReport) -> String {
         ScheduleKind::Closed => "closed loop".to_string(),
         ScheduleKind::Open { rate_per_s } => format!("open loop at {} req/s", rate(rate_per_s)),
     };
+    let mut wire = String::new();
+    if !report.wire.keepalive {
+        wire.push_str(", a new connection per request");
+    }
+    if report.wire.pipeline != 1 {
+        wire.push_str(&format!(
+            ", {} pipelined per connection",
+            report.wire.pipeline
+        ));
+    }
     format!(
-        "{} {}\n  {} thread{}, {} connection{}, {schedule}, {} backend",
+        "{} {}\n  {} thread{}, {} connection{}, {schedule}{wire}, {} backend",
         report.method,
         report.url,
         report.threads,

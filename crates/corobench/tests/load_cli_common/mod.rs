@@ -14,3 +14,19 @@ pub fn corobench(args: &[&str]) -> Output {
 pub fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
+
+/// Where `report` breaks docs/schema/load-report.schema.json; empty when it conforms.
+#[allow(dead_code)] // not every test file checks JSON
+pub fn load_report_schema_errors(report: &serde_json::Value) -> Vec<String> {
+    let schema_path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../docs/schema/load-report.schema.json"
+    );
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(schema_path).unwrap()).unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("the schema is a valid JSON Schema");
+    validator
+        .iter_errors(report)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect()
+}

@@ -73,6 +73,7 @@ impl RunBuilder {
             },
             schedule: ScheduleKind::Closed,
             connections,
+            wire: corobench_model::WireMode::default(),
             warmup_s: 1.0,
             duration_s: 2.0,
             program: None,
@@ -161,6 +162,7 @@ pub(crate) fn load(requests_per_s: f64, latencies_us: &[u64]) -> LoadReport {
         threads: 1,
         connections: 4,
         schedule: ScheduleKind::Closed,
+        wire: corobench_model::WireMode::default(),
         warmup_s: 0.0,
         elapsed_s: 1.0,
         requests: requests_per_s as u64,
@@ -174,6 +176,7 @@ pub(crate) fn load(requests_per_s: f64, latencies_us: &[u64]) -> LoadReport {
         latency: histogram.report(),
         latency_uncorrected: None,
         open_loop: None,
+        connect_latency: None,
         generator: GeneratorUsage {
             threads: 1,
             cpu_user_s: 0.1,

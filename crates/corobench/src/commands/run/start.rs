@@ -202,6 +202,7 @@ pub(super) fn scenario_records(
                 },
                 schedule: s.schedule.kind,
                 connections: s.schedule.connections,
+                wire: s.schedule.wire(),
                 warmup_s: s.measurement.warmup.as_secs_f64(),
                 duration_s: s.measurement.duration.as_secs_f64(),
                 program: s

@@ -1,0 +1,92 @@
+# Shared by the bench scripts that put corobench's load generator beside wrk.
+# Source it, set an EXIT trap that calls stop_nginx, then:
+#   side_by_side NAME           builds corobench and starts nginx pinned to CPU 0;
+#                               sets out, url, corobench, server_cpu, generator_cpu (1)
+# With `seconds` and these arrays set (empty for none):
+#   wrk_flags=(...)       extra wrk flags before the URL (e.g. -s script.lua)
+#   wrk_script_args=(...) arguments for the wrk script, after `--`
+#   corobench_flags=(...) extra `corobench load` flags
+#   measure TOOL CONNS ROUND    one timed run of `wrk` or `corobench-<backend>`,
+#                               printing "<tool> <conns> <round> <req/s> <cpu us/req> <max rss KiB>"
+#   alternate RESULTS "CONNS..."  `rounds` rounds at each connection count: wrk, then
+#                               corobench on each of `backends`, appended to RESULTS
+#   summarise RESULTS           medians (min-max) per tool and connections, and
+#                               the ratios corobench / wrk of req/s and CPU per request
+
+source bench/lib/nginx.sh
+
+side_by_side() {
+    server_cpu=0
+    generator_cpu=1
+    bench_setup "$1"
+    corobench=$PWD/target/release/corobench
+    start_nginx "$out/nginx" "$server_cpu"
+    url=$NGINX_URL
+}
+
+measure() {
+    local tool=$1 conns=$2 round=$3 log="$out/$1-c$2-r$3"
+    if [ "$tool" = wrk ]; then
+        /usr/bin/time -f "%U %S %M" -o "$log.time" taskset -c "$generator_cpu" \
+            wrk -t1 -c"$conns" -d"${seconds}s" "${wrk_flags[@]}" "$url" \
+            ${wrk_script_args[@]+-- "${wrk_script_args[@]}"} > "$log.out"
+    else
+        /usr/bin/time -f "%U %S %M" -o "$log.time" taskset -c "$generator_cpu" \
+            "$corobench" load -t1 -c"$conns" -d"${seconds}s" --backend "${tool#corobench-}" \
+            "${corobench_flags[@]}" --json "$url" > "$log.out"
+    fi
+    python3 - "$tool" "$conns" "$round" "$log" <<'PY'
+import json, re, sys
+tool, conns, rnd, log = sys.argv[1:5]
+user, system, rss_kib = open(log + ".time").read().split()[-3:]
+text = open(log + ".out").read()
+if tool == "wrk":
+    requests = int(re.search(r"(\d+) requests in", text).group(1))
+    per_s = float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1))
+    if re.search(r"Non-2xx|Socket errors", text):
+        print(f"warning: wrk reported errors in {log}.out", file=sys.stderr)
+else:
+    report = json.loads(text)
+    requests, per_s = report["requests"], report["requests_per_s"]
+    if report["errors"]["read"] or report["errors"]["timeout"]:
+        print(f"warning: corobench reported errors in {log}.out", file=sys.stderr)
+cpu_us = (float(user) + float(system)) * 1e6 / requests
+print(f"{tool} {conns} {rnd} {per_s:.0f} {cpu_us:.2f} {rss_kib}")
+PY
+}
+
+alternate() {
+    local results=$1 conns round backend
+    : > "$results"
+    for conns in $2; do
+        for round in $(seq "$rounds"); do
+            measure wrk "$conns" "$round" | tee -a "$results"
+            for backend in $backends; do
+                measure "corobench-$backend" "$conns" "$round" | tee -a "$results"
+            done
+        done
+    done
+}
+
+summarise() {
+    python3 - "$1" <<'PY'
+import statistics, sys
+rows = [line.split() for line in open(sys.argv[1]) if line.strip()]
+table = {}
+for tool, conns, _, per_s, cpu_us, rss in rows:
+    table.setdefault((tool, int(conns)), []).append((float(per_s), float(cpu_us), int(rss)))
+print("\nmedians (min-max)")
+print(f"{'tool':18} {'conns':>5} {'req/s':>22} {'CPU µs/req':>20} {'max RSS':>9}")
+for (tool, conns), values in sorted(table.items(), key=lambda kv: (kv[0][1], kv[0][0])):
+    per_s = [v[0] for v in values]; cpu = [v[1] for v in values]; rss = max(v[2] for v in values)
+    print(f"{tool:18} {conns:5} {statistics.median(per_s):10,.0f} ({min(per_s):,.0f}-{max(per_s):,.0f})"
+          f" {statistics.median(cpu):8.2f} ({min(cpu):.2f}-{max(cpu):.2f}) {rss/1024:7.1f}MB")
+print("\nratios corobench / wrk (medians)")
+for (tool, conns), values in sorted(table.items(), key=lambda kv: (kv[0][1], kv[0][0])):
+    if tool == "wrk":
+        continue
+    base = table[("wrk", conns)]
+    ratio = lambda i: statistics.median(v[i] for v in values) / statistics.median(v[i] for v in base)
+    print(f"{tool:18} c={conns:<4} req/s {ratio(0):.2f}x   CPU per request {ratio(1):.2f}x")
+PY
+}
