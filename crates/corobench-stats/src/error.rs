@@ -82,4 +82,24 @@ pub enum StatsError {
         /// The least count accepted.
         minimum: usize,
     },
+
+    /// Two samples too small for a bounded interval at the requested confidence.
+    #[error(
+        "{n_a} and {n_b} values cannot bound a {confidence} confidence interval of the ratio: \
+         {}",
+        min_each.map_or_else(
+            || "no sample size reaches that confidence".to_string(),
+            |n| format!("measure at least {n} values in each sample"),
+        )
+    )]
+    TooFewForInterval {
+        /// Size of the first sample.
+        n_a: usize,
+        /// Size of the second sample.
+        n_b: usize,
+        /// The requested confidence.
+        confidence: f64,
+        /// The least equal size that reaches the confidence, if any does.
+        min_each: Option<usize>,
+    },
 }

@@ -9,6 +9,8 @@
 //! - [`compare`]: relative deltas, benchstat's `~` / `± x%` / `p=… n=…`
 //!   strings and the geometric mean of per-row ratios.
 //! - [`bootstrap`]: a seeded percentile-bootstrap interval for the median.
+//! - [`ratio`]: how many times larger one sample is than another (the
+//!   Hodges–Lehmann ratio) with Moses's distribution-free interval.
 //!
 //! Where scipy and go-moremath disagree (only with tied values) this crate
 //! follows go-moremath, because users check our figures against benchstat,
@@ -20,12 +22,14 @@ pub mod compare;
 mod error;
 pub mod quantile_ci;
 pub mod random;
+pub mod ratio;
 mod sample;
 pub mod special;
 pub mod summary;
 mod udist;
 pub mod utest;
 
+pub use bootstrap::{BootstrapCi, Interval, bootstrap_median_ci};
 pub use compare::{
     format_delta, format_p_and_n, format_pct_range, format_signed_pct, geomean_of_ratios,
     relative_delta,
@@ -34,6 +38,10 @@ pub use error::StatsError;
 pub use quantile_ci::{
     IntervalMethod, OrderInterval, QuantileCi, median_ci, min_samples_for_median_ci, quantile_ci,
     quantile_ci_orders,
+};
+pub use ratio::{
+    RatioCi, RatioIntervalMethod, bootstrap_ratio_of_medians_ci, hodges_lehmann_ratio,
+    min_samples_for_ratio_ci, ratio_ci,
 };
 pub use summary::{geometric_mean, max, mean, median, min, quantile};
 pub use utest::{UTest, UTestMethod, mann_whitney_u_test, min_attainable_p, min_samples_to_detect};

@@ -4,7 +4,7 @@
 //! non-finite sample with [`StatsError`], and never modifies its input.
 
 use crate::StatsError;
-use crate::sample::{check_finite, sorted_copy};
+use crate::sample::{check_finite, check_positive, sorted_copy};
 
 /// The smallest value of a non-empty, finite sample.
 pub fn min(values: &[f64]) -> Result<f64, StatsError> {
@@ -27,14 +27,7 @@ pub fn mean(values: &[f64]) -> Result<f64, StatsError> {
 /// The geometric mean, exp(mean(ln x)), of a non-empty sample of positive,
 /// finite values; a value ≤ 0 is a [`StatsError::NonPositive`].
 pub fn geometric_mean(values: &[f64]) -> Result<f64, StatsError> {
-    check_finite("sample", values)?;
-    if let Some(index) = values.iter().position(|&v| v <= 0.0) {
-        return Err(StatsError::NonPositive {
-            what: "sample",
-            index,
-            value: values[index],
-        });
-    }
+    check_positive("sample", values)?;
     let mean_ln = values.iter().map(|v| v.ln()).sum::<f64>() / values.len() as f64;
     Ok(mean_ln.exp())
 }
