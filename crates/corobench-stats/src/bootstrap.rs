@@ -100,8 +100,8 @@ pub(crate) fn resampled_median(rng: &mut SplitMix64, source: &[f64], resample: &
     quantile_of_sorted(resample, 0.5)
 }
 
-/// The percentile interval of bootstrap estimates (non-empty, no NaN): their
-/// (1 − confidence)/2 and (1 + confidence)/2 R8 quantiles.
+/// The percentile interval of bootstrap estimates (non-empty, no NaN, ±∞
+/// allowed): their (1 − confidence)/2 and (1 + confidence)/2 R8 quantiles.
 pub(crate) fn percentile_interval(mut estimates: Vec<f64>, confidence: f64) -> Interval {
     estimates.sort_by(f64::total_cmp);
     let tail = (1.0 - confidence) / 2.0;

@@ -9,6 +9,8 @@
 //! - [`compare`]: relative deltas, benchstat's `~` / `± x%` / `p=… n=…`
 //!   strings and the geometric mean of per-row ratios.
 //! - [`bootstrap`]: a seeded percentile-bootstrap interval for the median.
+//! - [`usl`]: the Universal Scalability Law fitted to throughput against
+//!   concurrency, with bootstrap intervals for its parameters and peak.
 //! - [`ratio`]: how many times larger one sample is than another (the
 //!   Hodges–Lehmann ratio) with Moses's distribution-free interval.
 //!
@@ -20,6 +22,7 @@
 pub mod bootstrap;
 pub mod compare;
 mod error;
+mod linalg;
 pub mod quantile_ci;
 pub mod random;
 pub mod ratio;
@@ -27,6 +30,7 @@ mod sample;
 pub mod special;
 pub mod summary;
 mod udist;
+pub mod usl;
 pub mod utest;
 
 pub use bootstrap::{BootstrapCi, Interval, bootstrap_median_ci};
@@ -44,4 +48,5 @@ pub use ratio::{
     min_samples_for_ratio_ci, ratio_ci,
 };
 pub use summary::{geometric_mean, max, mean, median, min, quantile};
+pub use usl::{UslBootstrap, UslFit, UslPeak, bootstrap_usl, fit_usl};
 pub use utest::{UTest, UTestMethod, mann_whitney_u_test, min_attainable_p, min_samples_to_detect};

@@ -51,7 +51,9 @@ pub fn median(values: &[f64]) -> Result<f64, StatsError> {
     quantile(values, 0.5)
 }
 
-/// R8 quantile of an already sorted, non-empty, finite sample; q in [0, 1].
+/// R8 quantile of an already sorted, non-empty sample without NaN; q in [0, 1].
+/// Bootstrap estimates may be ±∞ (a resample without a finite answer): next to
+/// an infinite neighbour the result is that neighbour, never ∞ − ∞ = NaN.
 pub(crate) fn quantile_of_sorted(sorted: &[f64], q: f64) -> f64 {
     let n = sorted.len();
     let position = 1.0 / 3.0 + q * (n as f64 + 1.0 / 3.0);
@@ -66,7 +68,13 @@ pub(crate) fn quantile_of_sorted(sorted: &[f64], q: f64) -> f64 {
         return sorted[n - 1];
     }
     let (low, high) = (sorted[below - 1], sorted[below]);
-    low + fraction * (high - low)
+    if fraction == 0.0 || low == high || low.is_infinite() {
+        low
+    } else if high.is_infinite() {
+        high
+    } else {
+        low + fraction * (high - low)
+    }
 }
 
 #[cfg(test)]
