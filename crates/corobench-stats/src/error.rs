@@ -97,6 +97,17 @@ pub enum StatsError {
         expected: &'static str,
     },
 
+    /// A setting (not a measured value) outside its accepted range.
+    #[error("{name} {value} is out of range: use a value in {range}")]
+    ParameterOutOfRange {
+        /// The setting, e.g. "pass level".
+        name: &'static str,
+        /// The requested value.
+        value: f64,
+        /// The accepted range, e.g. "(0, 1)".
+        range: &'static str,
+    },
+
     /// The input has too few distinct values of a variable to fit a model.
     #[error("{what}: found {found}, need at least {needed}; {why}")]
     TooFewDistinct {

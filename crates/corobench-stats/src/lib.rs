@@ -11,6 +11,8 @@
 //! - [`bootstrap`]: a seeded percentile-bootstrap interval for the median.
 //! - [`usl`]: the Universal Scalability Law fitted to throughput against
 //!   concurrency, with bootstrap intervals for its parameters and peak.
+//! - [`capacity`]: the highest open-loop rate at which an SLO holds, from
+//!   pass/fail trials, by a logistic fit in log-rate with a bootstrap interval.
 //! - [`ratio`]: how many times larger one sample is than another (the
 //!   Hodges–Lehmann ratio) with Moses's distribution-free interval.
 //!
@@ -20,8 +22,10 @@
 //! crate README lists each difference.
 
 pub mod bootstrap;
+pub mod capacity;
 pub mod compare;
 mod error;
+mod firth;
 mod linalg;
 pub mod quantile_ci;
 pub mod random;
@@ -34,6 +38,10 @@ pub mod usl;
 pub mod utest;
 
 pub use bootstrap::{BootstrapCi, Interval, bootstrap_median_ci};
+pub use capacity::{
+    Capacity, CapacityCi, CapacityOptions, CapacityResampling, PassCurve, estimate_capacity,
+    fit_pass_curve,
+};
 pub use compare::{
     format_delta, format_p_and_n, format_pct_range, format_signed_pct, geomean_of_ratios,
     relative_delta,

@@ -3,10 +3,69 @@
 //! hold the answer. Counts, not timings: every run gives the same shares.
 
 use corobench_stats::random::SplitMix64;
-use corobench_stats::{bootstrap_ratio_of_medians_ci, ratio_ci};
+use corobench_stats::{
+    Capacity, CapacityOptions, CapacityResampling, bootstrap_ratio_of_medians_ci,
+    estimate_capacity, ratio_ci,
+};
 
-/// Bootstrap resamples per interval.
+/// The true capacity: P(pass) = ½ here.
+const TRUE_CAPACITY: f64 = 1000.0;
+/// Steepness of the true curve in ln(rate): P(pass) = 1/(1 + e^(k·ln(rate/C))),
+/// so 0.8·C passes 86 % of the time and 1.25·C 14 %.
+const STEEPNESS: f64 = 8.0;
+/// Rates tried, as multiples of the true capacity, and trials at each.
+const RATE_FACTORS: [f64; 9] = [0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.25, 1.4, 1.6];
+const TRIALS_PER_RATE: usize = 4;
+const REPETITIONS: u64 = 200;
 const RESAMPLES: usize = 1000;
+/// A 95 % interval may undercover somewhat with 4 trials per rate; below
+/// this share something is wrong, not just small-sample bootstrap.
+const MIN_COVERAGE: f64 = 0.88;
+
+fn synthetic_trials(rng: &mut SplitMix64) -> Vec<(f64, bool)> {
+    let mut trials = Vec::new();
+    for factor in RATE_FACTORS {
+        let rate = TRUE_CAPACITY * factor;
+        let pass_chance = 1.0 / (1.0 + (STEEPNESS * factor.ln()).exp());
+        for _ in 0..TRIALS_PER_RATE {
+            trials.push((rate, rng.unit_f64() < pass_chance));
+        }
+    }
+    trials
+}
+
+/// Share of repetitions whose interval holds the true capacity; a repetition
+/// without an estimate counts as a miss.
+fn coverage(resampling: CapacityResampling) -> f64 {
+    let mut covered = 0;
+    for repetition in 0..REPETITIONS {
+        let trials = synthetic_trials(&mut SplitMix64::new(1000 + repetition));
+        let options = CapacityOptions {
+            resamples: RESAMPLES,
+            seed: repetition,
+            resampling,
+            ..CapacityOptions::default()
+        };
+        if let Ok(Capacity::Estimated(ci)) = estimate_capacity(&trials, &options) {
+            covered += usize::from(ci.lo <= TRUE_CAPACITY && TRUE_CAPACITY <= ci.hi);
+        }
+    }
+    covered as f64 / REPETITIONS as f64
+}
+
+#[test]
+fn trial_bootstrap_covers_the_true_capacity() {
+    let share = coverage(CapacityResampling::Trials);
+    eprintln!("coverage of the 95% interval, trials resampled: {share}");
+    assert!(share >= MIN_COVERAGE, "coverage {share}");
+}
+
+#[test]
+fn fitted_curve_bootstrap_covers_the_true_capacity() {
+    let share = coverage(CapacityResampling::FittedCurve);
+    eprintln!("coverage of the 95% interval, outcomes drawn from the fit: {share}");
+    assert!(share >= MIN_COVERAGE, "coverage {share}");
+}
 
 /// The true ratio of the two servers' throughputs in the ratio tests.
 const TRUE_RATIO: f64 = 3.06;
