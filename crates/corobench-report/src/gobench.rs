@@ -195,7 +195,10 @@ impl Names {
         if let ScheduleKind::Open { rate_per_s } = r.schedule {
             name.push_str(&format!("/rate={rate_per_s}"));
         }
-        name.push_str(&format!("/c={}", r.connections));
+        // A program scenario has no connections of corobench's to name.
+        if r.program.is_none() {
+            name.push_str(&format!("/c={}", r.connections));
+        }
         name
     }
 }
