@@ -21,6 +21,7 @@ pub(crate) const RUN: &[&str] = &[
     "trials",
     "until_ci",
     "max_trials",
+    "budget",
     "duration",
     "warmup",
     "idle",

@@ -24,9 +24,10 @@ pub use limits::{
     MAX_PLAN_BYTES, MAX_RATE, MAX_SCENARIOS, MAX_TRIALS, MIN_RATE,
 };
 pub use plan::{
-    Body, Measurement, Plan, PlannedScenario, Schedule, SkippedTarget, Trials, Workload,
+    Body, DEFAULT_BUDGET_GOAL, MIN_TRIALS_FOR_INTERVAL, Measurement, Plan, PlannedScenario,
+    Schedule, SkippedTarget, Trials, Workload,
 };
-pub use resolve::{DEFAULT_CONNECTIONS, resolve, resolve_within};
+pub use resolve::{DEFAULT_CONNECTIONS, PrecisionGoal, precision_goal, resolve, resolve_within};
 pub use values::{parse_cpu_list, parse_duration, parse_fraction};
 
 /// The suite `corobench run` runs when given none.

@@ -42,7 +42,18 @@ pub struct Trials {
     /// every scenario is within this fraction of its median, or `max` is reached.
     pub until_ci: Option<f64>,
     pub max: u32,
+    /// Measuring time the run may take: after the first rounds each further
+    /// trial goes to the scenario whose interval is widest, until every
+    /// scenario meets `until_ci` or the time is spent.
+    pub budget: Option<Duration>,
 }
+
+/// The req/s precision a budgeted run aims for when the spec sets none.
+pub const DEFAULT_BUDGET_GOAL: f64 = 0.05;
+
+/// The fewest trials that bound a 95% interval of a median: a budgeted run
+/// gives every scenario at least this many before choosing among them.
+pub const MIN_TRIALS_FOR_INTERVAL: u32 = 6;
 
 /// What one scenario sends.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -387,3 +387,26 @@ fn a_targets_minimum_warm_up_raises_only_its_own_scenarios() {
         ]
     );
 }
+
+#[test]
+fn a_budget_sets_a_goal_and_enough_trials_for_an_interval() {
+    let workload = "[[workloads]]\nname = \"w\"\npath = \"/\"\n";
+    let plan = resolve_text(&format!("[run]\nbudget = \"5m\"\ntrials = 3\n{workload}")).unwrap();
+    assert_eq!(plan.trials.budget, Some(Duration::from_secs(300)));
+    assert_eq!(
+        plan.trials.until_ci,
+        Some(corobench_spec::DEFAULT_BUDGET_GOAL)
+    );
+    assert_eq!(plan.trials.min, corobench_spec::MIN_TRIALS_FOR_INTERVAL);
+    let spec = format!("[run]\nbudget = \"1m\"\nuntil_ci = \"2%\"\n{workload}");
+    let plan = resolve_text(&spec).unwrap();
+    assert_eq!(plan.trials.until_ci, Some(0.02));
+    let goal = corobench_spec::precision_goal(&spec).unwrap();
+    assert_eq!(goal.budget, Some(Duration::from_secs(60)));
+    assert!((goal.fraction - 0.02).abs() < 1e-12);
+    assert_eq!(corobench_spec::precision_goal(workload), None);
+    let refused = resolve_text(&format!("[run]\nbudget = \"soon\"\n{workload}")).unwrap_err();
+    assert!(refused.contains("`run.budget`"), "{refused}");
+    let refused = resolve_text(&format!("[run]\nbudget = \"0s\"\n{workload}")).unwrap_err();
+    assert!(refused.contains("longer than 0"), "{refused}");
+}

@@ -334,3 +334,18 @@ fn a_stall_across_the_window_start_is_never_stored_as_a_normal_trial() {
         }
     }
 }
+
+#[test]
+fn a_budgeted_run_stops_when_the_time_is_spent_and_names_what_fell_short() {
+    let lab = Lab::new(&["kit-a"], 2, "0.3s");
+    let spec = lab.path("spec.toml");
+    let output = lab.run(&["run", spec.to_str().unwrap(), "--budget", "1s"]);
+    assert!(output.status.success(), "stderr:\n{}", text(&output.stderr));
+    let said = format!("{}{}", text(&output.stdout), text(&output.stderr));
+    assert!(said.contains("did not reach ±5% in req/s"), "{said}");
+    assert!(said.contains("budget spent"), "{said}");
+    let stored = lab.stored_trials();
+    // Each trial measures 0.3 s and warms up 0.1 s: a 1 s budget holds
+    // far fewer than the six trials each of the two scenarios would get.
+    assert!(!stored.is_empty() && stored.len() < 12, "{stored:?}");
+}

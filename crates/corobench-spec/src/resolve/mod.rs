@@ -24,6 +24,7 @@ use crate::plan::{Body, Measurement, Plan, PlannedScenario, Workload};
 use crate::program::{is_program, program_scenario};
 
 use settings::Settings;
+pub use settings::{PrecisionGoal, precision_goal};
 use workloads::PlannedWorkload;
 
 pub use schedule::DEFAULT_CONNECTIONS;

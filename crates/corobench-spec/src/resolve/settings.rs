@@ -11,7 +11,7 @@ use crate::document::{self, Field, Table, Value};
 use crate::error::{Locator, SpecError, shown};
 use crate::keys;
 use crate::limits::{MAX_DURATION, MAX_GENERATOR_THREADS, MAX_TRIALS};
-use crate::plan::{Measurement, Trials};
+use crate::plan::{DEFAULT_BUDGET_GOAL, MIN_TRIALS_FOR_INTERVAL, Measurement, Trials};
 use crate::values::{parse_cpu_list, parse_duration, parse_fraction};
 
 /// The longest suite name; it heads every report.
@@ -94,8 +94,23 @@ pub(super) fn read(
     };
     let run = Run { table: &table, at };
     let (server_cpus, generator_cpus) = cpu_sets(&table, catalog, at)?;
-    let trials = run.count("trials", 3, 1..=MAX_TRIALS)?;
-    let until_ci = run.get("until_ci").map(|v| fraction(v, at)).transpose()?;
+    let budget = run
+        .get("budget")
+        .is_some()
+        .then(|| run.duration("budget", Duration::ZERO, false))
+        .transpose()?;
+    // A budgeted run chooses by interval width, so it needs bounded
+    // intervals first, and a goal to stop at.
+    let trials = match budget {
+        Some(_) => run
+            .count("trials", MIN_TRIALS_FOR_INTERVAL, 1..=MAX_TRIALS)?
+            .max(MIN_TRIALS_FOR_INTERVAL),
+        None => run.count("trials", 3, 1..=MAX_TRIALS)?,
+    };
+    let until_ci = match run.get("until_ci").map(|v| fraction(v, at)).transpose()? {
+        None if budget.is_some() => Some(DEFAULT_BUDGET_GOAL),
+        given => given,
+    };
     let max = run.count("max_trials", trials.max(20), trials..=MAX_TRIALS)?;
     let default_threads = u32::try_from(generator_cpus.len()).unwrap_or(1);
     let measurement = Measurement {
@@ -123,6 +138,7 @@ pub(super) fn read(
             min: trials,
             until_ci,
             max,
+            budget,
         },
         seed,
         server_cpus,
@@ -274,4 +290,37 @@ fn cpus(
     parse_cpu_list(&text, catalog.cpus)
         .map(|list| (list, span.clone()))
         .map_err(|why| at.at(span, key, why))
+}
+
+/// The req/s precision a stored run aimed for, read from its spec text
+/// without resolving it (its targets may no longer exist): `None` when the
+/// spec set no goal or no longer parses.
+#[must_use]
+pub fn precision_goal(spec_text: &str) -> Option<PrecisionGoal> {
+    let document: toml::Table = spec_text.parse().ok()?;
+    let run = document.get("run")?.as_table()?;
+    let budget = match run.get("budget") {
+        Some(toml::Value::String(text)) => parse_duration(text).ok(),
+        Some(toml::Value::Integer(seconds)) => {
+            u64::try_from(*seconds).ok().map(Duration::from_secs)
+        }
+        Some(toml::Value::Float(seconds)) => Duration::try_from_secs_f64(*seconds).ok(),
+        _ => None,
+    };
+    let fraction = match run.get("until_ci") {
+        Some(toml::Value::String(text)) => parse_fraction(text).ok(),
+        Some(toml::Value::Float(f)) => parse_fraction(&f.to_string()).ok(),
+        _ => None,
+    };
+    let fraction = fraction.or(budget.map(|_| DEFAULT_BUDGET_GOAL))?;
+    Some(PrecisionGoal { fraction, budget })
+}
+
+/// What an adaptive run aimed for.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PrecisionGoal {
+    /// The req/s interval's half-width, relative to the median.
+    pub fraction: f64,
+    /// The run's measuring time, when it had one.
+    pub budget: Option<Duration>,
 }

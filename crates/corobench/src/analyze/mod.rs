@@ -12,10 +12,12 @@
 //! - [`runs`]: two runs compared, with geomean rows.
 //! - [`sweeps`]: scenarios that differ in one dimension, for sweep charts.
 //! - [`warnings`]: what the reader must know, worded as what to do.
+//! - [`goal`]: which scenarios reached the run's req/s precision goal.
 //! - [`precision`]: how precisely a median is known, for the warnings and
 //!   for the runner's adaptive stop alike.
 
 mod baseline;
+mod goal;
 mod precision;
 mod runs;
 mod scenarios;
@@ -81,6 +83,7 @@ pub fn analyze_run(run: &StoredRun, options: &AnalyzeOptions) -> Result<RunAnaly
     let baseline_target = baseline::choose_target(run, options.baseline.as_deref())?;
     let mut notes = warnings::Warnings::default();
     let mut scenarios = scenarios::analyze_all(run, options, &mut notes, "");
+    goal::note_goal(&run.run.spec_toml, &mut scenarios, &mut notes);
     let comparisons = match &baseline_target {
         Some(target) => baseline::compare_with(&mut scenarios, target, options, &mut notes),
         None => Vec::new(),

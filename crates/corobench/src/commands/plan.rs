@@ -53,6 +53,25 @@ pub fn run(args: &PlanArgs) -> anyhow::Result<Exit> {
     Ok(Exit::Success)
 }
 
+/// What an adaptive run adds after the first rounds, and for how long.
+fn adaptive_lines(plan: &Plan) -> String {
+    let mut text = String::new();
+    if let Some(width) = plan.trials.until_ci {
+        text.push_str(&format!(
+            "  then more trials, up to {}, until each req/s interval is within ±{:.1}%\n",
+            plan.trials.max,
+            width * 100.0
+        ));
+    }
+    if let Some(budget) = plan.trials.budget {
+        text.push_str(&format!(
+            "  measuring for at most {}, the widest interval first\n",
+            humantime::format_duration(budget)
+        ));
+    }
+    text
+}
+
 fn render(plan: &Plan) -> String {
     let mut text = format!("suite {}", plan.name);
     if !plan.description.is_empty() {
@@ -65,13 +84,7 @@ fn render(plan: &Plan) -> String {
         plan.trials.min,
         plan.seed
     ));
-    if let Some(width) = plan.trials.until_ci {
-        text.push_str(&format!(
-            "  then more trials, up to {}, until each req/s interval is within ±{:.1}%\n",
-            plan.trials.max,
-            width * 100.0
-        ));
-    }
+    text.push_str(&adaptive_lines(plan));
     text.push_str(&format!(
         "  server on CPU {}, generator on CPU {}\n",
         cpu_list(&plan.server_cpus),

@@ -8,8 +8,9 @@
 //! `corobench_model::Schedule`; [`trial`] hands that same value to the load
 //! generator, and the run command stores it with the scenario. A new kind
 //! of trial is a new [`rounds::TrialExecutor`]; a new trial order is a new
-//! loop beside [`rounds`].
+//! loop beside [`rounds`], as [`budget`] is: a run with a time budget.
 
+pub mod budget;
 pub mod events;
 pub mod leak;
 pub mod liveness;
@@ -22,6 +23,7 @@ mod stats_probe;
 pub mod trial;
 mod window;
 
+pub use budget::{BudgetTally, Budgeted, SinceStart, Unmet};
 pub use events::{Phase, RunEvent, RunObserver};
 pub use order::TrialSlot;
 pub use prepare::{ExcludedTarget, PreparedRun, TrialEnvironment, prepare};

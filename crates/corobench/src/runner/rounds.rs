@@ -62,7 +62,7 @@ impl StoredTrials {
         stored
     }
 
-    fn add(&mut self, trial: &TrialRecord) {
+    pub(super) fn add(&mut self, trial: &TrialRecord) {
         self.slots.insert(TrialSlot {
             scenario: trial.scenario_index,
             trial: trial.trial_index,
@@ -74,6 +74,13 @@ impl StoredTrials {
                 .push(headline);
         }
     }
+}
+
+/// A trial to run and its position in the run.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Step {
+    pub slot: TrialSlot,
+    pub sequence: u32,
 }
 
 /// How the trials of one invocation went.
@@ -127,27 +134,12 @@ impl Rounds<'_> {
         let mut round = 0;
         while !scenarios.is_empty() && round < self.plan.trials.max {
             for slot in order::round(&scenarios, round, self.plan.seed, &before.slots) {
-                if self.stop.load(Ordering::Relaxed) {
+                let trial = Step { slot, sequence };
+                if !self.run_slot(executor, trial, keep, &mut tally, &mut seen)? {
                     tally.interrupted = true;
                     return Ok(tally);
                 }
-                let scenario = &self.plan.scenarios[slot.scenario as usize];
-                self.observer.on(RunEvent::TrialStarted { scenario, slot });
-                let TrialOutcome::Done(record) =
-                    executor.run_trial(scenario, slot, sequence, self.observer)
-                else {
-                    tally.interrupted = true;
-                    return Ok(tally);
-                };
-                keep(&record)?;
-                self.observer.on(RunEvent::TrialEnded {
-                    scenario,
-                    record: &record,
-                });
-                tally.stored += 1;
-                tally.failed += u32::from(record.status == TrialStatus::Failed);
                 sequence = sequence.saturating_add(1);
-                seen.add(&record);
             }
             round += 1;
             scenarios = self.next_round(round, &seen.headlines);
@@ -157,6 +149,38 @@ impl Rounds<'_> {
             }
         }
         Ok(tally)
+    }
+
+    /// Runs one trial and stores it; `Ok(false)` when Ctrl-C came first or
+    /// interrupted it, so nothing was stored.
+    pub(super) fn run_slot(
+        &self,
+        executor: &dyn TrialExecutor,
+        trial: Step,
+        keep: &mut dyn FnMut(&TrialRecord) -> anyhow::Result<()>,
+        tally: &mut RunTally,
+        seen: &mut StoredTrials,
+    ) -> anyhow::Result<bool> {
+        if self.stop.load(Ordering::Relaxed) {
+            return Ok(false);
+        }
+        let Step { slot, sequence } = trial;
+        let scenario = &self.plan.scenarios[slot.scenario as usize];
+        self.observer.on(RunEvent::TrialStarted { scenario, slot });
+        let TrialOutcome::Done(record) =
+            executor.run_trial(scenario, slot, sequence, self.observer)
+        else {
+            return Ok(false);
+        };
+        keep(&record)?;
+        self.observer.on(RunEvent::TrialEnded {
+            scenario,
+            record: &record,
+        });
+        tally.stored += 1;
+        tally.failed += u32::from(record.status == TrialStatus::Failed);
+        seen.add(&record);
+        Ok(true)
     }
 
     /// The scenarios that get another round: all of them until the minimum
@@ -181,4 +205,4 @@ impl Rounds<'_> {
 }
 
 #[cfg(test)]
-mod tests;
+pub(super) mod tests;

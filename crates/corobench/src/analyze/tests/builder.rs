@@ -107,6 +107,12 @@ impl RunBuilder {
         self
     }
 
+    /// The spec text stored with the run.
+    pub(super) fn spec(mut self, text: &str) -> Self {
+        text.clone_into(&mut self.run.run.spec_toml);
+        self
+    }
+
     pub(super) fn build(self) -> StoredRun {
         self.run
     }

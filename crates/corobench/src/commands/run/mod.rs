@@ -11,7 +11,7 @@ use std::sync::atomic::Ordering;
 
 use anyhow::Context as _;
 use clap::Args;
-use corobench_model::RunStatus;
+use corobench_model::{RunStatus, TrialRecord};
 use corobench_spec::Plan;
 use corobench_store::Store;
 
@@ -20,8 +20,8 @@ use super::shared::{self, DbArg, TargetsDirArg};
 use crate::exit::{self, Exit};
 use crate::output::run_progress::run_presenter;
 use crate::runner::{
-    self, LocalTrials, PreparedRun, Rounds, RunEvent, RunObserver, RunTally, StoredTrials,
-    liveness, provenance,
+    self, Budgeted, LocalTrials, PreparedRun, Rounds, RunEvent, RunObserver, RunTally, SinceStart,
+    StoredTrials, Unmet, liveness, provenance,
 };
 use crate::targets::Targets;
 use crate::{scratch, signals};
@@ -32,6 +32,7 @@ use crate::{scratch, signals};
     corobench run                          the default suite\n  \
     corobench run suites/ants-sweep.toml --trials 10\n  \
     corobench run my.toml --until-ci 3% --max-trials 30\n  \
+    corobench run --budget 10m             the default suite, for at most 10 minutes\n  \
     corobench run --resume latest          finish an interrupted run")]
 pub struct RunArgs {
     /// Spec file (TOML, see docs/spec.md) [default: the embedded default suite]
@@ -57,7 +58,13 @@ pub struct RunArgs {
     #[arg(long, value_name = "PERCENT", value_parser = corobench_spec::parse_fraction)]
     pub until_ci: Option<f64>,
 
-    /// Upper bound on trials per scenario for --until-ci
+    /// Measure for at most this long (e.g. 5m): after the first rounds, each
+    /// further trial goes to the scenario whose req/s interval is widest,
+    /// until all are within --until-ci (default 5%) (overrides the spec)
+    #[arg(long, value_name = "DURATION", value_parser = corobench_spec::parse_duration)]
+    pub budget: Option<std::time::Duration>,
+
+    /// Upper bound on trials per scenario for --until-ci and --budget
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub max_trials: Option<u32>,
 
@@ -171,11 +178,48 @@ fn measure(
         observer,
     };
     let trials = LocalTrials { env: &prepared.env };
-    rounds.run(&trials, &start.before, &mut |record| {
+    let mut keep = |record: &TrialRecord| {
         store
             .record_trial(run_id, record)
             .context("storing a trial")
-    })
+    };
+    let (Some(budget), Some(goal)) = (plan.trials.budget, plan.trials.until_ci) else {
+        return rounds.run(&trials, &start.before, &mut keep);
+    };
+    let clock = SinceStart::now();
+    let budgeted = Budgeted {
+        rounds,
+        budget,
+        goal,
+        clock: &clock,
+    };
+    let ended = budgeted.run(&trials, &start.before, &mut keep)?;
+    announce_unmet(plan, goal, &ended.unmet, observer);
+    Ok(ended.tally)
+}
+
+/// Which scenarios a budgeted run left short of its goal, and why.
+fn announce_unmet(plan: &Plan, goal: f64, unmet: &[Unmet], observer: &dyn RunObserver) {
+    if unmet.is_empty() {
+        observer.notice(&format!(
+            "every scenario's req/s interval is within ±{}%",
+            goal * 100.0
+        ));
+        return;
+    }
+    observer.notice(&format!(
+        "{} of {} scenarios did not reach ±{}% in req/s:",
+        unmet.len(),
+        plan.scenarios.len(),
+        goal * 100.0
+    ));
+    for scenario in unmet {
+        let key = plan
+            .scenarios
+            .get(scenario.scenario as usize)
+            .map_or("?", |s| s.key.as_str());
+        observer.notice(&format!("  {}", scenario.describe(key)));
+    }
 }
 
 fn announce(start: &Start, observer: &dyn RunObserver) {

@@ -8,7 +8,7 @@ use std::path::Path;
 use corobench_model::{
     ProgramScenario, RunRecord, RunStatus, ScenarioRecord, ServerChoice, WorkloadRecord,
 };
-use corobench_spec::Plan;
+use corobench_spec::{DEFAULT_BUDGET_GOAL, MIN_TRIALS_FOR_INTERVAL, Plan};
 use corobench_store::Store;
 
 use super::RunArgs;
@@ -70,6 +70,17 @@ fn apply_overrides(plan: &mut Plan, args: &RunArgs) -> anyhow::Result<()> {
     }
     if let Some(width) = args.until_ci {
         plan.trials.until_ci = Some(width);
+    }
+    if let Some(budget) = args.budget {
+        if budget.is_zero() {
+            return Err(exit::usage("--budget must be longer than 0, e.g. 5m"));
+        }
+        // As in a spec: a budget needs a goal and bounded intervals.
+        plan.trials.budget = Some(budget);
+        let goal = plan.trials.until_ci.unwrap_or(DEFAULT_BUDGET_GOAL);
+        plan.trials.until_ci = Some(goal);
+        plan.trials.min = plan.trials.min.max(MIN_TRIALS_FOR_INTERVAL);
+        plan.trials.max = plan.trials.max.max(plan.trials.min);
     }
     if let Some(max) = args.max_trials {
         if max < plan.trials.min {

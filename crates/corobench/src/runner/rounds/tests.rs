@@ -14,7 +14,7 @@ use crate::runner::events::{RunEvent, RunObserver};
 use crate::runner::order::{self, TrialSlot};
 
 /// A plan of `scenarios` closed-loop scenarios (targets t0, t1, …).
-fn plan(scenarios: usize, trials: u32, until_ci: Option<f64>, max: u32) -> Plan {
+pub(crate) fn plan(scenarios: usize, trials: u32, until_ci: Option<f64>, max: u32) -> Plan {
     let names: Vec<String> = (0..scenarios).map(|i| format!("t{i}")).collect();
     let catalog = Catalog {
         targets: names
@@ -44,14 +44,14 @@ fn plan(scenarios: usize, trials: u32, until_ci: Option<f64>, max: u32) -> Plan 
 type Measures = Box<dyn Fn(u32, u32) -> Option<f64>>;
 
 /// Trials that answer at once; it can be told to see Ctrl-C before a trial.
-struct FakeTrials {
+pub(crate) struct FakeTrials {
     measures: Measures,
     interrupt_at_sequence: Option<u32>,
     ran: RefCell<Vec<(TrialSlot, u32)>>,
 }
 
 impl FakeTrials {
-    fn new(measures: impl Fn(u32, u32) -> Option<f64> + 'static) -> Self {
+    pub(crate) fn new(measures: impl Fn(u32, u32) -> Option<f64> + 'static) -> Self {
         Self {
             measures: Box::new(measures),
             interrupt_at_sequence: None,
@@ -59,7 +59,7 @@ impl FakeTrials {
         }
     }
 
-    fn slots(&self) -> Vec<TrialSlot> {
+    pub(crate) fn slots(&self) -> Vec<TrialSlot> {
         self.ran.borrow().iter().map(|(slot, _)| *slot).collect()
     }
 }
@@ -100,7 +100,7 @@ impl TrialExecutor for FakeTrials {
 
 /// Every event, as a line of text.
 #[derive(Default)]
-struct Recorder(RefCell<Vec<String>>);
+pub(crate) struct Recorder(pub(crate) RefCell<Vec<String>>);
 
 impl RunObserver for Recorder {
     fn on(&self, event: RunEvent<'_>) {
@@ -160,7 +160,7 @@ fn expected(stored: u32, failed: u32, interrupted: bool) -> RunTally {
     }
 }
 
-fn trials_of(stored: &[TrialRecord], scenario: u32) -> usize {
+pub(crate) fn trials_of(stored: &[TrialRecord], scenario: u32) -> usize {
     stored
         .iter()
         .filter(|t| t.scenario_index == scenario)

@@ -1,0 +1,65 @@
+//! A run that aimed for a req/s precision (`until_ci`, or a `budget`) says
+//! in its report which scenarios reached it: a note marks those that did
+//! not, and a run where all did says so. The goal is read from the run's
+//! stored spec, so a report of an old run needs nothing new in the store.
+
+use corobench_model::{Metric, ScenarioAnalysis, WarningKind};
+use corobench_spec::{PrecisionGoal, precision_goal};
+
+use super::precision::relative_half_width;
+use super::warnings::Warnings;
+
+/// Adds the goal's note, marking every scenario whose req/s interval is
+/// wider than the goal (or unbounded). Programs have no req/s: left out.
+pub(super) fn note_goal(spec_text: &str, scenarios: &mut [ScenarioAnalysis], notes: &mut Warnings) {
+    let Some(goal) = precision_goal(spec_text) else {
+        return;
+    };
+    let percent = goal.fraction * 100.0;
+    let short_message = short_of_goal(goal);
+    let mut reached = 0;
+    let mut measured = 0;
+    for scenario in scenarios
+        .iter_mut()
+        .filter(|s| s.scenario.program.is_none())
+    {
+        measured += 1;
+        let precision = scenario
+            .metrics
+            .get(&Metric::RequestsPerS)
+            .and_then(relative_half_width);
+        if precision.is_some_and(|width| width <= goal.fraction) {
+            reached += 1;
+            continue;
+        }
+        let key = scenario.scenario.key.as_str();
+        let index = notes.add(WarningKind::WideCi, short_message.clone(), Some(key));
+        if !scenario.warnings.contains(&index) {
+            scenario.warnings.push(index);
+        }
+    }
+    if measured > 0 && reached == measured {
+        notes.add(
+            WarningKind::WideCi,
+            format!("every scenario's req/s interval is within ±{percent}% of its median, the run's goal."),
+            None,
+        );
+    }
+}
+
+fn short_of_goal(goal: PrecisionGoal) -> String {
+    let percent = goal.fraction * 100.0;
+    let limit = goal.budget.map_or_else(
+        || "in its maximum of trials".to_owned(),
+        |budget| {
+            format!(
+                "in its {} budget or maximum of trials",
+                humantime::format_duration(budget)
+            )
+        },
+    );
+    format!(
+        "the req/s interval of the marked scenarios did not reach the run's goal of ±{percent}% \
+         {limit}; the others did. Give the run more time (`budget`) or longer windows."
+    )
+}
