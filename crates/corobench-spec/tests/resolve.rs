@@ -65,8 +65,8 @@ fn shipped_suites_resolve() {
     }
 }
 
-/// The catalog with the shipped program targets and the parameters the
-/// shipped suites sweep.
+/// The catalog with every target the shipped suites name (the program
+/// targets among them) and the parameters they sweep.
 fn with_programs(mut catalog: Catalog) -> Catalog {
     let count = Domain::Integer {
         min: 0,
@@ -100,6 +100,21 @@ fn with_programs(mut catalog: Catalog) -> Catalog {
             ("mode", choice(&["fresh", "pooled"])),
         ],
     ));
+    for name in [
+        "rust-axum",
+        "python-fastapi",
+        "php-fpm",
+        "node-http",
+        "swoole-uring",
+    ] {
+        catalog.targets.push(CatalogTarget {
+            name: name.into(),
+            available: Ok(()),
+            parameters: std::collections::BTreeMap::new(),
+            min_warmup: Duration::ZERO,
+            program: None,
+        });
+    }
     if let Some(server) = catalog.targets.iter_mut().find(|t| t.name == "go-nethttp") {
         let gomaxprocs = Domain::Integer { min: 1, max: 256 };
         server.parameters.insert("gomaxprocs".into(), gomaxprocs);
