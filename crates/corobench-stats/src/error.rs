@@ -74,6 +74,20 @@ pub enum StatsError {
         value: f64,
     },
 
+    /// A value of a sample whose ratio to another is asked is not positive:
+    /// the ratio compares logarithms.
+    #[error(
+        "value #{index} of the {what} sample is {value}: a ratio of two samples needs values > 0"
+    )]
+    NotPositive {
+        /// Which input the value belongs to.
+        what: &'static str,
+        /// Zero-based position in the caller's slice.
+        index: usize,
+        /// The offending value.
+        value: f64,
+    },
+
     /// A bootstrap asked for too few resamples to estimate any interval.
     #[error("{resamples} bootstrap resamples are too few: use at least {minimum}, e.g. 10000")]
     TooFewResamples {

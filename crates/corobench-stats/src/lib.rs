@@ -8,6 +8,8 @@
 //!   (with and without ties) and the normal approximation.
 //! - [`compare`]: relative deltas, benchstat's `~` / `± x%` / `p=… n=…`
 //!   strings and the geometric mean of per-row ratios.
+//! - [`ratio`]: the ratio of two samples' locations with a distribution-free
+//!   interval (Hodges–Lehmann on the logarithms, Moses interval).
 //! - [`bootstrap`]: a seeded percentile-bootstrap interval for the median.
 //!
 //! Where scipy and go-moremath disagree (only with tied values) this crate
@@ -20,6 +22,7 @@ pub mod compare;
 mod error;
 pub mod quantile_ci;
 pub mod random;
+pub mod ratio;
 mod sample;
 pub mod special;
 pub mod summary;
@@ -35,5 +38,6 @@ pub use quantile_ci::{
     IntervalMethod, OrderInterval, QuantileCi, median_ci, min_samples_for_median_ci, quantile_ci,
     quantile_ci_orders,
 };
+pub use ratio::{RatioCi, RatioMethod, ratio_ci};
 pub use summary::{geometric_mean, max, mean, median, min, quantile};
 pub use utest::{UTest, UTestMethod, mann_whitney_u_test, min_attainable_p, min_samples_to_detect};
