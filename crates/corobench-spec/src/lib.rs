@@ -24,7 +24,8 @@ pub use limits::{
     MAX_PLAN_BYTES, MAX_RATE, MAX_SCENARIOS, MAX_TRIALS, MIN_RATE,
 };
 pub use plan::{
-    Body, Measurement, Plan, PlannedScenario, Schedule, SkippedTarget, Trials, Workload,
+    Body, Measurement, Plan, PlannedClaim, PlannedScenario, Schedule, SkippedTarget, Trials,
+    Workload,
 };
 pub use resolve::{DEFAULT_CONNECTIONS, resolve, resolve_within};
 pub use values::{parse_cpu_list, parse_duration, parse_fraction};

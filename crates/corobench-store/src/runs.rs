@@ -290,6 +290,8 @@ impl Store {
                 .parse()
                 .map_err(|e| decode_error(&self.path, "run seed", e))?,
             provenance: from_json(&provenance, "provenance", &self.path)?,
+            claims: Vec::new(),
+            baseline: None,
         };
         Ok((run, trials))
     }

@@ -61,7 +61,7 @@ pub(super) fn description(
 
 /// Text shown on one line of a terminal: no control characters (which could
 /// move the cursor or forge lines), not too long.
-fn one_line<'d>(
+pub(super) fn one_line<'d>(
     field: &Field<'d>,
     example: &str,
     most: usize,
@@ -95,7 +95,10 @@ pub(super) fn read(
     let run = Run { table: &table, at };
     let (server_cpus, generator_cpus) = cpu_sets(&table, catalog, at)?;
     let trials = run.count("trials", 3, 1..=MAX_TRIALS)?;
-    let until_ci = run.get("until_ci").map(|v| fraction(v, at)).transpose()?;
+    let until_ci = run
+        .get("until_ci")
+        .map(|v| fraction(v, "run.until_ci", at))
+        .transpose()?;
     let max = run.count("max_trials", trials.max(20), trials..=MAX_TRIALS)?;
     let default_threads = u32::try_from(generator_cpus.len()).unwrap_or(1);
     let measurement = Measurement {
@@ -199,9 +202,8 @@ impl<'d> Run<'_, 'd> {
     }
 }
 
-/// `"3%"` or `0.03`.
-fn fraction(value: &Value<'_>, at: &Locator<'_>) -> Result<f64, SpecError> {
-    let key = "run.until_ci";
+/// `"3%"` or `0.03`: a fraction in (0, 1).
+pub(super) fn fraction(value: &Value<'_>, key: &str, at: &Locator<'_>) -> Result<f64, SpecError> {
     let parsed = match value.get_ref() {
         DeValue::String(text) => parse_fraction(text),
         DeValue::Float(f) => parse_fraction(f.as_str()),

@@ -46,6 +46,8 @@ pub(super) fn run(id: &str, started_at_unix_ms: i64) -> RunRecord {
             target_sources: BTreeMap::from([("go-nethttp".to_owned(), "sha256:ab12".to_owned())]),
             spec_path: Some("/home/bench/suites/x.toml".to_owned()),
         },
+        claims: Vec::new(),
+        baseline: None,
     }
 }
 

@@ -92,6 +92,7 @@ pub fn analyze_run(run: &StoredRun, options: &AnalyzeOptions) -> Result<RunAnaly
         run: run.run.clone(),
         trials_per_scenario: run.trials_per_scenario,
         settings: settings(options, baseline_target),
+        claims: Vec::new(),
         metrics: metric_infos(&scenarios.iter().collect::<Vec<_>>()),
         scenarios,
         comparisons,

@@ -31,6 +31,8 @@ impl RunBuilder {
                         kernel: "6.1.0".to_owned(),
                         ..Provenance::default()
                     },
+                    claims: Vec::new(),
+                    baseline: None,
                 },
                 trials_per_scenario,
                 scenarios: Vec::new(),

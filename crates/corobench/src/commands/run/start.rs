@@ -50,6 +50,8 @@ pub(super) fn fresh(args: &RunArgs, targets: &Targets) -> anyhow::Result<Start> 
         spec_toml: text,
         seed: plan.seed,
         provenance,
+        claims: Vec::new(),
+        baseline: None,
     };
     Ok(Start {
         plan,
