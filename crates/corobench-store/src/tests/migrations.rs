@@ -150,6 +150,8 @@ fn schema_1_is_migrated_keeping_every_run_scenario_and_trial() {
     let run = store.load_run(RUN_ID).unwrap();
     assert_eq!(run.scenarios.len(), 2);
     assert_eq!(run.trials.len() as i64, before);
+    // Schema 1 stored no claims and no baseline: the run reports as before.
+    assert!(run.run.claims.is_empty() && run.run.baseline.is_none());
     assert!(before > 0, "the fixture has trials to keep");
     store
         .set_run_status(RUN_ID, corobench_model::RunStatus::Failed, Some(1))
