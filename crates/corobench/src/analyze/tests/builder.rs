@@ -3,9 +3,10 @@
 use std::collections::BTreeMap;
 
 use corobench_model::{
-    ErrorCounts, GeneratorUsage, LatencyHistogram, LoadReport, LoadWarning, Provenance,
-    ResourceSample, ResourceSummary, RunRecord, RunStatus, ScenarioRecord, ScheduleKind,
-    StatusCounts, TaskCounts, TrialFlag, TrialRecord, TrialStatus, WorkloadRecord,
+    ErrorCounts, GeneratorUsage, LatencyHistogram, LoadReport, LoadWarning, ProgramMetric,
+    ProgramResult, ProgramScenario, Provenance, ResourceSample, ResourceSummary, RunRecord,
+    RunStatus, ScenarioRecord, ScheduleKind, StatusCounts, TaskCounts, TrialFlag, TrialRecord,
+    TrialStatus, WorkloadRecord,
 };
 use corobench_store::StoredRun;
 
@@ -86,6 +87,28 @@ impl RunBuilder {
     pub(super) fn rates(mut self, rates: &[f64]) -> Self {
         for &rate in rates {
             let trial = self.next_trial(TrialStatus::Ok, Some(load(rate, &[100, 200])));
+            self.run.trials.push(trial);
+        }
+        self
+    }
+
+    /// One `ok` trial per value of a program figure in `unit`, for the last
+    /// scenario added, which becomes a program scenario.
+    pub(super) fn figures(mut self, unit: &str, values: &[f64]) -> Self {
+        if let Some(scenario) = self.run.scenarios.last_mut() {
+            scenario.program = Some(ProgramScenario::default());
+        }
+        for &value in values {
+            let mut trial = self.next_trial(TrialStatus::Ok, None);
+            trial.program = Some(ProgramResult {
+                metrics: vec![ProgramMetric {
+                    unit: unit.to_owned(),
+                    value,
+                }],
+                lines: Vec::new(),
+                elapsed_s: 1.0,
+                resources: None,
+            });
             self.run.trials.push(trial);
         }
         self

@@ -3,5 +3,6 @@
 //! from the binomial order statistics).
 
 pub(crate) mod builder;
+mod claims;
 mod comparisons;
 mod summaries;
