@@ -208,11 +208,7 @@ def special_cases():
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=pathlib.Path, default=DEFAULT_OUT,
-                        help="directory for the JSON files (default: %(default)s)")
-    out = parser.parse_args().out
-    out.mkdir(parents=True, exist_ok=True)
+    out = output_directory(__doc__)
     rng = np.random.default_rng(SEED)
     versions = {"numpy": np.__version__, "scipy": scipy.__version__, "seed": SEED}
     files = {
@@ -221,6 +217,22 @@ def main():
         "utest.json": utest_cases(rng),
         "special.json": special_cases(),
     }
+    write_fixtures(out, versions, files)
+
+
+def output_directory(docstring):
+    """The --out directory (created if missing), with the first line of the
+    calling script's docstring as the help text."""
+    parser = argparse.ArgumentParser(description=docstring.splitlines()[0])
+    parser.add_argument("--out", type=pathlib.Path, default=DEFAULT_OUT,
+                        help="directory for the JSON files (default: %(default)s)")
+    out = parser.parse_args().out
+    out.mkdir(parents=True, exist_ok=True)
+    return out
+
+
+def write_fixtures(out, versions, files):
+    """Writes each {name: cases} entry as out/name, stamped with `versions`."""
     for name, cases in files.items():
         path = out / name
         path.write_text(json.dumps({"generated_by": versions, "cases": cases}, indent=1) + "\n")

@@ -131,11 +131,11 @@ pub struct ClaimMeasurement {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ClaimRatio {
     pub estimate: f64,
-    /// `None` when too few trials bound it (0).
+    /// `None` when the trials are too few for an interval.
     pub lo: Option<f64>,
-    /// `None` when too few trials bound it (+∞).
+    /// `None` when the trials are too few for an interval.
     pub hi: Option<f64>,
-    /// The confidence the interval achieves.
+    /// The confidence the interval achieves (the requested one without it).
     pub confidence: f64,
 }
 
@@ -162,7 +162,8 @@ pub struct ClaimVerdict {
     pub outcome: ClaimOutcome,
     /// What was claimed, as reports show it: `3.06× ±10%`, `a>b`.
     pub claimed_text: String,
-    /// The measured ratio: `1.69× [1.61, 1.77]`, `—` without one.
+    /// The measured ratio: `1.69× [1.61, 1.77]`, `1.69× (no interval)`,
+    /// `—` without one.
     pub ratio_text: String,
     /// [`ClaimOutcome::text`].
     pub verdict_text: String,

@@ -15,14 +15,15 @@ use crate::summary::quantile_of_sorted;
 /// The least number of resamples [`bootstrap_median_ci`] accepts.
 pub const MIN_RESAMPLES: usize = 100;
 
-/// A bootstrap interval for the median.
+/// A percentile-bootstrap interval for a statistic (the median, or a ratio of
+/// medians in [`crate::bootstrap_ratio_of_medians_ci`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct BootstrapCi {
-    /// The sample median.
+    /// The statistic on the sample(s) as measured.
     pub estimate: f64,
-    /// The (1 − confidence)/2 quantile of the resampled medians.
+    /// The (1 − confidence)/2 quantile of the resampled statistics.
     pub lo: f64,
-    /// The (1 + confidence)/2 quantile of the resampled medians.
+    /// The (1 + confidence)/2 quantile of the resampled statistics.
     pub hi: f64,
     /// The requested confidence (a bootstrap has no exact achieved level).
     pub confidence: f64,
@@ -41,31 +42,73 @@ pub fn bootstrap_median_ci(
 ) -> Result<BootstrapCi, StatsError> {
     let sorted = sorted_copy("sample", values)?;
     check_confidence(confidence)?;
+    check_resamples(resamples)?;
+    let mut rng = SplitMix64::new(seed);
+    let mut resample = vec![0.0; sorted.len()];
+    let mut medians = Vec::with_capacity(resamples);
+    for _ in 0..resamples {
+        medians.push(resampled_median(&mut rng, &sorted, &mut resample));
+    }
+    let interval = percentile_interval(medians, confidence);
+    Ok(BootstrapCi {
+        estimate: quantile_of_sorted(&sorted, 0.5),
+        lo: interval.lo,
+        hi: interval.hi,
+        confidence,
+        resamples,
+    })
+}
+
+/// A two-sided interval; either end may be infinite where the data cannot bound it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Interval {
+    /// Lower bound.
+    pub lo: f64,
+    /// Upper bound.
+    pub hi: f64,
+}
+
+impl Interval {
+    /// True when `value` lies in \[lo, hi\].
+    pub fn contains(&self, value: f64) -> bool {
+        self.lo <= value && value <= self.hi
+    }
+}
+
+/// Rejects a resample count below [`MIN_RESAMPLES`].
+pub(crate) fn check_resamples(resamples: usize) -> Result<(), StatsError> {
     if resamples < MIN_RESAMPLES {
         return Err(StatsError::TooFewResamples {
             resamples,
             minimum: MIN_RESAMPLES,
         });
     }
-    let mut rng = SplitMix64::new(seed);
-    let mut resample = vec![0.0; sorted.len()];
-    let mut medians = Vec::with_capacity(resamples);
-    for _ in 0..resamples {
-        for slot in resample.iter_mut() {
-            *slot = sorted[rng.below(sorted.len())];
-        }
-        resample.sort_by(f64::total_cmp);
-        medians.push(quantile_of_sorted(&resample, 0.5));
+    Ok(())
+}
+
+/// Fills `resample` with values drawn from `source` (non-empty) with replacement.
+pub(crate) fn resample_into(rng: &mut SplitMix64, source: &[f64], resample: &mut [f64]) {
+    for slot in resample.iter_mut() {
+        *slot = source[rng.below(source.len())];
     }
-    medians.sort_by(f64::total_cmp);
+}
+
+/// The median of one resample of `source` drawn into the scratch buffer `resample`.
+pub(crate) fn resampled_median(rng: &mut SplitMix64, source: &[f64], resample: &mut [f64]) -> f64 {
+    resample_into(rng, source, resample);
+    resample.sort_by(f64::total_cmp);
+    quantile_of_sorted(resample, 0.5)
+}
+
+/// The percentile interval of bootstrap estimates (non-empty, no NaN, ±∞
+/// allowed): their (1 − confidence)/2 and (1 + confidence)/2 R8 quantiles.
+pub(crate) fn percentile_interval(mut estimates: Vec<f64>, confidence: f64) -> Interval {
+    estimates.sort_by(f64::total_cmp);
     let tail = (1.0 - confidence) / 2.0;
-    Ok(BootstrapCi {
-        estimate: quantile_of_sorted(&sorted, 0.5),
-        lo: quantile_of_sorted(&medians, tail),
-        hi: quantile_of_sorted(&medians, 1.0 - tail),
-        confidence,
-        resamples,
-    })
+    Interval {
+        lo: quantile_of_sorted(&estimates, tail),
+        hi: quantile_of_sorted(&estimates, 1.0 - tail),
+    }
 }
 
 #[cfg(test)]

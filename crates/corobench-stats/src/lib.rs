@@ -8,9 +8,13 @@
 //!   (with and without ties) and the normal approximation.
 //! - [`compare`]: relative deltas, benchstat's `~` / `± x%` / `p=… n=…`
 //!   strings and the geometric mean of per-row ratios.
-//! - [`ratio`]: the ratio of two samples' locations with a distribution-free
-//!   interval (Hodges–Lehmann on the logarithms, Moses interval).
 //! - [`bootstrap`]: a seeded percentile-bootstrap interval for the median.
+//! - [`usl`]: the Universal Scalability Law fitted to throughput against
+//!   concurrency, with bootstrap intervals for its parameters and peak.
+//! - [`capacity`]: the highest open-loop rate at which an SLO holds, from
+//!   pass/fail trials, by a logistic fit in log-rate with a bootstrap interval.
+//! - [`ratio`]: how many times larger one sample is than another (the
+//!   Hodges–Lehmann ratio) with Moses's distribution-free interval.
 //!
 //! Where scipy and go-moremath disagree (only with tied values) this crate
 //! follows go-moremath, because users check our figures against benchstat,
@@ -18,8 +22,11 @@
 //! crate README lists each difference.
 
 pub mod bootstrap;
+pub mod capacity;
 pub mod compare;
 mod error;
+mod firth;
+mod linalg;
 pub mod quantile_ci;
 pub mod random;
 pub mod ratio;
@@ -27,8 +34,14 @@ mod sample;
 pub mod special;
 pub mod summary;
 mod udist;
+pub mod usl;
 pub mod utest;
 
+pub use bootstrap::{BootstrapCi, Interval, bootstrap_median_ci};
+pub use capacity::{
+    Capacity, CapacityCi, CapacityOptions, CapacityResampling, PassCurve, estimate_capacity,
+    fit_pass_curve,
+};
 pub use compare::{
     format_delta, format_p_and_n, format_pct_range, format_signed_pct, geomean_of_ratios,
     relative_delta,
@@ -38,6 +51,10 @@ pub use quantile_ci::{
     IntervalMethod, OrderInterval, QuantileCi, median_ci, min_samples_for_median_ci, quantile_ci,
     quantile_ci_orders,
 };
-pub use ratio::{RatioCi, RatioMethod, ratio_ci};
+pub use ratio::{
+    RatioCi, RatioIntervalMethod, bootstrap_ratio_of_medians_ci, hodges_lehmann_ratio,
+    min_samples_for_ratio_ci, ratio_ci,
+};
 pub use summary::{geometric_mean, max, mean, median, min, quantile};
+pub use usl::{UslBootstrap, UslFit, UslPeak, bootstrap_usl, fit_usl};
 pub use utest::{UTest, UTestMethod, mann_whitney_u_test, min_attainable_p, min_samples_to_detect};

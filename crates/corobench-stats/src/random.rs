@@ -35,6 +35,11 @@ impl SplitMix64 {
         }
     }
 
+    /// A uniform float in [0, 1): the top 53 bits of the next draw.
+    pub fn unit_f64(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
     /// Shuffles `items` in place (Fisher–Yates): every order equally likely.
     pub fn shuffle<T>(&mut self, items: &mut [T]) {
         for i in (1..items.len()).rev() {
@@ -54,6 +59,15 @@ mod tests {
             (0..5).map(|_| a.next_u64()).collect::<Vec<_>>(),
             (0..5).map(|_| b.next_u64()).collect::<Vec<_>>()
         );
+    }
+
+    #[test]
+    fn unit_floats_stay_below_one() {
+        let mut rng = SplitMix64::new(4);
+        let draws: Vec<f64> = (0..10_000).map(|_| rng.unit_f64()).collect();
+        assert!(draws.iter().all(|&u| (0.0..1.0).contains(&u)));
+        let mean = draws.iter().sum::<f64>() / draws.len() as f64;
+        assert!((mean - 0.5).abs() < 0.02, "{mean}");
     }
 
     #[test]

@@ -17,6 +17,19 @@ pub(crate) fn check_finite(what: &'static str, values: &[f64]) -> Result<(), Sta
     }
 }
 
+/// Checks that `values` is non-empty, finite and positive (> 0), as logarithms need.
+pub(crate) fn check_positive(what: &'static str, values: &[f64]) -> Result<(), StatsError> {
+    check_finite(what, values)?;
+    match values.iter().position(|&v| v <= 0.0) {
+        Some(index) => Err(StatsError::NonPositive {
+            what,
+            index,
+            value: values[index],
+        }),
+        None => Ok(()),
+    }
+}
+
 /// A sorted copy of a checked sample.
 pub(crate) fn sorted_copy(what: &'static str, values: &[f64]) -> Result<Vec<f64>, StatsError> {
     check_finite(what, values)?;

@@ -4,7 +4,7 @@
 //! non-finite sample with [`StatsError`], and never modifies its input.
 
 use crate::StatsError;
-use crate::sample::{check_finite, sorted_copy};
+use crate::sample::{check_finite, check_positive, sorted_copy};
 
 /// The smallest value of a non-empty, finite sample.
 pub fn min(values: &[f64]) -> Result<f64, StatsError> {
@@ -27,14 +27,7 @@ pub fn mean(values: &[f64]) -> Result<f64, StatsError> {
 /// The geometric mean, exp(mean(ln x)), of a non-empty sample of positive,
 /// finite values; a value ≤ 0 is a [`StatsError::NonPositive`].
 pub fn geometric_mean(values: &[f64]) -> Result<f64, StatsError> {
-    check_finite("sample", values)?;
-    if let Some(index) = values.iter().position(|&v| v <= 0.0) {
-        return Err(StatsError::NonPositive {
-            what: "sample",
-            index,
-            value: values[index],
-        });
-    }
+    check_positive("sample", values)?;
     let mean_ln = values.iter().map(|v| v.ln()).sum::<f64>() / values.len() as f64;
     Ok(mean_ln.exp())
 }
@@ -58,7 +51,9 @@ pub fn median(values: &[f64]) -> Result<f64, StatsError> {
     quantile(values, 0.5)
 }
 
-/// R8 quantile of an already sorted, non-empty, finite sample; q in [0, 1].
+/// R8 quantile of an already sorted, non-empty sample without NaN; q in [0, 1].
+/// Bootstrap estimates may be ±∞ (a resample without a finite answer): next to
+/// an infinite neighbour the result is that neighbour, never ∞ − ∞ = NaN.
 pub(crate) fn quantile_of_sorted(sorted: &[f64], q: f64) -> f64 {
     let n = sorted.len();
     let position = 1.0 / 3.0 + q * (n as f64 + 1.0 / 3.0);
@@ -73,7 +68,13 @@ pub(crate) fn quantile_of_sorted(sorted: &[f64], q: f64) -> f64 {
         return sorted[n - 1];
     }
     let (low, high) = (sorted[below - 1], sorted[below]);
-    low + fraction * (high - low)
+    if fraction == 0.0 || low == high || low.is_infinite() {
+        low
+    } else if high.is_infinite() {
+        high
+    } else {
+        low + fraction * (high - low)
+    }
 }
 
 #[cfg(test)]

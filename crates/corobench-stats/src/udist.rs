@@ -23,10 +23,35 @@ use crate::special::{choose, ln_choose};
 ///
 /// Cost: about (n1 + n2) · (n1 + 1) · (`twice_u_max` + 1) multiply-adds.
 pub(crate) fn u_lower_tail(n1: usize, n2: usize, tie_groups: &[usize], twice_u_max: usize) -> f64 {
-    debug_assert_eq!(tie_groups.iter().sum::<usize>(), n1 + n2);
     if twice_u_max >= 2 * n1 * n2 {
         return 1.0;
     }
+    let favourable: f64 = twice_u_counts(n1, n2, tie_groups, twice_u_max).iter().sum();
+    favourable / total_arrangements(n1, n2)
+}
+
+/// P(U ≤ u) for u = 0, 1, …, `u_max`, for samples of sizes `n1` and `n2`
+/// without ties (the distribution behind the Hodges–Lehmann interval).
+pub(crate) fn u_cdf_without_ties(n1: usize, n2: usize, u_max: usize) -> Vec<f64> {
+    let singles = vec![1; n1 + n2];
+    let counts = twice_u_counts(n1, n2, &singles, 2 * u_max);
+    let total = total_arrangements(n1, n2);
+    let mut running = 0.0;
+    // Without ties 2U is always even.
+    counts
+        .iter()
+        .step_by(2)
+        .map(|count| {
+            running += count;
+            running / total
+        })
+        .collect()
+}
+
+/// How many of the C(n1 + n2, n1) arrangements give each 2U = 0, 1, …,
+/// `twice_u_max`: the forward pass over the tie groups described above.
+fn twice_u_counts(n1: usize, n2: usize, tie_groups: &[usize], twice_u_max: usize) -> Vec<f64> {
+    debug_assert_eq!(tie_groups.iter().sum::<usize>(), n1 + n2);
     let width = twice_u_max + 1;
     let mut counts = vec![0.0_f64; (n1 + 1) * width];
     let mut next = counts.clone();
@@ -59,8 +84,7 @@ pub(crate) fn u_lower_tail(n1: usize, n2: usize, tie_groups: &[usize], twice_u_m
         std::mem::swap(&mut counts, &mut next);
         placed += group;
     }
-    let favourable: f64 = counts[n1 * width..].iter().sum();
-    favourable / total_arrangements(n1, n2)
+    counts.split_off(n1 * width)
 }
 
 /// C(n1 + n2, n1), through logarithms once it no longer fits a float exactly.
@@ -91,6 +115,15 @@ mod tests {
     fn whole_distribution_sums_to_one_with_ties() {
         let groups = [2, 1, 3, 1, 1];
         assert!((u_lower_tail(3, 5, &groups, 29) - 1.0).abs() < 1e-15);
+    }
+
+    #[test]
+    fn cdf_without_ties_by_hand() {
+        // 2 against 2: U = 0, 1, 2, 2, 3, 4 over the C(4, 2) = 6 splits.
+        let cdf = u_cdf_without_ties(2, 2, 4);
+        let expected = [1.0, 2.0, 4.0, 5.0, 6.0].map(|count| count / 6.0);
+        assert_eq!(cdf, expected);
+        assert_eq!(u_cdf_without_ties(5, 5, 0), vec![1.0 / 252.0]);
     }
 
     #[test]

@@ -2,7 +2,6 @@
 
 use corobench_stats::{
     StatsError, UTestMethod, geomean_of_ratios, mann_whitney_u_test, max, median, median_ci, min,
-    ratio_ci,
 };
 use proptest::prelude::*;
 
@@ -32,36 +31,7 @@ fn p_value(old: &[f64], new: &[f64]) -> f64 {
     }
 }
 
-/// Positive samples for ratios: a figure such as req/s or a latency.
-fn positive_sample(max_len: usize) -> impl Strategy<Value = Vec<f64>> {
-    prop::collection::vec(1.0e-3..1.0e6f64, 1..max_len)
-}
-
 proptest! {
-    #[test]
-    fn ratio_interval_contains_its_estimate(
-        a in positive_sample(30),
-        b in positive_sample(30),
-        which in 0..CONFIDENCES.len(),
-    ) {
-        let ci = ratio_ci(&a, &b, CONFIDENCES[which]).unwrap();
-        prop_assert!(ci.lo <= ci.estimate && ci.estimate <= ci.hi, "{ci:?}");
-        prop_assert!(ci.confidence >= CONFIDENCES[which], "{ci:?}");
-        let pairwise = a.iter().flat_map(|x| b.iter().map(move |y| x / y));
-        let (lowest, highest) = pairwise.fold((f64::INFINITY, 0.0_f64), |(l, h), r| (l.min(r), h.max(r)));
-        prop_assert!(ci.estimate >= lowest * (1.0 - 1e-12) && ci.estimate <= highest * (1.0 + 1e-12));
-    }
-
-    #[test]
-    fn scaling_a_sample_scales_its_ratio(a in positive_sample(20), b in positive_sample(20)) {
-        let plain = ratio_ci(&a, &b, 0.95).unwrap();
-        let doubled: Vec<f64> = a.iter().map(|v| v * 2.0).collect();
-        let scaled = ratio_ci(&doubled, &b, 0.95).unwrap();
-        let close = |x: f64, y: f64| (x - y).abs() <= 1e-9 * y.abs() || (x.is_infinite() && y.is_infinite());
-        prop_assert!(close(scaled.estimate, 2.0 * plain.estimate), "{plain:?} {scaled:?}");
-        prop_assert!(close(scaled.lo, 2.0 * plain.lo) && close(scaled.hi, 2.0 * plain.hi));
-    }
-
     #[test]
     fn interval_contains_the_median(values in finite_sample(80), which in 0..CONFIDENCES.len()) {
         let ci = median_ci(&values, CONFIDENCES[which]).unwrap();

@@ -15,11 +15,18 @@ use corobench_model::{
     ClaimRatio, ClaimRecord, ClaimScenario, ClaimSide, ClaimVerdict, Metric, ScenarioAnalysis,
     TrialFlag,
 };
-use corobench_stats::{RatioCi, mann_whitney_u_test, min_attainable_p, ratio_ci};
+use corobench_stats::{
+    StatsError, hodges_lehmann_ratio, mann_whitney_u_test, min_attainable_p,
+    min_samples_for_ratio_ci, ratio_ci,
+};
 
 use super::AnalyzeOptions;
 use super::scenarios::values_of;
 use corobench_spec::MAX_TRIALS;
+
+/// The trials per scenario that give both a bounded interval of a median and
+/// the smallest p of 0.002 (methodology.md): what advice to rerun suggests.
+const RECOMMENDED_TRIALS: usize = 6;
 
 /// Every claim of the run with its verdict, in the spec's order.
 pub(crate) fn judge_all(
@@ -87,14 +94,9 @@ fn judge_measured(
     options: &AnalyzeOptions,
 ) -> (ClaimOutcome, String) {
     let [a, b] = sides;
-    let ratio = ratio_ci(&a.values, &b.values, options.confidence).ok();
-    verdict.ratio = ratio.map(|r| ClaimRatio {
-        estimate: r.estimate,
-        lo: (r.lo > 0.0).then_some(r.lo),
-        hi: r.hi.is_finite().then_some(r.hi),
-        confidence: r.confidence,
-    });
-    verdict.ratio_text = ratio.map_or_else(|| "—".to_owned(), |r| ratio_text(&r));
+    let ratio = measured_ratio(&a.values, &b.values, options.confidence);
+    verdict.ratio.clone_from(&ratio);
+    verdict.ratio_text = ratio.as_ref().map_or_else(|| "—".to_owned(), ratio_text);
     let judged = match claim.expectation {
         ClaimExpectation::Ratio {
             ratio: claimed,
@@ -206,14 +208,38 @@ fn claimed_text(expectation: ClaimExpectation) -> String {
     }
 }
 
-/// `1.69× [1.61, 1.77]`; an unbounded interval reads `[0, ∞)`.
-fn ratio_text(ratio: &RatioCi) -> String {
-    let hi = if ratio.hi.is_finite() {
-        format!("{}]", times(ratio.hi))
-    } else {
-        "∞)".to_owned()
-    };
-    format!("{}× [{}, {hi}", times(ratio.estimate), times(ratio.lo))
+/// The measured a/b: the Hodges–Lehmann ratio with Moses's interval, or
+/// the ratio alone when the trials are too few for an interval; `None`
+/// when a value is 0 or less (a ratio compares logarithms).
+fn measured_ratio(a: &[f64], b: &[f64], confidence: f64) -> Option<ClaimRatio> {
+    match ratio_ci(a, b, confidence) {
+        Ok(ci) => Some(ClaimRatio {
+            estimate: ci.estimate,
+            lo: Some(ci.lo),
+            hi: Some(ci.hi),
+            confidence: ci.confidence,
+        }),
+        Err(StatsError::TooFewForInterval { .. }) => {
+            let estimate = hodges_lehmann_ratio(a, b).ok()?;
+            Some(ClaimRatio {
+                estimate,
+                lo: None,
+                hi: None,
+                confidence,
+            })
+        }
+        Err(_) => None,
+    }
+}
+
+/// `1.69× [1.61, 1.77]`, or `1.69× (no interval)`.
+fn ratio_text(ratio: &ClaimRatio) -> String {
+    match (ratio.lo, ratio.hi) {
+        (Some(lo), Some(hi)) => {
+            format!("{}× [{}, {}]", times(ratio.estimate), times(lo), times(hi))
+        }
+        _ => format!("{}× (no interval)", times(ratio.estimate)),
+    }
 }
 
 /// A figure as a spec gave it, without trailing zeros: `3.06`, `2`, `12.5`.
@@ -234,7 +260,7 @@ pub(crate) fn times(value: f64) -> String {
 
 /// A ratio claim against the measured interval.
 fn judge_ratio(
-    ratio: Option<&RatioCi>,
+    ratio: Option<&ClaimRatio>,
     (claimed, band): (f64, ClaimBand),
     sides: [&Side<'_>; 2],
     options: &AnalyzeOptions,
@@ -251,28 +277,33 @@ fn judge_ratio(
         ratio_text(ratio),
         exact(claimed)
     );
-    if !ratio.is_bounded() {
+    let (Some(lo), Some(hi)) = (ratio.lo, ratio.hi) else {
+        let least = min_samples_for_ratio_ci(options.confidence)
+            .ok()
+            .flatten()
+            .unwrap_or(RECOMMENDED_TRIALS);
         return Judgement::inconclusive(format!(
-            "{measured}: {} and {} trials are too few for a {} interval of the ratio; rerun \
-             with --trials 6 or more",
+            "{measured}: {} and {} trials are too few for a {} interval of the ratio (it needs \
+             {least} a side); rerun with --trials {} or more",
             sides[0].values.len(),
             sides[1].values.len(),
-            whole_percent(options.confidence)
+            whole_percent(options.confidence),
+            least.max(RECOMMENDED_TRIALS)
         ));
-    }
+    };
     let off = |towards: &str| {
         format!(
             "{measured}: {} (the interval lies wholly {towards} {band_text})",
             percent_apart(ratio.estimate, claimed)
         )
     };
-    if ratio.hi < band.lo {
+    if hi < band.lo {
         return Judgement::leaning(ClaimOutcome::RefutedLower, off("below"), Some(false));
     }
-    if ratio.lo > band.hi {
+    if lo > band.hi {
         return Judgement::leaning(ClaimOutcome::RefutedHigher, off("above"), Some(true));
     }
-    let spread = (ratio.hi / ratio.lo).ln();
+    let spread = (hi / lo).ln();
     let allowed = (band.hi / band.lo).ln();
     if spread > allowed {
         // An interval narrows about as the square root of the trials.
@@ -329,7 +360,7 @@ fn whole_percent(fraction: f64) -> String {
 
 /// What the U test found for a direction claim.
 struct Test<'r> {
-    ratio: Option<&'r RatioCi>,
+    ratio: Option<&'r ClaimRatio>,
     p: f64,
     /// Trials of a and of b.
     sizes: (usize, usize),
