@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use corobench_model::{Metric, RunAnalysis, ScenarioAnalysis, ScenarioComparison};
 
+use super::claims::claims_blocks;
 use super::{
     Align, Block, Cell, Grid, Tone, center_and_ci, delta_cell, group_heading, groups, machine_line,
     markers, range, run_line, shown_comparisons,
@@ -20,14 +21,33 @@ pub(crate) enum ComparisonLayout {
     Matrix,
 }
 
-/// The run report: a header, one section per workload and schedule, footnotes.
-pub(crate) fn run_document(analysis: &RunAnalysis) -> Vec<Block> {
-    run_document_with(analysis, ComparisonLayout::Rows)
+/// Where the published claims go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ClaimsPlace {
+    /// Above the tables: what a report is read for.
+    Top,
+    /// After the tables and notes: the last thing a finished run prints.
+    End,
+    /// Not here (the HTML page gives them a section of their own).
+    Omit,
 }
 
-/// [`run_document`] with a choice of comparison layout.
-pub(crate) fn run_document_with(analysis: &RunAnalysis, layout: ComparisonLayout) -> Vec<Block> {
+/// The run report: a header, the claims, one section per workload and
+/// schedule with every metric compared, footnotes.
+pub(crate) fn run_document(analysis: &RunAnalysis) -> Vec<Block> {
+    run_document_with(analysis, ComparisonLayout::Rows, ClaimsPlace::Top)
+}
+
+/// [`run_document`] with a choice of comparison layout and claims' place.
+pub(crate) fn run_document_with(
+    analysis: &RunAnalysis,
+    layout: ComparisonLayout,
+    claims: ClaimsPlace,
+) -> Vec<Block> {
     let mut blocks = run_header(analysis);
+    if claims == ClaimsPlace::Top {
+        blocks.extend(claims_blocks(analysis));
+    }
     for group in groups(&analysis.scenarios) {
         let first = &analysis.scenarios[group[0]];
         blocks.push(Block::Heading(group_heading(first)));
@@ -43,6 +63,9 @@ pub(crate) fn run_document_with(analysis: &RunAnalysis, layout: ComparisonLayout
         blocks.extend(comparisons.map(Block::Grid));
     }
     blocks.push(Block::Notes(notes(analysis)));
+    if claims == ClaimsPlace::End {
+        blocks.extend(claims_blocks(analysis));
+    }
     blocks
 }
 

@@ -29,7 +29,7 @@ pub struct ReportArgs {
     #[arg(short = 'o', long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
-    /// Compare every target with this one [default: the run's first target]
+    /// Compare every target with this one [default: the run's baseline, else its first target]
     #[arg(long, value_name = "TARGET")]
     pub baseline: Option<String>,
 
@@ -51,6 +51,8 @@ pub enum FormatArg {
     Csv,
     /// One row per trial × metric: the raw values
     CsvTrials,
+    /// One row per published claim: measured ratio and verdict
+    CsvClaims,
     /// Go benchmark format for benchstat
     Gobench,
     /// A self-contained HTML page with charts
@@ -65,6 +67,7 @@ impl From<FormatArg> for Format {
             FormatArg::Json => Self::Json,
             FormatArg::Csv => Self::Csv,
             FormatArg::CsvTrials => Self::CsvTrials,
+            FormatArg::CsvClaims => Self::CsvClaims,
             FormatArg::Gobench => Self::GoBench,
             FormatArg::Html => Self::Html,
         }
@@ -87,6 +90,7 @@ pub fn run(args: &ReportArgs) -> anyhow::Result<Exit> {
         analyze::analyze_run(&stored, &options).map_err(|e| exit::usage(e.to_string()))?;
     let render = RenderOptions {
         color: args.stats.color.enabled(args.output.as_deref()),
+        claims_last: false,
     };
     write_output(args.output.as_deref(), |out| {
         corobench_report::render_with(args.format.into(), &analysis, render, out)
