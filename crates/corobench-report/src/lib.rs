@@ -94,6 +94,10 @@ pub struct RenderOptions {
     /// ANSI colour: improvements green, regressions red, notes yellow. Set
     /// it only when writing to a terminal.
     pub color: bool,
+    /// Every metric in the comparisons with the baseline; without it the
+    /// table compares req/s and p99 only, a first look that fits a screen.
+    /// The other formats always compare every metric.
+    pub detail: bool,
     /// The published claims after the tables rather than above them: the
     /// verdicts are then the last thing a finished run prints.
     pub claims_last: bool,
@@ -150,7 +154,11 @@ pub fn render_with(
 
 /// The run report as the terminal table lays it out.
 fn terminal_document(analysis: &RunAnalysis, options: RenderOptions) -> Vec<document::Block> {
-    let layout = document::ComparisonLayout::Rows;
+    let layout = if options.detail {
+        document::ComparisonLayout::Rows
+    } else {
+        document::ComparisonLayout::Compact
+    };
     let claims = if options.claims_last {
         document::ClaimsPlace::End
     } else {

@@ -76,23 +76,35 @@ macro_rules! assert_redacted_snapshot {
     };
 }
 
+/// By default the table compares req/s and p99 only.
 #[test]
 fn table() {
     assert_redacted_snapshot!("run.table", rendered(Format::Table));
 }
 
+/// `--detail` compares every metric, as the other formats do.
 #[test]
-fn table_in_colour_marks_only_significant_deltas() {
-    let coloured = RenderOptions {
-        color: true,
+fn table_in_detail() {
+    let options = RenderOptions {
+        detail: true,
         ..RenderOptions::default()
     };
+    let text = rendered_with(Format::Table, &analysis(), options);
+    assert_redacted_snapshot!("run.table-detail", text);
+}
+
+#[test]
+fn table_in_colour_marks_only_significant_deltas() {
+    let detail = RenderOptions {
+        detail: true,
+        ..RenderOptions::default()
+    };
+    let coloured = RenderOptions {
+        color: true,
+        ..detail
+    };
     let text = rendered_with(Format::Table, &analysis_with_claims(), coloured);
-    let plain = rendered_with(
-        Format::Table,
-        &analysis_with_claims(),
-        RenderOptions::default(),
-    );
+    let plain = rendered_with(Format::Table, &analysis_with_claims(), detail);
     assert!(text.contains("\x1b[31m") && text.contains("\x1b[32m"));
     // Colour adds escape codes and nothing else.
     assert_eq!(without_escapes(&text), plain);

@@ -170,6 +170,25 @@ fn claims_catalog() -> corobench_spec::Catalog {
 }
 
 #[test]
+fn the_table_compares_req_s_and_p99_unless_asked_for_every_metric() {
+    let fixture = Fixture::new();
+    let compact = ok(&fixture.corobench(&["report", &fixture.run_a]));
+    let detail = ok(&fixture.corobench(&["report", &fixture.run_a, "--detail"]));
+    // `peak RSS` names a compared metric only; the scenario tables say `RSS`.
+    assert!(!compact.contains("peak RSS"), "{compact}");
+    assert!(compact.contains("every metric with `corobench report --detail`"));
+    assert!(detail.contains("peak RSS"), "{detail}");
+    let markdown = ok(&fixture.corobench(&["report", &fixture.run_a, "--format", "md"]));
+    assert!(
+        markdown.contains("peak RSS"),
+        "the other formats compare every metric"
+    );
+    // A run without claims has none to list.
+    let claims = ok(&fixture.corobench(&["report", &fixture.run_a, "--format", "csv-claims"]));
+    assert_eq!(claims.lines().count(), 1, "{claims}");
+}
+
+#[test]
 fn the_table_compares_with_the_first_target_or_the_chosen_one() {
     let fixture = Fixture::new();
     let table = ok(&fixture.corobench(&["report", &fixture.run_a]));

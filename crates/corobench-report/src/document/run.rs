@@ -15,8 +15,11 @@ use crate::units;
 /// How comparisons with the baseline are laid out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum ComparisonLayout {
-    /// One row per scenario and metric: fits a terminal.
+    /// One row per scenario and metric.
     Rows,
+    /// One row per scenario and headline metric (req/s and p99, a
+    /// program's rates and p99): a first look that fits a terminal.
+    Compact,
     /// One row per scenario, one column per metric: fits a wide page.
     Matrix,
 }
@@ -44,7 +47,7 @@ pub(crate) fn run_document_with(
     layout: ComparisonLayout,
     claims: ClaimsPlace,
 ) -> Vec<Block> {
-    let mut blocks = run_header(analysis);
+    let mut blocks = run_header(analysis, layout);
     if claims == ClaimsPlace::Top {
         blocks.extend(claims_blocks(analysis));
     }
@@ -57,7 +60,8 @@ pub(crate) fn run_document_with(
             scenario_grid(analysis, &group)
         }));
         let comparisons = match layout {
-            ComparisonLayout::Rows => comparison_grid(analysis, &group),
+            ComparisonLayout::Rows => comparison_grid(analysis, &group, |_| true),
+            ComparisonLayout::Compact => comparison_grid(analysis, &group, headline),
             ComparisonLayout::Matrix => comparison_matrix(analysis, &group),
         };
         blocks.extend(comparisons.map(Block::Grid));
@@ -69,7 +73,17 @@ pub(crate) fn run_document_with(
     blocks
 }
 
-fn run_header(analysis: &RunAnalysis) -> Vec<Block> {
+/// The metrics a compact comparison keeps: throughput and tail latency, of
+/// a server (req/s, p99) or as a program reports them (`…/s`, `p99-ms`).
+fn headline(metric: Metric) -> bool {
+    match metric {
+        Metric::RequestsPerS | Metric::LatencyP99Us => true,
+        Metric::Program(unit) => unit.as_str().ends_with("/s") || unit.as_str() == "p99-ms",
+        _ => false,
+    }
+}
+
+fn run_header(analysis: &RunAnalysis, layout: ComparisonLayout) -> Vec<Block> {
     let run = &analysis.run;
     let mut blocks = vec![
         Block::Title(format!("corobench run {}", run.id)),
@@ -87,9 +101,14 @@ fn run_header(analysis: &RunAnalysis) -> Vec<Block> {
         units::whole_pct(analysis.settings.confidence)
     )));
     if let Some(baseline) = &analysis.settings.baseline_target {
+        let shown = if layout == ComparisonLayout::Compact {
+            "; req/s and p99 only here, every metric with `corobench report --detail`"
+        } else {
+            ""
+        };
         blocks.push(Block::Line(format!(
             "Deltas compare each target with {baseline} (Mann–Whitney U test on the trials, \
-             ~ when p > {}).",
+             ~ when p > {}){shown}.",
             analysis.settings.alpha
         )));
     }
@@ -196,7 +215,11 @@ fn compared_label(analysis: &RunAnalysis, c: &ScenarioComparison, several: bool)
     }
 }
 
-fn comparison_grid(analysis: &RunAnalysis, group: &[usize]) -> Option<Grid> {
+fn comparison_grid(
+    analysis: &RunAnalysis,
+    group: &[usize],
+    shown: fn(Metric) -> bool,
+) -> Option<Grid> {
     let (comparisons, several_baselines) = group_comparisons(analysis, group);
     let first = comparisons.first()?;
     let baseline_label = &analysis.scenarios[first.baseline].label;
@@ -210,7 +233,8 @@ fn comparison_grid(analysis: &RunAnalysis, group: &[usize]) -> Option<Grid> {
     ]);
     for c in comparisons {
         let label = compared_label(analysis, c, several_baselines);
-        for (k, m) in shown_comparisons(&c.metrics).enumerate() {
+        let metrics = shown_comparisons(&c.metrics).filter(|m| shown(m.metric));
+        for (k, m) in metrics.enumerate() {
             let first_cell = if k == 0 { label.clone() } else { String::new() };
             grid.rows.push(vec![
                 Cell::plain(first_cell),

@@ -31,6 +31,7 @@ pub fn print_run(
     writeln!(out)?;
     let options = RenderOptions {
         color,
+        detail: false,
         claims_last: true,
     };
     corobench_report::render_with(Format::Table, &analysis, options, &mut out)?;
