@@ -5,7 +5,8 @@
 //! A ratio claim is **consistent** when the interval of a/b overlaps the
 //! claim's band (its ratio divided and multiplied by 1 + tolerance) and is
 //! no wider than the band; **refuted** when it lies wholly below or above
-//! the band; **inconclusive** when it is unbounded or wider than the band. A
+//! the band; **inconclusive** when the trials are too few for an interval
+//! or it is wider than the band. A
 //! direction claim is judged by the Mann–Whitney U test. A figure the load
 //! generator limited is only a bound of the target's, so a verdict stands
 //! only where the bound points.
