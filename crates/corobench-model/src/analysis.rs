@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::claim::ClaimVerdict;
 use crate::histogram::{LatencyHistogram, LatencySummary, PercentileValue};
 use crate::load::{ErrorCounts, LoadWarning};
 use crate::resource::ResourceSample;
@@ -494,6 +495,9 @@ pub struct RunAnalysis {
     pub run: RunRecord,
     pub trials_per_scenario: u32,
     pub settings: AnalysisSettings,
+    /// The run's published claims, each with its verdict.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub claims: Vec<ClaimVerdict>,
     pub metrics: Vec<MetricInfo>,
     /// In plan order.
     pub scenarios: Vec<ScenarioAnalysis>,

@@ -2,6 +2,7 @@
 //! trial produce. Only plain data and its serialisation live here.
 
 pub mod analysis;
+pub mod claim;
 pub mod histogram;
 pub mod load;
 pub mod resource;
@@ -13,6 +14,10 @@ pub use analysis::{
     Geomean, MergedLatency, Metric, MetricComparison, MetricInfo, MetricSummary, MetricUnit,
     ProgramUnit, RunAnalysis, RunComparison, ScenarioAnalysis, ScenarioComparison, Sweep,
     SweepPoint, SweepSeries, TrialAnalysis, Verdict, Warning, WarningKind,
+};
+pub use claim::{
+    ClaimBand, ClaimDirection, ClaimExpectation, ClaimMeasurement, ClaimOutcome, ClaimRatio,
+    ClaimRecord, ClaimScenario, ClaimSide, ClaimVerdict, PublishedValues,
 };
 pub use histogram::{LatencyHistogram, LatencyReport, LatencySummary, PercentileValue};
 pub use load::{

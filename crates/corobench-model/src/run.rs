@@ -5,6 +5,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use crate::claim::ClaimRecord;
 use crate::load::LoadReport;
 use crate::resource::{ResourceSample, ResourceSummary};
 use crate::schedule::{ScenarioKey, Schedule, ScheduleKind, WireMode};
@@ -93,6 +94,14 @@ pub struct RunRecord {
     /// Seed of the trial order.
     pub seed: u64,
     pub provenance: Provenance,
+    /// The published claims the spec puts to the test, resolved when the
+    /// run started: a report needs no catalog of targets to judge them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub claims: Vec<ClaimRecord>,
+    /// The target every other is compared with: the spec's `baseline`, or
+    /// the run's `--baseline`; `None`: the first target.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<String>,
 }
 
 /// What is sent to the target in one scenario.

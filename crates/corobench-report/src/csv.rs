@@ -1,15 +1,17 @@
 //! `--format csv`: one row per scenario × metric (median, interval, n,
 //! extremes, and the comparison with the baseline); `--format csv-trials`:
 //! one row per trial × metric, the raw values; and the comparison of two
-//! runs, one row per metric × scenario. Numbers are raw (no unit prefixes),
+//! runs, one row per metric × scenario; `--format csv-claims`: one row per
+//! published claim with its verdict. Numbers are raw (no unit prefixes),
 //! with the unit in its own column, so spreadsheets and pandas read them as
-//! numbers. An unbounded interval end is an empty cell.
+//! numbers. An unbounded interval end is an empty cell. Each is a format of
+//! its own, so that each loads as one table.
 
 use std::io::{self, Write};
 
 use corobench_model::{
-    Better, Metric, MetricComparison, MetricSummary, RunAnalysis, RunComparison, ScenarioAnalysis,
-    ScheduleKind,
+    Better, ClaimExpectation, ClaimMeasurement, ClaimScenario, ClaimSide, ClaimVerdict, Metric,
+    MetricComparison, MetricSummary, RunAnalysis, RunComparison, ScenarioAnalysis, ScheduleKind,
 };
 
 const SCENARIO_COLUMNS: &str =
@@ -62,6 +64,90 @@ pub(crate) fn write_trials(analysis: &RunAnalysis, out: &mut dyn Write) -> io::R
         }
     }
     Ok(())
+}
+
+/// One row per published claim: the claim, both sides as measured, the
+/// measured ratio and the verdict with its reason.
+pub(crate) fn write_claims(analysis: &RunAnalysis, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(
+        out,
+        "run,claim,says,source,workload,metric,unit,better,\
+         a_selector,a_scenario,a_n,a_median,a_generator_bound_trials,\
+         b_selector,b_scenario,b_n,b_median,b_generator_bound_trials,\
+         published_a,published_b,expects,claimed_ratio,tolerance,band_lo,band_hi,\
+         ratio,ratio_lo,ratio_hi,ratio_confidence,p_value,verdict,why"
+    )?;
+    for (i, verdict) in analysis.claims.iter().enumerate() {
+        let claim = &verdict.claim;
+        let mut fields = vec![
+            analysis.run.id.clone(),
+            (i + 1).to_string(),
+            claim.says.clone(),
+            claim.source.clone(),
+            claim.workload.clone().unwrap_or_default(),
+        ];
+        fields.extend(metric_fields(claim.metric));
+        fields.extend(claim_side_fields(&claim.a, verdict.a.as_ref()));
+        fields.extend(claim_side_fields(&claim.b, verdict.b.as_ref()));
+        fields.push(optional(claim.published.map(|p| p.a)));
+        fields.push(optional(claim.published.map(|p| p.b)));
+        fields.extend(expectation_fields(verdict));
+        let ratio = verdict.ratio.as_ref();
+        fields.extend([
+            optional(ratio.map(|r| r.estimate)),
+            optional(ratio.and_then(|r| r.lo)),
+            optional(ratio.and_then(|r| r.hi)),
+            optional(ratio.map(|r| r.confidence)),
+            optional(verdict.p_value),
+            outcome_id(verdict),
+            verdict.why.clone(),
+        ]);
+        write_row(out, &fields)?;
+    }
+    Ok(())
+}
+
+fn claim_side_fields(side: &ClaimSide, measured: Option<&ClaimMeasurement>) -> [String; 5] {
+    let scenario = match &side.resolved {
+        ClaimScenario::Scenario(key) => key.to_string(),
+        ClaimScenario::Unavailable(_) => String::new(),
+    };
+    [
+        side.selector.clone(),
+        scenario,
+        measured.map_or(String::new(), |m| m.n.to_string()),
+        optional(measured.map(|m| m.median)),
+        measured.map_or(String::new(), |m| m.generator_bound_trials.to_string()),
+    ]
+}
+
+/// `ratio` with its figure, tolerance and band, or `a>b` / `a<b`.
+fn expectation_fields(verdict: &ClaimVerdict) -> [String; 5] {
+    let band = verdict.band;
+    match verdict.claim.expectation {
+        ClaimExpectation::Ratio { ratio, tolerance } => [
+            "ratio".to_owned(),
+            ratio.to_string(),
+            tolerance.to_string(),
+            optional(band.map(|b| b.lo)),
+            optional(band.map(|b| b.hi)),
+        ],
+        ClaimExpectation::Direction { direction } => [
+            direction.as_str().to_owned(),
+            String::new(),
+            String::new(),
+            String::new(),
+            String::new(),
+        ],
+    }
+}
+
+/// The verdict as JSON names it: `consistent`, `refuted_lower`, ….
+fn outcome_id(verdict: &ClaimVerdict) -> String {
+    serde_json::to_value(verdict.outcome)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
 }
 
 /// Two runs: one row per metric × matched scenario, then a geomean row.

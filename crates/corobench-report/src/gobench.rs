@@ -77,6 +77,7 @@ fn write_header(analysis: &RunAnalysis, out: &mut dyn Write) -> io::Result<()> {
         out,
         "#   benchstat A B                      compares two runs (add -ignore KEY,… for config keys that differ)"
     )?;
+    write_claims(analysis, out)?;
     let config = [
         ("goos", std::env::consts::OS.to_owned()),
         ("goarch", go_arch(std::env::consts::ARCH).to_owned()),
@@ -100,6 +101,30 @@ fn write_header(analysis: &RunAnalysis, out: &mut dyn Write) -> io::Result<()> {
             corobench_model::Better::Lower => "lower",
         };
         writeln!(out, "Unit {} better={better}", unit(metric))?;
+    }
+    Ok(())
+}
+
+/// The published claims as comments (benchstat reads past them): each
+/// with its verdict, the measured and the claimed ratio, and why.
+fn write_claims(analysis: &RunAnalysis, out: &mut dyn Write) -> io::Result<()> {
+    if analysis.claims.is_empty() {
+        return Ok(());
+    }
+    writeln!(out, "# published claims, judged on this run's trials:")?;
+    for (i, verdict) in analysis.claims.iter().enumerate() {
+        writeln!(out, "#   {}. {}", i + 1, one_line(&verdict.claim.says))?;
+        writeln!(out, "#      source: {}", one_line(&verdict.claim.source))?;
+        let measured = match verdict.ratio {
+            Some(_) => format!("measured {}, ", verdict.ratio_text),
+            None => String::new(),
+        };
+        writeln!(
+            out,
+            "#      {}: {measured}claimed {}",
+            verdict.verdict_text, verdict.claimed_text
+        )?;
+        writeln!(out, "#      why: {}", one_line(&verdict.why))?;
     }
     Ok(())
 }

@@ -39,6 +39,8 @@ pub enum Format {
     Csv,
     /// One row per trial × metric: the raw values behind every summary.
     CsvTrials,
+    /// One row per published claim with its measured ratio and verdict.
+    CsvClaims,
     /// The Go benchmark format that `benchstat` reads.
     GoBench,
     /// One self-contained HTML page with charts.
@@ -47,12 +49,13 @@ pub enum Format {
 
 impl Format {
     /// Every format, in the order `--help` lists them.
-    pub const ALL: [Self; 7] = [
+    pub const ALL: [Self; 8] = [
         Self::Table,
         Self::Markdown,
         Self::Json,
         Self::Csv,
         Self::CsvTrials,
+        Self::CsvClaims,
         Self::GoBench,
         Self::Html,
     ];
@@ -66,6 +69,7 @@ impl Format {
             Self::Json => "json",
             Self::Csv => "csv",
             Self::CsvTrials => "csv-trials",
+            Self::CsvClaims => "csv-claims",
             Self::GoBench => "gobench",
             Self::Html => "html",
         }
@@ -90,6 +94,13 @@ pub struct RenderOptions {
     /// ANSI colour: improvements green, regressions red, notes yellow. Set
     /// it only when writing to a terminal.
     pub color: bool,
+    /// Every metric in the comparisons with the baseline; without it the
+    /// table compares req/s and p99 only, a first look that fits a screen.
+    /// The other formats always compare every metric.
+    pub detail: bool,
+    /// The published claims after the tables rather than above them: the
+    /// verdicts are then the last thing a finished run prints.
+    pub claims_last: bool,
 }
 
 /// Why a report could not be written.
@@ -128,16 +139,32 @@ pub fn render_with(
     out: &mut dyn Write,
 ) -> Result<(), ReportError> {
     match format {
-        Format::Table => table::write(&document::run_document(analysis), options.color, out)?,
+        Format::Table => table::write(&terminal_document(analysis, options), options.color, out)?,
         Format::Markdown => markdown::write(&document::run_document(analysis), out)?,
         Format::Json => json::write(analysis, out)?,
         Format::Csv => csv::write_summary(analysis, out)?,
         Format::CsvTrials => csv::write_trials(analysis, out)?,
+        Format::CsvClaims => csv::write_claims(analysis, out)?,
         Format::GoBench => gobench::write(analysis, out)?,
         Format::Html => html::write(analysis, out)?,
     }
     out.flush()?;
     Ok(())
+}
+
+/// The run report as the terminal table lays it out.
+fn terminal_document(analysis: &RunAnalysis, options: RenderOptions) -> Vec<document::Block> {
+    let layout = if options.detail {
+        document::ComparisonLayout::Rows
+    } else {
+        document::ComparisonLayout::Compact
+    };
+    let claims = if options.claims_last {
+        document::ClaimsPlace::End
+    } else {
+        document::ClaimsPlace::Top
+    };
+    document::run_document_with(analysis, layout, claims)
 }
 
 /// Writes a comparison of two runs in `format` (table, md, json or csv).
@@ -156,7 +183,7 @@ pub fn render_comparison(
         Format::Markdown => markdown::write(&blocks(), out)?,
         Format::Json => json::write(comparison, out)?,
         Format::Csv => csv::write_comparison(comparison, out)?,
-        Format::CsvTrials | Format::GoBench | Format::Html => {
+        Format::CsvTrials | Format::CsvClaims | Format::GoBench | Format::Html => {
             return Err(ReportError::UnsupportedForComparison(format));
         }
     }

@@ -11,7 +11,7 @@ pub(crate) fn write(blocks: &[Block], out: &mut dyn Write) -> io::Result<()> {
             Block::Title(text) => writeln!(out, "# {}\n", escape(text))?,
             Block::Line(text) => writeln!(out, "{}\n", escape(text))?,
             Block::Heading(text) => writeln!(out, "## {}\n", escape(text))?,
-            Block::Grid(grid) => write_grid(grid, out)?,
+            Block::Grid(grid) | Block::Records(grid) => write_grid(grid, out)?,
             Block::Notes(notes) if notes.is_empty() => {}
             Block::Notes(notes) => {
                 writeln!(out, "## Notes\n")?;

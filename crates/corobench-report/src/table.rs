@@ -34,6 +34,7 @@ pub(crate) fn write(blocks: &[Block], color: bool, out: &mut dyn Write) -> io::R
                 writeln!(out, "{}", paint(text, Style::Bold, color))?;
             }
             Block::Grid(grid) => write_grid(grid, color, out)?,
+            Block::Records(grid) => write_records(grid, color, out)?,
             Block::Notes(notes) => write_notes(notes, color, out)?,
         }
     }
@@ -87,6 +88,50 @@ fn join(cells: &[String], shown: &[usize], grid: &Grid) -> String {
         line.push_str(cell);
     }
     line
+}
+
+/// Each row as a numbered record: its first cell as the title, then one
+/// line per other non-empty cell, `header  value`, wrapped under itself.
+fn write_records(grid: &Grid, color: bool, out: &mut dyn Write) -> io::Result<()> {
+    let labels = grid
+        .header
+        .iter()
+        .skip(1)
+        .map(|h| width(h))
+        .max()
+        .unwrap_or(0);
+    for (i, row) in grid.rows.iter().enumerate() {
+        let Some((title, cells)) = row.split_first() else {
+            continue;
+        };
+        // Records follow their heading's explanation after a blank line,
+        // and each other after one.
+        writeln!(out)?;
+        let marker = format!("{}. ", i + 1);
+        let hang = " ".repeat(width(&marker));
+        for (k, line) in wrap(&title.text, WIDTH - hang.len(), "").iter().enumerate() {
+            let lead = if k == 0 { &marker } else { &hang };
+            writeln!(out, "{lead}{}", paint(line, Style::Bold, color))?;
+        }
+        let under = " ".repeat(hang.len() + labels + TEXT_GAP.len());
+        for (header, cell) in grid.header.iter().skip(1).zip(cells) {
+            if cell.text.is_empty() {
+                continue;
+            }
+            let label = pad(header, labels, Align::Left);
+            let lines = wrap(&cell.text, WIDTH - under.len(), "");
+            for (k, line) in lines.iter().enumerate() {
+                let text = paint(line, tone_style(cell.tone), color);
+                if k == 0 {
+                    let label = paint(&label, Style::Dim, color);
+                    writeln!(out, "{hang}{label}{TEXT_GAP}{text}")?;
+                } else {
+                    writeln!(out, "{under}{text}")?;
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 fn write_notes(notes: &[(usize, String)], color: bool, out: &mut dyn Write) -> io::Result<()> {

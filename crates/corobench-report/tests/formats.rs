@@ -3,13 +3,17 @@
 //! documents in tests/fixtures are what `corobench report --format json`
 //! and `corobench compare --format json` print for the runs in
 //! crates/corobench/tests/fixtures/report/runs.db; the binary's
-//! `fixtures_are_current` test keeps them so.
+//! `fixtures_are_current` test keeps them so. `claims.json` holds the
+//! verdicts on published claims about the same run (from
+//! crates/corobench/tests/fixtures/report/spec-a-claims.toml): the claims
+//! snapshots render the fixture run with them.
 
 use corobench_model::{Metric, RunAnalysis, RunComparison, TrialStatus};
-use corobench_report::{Format, RenderOptions, render, render_comparison, render_with};
+use corobench_report::{Format, RenderOptions, render_comparison, render_with};
 
 const ANALYSIS: &str = include_str!("fixtures/run-analysis.json");
 const COMPARISON: &str = include_str!("fixtures/run-comparison.json");
+const CLAIMS: &str = include_str!("fixtures/claims.json");
 
 fn analysis() -> RunAnalysis {
     serde_json::from_str(ANALYSIS).expect("the fixture is a run analysis")
@@ -19,10 +23,37 @@ fn comparison() -> RunComparison {
     serde_json::from_str(COMPARISON).expect("the fixture is a run comparison")
 }
 
+/// The fixture run with its published claims judged.
+fn analysis_with_claims() -> RunAnalysis {
+    let mut analysis = analysis();
+    analysis.claims = serde_json::from_str(CLAIMS).expect("the fixture holds claim verdicts");
+    analysis.run.claims = analysis.claims.iter().map(|v| v.claim.clone()).collect();
+    analysis
+}
+
 fn rendered(format: Format) -> String {
+    rendered_with(format, &analysis(), RenderOptions::default())
+}
+
+fn rendered_with(format: Format, analysis: &RunAnalysis, options: RenderOptions) -> String {
     let mut out = Vec::new();
-    render(format, &analysis(), &mut out).unwrap();
+    render_with(format, analysis, options, &mut out).unwrap();
     String::from_utf8(out).unwrap()
+}
+
+/// The lines of `text` from the first that starts with `from` up to the
+/// first after it that starts with `until` (or the end).
+fn section(text: &str, from: &str, until: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let start = lines
+        .iter()
+        .position(|l| l.starts_with(from))
+        .unwrap_or_else(|| panic!("no line starts with {from:?}"));
+    let end = lines[start + 1..]
+        .iter()
+        .position(|l| l.starts_with(until))
+        .map_or(lines.len(), |i| start + 1 + i);
+    lines[start..end].join("\n")
 }
 
 fn rendered_comparison(format: Format) -> String {
@@ -45,22 +76,42 @@ macro_rules! assert_redacted_snapshot {
     };
 }
 
+/// By default the table compares req/s and p99 only.
 #[test]
 fn table() {
     assert_redacted_snapshot!("run.table", rendered(Format::Table));
 }
 
+/// `--detail` compares every metric, as the other formats do.
+#[test]
+fn table_in_detail() {
+    let options = RenderOptions {
+        detail: true,
+        ..RenderOptions::default()
+    };
+    let text = rendered_with(Format::Table, &analysis(), options);
+    assert_redacted_snapshot!("run.table-detail", text);
+}
+
 #[test]
 fn table_in_colour_marks_only_significant_deltas() {
-    let mut out = Vec::new();
-    let options = RenderOptions { color: true };
-    render_with(Format::Table, &analysis(), options, &mut out).unwrap();
-    let text = String::from_utf8(out).unwrap();
-    let plain = rendered(Format::Table);
+    let detail = RenderOptions {
+        detail: true,
+        ..RenderOptions::default()
+    };
+    let coloured = RenderOptions {
+        color: true,
+        ..detail
+    };
+    let text = rendered_with(Format::Table, &analysis_with_claims(), coloured);
+    let plain = rendered_with(Format::Table, &analysis_with_claims(), detail);
     assert!(text.contains("\x1b[31m") && text.contains("\x1b[32m"));
     // Colour adds escape codes and nothing else.
-    let stripped = text
-        .split('\x1b')
+    assert_eq!(without_escapes(&text), plain);
+}
+
+fn without_escapes(text: &str) -> String {
+    text.split('\x1b')
         .enumerate()
         .map(|(i, part)| {
             if i == 0 {
@@ -69,8 +120,7 @@ fn table_in_colour_marks_only_significant_deltas() {
                 part.split_once('m').map_or(part, |(_, rest)| rest)
             }
         })
-        .collect::<String>();
-    assert_eq!(stripped, plain);
+        .collect()
 }
 
 #[test]
@@ -185,6 +235,114 @@ fn tables_show_the_analysis_figures() {
         );
         assert!(md.contains(&cell), "{cell}");
     }
+}
+
+#[test]
+fn claims_table() {
+    let text = rendered_with(
+        Format::Table,
+        &analysis_with_claims(),
+        RenderOptions::default(),
+    );
+    let claims = section(&text, "Published claims", "plaintext · ");
+    assert_redacted_snapshot!("claims.table", claims);
+    // Above the usual tables, after the header.
+    assert!(text.find("Published claims") < text.find("plaintext · GET"));
+}
+
+/// A finished run prints its table first and the verdicts last.
+#[test]
+fn claims_table_at_the_end_of_a_run() {
+    let options = RenderOptions {
+        claims_last: true,
+        ..RenderOptions::default()
+    };
+    let text = rendered_with(Format::Table, &analysis_with_claims(), options);
+    assert!(text.find("Notes") < text.find("Published claims"));
+    let top = rendered_with(
+        Format::Table,
+        &analysis_with_claims(),
+        RenderOptions::default(),
+    );
+    assert_eq!(
+        section(&text, "Published claims", "\u{0}"),
+        section(&top, "Published claims", "plaintext · ").trim_end()
+    );
+}
+
+#[test]
+fn claims_markdown() {
+    let text = rendered_with(
+        Format::Markdown,
+        &analysis_with_claims(),
+        RenderOptions::default(),
+    );
+    assert_redacted_snapshot!("claims.md", section(&text, "## Published claims", "## "));
+}
+
+/// The JSON document carries the verdicts, and they read back unchanged.
+#[test]
+fn claims_json() {
+    let analysis = analysis_with_claims();
+    let text = rendered_with(Format::Json, &analysis, RenderOptions::default());
+    let back: RunAnalysis = serde_json::from_str(&text).unwrap();
+    assert_eq!(back, analysis);
+    assert_redacted_snapshot!(
+        "claims.json",
+        section(&text, "  \"claims\": [", "  \"metrics\": [")
+    );
+}
+
+#[test]
+fn claims_csv() {
+    let text = rendered_with(
+        Format::CsvClaims,
+        &analysis_with_claims(),
+        RenderOptions::default(),
+    );
+    assert_eq!(
+        text.lines().count(),
+        analysis_with_claims().claims.len() + 1
+    );
+    assert_redacted_snapshot!("claims.csv-claims", text);
+    // A run without claims gives the header alone.
+    assert_eq!(rendered(Format::CsvClaims).lines().count(), 1);
+}
+
+#[test]
+fn claims_gobench() {
+    let text = rendered_with(
+        Format::GoBench,
+        &analysis_with_claims(),
+        RenderOptions::default(),
+    );
+    let comments = section(&text, "# published claims", "goos:");
+    assert!(comments.lines().all(|l| l.starts_with('#')));
+    assert_redacted_snapshot!("claims.gobench", comments);
+    // benchstat sees the same results with or without them.
+    let results = |t: &str| -> Vec<String> {
+        t.lines()
+            .filter(|l| !l.starts_with('#'))
+            .map(str::to_owned)
+            .collect()
+    };
+    assert_eq!(results(&text), results(&rendered(Format::GoBench)));
+}
+
+#[test]
+fn claims_html() {
+    let html = rendered_with(
+        Format::Html,
+        &analysis_with_claims(),
+        RenderOptions::default(),
+    );
+    let start = html.find(r#"<h2 id="claims">"#).expect("a claims section");
+    let end = html
+        .find(r#"<h2 id="throughput">"#)
+        .expect("the throughput section");
+    assert!(start < end, "the claims come first");
+    assert!(html.contains(r##"<a href="#claims">Published claims</a>"##));
+    assert_redacted_snapshot!("claims.html-outline", outline(&html[start..end]));
 }
 
 fn only_svg_namespace(html: &str) -> bool {

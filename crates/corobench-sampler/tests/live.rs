@@ -7,8 +7,9 @@ use std::time::Duration;
 
 use corobench_sampler::{Sampler, SamplerError, snapshot};
 
-/// A process group of two: `sh` (the leader) and a busy `yes`. On SIGTERM the
-/// shell kills and reaps `yes` before exiting, so nothing is left orphaned.
+/// A process group of two: `sh` (the leader) and a busy `yes`. SIGTERM to the
+/// group ends `yes`, and the shell reaps it before exiting, so nothing is
+/// left orphaned.
 struct BusyGroup {
     shell: Child,
 }
@@ -18,8 +19,12 @@ impl BusyGroup {
         let mut command = Command::new("sh");
         command.args([
             "-c",
-            "exec 2>/dev/null; yes > /dev/null & busy=$!; \
-             trap 'kill $busy; wait $busy; exit 0' TERM; wait",
+            // The trap comes first, and the group as a whole is signalled:
+            // a SIGTERM to the shell alone that arrived before the trap was
+            // set, or before `busy` was, would leave `yes` running in the
+            // group, orphaned.
+            "exec 2>/dev/null; trap 'kill $busy; wait $busy; exit 0' TERM; \
+             yes > /dev/null & busy=$!; wait",
         ]);
         // SAFETY: setpgid is async-signal-safe and touches only the child.
         unsafe {
@@ -58,7 +63,7 @@ impl Drop for BusyGroup {
         // Once reaped, the pid may belong to someone else: never signal it then.
         if matches!(self.shell.try_wait(), Ok(None)) {
             // SAFETY: kill with a pid we spawned and have not reaped yet.
-            unsafe { libc::kill(self.shell.id() as libc::pid_t, libc::SIGTERM) };
+            unsafe { libc::kill(-(self.shell.id() as libc::pid_t), libc::SIGTERM) };
             let _ = self.shell.wait();
         }
     }
@@ -93,7 +98,7 @@ fn a_vanished_group_ends_the_series() {
     group.wait_for_both();
     let sampler = Sampler::start(group.pgid(), Duration::from_millis(5)).unwrap();
     // SAFETY: kill with a pid we spawned and have not reaped yet.
-    unsafe { libc::kill(group.pgid(), libc::SIGTERM) };
+    unsafe { libc::kill(-group.pgid(), libc::SIGTERM) };
     group.shell.wait().unwrap();
     // The thread notices by itself; poll by count until it does.
     for _ in 0..6000 {

@@ -52,10 +52,13 @@ pub struct CatalogTarget {
 }
 
 /// What the resolver needs to know of a program target.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CatalogProgram {
     /// It talks to a server the spec must name.
     pub needs_server: bool,
+    /// The units of the figures it reports (`tasks/s`, `B/op`): what a
+    /// claim about it may name.
+    pub metrics: Vec<String>,
 }
 
 /// Every known target, plus the machine's CPU count.

@@ -148,6 +148,8 @@ fn unknown_key(name: &str, table: &str, known: &[&str]) -> String {
         "the top level".to_string()
     } else if table.starts_with("workloads[") {
         "[[workloads]]".to_string()
+    } else if table.starts_with("claims[") {
+        "[[claims]]".to_string()
     } else {
         format!("[{table}]")
     };

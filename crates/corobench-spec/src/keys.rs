@@ -11,6 +11,8 @@ pub(crate) const TOP_LEVEL: &[&str] = &[
     "schedule",
     "workloads",
     "program",
+    "baseline",
+    "claims",
 ];
 
 /// `[program]`.
@@ -50,14 +52,29 @@ pub(crate) const WORKLOAD: &[&str] = &[
     "pipeline",
 ];
 
+/// One `[[claims]]`.
+pub(crate) const CLAIM: &[&str] = &[
+    "source",
+    "says",
+    "workload",
+    "metric",
+    "a",
+    "b",
+    "ratio",
+    "direction",
+    "tolerance",
+    "published",
+];
+
 /// Where `key` belongs, when it belongs to a table other than `table`.
 pub(crate) fn home_elsewhere(key: &str, table: &[&str]) -> Option<&'static str> {
-    let homes: [(&[&str], &str); 5] = [
+    let homes: [(&[&str], &str); 6] = [
         (TOP_LEVEL, "the top level"),
         (RUN, "[run]"),
         (SCHEDULE, "[schedule]"),
         (WORKLOAD, "[[workloads]]"),
         (PROGRAM, "[program]"),
+        (CLAIM, "[[claims]]"),
     ];
     homes
         .iter()

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 pub use corobench_model::Schedule;
-use corobench_model::{BackendChoice, ProgramScenario, ScenarioKey};
+use corobench_model::{BackendChoice, ClaimRecord, ProgramScenario, ScenarioKey};
 
 /// A checked spec, expanded into scenarios.
 #[derive(Clone, Debug, PartialEq)]
@@ -23,7 +23,16 @@ pub struct Plan {
     pub scenarios: Vec<PlannedScenario>,
     /// Targets the spec asked for that cannot run here, with the reason.
     pub skipped_targets: Vec<SkippedTarget>,
+    /// The target every other is compared with (`baseline`), one the spec
+    /// asks for; it may be skipped here.
+    pub baseline: Option<String>,
+    /// Published claims to judge on the run's trials (`[[claims]]`).
+    pub claims: Vec<PlannedClaim>,
 }
+
+/// A claim of a spec, its sides resolved to scenario keys (or to why their
+/// target cannot run here): exactly what the run stores.
+pub type PlannedClaim = ClaimRecord;
 
 /// A target the spec asked for that cannot run on this machine.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -37,7 +37,7 @@ pub(crate) fn program_scenario(
         .filter(|t| {
             catalog
                 .get(t)
-                .and_then(|c| c.program)
+                .and_then(|c| c.program.as_ref())
                 .is_some_and(|p| p.needs_server)
         })
         .map(String::as_str)

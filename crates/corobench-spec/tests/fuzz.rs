@@ -15,7 +15,7 @@ use proptest::prelude::*;
 /// The tables of a spec (the top level first) with the keys each takes;
 /// others come as strays.
 const TABLES: &[(&str, &str)] = &[
-    ("", "name description targets"),
+    ("", "name description targets baseline"),
     (
         "[run]",
         "trials until_ci max_trials duration warmup idle timeout server_cpus generator_cpus generator_threads backend seed",
@@ -27,6 +27,10 @@ const TABLES: &[(&str, &str)] = &[
 
 /// The keys one `[[workloads]]` may have besides `name` and `path`.
 const WORKLOAD: &str = "method headers body body_file connections rates";
+
+/// The keys one `[[claims]]` may have besides the required ones.
+const CLAIM: &str = "workload ratio direction tolerance published";
+const CLAIM_REQUIRED: &[&str] = &["source", "says", "metric", "a", "b"];
 
 /// Text values a spec uses, and some that are almost right.
 const WORDS: &str = "available all go-ants go-nethttp swoole-epoll 10s 500ms 24h 25h 0s \
@@ -150,6 +154,29 @@ fn plausible(key: &str) -> &'static [&'static str] {
         "nonblocking" => &["true", "\"false\"", "[true, false]", "\"maybe\""],
         "rates" => &["1000", "2.5", "[1, 2.5]", "[2.5, 2.50]", "0", "1e30", "nan"],
         "connections" => &["8", "[8, 64]", "[8, 8]", "0", "65536", "2.5"],
+        "baseline" => &["\"go-nethttp\"", "\"swoole-epoll\"", "\"nope\"", "1"],
+        "source" | "says" => &["\"a report\"", "\"\"", "\"two\\nlines\""],
+        "a" | "b" => &[
+            "\"go-ants\"",
+            "\"go-nethttp c=64\"",
+            "\"go-ants pool_size=64\"",
+            "\"swoole-epoll workers=2\"",
+            "\"go-ants pool=1\"",
+            "\"nope\"",
+            "\"\"",
+        ],
+        "metric" => &["\"rps\"", "\"p99.9\"", "\"p90\"", "\"tasks/s\""],
+        "workload" => &["\"fuzz\"", "\"p\"", "\"nope\""],
+        "ratio" => &["3.06", "0", "-1", "nan", "inf", "1e7", "\"2\""],
+        "direction" => &["\"a>b\"", "\"a < b\"", "\"up\""],
+        "tolerance" => &["\"10%\"", "0.1", "\"150%\"", "0"],
+        "published" => &[
+            "[146873, 48009]",
+            "[1]",
+            "[-1, 2]",
+            "[nan, 1]",
+            "[\"1\", 2]",
+        ],
         _ => &["3", "1", "6", "64", "[1, 2]", "[2, 2]", "0", "10001", "-1"],
     }
 }
@@ -206,8 +233,12 @@ fn tables() -> impl Strategy<Value = String> {
     });
     let workloads =
         prop::collection::vec(table("[[workloads]]", &["name", "path"], WORKLOAD), 0..3);
-    (table(top.0, &[], top.1), some, workloads)
-        .prop_map(|(top, some, workloads)| format!("{top}{some}{}", workloads.concat()))
+    let claims = prop::collection::vec(table("[[claims]]", CLAIM_REQUIRED, CLAIM), 0..3);
+    (table(top.0, &[], top.1), some, workloads, claims).prop_map(
+        |(top, some, workloads, claims)| {
+            format!("{top}{some}{}{}", workloads.concat(), claims.concat())
+        },
+    )
 }
 
 /// A whole spec text, often ending in a valid workload (so that the rest is

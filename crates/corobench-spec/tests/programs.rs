@@ -6,6 +6,15 @@ use std::time::Duration;
 
 use corobench_spec::{Catalog, CatalogProgram, CatalogTarget, Domain, Plan, resolve};
 
+/// The units each program target's manifest declares, as in targets/.
+fn declared_metrics(name: &str) -> Vec<String> {
+    let units: &[&str] = match name {
+        "go-ants-tasks" => &["tasks/s", "p99-ms", "B/op", "littles-bound-tasks/s"],
+        _ => &["req/s", "p50-ms", "p99-ms", "B/op"],
+    };
+    units.iter().map(|u| (*u).to_string()).collect()
+}
+
 fn target(name: &str, program: Option<bool>, parameters: &[(&str, Domain)]) -> CatalogTarget {
     CatalogTarget {
         name: name.to_string(),
@@ -15,7 +24,10 @@ fn target(name: &str, program: Option<bool>, parameters: &[(&str, Domain)]) -> C
             .map(|(n, d)| ((*n).to_string(), d.clone()))
             .collect(),
         min_warmup: Duration::ZERO,
-        program: program.map(|needs_server| CatalogProgram { needs_server }),
+        program: program.map(|needs_server| CatalogProgram {
+            needs_server,
+            metrics: declared_metrics(name),
+        }),
     }
 }
 

@@ -81,7 +81,10 @@ fn with_programs(mut catalog: Catalog) -> Catalog {
             .map(|(n, d)| (n.to_string(), d))
             .collect(),
         min_warmup: Duration::ZERO,
-        program: Some(CatalogProgram { needs_server }),
+        program: Some(CatalogProgram {
+            needs_server,
+            metrics: Vec::new(),
+        }),
     };
     catalog.targets.push(program(
         "go-ants-tasks",

@@ -47,10 +47,15 @@ impl Store {
         let fail = |e| classify(e, path, "storing the run", Some(&run.id));
         let tx = self.conn.transaction().map_err(fail)?;
         let provenance = to_json(&run.provenance, "provenance", path)?;
+        let claims = if run.claims.is_empty() {
+            None
+        } else {
+            Some(to_json(&run.claims, "claims", path)?)
+        };
         let inserted = tx.execute(
             "INSERT INTO runs (id, started_at_unix_ms, finished_at_unix_ms, status, suite, \
-             spec_toml, seed, trials_per_scenario, provenance_json) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+             spec_toml, seed, trials_per_scenario, provenance_json, claims_json, baseline) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
             params![
                 run.id,
                 run.started_at_unix_ms,
@@ -61,6 +66,8 @@ impl Store {
                 run.seed.to_string(),
                 trials_per_scenario,
                 provenance,
+                claims,
+                run.baseline,
             ],
         );
         match inserted {
@@ -257,7 +264,8 @@ impl Store {
             .conn
             .query_row(
                 "SELECT id, started_at_unix_ms, finished_at_unix_ms, status, suite, spec_toml, \
-                 seed, trials_per_scenario, provenance_json FROM runs WHERE id = ?1",
+                 seed, trials_per_scenario, provenance_json, claims_json, baseline \
+                 FROM runs WHERE id = ?1",
                 [run_id],
                 |row| {
                     Ok((
@@ -269,13 +277,18 @@ impl Store {
                         ),
                         (row.get(4)?, row.get(5)?, row.get::<_, String>(6)?),
                         (row.get(7)?, row.get::<_, String>(8)?),
+                        (row.get::<_, Option<String>>(9)?, row.get(10)?),
                     ))
                 },
             )
             .optional()
             .map_err(|e| self.fail(e, "loading the run", None))?;
-        let Some(((id, started, finished, status), (suite, spec_toml, seed), (trials, provenance))) =
-            row
+        let Some((
+            (id, started, finished, status),
+            (suite, spec_toml, seed),
+            (trials, provenance),
+            (claims, baseline),
+        )) = row
         else {
             return Err(self.unknown_run(run_id));
         };
@@ -290,6 +303,11 @@ impl Store {
                 .parse()
                 .map_err(|e| decode_error(&self.path, "run seed", e))?,
             provenance: from_json(&provenance, "provenance", &self.path)?,
+            claims: claims
+                .map(|json| from_json(&json, "claims", &self.path))
+                .transpose()?
+                .unwrap_or_default(),
+            baseline,
         };
         Ok((run, trials))
     }

@@ -105,6 +105,7 @@ impl Targets {
                 min_warmup: m.run.min_warmup(),
                 program: m.program().map(|p| CatalogProgram {
                     needs_server: p.needs_server(),
+                    metrics: p.metrics.clone(),
                 }),
             })
             .collect();

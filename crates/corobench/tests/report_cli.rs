@@ -8,6 +8,8 @@ use report_fixture::{Fixture, ok, repo_path, stderr, stdout, usage_error};
 
 const ANALYSIS_FIXTURE: &str = "crates/corobench-report/tests/fixtures/run-analysis.json";
 const COMPARISON_FIXTURE: &str = "crates/corobench-report/tests/fixtures/run-comparison.json";
+const CLAIMS_FIXTURE: &str = "crates/corobench-report/tests/fixtures/claims.json";
+const CLAIMS_SPEC: &str = "crates/corobench/tests/fixtures/report/spec-a-claims.toml";
 
 #[test]
 fn every_report_format_renders_the_fixture_run() {
@@ -66,7 +68,12 @@ fn json_documents_validate_against_the_schema() {
         "--format",
         "json",
     ]));
-    for (kind, text) in [("run_analysis", report), ("run_comparison", compare)] {
+    let with_claims = serde_json::to_string(&run_a_with_claims(&fixture)).unwrap();
+    for (kind, text) in [
+        ("run_analysis", report),
+        ("run_comparison", compare),
+        ("run_analysis", with_claims),
+    ] {
         let document: serde_json::Value = serde_json::from_str(&text).unwrap();
         let errors: Vec<String> = rooted(kind)
             .iter_errors(&document)
@@ -93,7 +100,12 @@ fn fixtures_are_current() {
         "json",
     ]));
     let update = std::env::var_os("COROBENCH_UPDATE_FIXTURES").is_some();
-    for (path, fresh) in [(ANALYSIS_FIXTURE, report), (COMPARISON_FIXTURE, compare)] {
+    let claims = serde_json::to_string_pretty(&run_a_with_claims(&fixture).claims).unwrap() + "\n";
+    for (path, fresh) in [
+        (ANALYSIS_FIXTURE, report),
+        (COMPARISON_FIXTURE, compare),
+        (CLAIMS_FIXTURE, claims),
+    ] {
         let path = repo_path(path);
         if update {
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -108,6 +120,72 @@ fn fixtures_are_current() {
             path.display()
         );
     }
+}
+
+/// Run A analysed with spec-a-claims.toml's claims: resolved as `corobench
+/// run` resolves them (against targets where swoole-uring cannot run),
+/// stored with the run, and judged as `report` judges them.
+fn run_a_with_claims(fixture: &Fixture) -> corobench_model::RunAnalysis {
+    let path = repo_path(CLAIMS_SPEC);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let plan = corobench_spec::resolve(&text, Some(&path), &claims_catalog()).unwrap();
+    let store = corobench_store::Store::open_existing(&fixture.db).unwrap();
+    let mut run = store.load_run(&fixture.run_a).unwrap();
+    let planned: Vec<&str> = plan.scenarios.iter().map(|s| s.key.as_str()).collect();
+    let stored: Vec<&str> = run.scenarios.iter().map(|s| s.key.as_str()).collect();
+    assert_eq!(planned, stored, "the claims spec plans run A's scenarios");
+    run.run.claims = plan.claims;
+    let options = corobench::analyze::AnalyzeOptions::default();
+    corobench::analyze::analyze_run(&run, &options).unwrap()
+}
+
+/// The fixture's targets as the spec resolver sees them, and swoole-uring,
+/// which cannot run here.
+fn claims_catalog() -> corobench_spec::Catalog {
+    use corobench_spec::{CatalogTarget, Domain};
+    let target = |name: &str, available: Result<(), String>| CatalogTarget {
+        name: name.to_owned(),
+        available,
+        parameters: std::collections::BTreeMap::new(),
+        min_warmup: std::time::Duration::ZERO,
+        program: None,
+    };
+    let mut ants = target("go-ants", Ok(()));
+    let sizes = Domain::Integer {
+        min: 1,
+        max: 1_000_000,
+    };
+    ants.parameters.insert("pool_size".to_owned(), sizes);
+    let missing = "`php` is not on PATH (build the Swoole 6 extension with --enable-iouring; see \
+                   targets/swoole-uring/README.md)";
+    corobench_spec::Catalog {
+        targets: vec![
+            target("go-nethttp", Ok(())),
+            ants,
+            target("node-http", Ok(())),
+            target("swoole-uring", Err(missing.to_owned())),
+        ],
+        cpus: 2,
+    }
+}
+
+#[test]
+fn the_table_compares_req_s_and_p99_unless_asked_for_every_metric() {
+    let fixture = Fixture::new();
+    let compact = ok(&fixture.corobench(&["report", &fixture.run_a]));
+    let detail = ok(&fixture.corobench(&["report", &fixture.run_a, "--detail"]));
+    // `peak RSS` names a compared metric only; the scenario tables say `RSS`.
+    assert!(!compact.contains("peak RSS"), "{compact}");
+    assert!(compact.contains("every metric with `corobench report --detail`"));
+    assert!(detail.contains("peak RSS"), "{detail}");
+    let markdown = ok(&fixture.corobench(&["report", &fixture.run_a, "--format", "md"]));
+    assert!(
+        markdown.contains("peak RSS"),
+        "the other formats compare every metric"
+    );
+    // A run without claims has none to list.
+    let claims = ok(&fixture.corobench(&["report", &fixture.run_a, "--format", "csv-claims"]));
+    assert_eq!(claims.lines().count(), 1, "{claims}");
 }
 
 #[test]

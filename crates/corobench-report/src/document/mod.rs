@@ -8,12 +8,14 @@ use corobench_model::{
 
 use crate::units;
 
+mod claims;
 mod compare;
 mod program;
 mod run;
 
+pub(crate) use claims::claims_grid;
 pub(crate) use compare::comparison_document;
-pub(crate) use run::{ComparisonLayout, run_document, run_document_with};
+pub(crate) use run::{ClaimsPlace, ComparisonLayout, run_document, run_document_with};
 
 /// How a cell should stand out on a colour terminal.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -79,6 +81,10 @@ pub(crate) enum Block {
     Line(String),
     Heading(String),
     Grid(Grid),
+    /// Rows too wide for columns: a terminal writes each row as a record
+    /// (its first cell as a title, then one `header  value` line per cell),
+    /// other formats as a table.
+    Records(Grid),
     /// Footnotes: marker number and text.
     Notes(Vec<(usize, String)>),
 }

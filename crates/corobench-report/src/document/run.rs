@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use corobench_model::{Metric, RunAnalysis, ScenarioAnalysis, ScenarioComparison};
 
+use super::claims::claims_blocks;
 use super::{
     Align, Block, Cell, Grid, Tone, center_and_ci, delta_cell, group_heading, groups, machine_line,
     markers, range, run_line, shown_comparisons,
@@ -14,20 +15,42 @@ use crate::units;
 /// How comparisons with the baseline are laid out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum ComparisonLayout {
-    /// One row per scenario and metric: fits a terminal.
+    /// One row per scenario and metric.
     Rows,
+    /// One row per scenario and headline metric (req/s and p99, a
+    /// program's rates and p99): a first look that fits a terminal.
+    Compact,
     /// One row per scenario, one column per metric: fits a wide page.
     Matrix,
 }
 
-/// The run report: a header, one section per workload and schedule, footnotes.
-pub(crate) fn run_document(analysis: &RunAnalysis) -> Vec<Block> {
-    run_document_with(analysis, ComparisonLayout::Rows)
+/// Where the published claims go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ClaimsPlace {
+    /// Above the tables: what a report is read for.
+    Top,
+    /// After the tables and notes: the last thing a finished run prints.
+    End,
+    /// Not here (the HTML page gives them a section of their own).
+    Omit,
 }
 
-/// [`run_document`] with a choice of comparison layout.
-pub(crate) fn run_document_with(analysis: &RunAnalysis, layout: ComparisonLayout) -> Vec<Block> {
-    let mut blocks = run_header(analysis);
+/// The run report: a header, the claims, one section per workload and
+/// schedule with every metric compared, footnotes.
+pub(crate) fn run_document(analysis: &RunAnalysis) -> Vec<Block> {
+    run_document_with(analysis, ComparisonLayout::Rows, ClaimsPlace::Top)
+}
+
+/// [`run_document`] with a choice of comparison layout and claims' place.
+pub(crate) fn run_document_with(
+    analysis: &RunAnalysis,
+    layout: ComparisonLayout,
+    claims: ClaimsPlace,
+) -> Vec<Block> {
+    let mut blocks = run_header(analysis, layout);
+    if claims == ClaimsPlace::Top {
+        blocks.extend(claims_blocks(analysis));
+    }
     for group in groups(&analysis.scenarios) {
         let first = &analysis.scenarios[group[0]];
         blocks.push(Block::Heading(group_heading(first)));
@@ -37,16 +60,30 @@ pub(crate) fn run_document_with(analysis: &RunAnalysis, layout: ComparisonLayout
             scenario_grid(analysis, &group)
         }));
         let comparisons = match layout {
-            ComparisonLayout::Rows => comparison_grid(analysis, &group),
+            ComparisonLayout::Rows => comparison_grid(analysis, &group, |_| true),
+            ComparisonLayout::Compact => comparison_grid(analysis, &group, headline),
             ComparisonLayout::Matrix => comparison_matrix(analysis, &group),
         };
         blocks.extend(comparisons.map(Block::Grid));
     }
     blocks.push(Block::Notes(notes(analysis)));
+    if claims == ClaimsPlace::End {
+        blocks.extend(claims_blocks(analysis));
+    }
     blocks
 }
 
-fn run_header(analysis: &RunAnalysis) -> Vec<Block> {
+/// The metrics a compact comparison keeps: throughput and tail latency, of
+/// a server (req/s, p99) or as a program reports them (`…/s`, `p99-ms`).
+fn headline(metric: Metric) -> bool {
+    match metric {
+        Metric::RequestsPerS | Metric::LatencyP99Us => true,
+        Metric::Program(unit) => unit.as_str().ends_with("/s") || unit.as_str() == "p99-ms",
+        _ => false,
+    }
+}
+
+fn run_header(analysis: &RunAnalysis, layout: ComparisonLayout) -> Vec<Block> {
     let run = &analysis.run;
     let mut blocks = vec![
         Block::Title(format!("corobench run {}", run.id)),
@@ -64,9 +101,14 @@ fn run_header(analysis: &RunAnalysis) -> Vec<Block> {
         units::whole_pct(analysis.settings.confidence)
     )));
     if let Some(baseline) = &analysis.settings.baseline_target {
+        let shown = if layout == ComparisonLayout::Compact {
+            "; req/s and p99 only here, every metric with `corobench report --detail`"
+        } else {
+            ""
+        };
         blocks.push(Block::Line(format!(
             "Deltas compare each target with {baseline} (Mann–Whitney U test on the trials, \
-             ~ when p > {}).",
+             ~ when p > {}){shown}.",
             analysis.settings.alpha
         )));
     }
@@ -184,7 +226,11 @@ fn compared_label(analysis: &RunAnalysis, c: &ScenarioComparison, several: bool)
     }
 }
 
-fn comparison_grid(analysis: &RunAnalysis, group: &[usize]) -> Option<Grid> {
+fn comparison_grid(
+    analysis: &RunAnalysis,
+    group: &[usize],
+    shown: fn(Metric) -> bool,
+) -> Option<Grid> {
     let (comparisons, several_baselines) = group_comparisons(analysis, group);
     let first = comparisons.first()?;
     let baseline_label = &analysis.scenarios[first.baseline].label;
@@ -198,7 +244,8 @@ fn comparison_grid(analysis: &RunAnalysis, group: &[usize]) -> Option<Grid> {
     ]);
     for c in comparisons {
         let label = compared_label(analysis, c, several_baselines);
-        for (k, m) in shown_comparisons(&c.metrics).enumerate() {
+        let metrics = shown_comparisons(&c.metrics).filter(|m| shown(m.metric));
+        for (k, m) in metrics.enumerate() {
             let first_cell = if k == 0 { label.clone() } else { String::new() };
             grid.rows.push(vec![
                 Cell::plain(first_cell),

@@ -1,10 +1,12 @@
 //! `--format html`: one self-contained page (inline CSS, SVG and a few lines
-//! of JavaScript; nothing is fetched): throughput with confidence
+//! of JavaScript; nothing is fetched): the published claims' verdicts with
+//! their measured ratios, throughput with confidence
 //! intervals, latency spectra, sweeps, CPU and memory over time, the tables
 //! of the terminal report, warnings and provenance.
 
 mod axes;
 mod charts;
+mod claims;
 mod resources;
 mod svg;
 mod sweeps;
@@ -103,8 +105,14 @@ fn head(page: &mut String, analysis: &RunAnalysis) {
     for line in lines {
         let _ = write!(page, r#"<p class="meta">{}</p>"#, escape(&line));
     }
+    let claims = if analysis.claims.is_empty() {
+        ""
+    } else {
+        "<a href=\"#claims\">Published claims</a>"
+    };
+    let _ = write!(page, "<nav>{claims}");
     page.push_str(
-        "<nav><a href=\"#throughput\">Throughput</a><a href=\"#latency\">Latency</a>\
+        "<a href=\"#throughput\">Throughput</a><a href=\"#latency\">Latency</a>\
          <a href=\"#sweeps\">Sweeps</a><a href=\"#resources\">CPU and memory</a>\
          <a href=\"#tables\">Tables</a><a href=\"#warnings\">Warnings</a>\
          <a href=\"#provenance\">Provenance</a></nav>",
@@ -120,6 +128,9 @@ fn head(page: &mut String, analysis: &RunAnalysis) {
 }
 
 fn body(page: &mut String, analysis: &RunAnalysis) {
+    if let Some(claims) = claims::claims_section(analysis) {
+        page.push_str(&claims);
+    }
     let colors = label_colors(analysis);
     let sections = groups(&analysis.scenarios);
     let confidence = crate::units::whole_pct(analysis.settings.confidence);
@@ -176,7 +187,11 @@ fn body(page: &mut String, analysis: &RunAnalysis) {
             analysis.settings.alpha
         ),
     );
-    let blocks = document::run_document_with(analysis, document::ComparisonLayout::Matrix);
+    let blocks = document::run_document_with(
+        analysis,
+        document::ComparisonLayout::Matrix,
+        document::ClaimsPlace::Omit,
+    );
     page.push_str(&tables::blocks(&blocks));
     section(
         page,

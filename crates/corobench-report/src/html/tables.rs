@@ -19,7 +19,7 @@ pub(crate) fn blocks(blocks: &[Block]) -> String {
             Block::Heading(text) => {
                 let _ = write!(html, "<h3>{}</h3>", escape(text));
             }
-            Block::Grid(grid) => html.push_str(&table(grid)),
+            Block::Grid(grid) | Block::Records(grid) => html.push_str(&table(grid)),
             Block::Notes(notes) if notes.is_empty() => {}
             Block::Notes(notes) => {
                 html.push_str(r#"<h2 id="warnings">Warnings</h2><ol class="notes">"#);
@@ -33,7 +33,8 @@ pub(crate) fn blocks(blocks: &[Block]) -> String {
     html
 }
 
-fn table(grid: &Grid) -> String {
+/// One grid as an HTML table.
+pub(crate) fn table(grid: &Grid) -> String {
     let class = |a: &Align| match a {
         Align::Left => "",
         Align::Right => r#" class="num""#,

@@ -3,6 +3,7 @@
 //! into scenarios. Whatever could fail before the first trial fails here,
 //! with the file, line, column and key.
 
+mod claims;
 mod repeats;
 mod schedule;
 mod settings;
@@ -56,6 +57,7 @@ pub fn resolve_within(
     let name = settings::name(spec.get("name"), &at)?.unwrap_or_else(|| default_name(path));
     let description = settings::description(spec.get("description"), &at)?.unwrap_or_default();
     let selection = targets::select(spec.get("targets"), catalog, &at)?;
+    let baseline = targets::baseline(spec.get("baseline"), &selection, catalog, &at)?;
     let sweeps = targets::parameter_sweeps(spec.get("parameters"), &selection, catalog, &at)?;
     let settings = settings::read(spec.get("run"), catalog, &at)?;
     let (programs, servers): (Sweeps, Sweeps) = sweeps
@@ -77,6 +79,14 @@ pub fn resolve_within(
         catalog,
         scenarios.len(),
     ));
+    let workload_names: Vec<String> = workloads.iter().map(|w| w.workload.name.clone()).collect();
+    let context = claims::Context {
+        catalog,
+        selection: &selection,
+        workloads: &workload_names,
+        scenarios: &scenarios,
+    };
+    let claims = claims::read(spec.get("claims"), &context, &at)?;
     Ok(Plan {
         name,
         description,
@@ -88,6 +98,8 @@ pub fn resolve_within(
         generator_cpus: settings.generator_cpus,
         scenarios,
         skipped_targets: selection.skipped,
+        baseline,
+        claims,
     })
 }
 

@@ -61,7 +61,7 @@ pub(super) fn description(
 
 /// Text shown on one line of a terminal: no control characters (which could
 /// move the cursor or forge lines), not too long.
-fn one_line<'d>(
+pub(super) fn one_line<'d>(
     field: &Field<'d>,
     example: &str,
     most: usize,
@@ -107,7 +107,11 @@ pub(super) fn read(
             .max(MIN_TRIALS_FOR_INTERVAL),
         None => run.count("trials", 3, 1..=MAX_TRIALS)?,
     };
-    let until_ci = match run.get("until_ci").map(|v| fraction(v, at)).transpose()? {
+    let until_ci = match run
+        .get("until_ci")
+        .map(|v| fraction(v, "run.until_ci", at))
+        .transpose()?
+    {
         None if budget.is_some() => Some(DEFAULT_BUDGET_GOAL),
         given => given,
     };
@@ -215,9 +219,8 @@ impl<'d> Run<'_, 'd> {
     }
 }
 
-/// `"3%"` or `0.03`.
-fn fraction(value: &Value<'_>, at: &Locator<'_>) -> Result<f64, SpecError> {
-    let key = "run.until_ci";
+/// `"3%"` or `0.03`: a fraction in (0, 1).
+pub(super) fn fraction(value: &Value<'_>, key: &str, at: &Locator<'_>) -> Result<f64, SpecError> {
     let parsed = match value.get_ref() {
         DeValue::String(text) => parse_fraction(text),
         DeValue::Float(f) => parse_fraction(f.as_str()),

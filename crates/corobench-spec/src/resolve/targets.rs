@@ -71,6 +71,35 @@ pub(super) fn select(
     Ok(selection)
 }
 
+/// `baseline = "go-nethttp"`: the target every other is compared with in
+/// reports, one the spec asks for (it may be skipped here).
+pub(super) fn baseline(
+    field: Option<&Field<'_>>,
+    selection: &Selection,
+    catalog: &Catalog,
+    at: &Locator<'_>,
+) -> Result<Option<String>, SpecError> {
+    let Some(field) = field else {
+        return Ok(None);
+    };
+    let name = document::text(field.value, "baseline", "\"go-nethttp\"", at)?;
+    let message = if catalog.get(name).is_none() {
+        format!(
+            "unknown target {}; known targets: {}",
+            shown(name),
+            catalog.names()
+        )
+    } else if !selection.requested.contains(name) {
+        format!(
+            "{} is not among this spec's targets; add it to `targets`, or name one of them",
+            shown(name)
+        )
+    } else {
+        return Ok(Some(name.to_string()));
+    };
+    Err(at.at(field.value.span(), "baseline", message))
+}
+
 /// A list of target names: each known, none twice, at least one.
 fn named(value: &Value<'_>, catalog: &Catalog, at: &Locator<'_>) -> Result<Vec<String>, SpecError> {
     let expected = "\"available\" or a list of target names such as [\"go-nethttp\"]";

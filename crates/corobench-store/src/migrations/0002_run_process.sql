@@ -13,6 +13,10 @@
 -- flight per connection; scenarios stored before are keep-alive, one at a time.
 -- A trial of a connection per request keeps its connect-time histogram as a
 -- BLOB beside the latency ones.
+-- A run keeps the published claims its spec puts to the test, resolved to
+-- its scenarios (`runs.claims_json`, NULL for none), and the target its
+-- tables compare with (`runs.baseline`, NULL for the first one), so that a
+-- report on another machine needs neither the spec's targets nor flags.
 -- SQLite cannot change a CHECK constraint in place, so `runs` is rebuilt
 -- (foreign keys are off while this runs; see schema.rs).
 
@@ -29,7 +33,9 @@ CREATE TABLE runs_v2 (
     trials_per_scenario  INTEGER NOT NULL CHECK (trials_per_scenario >= 0),
     provenance_json      TEXT NOT NULL,
     process_pid          INTEGER CHECK (process_pid > 0),
-    process_started      INTEGER CHECK (process_started >= 0)
+    process_started      INTEGER CHECK (process_started >= 0),
+    claims_json          TEXT,
+    baseline             TEXT
 ) STRICT;
 
 INSERT INTO runs_v2 (id, started_at_unix_ms, finished_at_unix_ms, status, suite, spec_toml,

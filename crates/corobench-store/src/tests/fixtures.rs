@@ -3,10 +3,10 @@
 use std::collections::BTreeMap;
 
 use corobench_model::{
-    ErrorCounts, GeneratorUsage, LatencyHistogram, LoadReport, LoadWarning, OpenLoopReport,
-    Provenance, ResourceSample, ResourceSummary, RunRecord, RunStatus, ScenarioRecord, Schedule,
-    ScheduleKind, StatusCounts, TaskCounts, TimelineSecond, TrialFlag, TrialRecord, TrialStatus,
-    WorkloadRecord,
+    ClaimExpectation, ClaimRecord, ClaimScenario, ClaimSide, ErrorCounts, GeneratorUsage,
+    LatencyHistogram, LoadReport, LoadWarning, Metric, OpenLoopReport, Provenance, PublishedValues,
+    ResourceSample, ResourceSummary, RunRecord, RunStatus, ScenarioRecord, Schedule, ScheduleKind,
+    StatusCounts, TaskCounts, TimelineSecond, TrialFlag, TrialRecord, TrialStatus, WorkloadRecord,
 };
 
 use crate::Store;
@@ -46,6 +46,37 @@ pub(super) fn run(id: &str, started_at_unix_ms: i64) -> RunRecord {
             target_sources: BTreeMap::from([("go-nethttp".to_owned(), "sha256:ab12".to_owned())]),
             spec_path: Some("/home/bench/suites/x.toml".to_owned()),
         },
+        claims: vec![claim()],
+        baseline: Some("go-nethttp".to_owned()),
+    }
+}
+
+/// A claim whose side a is one of the run's scenarios and whose side b
+/// could not run where the run was planned.
+fn claim() -> ClaimRecord {
+    ClaimRecord {
+        source: "a blog post, 2026 (wrk -c64)".to_owned(),
+        says: "net/http serves twice what swoole serves".to_owned(),
+        workload: Some("io-10ms".to_owned()),
+        metric: Metric::RequestsPerS,
+        a: ClaimSide {
+            selector: "go-nethttp".to_owned(),
+            target: "go-nethttp".to_owned(),
+            resolved: ClaimScenario::Scenario("go-nethttp/GOMAXPROCS=1/io-10ms/c=64".into()),
+        },
+        b: ClaimSide {
+            selector: "swoole-epoll".to_owned(),
+            target: "swoole-epoll".to_owned(),
+            resolved: ClaimScenario::Unavailable("the swoole extension is not loaded".to_owned()),
+        },
+        expectation: ClaimExpectation::Ratio {
+            ratio: 2.0,
+            tolerance: 0.1,
+        },
+        published: Some(PublishedValues {
+            a: 24_850.0,
+            b: 22_160.0,
+        }),
     }
 }
 

@@ -159,6 +159,8 @@ fn schema_1_is_migrated_keeping_every_run_scenario_and_trial() {
         "scenarios stored before the wire mode was recorded were keep-alive, one at a time"
     );
     assert_eq!(run.trials.len() as i64, before);
+    // Schema 1 stored no claims and no baseline: the run reports as before.
+    assert!(run.run.claims.is_empty() && run.run.baseline.is_none());
     assert!(before > 0, "the fixture has trials to keep");
     store
         .set_run_status(RUN_ID, corobench_model::RunStatus::Failed, Some(1))

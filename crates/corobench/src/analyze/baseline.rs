@@ -14,7 +14,8 @@ use super::warnings::{Warnings, too_few_to_detect};
 use super::{AnalyzeError, AnalyzeOptions};
 
 /// The baseline target: the one asked for (which must be in the run), else
-/// the target of the first scenario; `None` for a run without scenarios.
+/// the one the run stored (its spec's or its `--baseline`), else the target
+/// of the first scenario; `None` for a run without scenarios.
 pub(crate) fn choose_target(
     run: &StoredRun,
     asked: Option<&str>,
@@ -25,8 +26,13 @@ pub(crate) fn choose_target(
             targets.push(s.target.clone());
         }
     }
+    let stored = run
+        .run
+        .baseline
+        .as_ref()
+        .filter(|name| targets.contains(name));
     match asked {
-        None => Ok(targets.first().cloned()),
+        None => Ok(stored.or(targets.first()).cloned()),
         Some(name) if targets.iter().any(|t| t == name) => Ok(Some(name.to_owned())),
         Some(name) => Err(AnalyzeError::UnknownBaseline {
             name: name.to_owned(),

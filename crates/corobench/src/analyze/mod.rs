@@ -11,12 +11,15 @@
 //!   U-test comparisons.
 //! - [`runs`]: two runs compared, with geomean rows.
 //! - [`sweeps`]: scenarios that differ in one dimension, for sweep charts.
+//! - [`claims`]: published claims against the trials: a measured ratio
+//!   with its interval and a verdict that says why.
 //! - [`warnings`]: what the reader must know, worded as what to do.
 //! - [`goal`]: which scenarios reached the run's req/s precision goal.
 //! - [`precision`]: how precisely a median is known, for the warnings and
 //!   for the runner's adaptive stop alike.
 
 mod baseline;
+mod claims;
 mod goal;
 mod precision;
 mod runs;
@@ -95,6 +98,7 @@ pub fn analyze_run(run: &StoredRun, options: &AnalyzeOptions) -> Result<RunAnaly
         run: run.run.clone(),
         trials_per_scenario: run.trials_per_scenario,
         settings: settings(options, baseline_target),
+        claims: claims::judge_all(&run.run.claims, &scenarios, options),
         metrics: metric_infos(&scenarios.iter().collect::<Vec<_>>()),
         scenarios,
         comparisons,

@@ -75,6 +75,7 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<Exit> {
     let comparison = analyze::compare_runs(&a, &b, &args.stats.analyze_options());
     let render = RenderOptions {
         color: args.stats.color.enabled(args.output.as_deref()),
+        ..RenderOptions::default()
     };
     write_output(args.output.as_deref(), |out| {
         corobench_report::render_comparison(args.format.into(), &comparison, render, out)

@@ -7,7 +7,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Args;
-use corobench_spec::{DEFAULT_SUITE, Plan};
+use corobench_model::{ClaimExpectation, ClaimScenario};
+use corobench_spec::{DEFAULT_SUITE, Plan, PlannedClaim};
 
 use super::shared::{TargetsDirArg, read_spec};
 use crate::exit::{self, Exit};
@@ -125,6 +126,10 @@ fn render(plan: &Plan) -> String {
             skipped.target, skipped.reason
         ));
     }
+    if let Some(baseline) = &plan.baseline {
+        text.push_str(&format!("  every target is compared with {baseline}\n"));
+    }
+    text.push_str(&claims_text(&plan.claims));
     text.push('\n');
     for s in &plan.scenarios {
         let database = if s.needs_database {
@@ -141,6 +146,34 @@ fn render(plan: &Plan) -> String {
             "  {:>4}  {:<56} {what}{database}\n",
             s.index, s.key
         ));
+    }
+    text
+}
+
+/// The claims the run's trials will be held against, each side with the
+/// scenario it names or why it cannot be measured here.
+fn claims_text(claims: &[PlannedClaim]) -> String {
+    let mut text = String::new();
+    for (i, claim) in claims.iter().enumerate() {
+        let expected = match claim.expectation {
+            ClaimExpectation::Ratio { ratio, tolerance } => {
+                format!("a/b = {ratio} ±{:.0}%", tolerance * 100.0)
+            }
+            ClaimExpectation::Direction { direction } => direction.as_str().to_owned(),
+        };
+        text.push_str(&format!(
+            "  claim {}: {} ({}, {expected})\n",
+            i + 1,
+            claim.says,
+            claim.metric.label()
+        ));
+        for (name, side) in [("a", &claim.a), ("b", &claim.b)] {
+            let resolved = match &side.resolved {
+                ClaimScenario::Scenario(key) => key.to_string(),
+                ClaimScenario::Unavailable(reason) => format!("not measured here: {reason}"),
+            };
+            text.push_str(&format!("    {name} = {} → {resolved}\n", side.selector));
+        }
     }
     text
 }

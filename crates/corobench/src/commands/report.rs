@@ -14,6 +14,7 @@ use crate::exit::{self, Exit};
 #[command(after_help = "Examples:\n  \
     corobench report                              the latest run, as a table\n  \
     corobench report 20261122 --baseline go-ants  compare every target with go-ants\n  \
+    corobench report latest --detail              compare every metric, not only req/s and p99\n  \
     corobench report latest --format html -o report.html\n  \
     corobench report latest --format gobench > run.txt && benchstat -col /target run.txt")]
 pub struct ReportArgs {
@@ -29,9 +30,13 @@ pub struct ReportArgs {
     #[arg(short = 'o', long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
-    /// Compare every target with this one [default: the run's first target]
+    /// Compare every target with this one [default: the run's baseline, else its first target]
     #[arg(long, value_name = "TARGET")]
     pub baseline: Option<String>,
+
+    /// The table compares every metric with the baseline, not only req/s and p99
+    #[arg(long)]
+    pub detail: bool,
 
     #[command(flatten)]
     pub stats: StatsArgs,
@@ -51,6 +56,8 @@ pub enum FormatArg {
     Csv,
     /// One row per trial × metric: the raw values
     CsvTrials,
+    /// One row per published claim: measured ratio and verdict
+    CsvClaims,
     /// Go benchmark format for benchstat
     Gobench,
     /// A self-contained HTML page with charts
@@ -65,6 +72,7 @@ impl From<FormatArg> for Format {
             FormatArg::Json => Self::Json,
             FormatArg::Csv => Self::Csv,
             FormatArg::CsvTrials => Self::CsvTrials,
+            FormatArg::CsvClaims => Self::CsvClaims,
             FormatArg::Gobench => Self::GoBench,
             FormatArg::Html => Self::Html,
         }
@@ -87,6 +95,8 @@ pub fn run(args: &ReportArgs) -> anyhow::Result<Exit> {
         analyze::analyze_run(&stored, &options).map_err(|e| exit::usage(e.to_string()))?;
     let render = RenderOptions {
         color: args.stats.color.enabled(args.output.as_deref()),
+        detail: args.detail,
+        claims_last: false,
     };
     write_output(args.output.as_deref(), |out| {
         corobench_report::render_with(args.format.into(), &analysis, render, out)

@@ -1,5 +1,6 @@
 //! The table printed when a run ends: the stored run, analysed once and
-//! rendered exactly as `corobench report RUN` would.
+//! rendered as `corobench report RUN` would, except that the verdicts on
+//! the suite's published claims come last, where the eye lands.
 
 use std::io::Write as _;
 
@@ -28,7 +29,12 @@ pub fn print_run(
     let analysis = analyze_run(&stored, &options).map_err(|e| exit::usage(e.to_string()))?;
     let mut out = std::io::stdout().lock();
     writeln!(out)?;
-    corobench_report::render_with(Format::Table, &analysis, RenderOptions { color }, &mut out)?;
+    let options = RenderOptions {
+        color,
+        detail: false,
+        claims_last: true,
+    };
+    corobench_report::render_with(Format::Table, &analysis, options, &mut out)?;
     out.flush()?;
     Ok(())
 }

@@ -3,9 +3,10 @@
 use std::collections::BTreeMap;
 
 use corobench_model::{
-    ErrorCounts, GeneratorUsage, LatencyHistogram, LoadReport, LoadWarning, Provenance,
-    ResourceSample, ResourceSummary, RunRecord, RunStatus, ScenarioRecord, ScheduleKind,
-    StatusCounts, TaskCounts, TrialFlag, TrialRecord, TrialStatus, WorkloadRecord,
+    ErrorCounts, GeneratorUsage, LatencyHistogram, LoadReport, LoadWarning, ProgramMetric,
+    ProgramResult, ProgramScenario, Provenance, ResourceSample, ResourceSummary, RunRecord,
+    RunStatus, ScenarioRecord, ScheduleKind, StatusCounts, TaskCounts, TrialFlag, TrialRecord,
+    TrialStatus, WorkloadRecord,
 };
 use corobench_store::StoredRun;
 
@@ -31,6 +32,8 @@ impl RunBuilder {
                         kernel: "6.1.0".to_owned(),
                         ..Provenance::default()
                     },
+                    claims: Vec::new(),
+                    baseline: None,
                 },
                 trials_per_scenario,
                 scenarios: Vec::new(),
@@ -88,6 +91,28 @@ impl RunBuilder {
             // (Little's law), so the trials are consistent.
             let latency_us = (4e6 / rate.max(1e-3)).round() as u64;
             let trial = self.next_trial(TrialStatus::Ok, Some(load(rate, &[latency_us])));
+            self.run.trials.push(trial);
+        }
+        self
+    }
+
+    /// One `ok` trial per value of a program figure in `unit`, for the last
+    /// scenario added, which becomes a program scenario.
+    pub(super) fn figures(mut self, unit: &str, values: &[f64]) -> Self {
+        if let Some(scenario) = self.run.scenarios.last_mut() {
+            scenario.program = Some(ProgramScenario::default());
+        }
+        for &value in values {
+            let mut trial = self.next_trial(TrialStatus::Ok, None);
+            trial.program = Some(ProgramResult {
+                metrics: vec![ProgramMetric {
+                    unit: unit.to_owned(),
+                    value,
+                }],
+                lines: Vec::new(),
+                elapsed_s: 1.0,
+                resources: None,
+            });
             self.run.trials.push(trial);
         }
         self

@@ -101,6 +101,24 @@ fn a_chosen_baseline_must_be_a_target_of_the_run() {
 }
 
 #[test]
+fn the_runs_own_baseline_is_used_unless_another_is_asked_for() {
+    let mut run = three_targets().build();
+    run.run.baseline = Some("node".to_owned());
+    let analysis = analyze_run(&run, &AnalyzeOptions::default()).unwrap();
+    assert_eq!(analysis.settings.baseline_target.as_deref(), Some("node"));
+    let asked = AnalyzeOptions {
+        baseline: Some("ants".to_owned()),
+        ..AnalyzeOptions::default()
+    };
+    let analysis = analyze_run(&run, &asked).unwrap();
+    assert_eq!(analysis.settings.baseline_target.as_deref(), Some("ants"));
+    // A stored baseline the run did not measure leaves the first target.
+    run.run.baseline = Some("swoole-uring".to_owned());
+    let analysis = analyze_run(&run, &AnalyzeOptions::default()).unwrap();
+    assert_eq!(analysis.settings.baseline_target.as_deref(), Some("base"));
+}
+
+#[test]
 fn too_few_trials_to_detect_a_difference_are_reported() {
     let run = RunBuilder::new("r1", 2)
         .scenario("base", &[], "plaintext", 4)

@@ -3,6 +3,7 @@
 //! from the binomial order statistics).
 
 pub(crate) mod builder;
+mod claims;
 mod comparisons;
 mod goal;
 mod summaries;

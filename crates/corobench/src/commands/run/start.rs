@@ -52,6 +52,8 @@ pub(super) fn fresh(args: &RunArgs, targets: &Targets) -> anyhow::Result<Start> 
         spec_toml: text,
         seed: plan.seed,
         provenance,
+        claims: plan.claims.clone(),
+        baseline: run_baseline(&plan, args.baseline.as_deref()),
     };
     Ok(Start {
         plan,
@@ -114,6 +116,19 @@ fn check_baseline(plan: &Plan, baseline: Option<&str>) -> anyhow::Result<()> {
         "--baseline {name}: this run measures no target of that name; use one of: {}",
         measured.join(", ")
     )))
+}
+
+/// The target the run's tables compare with, stored so that its reports
+/// compare alike: `--baseline`, else the spec's `baseline` when it is
+/// measured here (a skipped one leaves the first target).
+fn run_baseline(plan: &Plan, flag: Option<&str>) -> Option<String> {
+    flag.map(str::to_owned).or_else(|| {
+        let spec = plan.baseline.as_ref()?;
+        plan.scenarios
+            .iter()
+            .any(|s| &s.target == spec)
+            .then(|| spec.clone())
+    })
 }
 
 fn check_runnable(plan: &Plan) -> anyhow::Result<()> {
