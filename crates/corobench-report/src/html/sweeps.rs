@@ -211,6 +211,7 @@ mod tests {
                         scenario: 0,
                     })
                     .collect(),
+                scalability: None,
             }],
         }
     }

@@ -10,12 +10,14 @@
 //! - [`baseline`]: matching scenarios with the baseline target and the
 //!   U-test comparisons.
 //! - [`runs`]: two runs compared, with geomean rows.
+//! - [`gate`]: the regression gate of `compare --fail-on`.
 //! - [`sweeps`]: scenarios that differ in one dimension, for sweep charts.
 //! - [`warnings`]: what the reader must know, worded as what to do.
 //! - [`precision`]: how precisely a median is known, for the warnings and
 //!   for the runner's adaptive stop alike.
 
 mod baseline;
+pub mod gate;
 mod precision;
 mod runs;
 mod scenarios;
@@ -31,7 +33,7 @@ use corobench_model::{
 use corobench_store::StoredRun;
 
 pub use precision::{median_precision, relative_half_width};
-pub use runs::compare_runs;
+pub use runs::{compare_runs, compare_runs_gated};
 
 /// How to analyse: the levels of the statistics and the baseline target.
 #[derive(Clone, Debug, PartialEq)]

@@ -4,4 +4,5 @@
 
 pub(crate) mod builder;
 mod comparisons;
+mod gate;
 mod summaries;
