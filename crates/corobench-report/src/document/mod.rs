@@ -11,9 +11,11 @@ use crate::units;
 mod compare;
 mod program;
 mod run;
+mod scalability;
 
 pub(crate) use compare::comparison_document;
 pub(crate) use run::{ComparisonLayout, run_document, run_document_with};
+pub(crate) use scalability::series_line;
 
 /// How a cell should stand out on a colour terminal.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

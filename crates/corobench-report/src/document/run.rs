@@ -21,8 +21,16 @@ pub(crate) enum ComparisonLayout {
 }
 
 /// The run report: a header, one section per workload and schedule, footnotes.
+/// The USL fits come before the footnotes; the HTML page shows them under
+/// its sweep charts instead.
 pub(crate) fn run_document(analysis: &RunAnalysis) -> Vec<Block> {
-    run_document_with(analysis, ComparisonLayout::Rows)
+    let mut blocks = run_document_with(analysis, ComparisonLayout::Rows);
+    let notes_at = blocks.len().saturating_sub(1);
+    blocks.splice(
+        notes_at..notes_at,
+        super::scalability::scalability_blocks(analysis),
+    );
+    blocks
 }
 
 /// [`run_document`] with a choice of comparison layout.

@@ -12,6 +12,7 @@
 //! - [`runs`]: two runs compared, with geomean rows.
 //! - [`gate`]: the regression gate of `compare --fail-on`.
 //! - [`sweeps`]: scenarios that differ in one dimension, for sweep charts.
+//! - [`usl`]: the Universal Scalability Law fitted to concurrency sweeps.
 //! - [`warnings`]: what the reader must know, worded as what to do.
 //! - [`precision`]: how precisely a median is known, for the warnings and
 //!   for the runner's adaptive stop alike.
@@ -22,6 +23,7 @@ mod precision;
 mod runs;
 mod scenarios;
 mod sweeps;
+mod usl;
 mod warnings;
 
 #[cfg(test)]
@@ -87,7 +89,8 @@ pub fn analyze_run(run: &StoredRun, options: &AnalyzeOptions) -> Result<RunAnaly
         Some(target) => baseline::compare_with(&mut scenarios, target, options, &mut notes),
         None => Vec::new(),
     };
-    let sweeps = sweeps::find(&scenarios);
+    let mut sweeps = sweeps::find(&scenarios);
+    usl::fit_sweeps(&mut sweeps, &scenarios, options.confidence);
     Ok(RunAnalysis {
         schema_version: ANALYSIS_SCHEMA_VERSION,
         kind: "run_analysis".to_owned(),

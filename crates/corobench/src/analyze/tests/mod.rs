@@ -6,3 +6,4 @@ pub(crate) mod builder;
 mod comparisons;
 mod gate;
 mod summaries;
+mod usl;
