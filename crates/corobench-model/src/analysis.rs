@@ -427,6 +427,69 @@ pub struct SweepSeries {
     pub target: String,
     /// Ordered by the dimension's value.
     pub points: Vec<SweepPoint>,
+    /// The Universal Scalability Law fitted to the series, for sweeps over
+    /// a concurrency (connections, a pool size, workers); `None` for others.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scalability: Option<Scalability>,
+}
+
+/// A fitted figure with its bootstrap interval; a bound is `None` where the
+/// data leave it unbounded (an N* when κ may be 0).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FittedValue {
+    pub estimate: f64,
+    pub lo: Option<f64>,
+    pub hi: Option<f64>,
+}
+
+/// Gunther's Universal Scalability Law fitted to a series' trials,
+/// X(N) = λN / (1 + σ(N − 1) + κN(N − 1)), with percentile-bootstrap
+/// intervals; or why the data do not support a fit.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Scalability {
+    /// The figure fitted against N: `requests_per_s` or a program's rate.
+    pub metric: Metric,
+    /// (N, value) points fitted: one per successful trial.
+    pub points: usize,
+    /// `None` when the fit failed; `note` says why.
+    pub fit: Option<UslEstimates>,
+    /// Why there is no fit, or what the fit cannot tell (no retrograde
+    /// region in the measured range).
+    pub note: Option<String>,
+}
+
+/// λ, σ, κ and the peak of a USL fit, each with its interval.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct UslEstimates {
+    /// Throughput of one client.
+    pub lambda: FittedValue,
+    /// Contention: the share of the work that serialises.
+    pub sigma: FittedValue,
+    /// Crosstalk: the cost of keeping N clients coherent.
+    pub kappa: FittedValue,
+    /// N* = √((1 − σ)/κ); `None` when the fit has no retrograde region.
+    pub peak_concurrency: Option<FittedValue>,
+    /// The highest throughput of the curve: X(N*), or the ceiling λ/σ
+    /// without a peak (`None` when σ = 0 too: no limit in sight).
+    pub peak_throughput: Option<FittedValue>,
+    /// The κ interval reaches 0: the data are consistent with no peak.
+    pub kappa_indistinguishable_from_zero: bool,
+    pub confidence: f64,
+    pub resamples: usize,
+}
+
+impl UslEstimates {
+    /// The fitted curve at `concurrency`, for drawing it.
+    #[must_use]
+    pub fn throughput_at(&self, concurrency: f64) -> f64 {
+        let (lambda, sigma, kappa) = (
+            self.lambda.estimate,
+            self.sigma.estimate,
+            self.kappa.estimate,
+        );
+        let n = concurrency;
+        lambda * n / (1.0 + sigma * (n - 1.0) + kappa * n * (n - 1.0))
+    }
 }
 
 /// A workload measured at several values of one dimension (a target
@@ -564,6 +627,102 @@ pub struct RunComparison {
     /// Scenario keys only run B measured.
     pub only_in_b: Vec<String>,
     pub warnings: Vec<Warning>,
+    /// The regression gate's verdicts, when `--fail-on` asked for one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gate: Option<Gate>,
+}
+
+/// One threshold of a regression gate: `rps:-5%` fails when req/s drops by
+/// more than 5 %, `p99:+10%` when p99 rises by more than 10 %.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GateRule {
+    pub metric: Metric,
+    /// The change of B/A beyond which B is worse, as a signed fraction:
+    /// −0.05 fails below 0.95 × A, +0.10 above 1.10 × A.
+    pub threshold: f64,
+    /// The rule as written, e.g. `rps:-5%`.
+    pub text: String,
+}
+
+impl GateRule {
+    /// The ratio B/A at the threshold: 0.95 for −5 %.
+    #[must_use]
+    pub fn limit_ratio(&self) -> f64 {
+        1.0 + self.threshold
+    }
+
+    /// Whether the bad direction is a drop (a negative threshold).
+    #[must_use]
+    pub fn fails_on_drop(&self) -> bool {
+        self.threshold.is_sign_negative()
+    }
+}
+
+/// How one gated metric of one scenario came out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GateOutcome {
+    /// Within the threshold, or not significantly beyond it.
+    Passed,
+    /// Significantly worse beyond the threshold.
+    Failed,
+    /// The data cannot judge it (too few trials for an interval, a zero
+    /// value): it neither passes nor fails the gate.
+    Undecided,
+}
+
+/// One gated metric of one scenario present in both runs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GateCheck {
+    /// The scenario key.
+    pub scenario: String,
+    pub metric: Metric,
+    /// The rule as written, e.g. `rps:-5%`.
+    pub rule: String,
+    pub a_median: f64,
+    pub b_median: f64,
+    /// Hodges–Lehmann ratio B/A of the trial values with its Moses interval.
+    pub ratio: Option<f64>,
+    pub ratio_lo: Option<f64>,
+    pub ratio_hi: Option<f64>,
+    /// The ratio as a change with its interval: `-10.31% [-12.05%, -8.40%]`;
+    /// empty without a ratio.
+    pub change_text: String,
+    /// Two-sided Mann–Whitney U test on the trial values.
+    pub p_value: Option<f64>,
+    pub outcome: GateOutcome,
+    /// Why it passed, failed or could not be judged, in words.
+    pub reason: String,
+}
+
+/// A regression gate over a comparison: every rule checked on every
+/// scenario both runs measured.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Gate {
+    pub rules: Vec<GateRule>,
+    /// Scenario by scenario, in run A's order, rules in the order given.
+    pub checks: Vec<GateCheck>,
+    /// Scenarios both runs measured.
+    pub scenarios: usize,
+    /// Significance level a failure must reach.
+    pub alpha: f64,
+    /// Confidence of the ratio intervals.
+    pub confidence: f64,
+}
+
+impl Gate {
+    /// The checks that failed.
+    pub fn failures(&self) -> impl Iterator<Item = &GateCheck> {
+        self.checks
+            .iter()
+            .filter(|c| c.outcome == GateOutcome::Failed)
+    }
+
+    /// No check failed.
+    #[must_use]
+    pub fn passed(&self) -> bool {
+        self.failures().next().is_none()
+    }
 }
 
 #[cfg(test)]

@@ -11,9 +11,10 @@ pub mod schedule;
 
 pub use analysis::{
     ANALYSIS_SCHEMA_VERSION, AnalysisSettings, Better, CompareRow, CompareSide, CompareTable,
-    Geomean, MergedLatency, Metric, MetricComparison, MetricInfo, MetricSummary, MetricUnit,
-    ProgramUnit, RunAnalysis, RunComparison, ScenarioAnalysis, ScenarioComparison, Sweep,
-    SweepPoint, SweepSeries, TrialAnalysis, Verdict, Warning, WarningKind,
+    FittedValue, Gate, GateCheck, GateOutcome, GateRule, Geomean, MergedLatency, Metric,
+    MetricComparison, MetricInfo, MetricSummary, MetricUnit, ProgramUnit, RunAnalysis,
+    RunComparison, Scalability, ScenarioAnalysis, ScenarioComparison, Sweep, SweepPoint,
+    SweepSeries, TrialAnalysis, UslEstimates, Verdict, Warning, WarningKind,
 };
 pub use claim::{
     ClaimBand, ClaimDirection, ClaimExpectation, ClaimMeasurement, ClaimOutcome, ClaimRatio,

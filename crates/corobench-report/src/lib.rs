@@ -1,5 +1,6 @@
 //! Renders analysed corobench runs: a terminal table, Markdown, JSON, CSV,
-//! the Go benchmark format (for benchstat) and a self-contained HTML page.
+//! the Go benchmark format (for benchstat) and a self-contained HTML page;
+//! and the regression gate of a comparison as JUnit XML or GitHub annotations.
 //!
 //! One file per format. Reporters compute nothing: every figure, interval,
 //! p-value and delta string comes from the [`RunAnalysis`] or
@@ -14,6 +15,7 @@
 
 mod csv;
 mod document;
+mod gate;
 mod gobench;
 mod html;
 mod json;
@@ -25,6 +27,8 @@ use std::fmt;
 use std::io::{self, Write};
 
 use corobench_model::{RunAnalysis, RunComparison};
+
+pub use gate::{GateFormat, gate_summary, render_gate};
 
 /// An output format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -12,10 +12,12 @@ mod claims;
 mod compare;
 mod program;
 mod run;
+mod scalability;
 
 pub(crate) use claims::claims_grid;
 pub(crate) use compare::comparison_document;
 pub(crate) use run::{ClaimsPlace, ComparisonLayout, run_document, run_document_with};
+pub(crate) use scalability::series_line;
 
 /// How a cell should stand out on a colour terminal.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -66,6 +66,11 @@ pub(crate) fn run_document_with(
         };
         blocks.extend(comparisons.map(Block::Grid));
     }
+    // The USL fits come before the footnotes; the HTML page (the matrix
+    // layout) shows them under its sweep charts instead.
+    if layout != ComparisonLayout::Matrix {
+        blocks.extend(super::scalability::scalability_blocks(analysis));
+    }
     blocks.push(Block::Notes(notes(analysis)));
     if claims == ClaimsPlace::End {
         blocks.extend(claims_blocks(analysis));

@@ -2,7 +2,7 @@
 //! whiskers over the confidence intervals. One chart per metric; the page
 //! shows one at a time, chosen with a select element.
 
-use corobench_model::{Metric, RunAnalysis, Sweep};
+use corobench_model::{Metric, RunAnalysis, Sweep, SweepSeries};
 
 use super::axes::{Frame, legend, x_axis, y_axis};
 use super::charts::WIDTH;
@@ -44,6 +44,15 @@ pub(crate) fn sweep_section(
             metric.id(),
             chart(analysis, sweep, metric, labels)
         ));
+    }
+    for series in &sweep.series {
+        if let Some(scalability) = &series.scalability {
+            html.push_str(&format!(
+                r#"<p class="usl">USL · {}: {}</p>"#,
+                escape(&series.label),
+                escape(&crate::document::series_line(scalability))
+            ));
+        }
     }
     html
 }
@@ -128,6 +137,14 @@ fn chart(analysis: &RunAnalysis, sweep: &Sweep, metric: Metric, labels: &[&str])
         .flat_map(|s| &s.points)
         .filter_map(|p| analysis.scenarios[p.scenario].metrics.get(&metric))
         .map(|s| s.ci_hi.unwrap_or(s.max).max(s.max))
+        .chain(
+            sweep
+                .series
+                .iter()
+                .filter_map(|s| fitted_curve(s, metric))
+                .flatten()
+                .map(|(_, throughput)| throughput),
+        )
         .fold(0.0, f64::max);
     let top = nice_max(highest, 5);
     let y = frame.y_scale_linear(0.0, top);
@@ -172,10 +189,41 @@ fn chart(analysis: &RunAnalysis, sweep: &Sweep, metric: Metric, labels: &[&str])
             coords.push(at);
         }
         svg.polyline(&coords, c, false, &series.label);
+        if let (Some(curve), Axis::Numeric(scale)) = (fitted_curve(series, metric), &x) {
+            let drawn: Vec<(f64, f64)> = curve
+                .iter()
+                .map(|&(n, throughput)| (scale.px(n), y.px(throughput)))
+                .collect();
+            svg.polyline(&drawn, c, true, &format!("{}: USL fit", series.label));
+        }
         entries.push((colour, series.label.clone(), false));
     }
     legend(&mut svg, &frame, &entries);
     svg.finish(&format!("{} against {}", metric.label(), sweep.dimension))
+}
+
+/// Points along a series' fitted USL curve, from its smallest to its
+/// largest concurrency (evenly spaced on a log scale, as sweeps double),
+/// when the chart shows the metric the curve was fitted to.
+fn fitted_curve(series: &SweepSeries, metric: Metric) -> Option<Vec<(f64, f64)>> {
+    const STEPS: usize = 48;
+    let scalability = series.scalability.as_ref().filter(|s| s.metric == metric)?;
+    let fit = scalability.fit.as_ref()?;
+    let xs: Vec<f64> = series.points.iter().filter_map(|p| p.x_value).collect();
+    let lo = xs.iter().copied().fold(f64::INFINITY, f64::min).max(1.0);
+    let hi = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if hi <= lo {
+        return None;
+    }
+    let ratio = hi / lo;
+    Some(
+        (0..=STEPS)
+            .map(|i| {
+                let n = lo * ratio.powf(i as f64 / STEPS as f64);
+                (n, fit.throughput_at(n))
+            })
+            .collect(),
+    )
 }
 
 /// A short axis title: the metric and its unit.
@@ -193,7 +241,7 @@ fn y_title(metric: Metric) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use corobench_model::{SweepPoint, SweepSeries};
+    use corobench_model::SweepPoint;
 
     fn sweep(values: &[(&str, Option<f64>)], numeric: bool) -> Sweep {
         Sweep {
@@ -211,6 +259,7 @@ mod tests {
                         scenario: 0,
                     })
                     .collect(),
+                scalability: None,
             }],
         }
     }
@@ -234,5 +283,66 @@ mod tests {
             panic!("expected categories");
         };
         assert_eq!(names, ["on", "off"]);
+    }
+
+    /// The fixture run with a USL fit attached to the go-nethttp series of
+    /// the plaintext connections sweep: λ 5k, σ 0.02, κ 0.001.
+    fn fitted_analysis() -> RunAnalysis {
+        use corobench_model::{FittedValue, Scalability, UslEstimates};
+        let mut analysis: RunAnalysis =
+            serde_json::from_str(include_str!("../../tests/fixtures/run-analysis.json")).unwrap();
+        let value = |estimate: f64, lo: f64, hi: f64| FittedValue {
+            estimate,
+            lo: Some(lo),
+            hi: Some(hi),
+        };
+        let sweep = analysis
+            .sweeps
+            .iter_mut()
+            .find(|s| s.workload == "plaintext" && s.dimension == "connections")
+            .unwrap();
+        sweep.series[0].scalability = Some(Scalability {
+            metric: Metric::RequestsPerS,
+            points: 12,
+            fit: Some(UslEstimates {
+                lambda: value(5000.0, 4800.0, 5200.0),
+                sigma: value(0.02, 0.015, 0.025),
+                kappa: value(0.001, 0.0008, 0.0012),
+                peak_concurrency: Some(value(31.3, 28.9, 35.4)),
+                peak_throughput: Some(value(62_000.0, 60_000.0, 64_000.0)),
+                kappa_indistinguishable_from_zero: false,
+                confidence: 0.95,
+                resamples: 1000,
+            }),
+            note: None,
+        });
+        analysis
+    }
+
+    #[test]
+    fn a_fitted_series_draws_its_curve_over_the_trials() {
+        let analysis = fitted_analysis();
+        let sweep = analysis
+            .sweeps
+            .iter()
+            .find(|s| s.workload == "plaintext" && s.dimension == "connections")
+            .unwrap();
+        let html = sweep_section(&analysis, sweep, "sweep-1", &[]);
+        let curve: Vec<&str> = html
+            .split("<polyline ")
+            .filter(|p| p.contains("stroke-dasharray"))
+            .map(|p| p.split("</polyline>").next().unwrap_or(p))
+            .collect();
+        // Only the req/s chart has the curve; the other metrics were not fitted.
+        assert_eq!(curve.len(), 1);
+        let usl_lines: Vec<&str> = html
+            .split(r#"<p class="usl">"#)
+            .skip(1)
+            .map(|p| p.split("</p>").next().unwrap_or(p))
+            .collect();
+        insta::assert_snapshot!(
+            "sweep_with_usl_curve",
+            format!("{}\n\n{}", curve[0], usl_lines.join("\n"))
+        );
     }
 }

@@ -10,9 +10,11 @@
 //! - [`baseline`]: matching scenarios with the baseline target and the
 //!   U-test comparisons.
 //! - [`runs`]: two runs compared, with geomean rows.
+//! - [`gate`]: the regression gate of `compare --fail-on`.
 //! - [`sweeps`]: scenarios that differ in one dimension, for sweep charts.
 //! - [`claims`]: published claims against the trials: a measured ratio
 //!   with its interval and a verdict that says why.
+//! - [`usl`]: the Universal Scalability Law fitted to concurrency sweeps.
 //! - [`warnings`]: what the reader must know, worded as what to do.
 //! - [`goal`]: which scenarios reached the run's req/s precision goal.
 //! - [`precision`]: how precisely a median is known, for the warnings and
@@ -20,11 +22,13 @@
 
 mod baseline;
 mod claims;
+pub mod gate;
 mod goal;
 mod precision;
 mod runs;
 mod scenarios;
 mod sweeps;
+mod usl;
 mod warnings;
 
 #[cfg(test)]
@@ -36,7 +40,7 @@ use corobench_model::{
 use corobench_store::StoredRun;
 
 pub use precision::{median_precision, relative_half_width};
-pub use runs::compare_runs;
+pub use runs::{compare_runs, compare_runs_gated};
 
 /// How to analyse: the levels of the statistics and the baseline target.
 #[derive(Clone, Debug, PartialEq)]
@@ -91,7 +95,8 @@ pub fn analyze_run(run: &StoredRun, options: &AnalyzeOptions) -> Result<RunAnaly
         Some(target) => baseline::compare_with(&mut scenarios, target, options, &mut notes),
         None => Vec::new(),
     };
-    let sweeps = sweeps::find(&scenarios);
+    let mut sweeps = sweeps::find(&scenarios);
+    usl::fit_sweeps(&mut sweeps, &scenarios, options.confidence);
     Ok(RunAnalysis {
         schema_version: ANALYSIS_SCHEMA_VERSION,
         kind: "run_analysis".to_owned(),

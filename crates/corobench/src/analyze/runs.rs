@@ -3,13 +3,14 @@
 //! with a geomean row, as benchstat prints one per unit.
 
 use corobench_model::{
-    ANALYSIS_SCHEMA_VERSION, CompareRow, CompareSide, CompareTable, Geomean, Metric, Provenance,
-    RunComparison, ScenarioAnalysis, WarningKind,
+    ANALYSIS_SCHEMA_VERSION, CompareRow, CompareSide, CompareTable, GateRule, Geomean, Metric,
+    Provenance, RunComparison, ScenarioAnalysis, WarningKind,
 };
 use corobench_stats::{format_signed_pct, geomean_of_ratios, geometric_mean};
 use corobench_store::StoredRun;
 
 use super::baseline::{Sides, compare_metric};
+use super::gate;
 use super::scenarios::{analyze_all, values_of};
 use super::warnings::{Warnings, too_few_to_detect};
 use super::{AnalyzeOptions, metric_infos, settings};
@@ -17,6 +18,18 @@ use super::{AnalyzeOptions, metric_infos, settings};
 /// Compares run `b` with run `a` (the baseline), scenario key by scenario key.
 #[must_use]
 pub fn compare_runs(a: &StoredRun, b: &StoredRun, options: &AnalyzeOptions) -> RunComparison {
+    compare_runs_gated(a, b, options, None)
+}
+
+/// [`compare_runs`], and when `gate_rules` are given, the regression gate's
+/// verdict on every matched scenario.
+#[must_use]
+pub fn compare_runs_gated(
+    a: &StoredRun,
+    b: &StoredRun,
+    options: &AnalyzeOptions,
+    gate_rules: Option<&[GateRule]>,
+) -> RunComparison {
     let mut notes = Warnings::default();
     let side_a = analyze_all(a, options, &mut notes, &format!("run A ({}): ", a.run.id));
     let side_b = analyze_all(b, options, &mut notes, &format!("run B ({}): ", b.run.id));
@@ -31,10 +44,11 @@ pub fn compare_runs(a: &StoredRun, b: &StoredRun, options: &AnalyzeOptions) -> R
         .iter()
         .flat_map(|(sa, sb)| sa.metrics.keys().chain(sb.metrics.keys()).copied())
         .collect();
-    let tables = measured
+    let tables: Vec<CompareTable> = measured
         .into_iter()
         .filter_map(|metric| table(metric, &matched, options.alpha))
         .collect();
+    let gate = gate_rules.map(|rules| gate::check(rules, &matched, &tables, options));
     for (sa, sb) in &matched {
         let (na, nb) = (trials_with_rate(sa), trials_with_rate(sb));
         if let Some((kind, message)) = too_few_to_detect(na, nb, options) {
@@ -63,6 +77,7 @@ pub fn compare_runs(a: &StoredRun, b: &StoredRun, options: &AnalyzeOptions) -> R
         only_in_a,
         only_in_b,
         warnings: notes.into_list(),
+        gate,
     }
 }
 

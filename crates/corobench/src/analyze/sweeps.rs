@@ -110,6 +110,7 @@ fn series_along(
                 label,
                 target,
                 points: points(scenarios, &indices, dimension),
+                scalability: None,
             }
         })
         .collect()

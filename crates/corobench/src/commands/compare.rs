@@ -1,21 +1,25 @@
 //! `corobench compare RUN_A RUN_B`: two stored runs, scenario by scenario,
 //! benchstat-style: run A is the baseline, each metric gets a table with a
-//! geomean row, and scenarios only one run has are listed.
+//! geomean row, and scenarios only one run has are listed. With
+//! `--fail-on`, a regression gate for CI: exit 1 when run B is
+//! significantly worse than run A beyond a threshold.
 
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
-use corobench_report::{Format, RenderOptions};
+use corobench_model::RunComparison;
+use corobench_report::{Format, GateFormat, RenderOptions};
 
 use super::shared::{StatsArgs, load_run, open_store, write_output};
-use crate::analyze;
-use crate::exit::Exit;
+use crate::analyze::{self, gate};
+use crate::exit::{Exit, usage};
 
 /// Flags of `corobench compare`.
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:\n  \
     corobench compare 20261122-0633 latest\n  \
-    corobench compare old-run new-run --format md -o comparison.md")]
+    corobench compare old-run new-run --format md -o comparison.md\n  \
+    corobench compare base head --fail-on \"rps:-5%,p99:+10%\" --format junit -o gate.xml")]
 pub struct CompareArgs {
     /// The baseline run: its id, a unique prefix of it, or `latest`
     #[arg(value_name = "RUN_A")]
@@ -33,6 +37,14 @@ pub struct CompareArgs {
     #[arg(short = 'o', long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
+    /// Exit 1 when a metric of a scenario is significantly worse in RUN_B
+    /// beyond a threshold: comma-separated METRIC:±PERCENT%, the sign being
+    /// the direction that is worse (rps:-5% fails on a drop of more than
+    /// 5%, p99:+10% on a rise of more than 10%). Metrics: rps, mean, p50,
+    /// p99, p99.9, cpu, rss, error_rate, program:UNIT
+    #[arg(long, value_name = "RULES")]
+    pub fail_on: Option<String>,
+
     #[command(flatten)]
     pub stats: StatsArgs,
 }
@@ -49,15 +61,27 @@ pub enum CompareFormatArg {
     Json,
     /// One row per metric × scenario
     Csv,
+    /// The gate's verdicts as JUnit XML (needs --fail-on)
+    Junit,
+    /// The gate's offenders as GitHub Actions annotations (needs --fail-on)
+    Github,
 }
 
-impl From<CompareFormatArg> for Format {
+/// What a `--format` writes: the comparison or the gate's verdicts.
+enum Rendering {
+    Comparison(Format),
+    Gate(GateFormat),
+}
+
+impl From<CompareFormatArg> for Rendering {
     fn from(arg: CompareFormatArg) -> Self {
         match arg {
-            CompareFormatArg::Table => Self::Table,
-            CompareFormatArg::Md => Self::Markdown,
-            CompareFormatArg::Json => Self::Json,
-            CompareFormatArg::Csv => Self::Csv,
+            CompareFormatArg::Table => Self::Comparison(Format::Table),
+            CompareFormatArg::Md => Self::Comparison(Format::Markdown),
+            CompareFormatArg::Json => Self::Comparison(Format::Json),
+            CompareFormatArg::Csv => Self::Comparison(Format::Csv),
+            CompareFormatArg::Junit => Self::Gate(GateFormat::Junit),
+            CompareFormatArg::Github => Self::Gate(GateFormat::Github),
         }
     }
 }
@@ -66,19 +90,54 @@ impl From<CompareFormatArg> for Format {
 ///
 /// # Errors
 /// A missing database or an unknown run id (exit 2, naming the
-/// candidates), a database that cannot be read or an output that cannot be
+/// candidates), a `--fail-on` that does not parse or a gate format without
+/// it (exit 2), a database that cannot be read or an output that cannot be
 /// written.
 pub fn run(args: &CompareArgs) -> anyhow::Result<Exit> {
+    let rules = args
+        .fail_on
+        .as_deref()
+        .map(gate::parse_rules)
+        .transpose()
+        .map_err(|error| usage(error.to_string()))?;
+    let rendering = Rendering::from(args.format);
+    if let (None, Rendering::Gate(format)) = (&rules, &rendering) {
+        let name = match format {
+            GateFormat::Junit => "junit",
+            GateFormat::Github => "github",
+        };
+        return Err(usage(format!(
+            "--format {name} writes the regression gate's verdicts: add --fail-on, e.g. {}",
+            gate::EXAMPLE
+        )));
+    }
     let store = open_store(&args.stats.db.db)?;
     let a = load_run(&store, &args.run_a)?;
     let b = load_run(&store, &args.run_b)?;
-    let comparison = analyze::compare_runs(&a, &b, &args.stats.analyze_options());
+    let options = args.stats.analyze_options();
+    let comparison = analyze::compare_runs_gated(&a, &b, &options, rules.as_deref());
     let render = RenderOptions {
         color: args.stats.color.enabled(args.output.as_deref()),
         ..RenderOptions::default()
     };
-    write_output(args.output.as_deref(), |out| {
-        corobench_report::render_comparison(args.format.into(), &comparison, render, out)
+    write_output(args.output.as_deref(), |out| match rendering {
+        Rendering::Comparison(format) => {
+            corobench_report::render_comparison(format, &comparison, render, out)
+        }
+        Rendering::Gate(format) => Ok(corobench_report::render_gate(format, &comparison, out)?),
     })?;
-    Ok(Exit::Success)
+    Ok(gate_exit(&comparison))
+}
+
+/// With a gate: its offenders and verdict on stderr, exit 1 when it failed.
+fn gate_exit(comparison: &RunComparison) -> Exit {
+    let Some(gate) = &comparison.gate else {
+        return Exit::Success;
+    };
+    eprint!("{}", corobench_report::gate_summary(gate));
+    if gate.passed() {
+        Exit::Success
+    } else {
+        Exit::CheckFailed
+    }
 }

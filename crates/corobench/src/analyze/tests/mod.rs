@@ -5,5 +5,7 @@
 pub(crate) mod builder;
 mod claims;
 mod comparisons;
+mod gate;
 mod goal;
 mod summaries;
+mod usl;

@@ -1,0 +1,254 @@
+//! The regression gate of `corobench compare --fail-on`: run B fails when a
+//! named metric of a scenario both runs measured is worse than run A's
+//! beyond a threshold, and significantly so.
+//!
+//! Significantly means both: the Mann–Whitney U test of the comparison
+//! rejects at alpha, and the whole Moses interval of the Hodges–Lehmann
+//! ratio B/A lies beyond the threshold. The U test alone would fail a
+//! significant 1 % drop against a 5 % threshold; the point estimate alone
+//! would fail a noisy drop the trials cannot tell from no change.
+
+use corobench_model::{
+    CompareTable, Gate, GateCheck, GateOutcome, GateRule, Metric, ProgramUnit, ScenarioAnalysis,
+};
+use corobench_stats::{RatioCi, format_signed_pct, ratio_ci};
+
+use super::AnalyzeOptions;
+use super::scenarios::values_of;
+
+/// How a rule is written, shown with every syntax error.
+pub const EXAMPLE: &str = "--fail-on \"rps:-5%,p99:+10%\"";
+
+/// The metric words a rule may name, besides `program:UNIT`.
+const METRIC_WORDS: [(&str, Metric); 8] = [
+    ("rps", Metric::RequestsPerS),
+    ("mean", Metric::LatencyMeanUs),
+    ("p50", Metric::LatencyP50Us),
+    ("p99", Metric::LatencyP99Us),
+    ("p99.9", Metric::LatencyP999Us),
+    ("cpu", Metric::ServerCpuPct),
+    ("rss", Metric::PeakRssBytes),
+    ("error_rate", Metric::ErrorRate),
+];
+
+/// A `--fail-on` value that is not a list of rules.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "--fail-on \"{text}\": at column {column}: {message}\n  {text}\n  {caret}^\nexample: {EXAMPLE}",
+    caret = " ".repeat(column.saturating_sub(1))
+)]
+pub struct GateSyntaxError {
+    pub text: String,
+    /// 1-based character position of the fault.
+    pub column: usize,
+    pub message: String,
+}
+
+/// Parses `rps:-5%,p99:+10%`: comma-separated `METRIC:±PERCENT%` rules,
+/// where the sign is the direction that is worse.
+///
+/// # Errors
+/// An empty rule, an unknown metric, a missing sign, number or `%`, or a
+/// drop of 100 % or more, with the column where it was found.
+pub fn parse_rules(text: &str) -> Result<Vec<GateRule>, GateSyntaxError> {
+    let mut rules = Vec::new();
+    let mut offset = 0;
+    for item in text.split(',') {
+        let leading = item.len() - item.trim_start().len();
+        rules.push(
+            parse_rule(item.trim(), offset + leading).map_err(|(at, message)| GateSyntaxError {
+                text: text.to_owned(),
+                column: text[..at.min(text.len())].chars().count() + 1,
+                message,
+            })?,
+        );
+        offset += item.len() + 1;
+    }
+    Ok(rules)
+}
+
+/// One rule starting at byte `start` of the whole text; an error carries
+/// the byte offset of the fault.
+fn parse_rule(item: &str, start: usize) -> Result<GateRule, (usize, String)> {
+    if item.is_empty() {
+        return Err((start, "empty rule: write METRIC:±PERCENT%".to_owned()));
+    }
+    let Some((name, threshold)) = item.rsplit_once(':') else {
+        return Err((
+            start + item.len(),
+            format!("expected `:` and a threshold after `{item}`, e.g. `{item}:+10%`"),
+        ));
+    };
+    let metric = metric_named(name).ok_or_else(|| {
+        let words: Vec<&str> = METRIC_WORDS.iter().map(|(word, _)| *word).collect();
+        (
+            start,
+            format!(
+                "unknown metric `{name}`; use {} or program:UNIT",
+                words.join(", ")
+            ),
+        )
+    })?;
+    let threshold_at = start + name.len() + 1;
+    let fraction = parse_threshold(threshold, threshold_at)?;
+    Ok(GateRule {
+        metric,
+        threshold: fraction,
+        text: item.to_owned(),
+    })
+}
+
+fn metric_named(name: &str) -> Option<Metric> {
+    if let Some(unit) = name.strip_prefix(ProgramUnit::ID_PREFIX) {
+        return (!unit.is_empty()).then(|| Metric::Program(ProgramUnit::new(unit)));
+    }
+    METRIC_WORDS
+        .iter()
+        .find(|(word, _)| *word == name)
+        .map(|(_, metric)| *metric)
+}
+
+/// `-5%` → −0.05; the sign is required because it says which way is worse.
+fn parse_threshold(text: &str, at: usize) -> Result<f64, (usize, String)> {
+    let sign = match text.chars().next() {
+        Some('+') => 1.0,
+        Some('-') => -1.0,
+        _ => {
+            return Err((
+                at,
+                "expected + or - before the threshold: the direction that is worse \
+                 (rps:-5% fails on a drop, p99:+10% on a rise)"
+                    .to_owned(),
+            ));
+        }
+    };
+    let Some(number) = text[1..].strip_suffix('%') else {
+        return Err((at + text.len(), "expected `%` after the number".to_owned()));
+    };
+    let percent = number
+        .parse::<f64>()
+        .ok()
+        .filter(|p| p.is_finite() && *p >= 0.0)
+        .ok_or_else(|| {
+            (
+                at + 1,
+                format!("`{number}` is not a percentage, e.g. 5 or 2.5"),
+            )
+        })?;
+    if sign < 0.0 && percent >= 100.0 {
+        return Err((
+            at + 1,
+            "a drop of 100% or more cannot happen to a positive value; use less".to_owned(),
+        ));
+    }
+    Ok(sign * percent / 100.0)
+}
+
+/// Checks every rule on every matched scenario that has the rule's metric
+/// in both runs; `tables` supply the U tests the comparison already ran.
+pub(crate) fn check(
+    rules: &[GateRule],
+    matched: &[(&ScenarioAnalysis, &ScenarioAnalysis)],
+    tables: &[CompareTable],
+    options: &AnalyzeOptions,
+) -> Gate {
+    let checks = matched
+        .iter()
+        .flat_map(|(sa, sb)| {
+            rules
+                .iter()
+                .filter_map(move |rule| check_one(rule, sa, sb, tables, options))
+        })
+        .collect();
+    Gate {
+        rules: rules.to_vec(),
+        checks,
+        scenarios: matched.len(),
+        alpha: options.alpha,
+        confidence: options.confidence,
+    }
+}
+
+/// One rule on one scenario; `None` when either run lacks the metric there.
+fn check_one(
+    rule: &GateRule,
+    sa: &ScenarioAnalysis,
+    sb: &ScenarioAnalysis,
+    tables: &[CompareTable],
+    options: &AnalyzeOptions,
+) -> Option<GateCheck> {
+    let key = sa.scenario.key.as_str();
+    let (a, b) = (sa.metrics.get(&rule.metric)?, sb.metrics.get(&rule.metric)?);
+    let p_value = tables
+        .iter()
+        .find(|t| t.metric == rule.metric)
+        .and_then(|t| t.rows.iter().find(|r| r.key == key))
+        .and_then(|r| r.comparison.as_ref())
+        .map(|c| c.p_value);
+    let (va, vb) = (
+        values_of(&sa.trials, rule.metric),
+        values_of(&sb.trials, rule.metric),
+    );
+    let interval = ratio_ci(&vb, &va, options.confidence);
+    let (outcome, reason) = match (&interval, p_value) {
+        (Err(error), _) => (
+            GateOutcome::Undecided,
+            format!("no ratio interval for B/A: {error}"),
+        ),
+        (Ok(_), None) => (
+            GateOutcome::Undecided,
+            "no U test: a run has no values".to_owned(),
+        ),
+        (Ok(ci), Some(p)) => judge(rule, ci, p, options.alpha),
+    };
+    let ci = interval.ok();
+    Some(GateCheck {
+        scenario: key.to_owned(),
+        metric: rule.metric,
+        rule: rule.text.clone(),
+        a_median: a.median,
+        b_median: b.median,
+        ratio: ci.map(|c| c.estimate),
+        ratio_lo: ci.map(|c| c.lo),
+        ratio_hi: ci.map(|c| c.hi),
+        change_text: ci.map(|c| change_text(&c)).unwrap_or_default(),
+        p_value,
+        outcome,
+        reason,
+    })
+}
+
+/// Fails only when the U test rejects and the whole interval of B/A lies
+/// on the bad side of the threshold.
+fn judge(rule: &GateRule, ci: &RatioCi, p: f64, alpha: f64) -> (GateOutcome, String) {
+    let limit = rule.limit_ratio();
+    let (beyond_all, beyond_estimate, side) = if rule.fails_on_drop() {
+        (ci.hi < limit, ci.estimate < limit, "below")
+    } else {
+        (ci.lo > limit, ci.estimate > limit, "above")
+    };
+    let limit_text = &rule.text;
+    let significant = p <= alpha;
+    if beyond_all && significant {
+        let reason = format!("the interval lies wholly {side} {limit_text} and p ≤ {alpha}");
+        return (GateOutcome::Failed, reason);
+    }
+    let reason = if !beyond_estimate {
+        format!("within {limit_text}")
+    } else if significant {
+        format!("significant, but the interval reaches back within {limit_text}")
+    } else {
+        format!("beyond {limit_text} but not significant (p={p:.3} > {alpha})")
+    };
+    (GateOutcome::Passed, reason)
+}
+
+/// `-10.31% [-12.05%, -8.40%]`.
+fn change_text(ci: &RatioCi) -> String {
+    format!(
+        "{} [{}, {}]",
+        format_signed_pct(ci.estimate - 1.0),
+        format_signed_pct(ci.lo - 1.0),
+        format_signed_pct(ci.hi - 1.0)
+    )
+}

@@ -1,0 +1,100 @@
+//! `corobench compare --fail-on` as a CI job runs it, on the stored fixture
+//! runs: the exit status, the verdict on stderr, the JUnit and GitHub
+//! formats, and the syntax errors that must exit 2.
+
+mod report_fixture;
+
+use std::process::Output;
+
+use report_fixture::{Fixture, stderr, stdout, usage_error};
+
+const RULES: &str = "rps:-5%,p99:+10%";
+
+/// `corobench compare A B --fail-on RULES` with `more` flags.
+fn gate(fixture: &Fixture, runs: [&str; 2], rules: &str, more: &[&str]) -> Output {
+    let mut args = vec!["compare", runs[0], runs[1], "--fail-on", rules];
+    args.extend_from_slice(more);
+    fixture.corobench(&args)
+}
+
+#[test]
+fn an_unchanged_rerun_passes_the_gate() {
+    let fixture = Fixture::new();
+    let output = fixture.corobench(&[
+        "compare",
+        &fixture.run_a,
+        &fixture.run_a,
+        "--fail-on",
+        RULES,
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(
+        stderr(&output),
+        "gate passed: 40 metrics of 20 scenarios within thresholds\n"
+    );
+    assert!(stdout(&output).starts_with("corobench compare"));
+}
+
+/// The fixture's runs differ by more than 5 % in places, but too noisily
+/// for five and six trials to show it: the gate does not fail on noise.
+#[test]
+fn noisy_differences_beyond_the_thresholds_pass() {
+    let fixture = Fixture::new();
+    let output = gate(
+        &fixture,
+        [&fixture.run_a, &fixture.run_b],
+        "rps:-1%,p99:+1%",
+        &["--format", "junit"],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let xml = stdout(&output);
+    assert!(xml.starts_with("<?xml"), "{xml}");
+    assert_eq!(xml.matches("<testcase ").count(), 32, "{xml}");
+    assert!(xml.contains(r#"<testcase classname="node-http/io-5ms/c=8" name="rps:-1%"/>"#));
+    assert!(!xml.contains("<failure"));
+}
+
+#[test]
+fn github_annotations_end_with_the_verdict() {
+    let fixture = Fixture::new();
+    let output = gate(
+        &fixture,
+        [&fixture.run_a, &fixture.run_b],
+        RULES,
+        &["-f", "github"],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(
+        stdout(&output),
+        "::notice title=corobench gate::gate passed: 32 metrics of 16 scenarios within \
+         thresholds\n"
+    );
+}
+
+#[test]
+fn bad_rules_exit_2_with_the_column_and_an_example() {
+    let fixture = Fixture::new();
+    let output = gate(
+        &fixture,
+        [&fixture.run_a, &fixture.run_b],
+        "rps:-5%,p99:10%",
+        &[],
+    );
+    let message = usage_error(&output);
+    assert!(
+        message.contains("at column 13: expected + or -"),
+        "{message}"
+    );
+    assert!(
+        message.contains("example: --fail-on \"rps:-5%,p99:+10%\""),
+        "{message}"
+    );
+}
+
+#[test]
+fn gate_formats_need_rules() {
+    let fixture = Fixture::new();
+    let output = fixture.corobench(&["compare", &fixture.run_a, &fixture.run_b, "-f", "junit"]);
+    let message = usage_error(&output);
+    assert!(message.contains("add --fail-on"), "{message}");
+}
