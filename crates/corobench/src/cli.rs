@@ -24,6 +24,8 @@ pub enum Command {
     Verify(commands::verify::VerifyArgs),
     /// Show the scenarios a spec expands into and how long they will take.
     Plan(commands::plan::PlanArgs),
+    /// List the shipped suites: the published comparisons, with their size and time.
+    Suites(commands::suites::SuitesArgs),
     /// Measure every scenario of a suite (the default suite when none is given).
     Run(commands::run::RunArgs),
     /// List the runs stored in a results database.

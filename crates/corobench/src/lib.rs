@@ -27,6 +27,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
         Command::Verify(args) => commands::verify::run(&args),
         Command::Targets(args) => commands::targets::run(&args),
         Command::Plan(args) => commands::plan::run(&args),
+        Command::Suites(args) => commands::suites::run(&args),
         Command::Run(args) => commands::run::run(&args),
         Command::Runs(args) => commands::runs::run(&args),
         Command::Report(args) => commands::report::run(&args),

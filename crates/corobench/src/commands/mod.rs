@@ -9,5 +9,6 @@ pub mod report;
 pub mod run;
 pub mod runs;
 pub mod shared;
+pub mod suites;
 pub mod targets;
 pub mod verify;

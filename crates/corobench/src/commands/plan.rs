@@ -17,7 +17,7 @@ use crate::targets::Targets;
 
 /// Start-up, health check and stop of one target, as observed on a 2-core
 /// machine; used only for the estimate.
-const TRIAL_OVERHEAD: Duration = Duration::from_millis(800);
+pub(crate) const TRIAL_OVERHEAD: Duration = Duration::from_millis(800);
 
 /// Flags of `corobench plan`.
 #[derive(Debug, Args)]
