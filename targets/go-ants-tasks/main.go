@@ -5,6 +5,7 @@
 package main
 
 import (
+	"corobench/targets/go-common/benchline"
 	"errors"
 	"flag"
 	"fmt"
@@ -30,8 +31,8 @@ func main() {
 	for _, line := range res.diagnostics() {
 		fmt.Fprintf(os.Stderr, "go-ants-tasks: %s\n", line)
 	}
-	writeHeader(os.Stdout, pkg)
-	writeLine(os.Stdout, cfg.benchmarkName(), res.metrics())
+	benchline.WriteHeader(os.Stdout, pkg)
+	benchline.WriteLine(os.Stdout, cfg.benchmarkName(), res.metrics())
 	if code, reason := res.verdict(); code != 0 {
 		fmt.Fprintf(os.Stderr, "go-ants-tasks: %s\n", reason)
 		os.Exit(code)

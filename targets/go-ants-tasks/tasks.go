@@ -1,6 +1,7 @@
 package main
 
 import (
+	"corobench/targets/go-common/benchline"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -180,22 +181,22 @@ func (r result) tasksPerSecond() float64 {
 
 // metrics are the run's figures in the order the benchmark line prints
 // them; target.toml's [program].metrics lists the same units.
-func (r result) metrics() []metric {
+func (r result) metrics() []benchline.Metric {
 	const ms = 1000.0 // the histogram holds microseconds
 	const mb = 1e6
-	return []metric{
-		{float64(r.elapsed.Nanoseconds()), "ns/op"},
-		{r.tasksPerSecond(), "tasks/s"},
-		{float64(r.latency.ValueAtQuantile(50)) / ms, "p50-ms"},
-		{float64(r.latency.ValueAtQuantile(99)) / ms, "p99-ms"},
-		{r.meanMS, "mean-ms"},
-		{float64(r.peakHeap) / mb, "peak-heap-MB"},
-		{float64(r.peakStack) / mb, "peak-stack-MB"},
-		{r.bytesPerTask, "B/op"},
-		{r.allocsPerTask, "allocs/op"},
-		{float64(r.completed), "completed"},
-		{float64(r.rejected), "rejected"},
-		{r.littlesBound, "littles-bound-tasks/s"},
+	return []benchline.Metric{
+		{Value: float64(r.elapsed.Nanoseconds()), Unit: "ns/op"},
+		{Value: r.tasksPerSecond(), Unit: "tasks/s"},
+		{Value: float64(r.latency.ValueAtQuantile(50)) / ms, Unit: "p50-ms"},
+		{Value: float64(r.latency.ValueAtQuantile(99)) / ms, Unit: "p99-ms"},
+		{Value: r.meanMS, Unit: "mean-ms"},
+		{Value: float64(r.peakHeap) / mb, Unit: "peak-heap-MB"},
+		{Value: float64(r.peakStack) / mb, Unit: "peak-stack-MB"},
+		{Value: r.bytesPerTask, Unit: "B/op"},
+		{Value: r.allocsPerTask, Unit: "allocs/op"},
+		{Value: float64(r.completed), Unit: "completed"},
+		{Value: float64(r.rejected), Unit: "rejected"},
+		{Value: r.littlesBound, Unit: "littles-bound-tasks/s"},
 	}
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"corobench/targets/go-common/benchline"
 	"errors"
 	"os"
 	"regexp"
@@ -206,8 +207,8 @@ func parseBenchLine(t *testing.T, line string) benchLine {
 func TestOutputIsABenchmarkLineWithEveryDeclaredMetric(t *testing.T) {
 	res := mustRun(t, small(modePool), realHooks())
 	var out bytes.Buffer
-	writeHeader(&out, pkg)
-	writeLine(&out, res.cfg.benchmarkName(), res.metrics())
+	benchline.WriteHeader(&out, pkg)
+	benchline.WriteLine(&out, res.cfg.benchmarkName(), res.metrics())
 	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
 	if len(lines) != 5 {
 		t.Fatalf("output has %d lines; want 4 header lines and one result:\n%s", len(lines), out.String())
@@ -249,8 +250,8 @@ func TestFormatValue(t *testing.T) {
 	for value, want := range map[float64]string{
 		0: "0", 40: "40", 1449: "1449", 1449.28: "1449", 474.7: "474.7", 34.94: "34.94", 3.2204: "3.220", 0.18994: "0.1899",
 	} {
-		if got := formatValue(value); got != want {
-			t.Errorf("formatValue(%v) = %s; want %s", value, got, want)
+		if got := benchline.FormatValue(value); got != want {
+			t.Errorf("benchline.FormatValue(%v) = %s; want %s", value, got, want)
 		}
 	}
 }

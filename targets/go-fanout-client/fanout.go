@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"corobench/targets/go-common/benchline"
 	"fmt"
 	"io"
 	"net"
@@ -160,23 +161,23 @@ func (r result) requestsPerSecond() float64 {
 
 // metrics are the run's figures in the order the benchmark line prints
 // them; target.toml's [program].metrics lists the same units.
-func (r result) metrics() []metric {
+func (r result) metrics() []benchline.Metric {
 	const ms = 1000.0 // the histogram holds microseconds
-	metrics := []metric{
-		{float64(r.wall.Nanoseconds()), "ns/op"},
-		{r.requestsPerSecond(), "req/s"},
-		{float64(r.latency.ValueAtQuantile(50)) / ms, "p50-ms"},
-		{float64(r.latency.ValueAtQuantile(99)) / ms, "p99-ms"},
-		{r.meanMS, "mean-ms"},
-		{r.bytesPerReq, "B/op"},
-		{r.allocsPerReq, "allocs/op"},
-		{float64(r.requests), "requests"},
-		{float64(r.errors()), "errors"},
+	metrics := []benchline.Metric{
+		{Value: float64(r.wall.Nanoseconds()), Unit: "ns/op"},
+		{Value: r.requestsPerSecond(), Unit: "req/s"},
+		{Value: float64(r.latency.ValueAtQuantile(50)) / ms, Unit: "p50-ms"},
+		{Value: float64(r.latency.ValueAtQuantile(99)) / ms, Unit: "p99-ms"},
+		{Value: r.meanMS, Unit: "mean-ms"},
+		{Value: r.bytesPerReq, Unit: "B/op"},
+		{Value: r.allocsPerReq, Unit: "allocs/op"},
+		{Value: float64(r.requests), Unit: "requests"},
+		{Value: float64(r.errors()), Unit: "errors"},
 	}
 	for kind := kindPortsExhausted; kind < kindCount; kind++ {
-		metrics = append(metrics, metric{float64(r.failed[kind]), kind.unit()})
+		metrics = append(metrics, benchline.Metric{Value: float64(r.failed[kind]), Unit: kind.unit()})
 	}
-	return append(metrics, metric{float64(r.dials), "dials"})
+	return append(metrics, benchline.Metric{Value: float64(r.dials), Unit: "dials"})
 }
 
 // verdict is the exit status and, when it is not 0, why. Failed requests

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"corobench/targets/go-common/benchline"
 	"errors"
 	"fmt"
 	"io"
@@ -259,8 +260,8 @@ func TestOutputIsABenchmarkLineWithEveryDeclaredMetric(t *testing.T) {
 	s := startServer(t, plaintext)
 	res := run(settings(s.URL+"/plaintext", modeFresh, 20))
 	var out bytes.Buffer
-	writeHeader(&out, pkg)
-	writeLine(&out, res.cfg.benchmarkName(), res.metrics())
+	benchline.WriteHeader(&out, pkg)
+	benchline.WriteLine(&out, res.cfg.benchmarkName(), res.metrics())
 	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
 	if len(lines) != 5 {
 		t.Fatalf("output has %d lines; want 4 header lines and one result:\n%s", len(lines), out.String())

@@ -6,6 +6,7 @@
 package main
 
 import (
+	"corobench/targets/go-common/benchline"
 	"errors"
 	"flag"
 	"fmt"
@@ -36,8 +37,8 @@ func main() {
 	for _, line := range res.diagnostics() {
 		fmt.Fprintf(os.Stderr, "go-fanout-client: %s\n", line)
 	}
-	writeHeader(os.Stdout, pkg)
-	writeLine(os.Stdout, cfg.benchmarkName(), res.metrics())
+	benchline.WriteHeader(os.Stdout, pkg)
+	benchline.WriteLine(os.Stdout, cfg.benchmarkName(), res.metrics())
 	if code, reason := res.verdict(); code != 0 {
 		fmt.Fprintf(os.Stderr, "go-fanout-client: %s\n", reason)
 		os.Exit(code)

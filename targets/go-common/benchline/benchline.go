@@ -1,4 +1,6 @@
-package main
+// Package benchline prints a program target's figures the way
+// `go test -bench` prints them, so corobench and benchstat read them alike.
+package benchline
 
 import (
 	"bufio"
@@ -10,39 +12,39 @@ import (
 	"strings"
 )
 
-// metric is one value/unit pair of a benchmark line.
-type metric struct {
-	value float64
-	unit  string
+// Metric is one value/unit pair of a benchmark line.
+type Metric struct {
+	Value float64
+	Unit  string
 }
 
-// writeHeader prints the configuration lines `go test -bench` prints
+// WriteHeader prints the configuration lines `go test -bench` prints
 // before its results, so benchstat groups this program's lines like a
 // benchmark's.
-func writeHeader(w io.Writer, pkg string) {
+func WriteHeader(w io.Writer, pkg string) {
 	fmt.Fprintf(w, "goos: %s\ngoarch: %s\npkg: %s\ncpu: %s\n", runtime.GOOS, runtime.GOARCH, pkg, cpuName())
 }
 
-// writeLine prints one result in the benchmark format: the name with its
+// WriteLine prints one result in the benchmark format: the name with its
 // GOMAXPROCS suffix, the iteration count (one run is one iteration), then
 // value/unit pairs in the given order.
-func writeLine(w io.Writer, name string, metrics []metric) {
+func WriteLine(w io.Writer, name string, metrics []Metric) {
 	var line strings.Builder
 	fmt.Fprintf(&line, "%s-%d\t%8d", name, runtime.GOMAXPROCS(0), 1)
 	for _, m := range metrics {
 		line.WriteByte('\t')
-		line.WriteString(formatValue(m.value))
+		line.WriteString(FormatValue(m.Value))
 		line.WriteByte(' ')
-		line.WriteString(m.unit)
+		line.WriteString(m.Unit)
 	}
 	line.WriteByte('\n')
 	_, _ = io.WriteString(w, line.String())
 }
 
-// formatValue prints a whole number (a count) as an integer and any other
+// FormatValue prints a whole number (a count) as an integer and any other
 // value with about as many significant digits as the testing package
 // prints for a metric, without its column padding.
-func formatValue(x float64) string {
+func FormatValue(x float64) string {
 	switch y := math.Abs(x); {
 	case x == math.Trunc(x) && y < 1e15, y >= 999.95:
 		return fmt.Sprintf("%.0f", x)
