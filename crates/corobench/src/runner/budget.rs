@@ -3,9 +3,12 @@
 //! [`Rounds`]; then each further trial goes to the scenario whose req/s
 //! interval is widest relative to the goal (`until_ci`), until every
 //! scenario meets the goal, reaches the maximum of trials, or the time is
-//! spent. A trial is never started when the time measured so far plus the
-//! mean length of a trial would pass the budget, so a run ends about when
-//! it was asked to rather than a whole trial later.
+//! spent. A further trial is never started when the time measured so far
+//! plus the mean length of a trial would pass the budget, so a run ends
+//! about when it was asked to rather than a whole trial later. The first
+//! rounds always run, budget or not: a run whose first rounds alone take
+//! longer than its budget runs over it rather than leave every interval
+//! unbounded.
 //!
 //! Time comes from a [`Clock`], so the loop is tested with a fake one.
 
@@ -124,7 +127,10 @@ impl Budgeted<'_> {
         let mut spent = Spent::default();
         let mut budget_spent = false;
         while let Some(slot) = self.next_slot(&seen) {
-            if self.clock.elapsed().saturating_add(spent.mean()) > self.budget {
+            // The first rounds always run: without them no interval is
+            // bounded and the run would report nothing it can stand by.
+            let extra = slot.trial >= self.rounds.plan.trials.min;
+            if extra && self.clock.elapsed().saturating_add(spent.mean()) > self.budget {
                 budget_spent = true;
                 break;
             }

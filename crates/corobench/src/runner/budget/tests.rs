@@ -107,14 +107,28 @@ fn a_scenario_that_meets_the_goal_stops_and_one_that_cannot_runs_to_the_maximum(
 }
 
 #[test]
+fn the_first_rounds_run_even_past_the_budget_and_say_so() {
+    let plan = plan(2, 6, Some(0.05), 20);
+    let wide = noisy(0.3);
+    let trials = FakeTrials::new(move |_, t| Some(wide(t)));
+    let budget = Duration::from_secs(50);
+    let (tally, stored, elapsed) = run_budgeted(&plan, &trials, Duration::from_secs(10), budget);
+    assert_eq!(stored.len(), 12, "every scenario gets its first 6 trials");
+    assert_eq!(elapsed, Duration::from_secs(120));
+    assert!(tally.unmet.iter().all(|u| u.why == Shortfall::BudgetSpent));
+}
+
+#[test]
 fn no_trial_starts_that_the_mean_trial_time_would_push_past_the_budget() {
     let plan = plan(2, 6, Some(0.05), 20);
     let wide = noisy(0.3);
     let trials = FakeTrials::new(move |_, t| Some(wide(t)));
     let per_trial = Duration::from_secs(10);
-    let budget = Duration::from_secs(105);
+    let budget = Duration::from_secs(155);
     let (tally, stored, elapsed) = run_budgeted(&plan, &trials, per_trial, budget);
-    assert_eq!(stored.len(), 10, "the 11th would end at 110 s");
+    // 12 trials of the first rounds (120 s), then 3 more: the 16th would
+    // end at 160 s.
+    assert_eq!(stored.len(), 15, "the 16th would end at 160 s");
     assert!(elapsed <= budget, "{elapsed:?}");
     assert_eq!(tally.unmet.len(), 2);
     assert!(tally.unmet.iter().all(|u| u.why == Shortfall::BudgetSpent));
