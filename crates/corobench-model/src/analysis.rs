@@ -10,6 +10,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::capacity::CapacityAnalysis;
+
 use crate::claim::ClaimVerdict;
 use crate::histogram::{LatencyHistogram, LatencySummary, PercentileValue};
 use crate::load::{ErrorCounts, LoadWarning};
@@ -561,6 +563,10 @@ pub struct RunAnalysis {
     /// The run's published claims, each with its verdict.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub claims: Vec<ClaimVerdict>,
+    /// A run that searched capacity (`[capacity]`): each search's rates,
+    /// capacity and comparison with the baseline target.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<CapacityAnalysis>,
     pub metrics: Vec<MetricInfo>,
     /// In plan order.
     pub scenarios: Vec<ScenarioAnalysis>,

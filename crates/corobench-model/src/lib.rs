@@ -2,6 +2,7 @@
 //! trial produce. Only plain data and its serialisation live here.
 
 pub mod analysis;
+pub mod capacity;
 pub mod claim;
 pub mod histogram;
 pub mod load;
@@ -15,6 +16,10 @@ pub use analysis::{
     MetricComparison, MetricInfo, MetricSummary, MetricUnit, ProgramUnit, RunAnalysis,
     RunComparison, Scalability, ScenarioAnalysis, ScenarioComparison, Sweep, SweepPoint,
     SweepSeries, TrialAnalysis, UslEstimates, Verdict, Warning, WarningKind,
+};
+pub use capacity::{
+    CapacityAnalysis, CapacityComparison, CapacityEstimate, CapacityRate, CapacitySettings,
+    RateVerdict, ScenarioCapacity, Slo, SloMeasure, SloParseError,
 };
 pub use claim::{
     ClaimBand, ClaimDirection, ClaimExpectation, ClaimMeasurement, ClaimOutcome, ClaimRatio,

@@ -5,6 +5,8 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use crate::capacity::CapacitySettings;
+
 use crate::claim::ClaimRecord;
 use crate::load::LoadReport;
 use crate::resource::{ResourceSample, ResourceSummary};
@@ -102,6 +104,10 @@ pub struct RunRecord {
     /// the run's `--baseline`; `None`: the first target.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline: Option<String>,
+    /// `[capacity]`: the run searched each scenario's highest rate within
+    /// these objectives.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<CapacitySettings>,
 }
 
 /// What is sent to the target in one scenario.

@@ -13,6 +13,7 @@ pub(crate) const TOP_LEVEL: &[&str] = &[
     "program",
     "baseline",
     "claims",
+    "capacity",
 ];
 
 /// `[program]`.
@@ -33,6 +34,18 @@ pub(crate) const RUN: &[&str] = &[
     "generator_threads",
     "backend",
     "seed",
+];
+
+/// `[capacity]`.
+pub(crate) const CAPACITY: &[&str] = &[
+    "slo",
+    "start_rate",
+    "growth",
+    "max_rate",
+    "min_rate",
+    "trials_per_rate",
+    "precision",
+    "max_rates",
 ];
 
 /// `[schedule]`.
@@ -68,13 +81,14 @@ pub(crate) const CLAIM: &[&str] = &[
 
 /// Where `key` belongs, when it belongs to a table other than `table`.
 pub(crate) fn home_elsewhere(key: &str, table: &[&str]) -> Option<&'static str> {
-    let homes: [(&[&str], &str); 6] = [
+    let homes: [(&[&str], &str); 7] = [
         (TOP_LEVEL, "the top level"),
         (RUN, "[run]"),
         (SCHEDULE, "[schedule]"),
         (WORKLOAD, "[[workloads]]"),
         (PROGRAM, "[program]"),
         (CLAIM, "[[claims]]"),
+        (CAPACITY, "[capacity]"),
     ];
     homes
         .iter()

@@ -27,7 +27,9 @@ pub use plan::{
     Body, DEFAULT_BUDGET_GOAL, MIN_TRIALS_FOR_INTERVAL, Measurement, Plan, PlannedClaim,
     PlannedScenario, Schedule, SkippedTarget, Trials, Workload,
 };
-pub use resolve::{DEFAULT_CONNECTIONS, PrecisionGoal, precision_goal, resolve, resolve_within};
+pub use resolve::{
+    DEFAULT_CONNECTIONS, PrecisionGoal, at_rate, precision_goal, resolve, resolve_within,
+};
 pub use values::{parse_cpu_list, parse_duration, parse_fraction};
 
 /// The suite `corobench run` runs when given none.

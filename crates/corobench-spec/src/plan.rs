@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 pub use corobench_model::Schedule;
-use corobench_model::{BackendChoice, ClaimRecord, ProgramScenario, ScenarioKey};
+use corobench_model::{BackendChoice, CapacitySettings, ClaimRecord, ProgramScenario, ScenarioKey};
 
 /// A checked spec, expanded into scenarios.
 #[derive(Clone, Debug, PartialEq)]
@@ -28,6 +28,9 @@ pub struct Plan {
     pub baseline: Option<String>,
     /// Published claims to judge on the run's trials (`[[claims]]`).
     pub claims: Vec<PlannedClaim>,
+    /// `[capacity]`: search each scenario's highest rate within its
+    /// objectives; the scenarios are then open loops at the first rate.
+    pub capacity: Option<CapacitySettings>,
 }
 
 /// A claim of a spec, its sides resolved to scenario keys (or to why their

@@ -322,6 +322,26 @@ pub fn estimate_capacity(
     }))
 }
 
+/// The bootstrap distribution behind [`estimate_capacity`]'s interval:
+/// one capacity per resample that located one (∞ where every resampled
+/// trial passed, 0 where every one failed), in draw order. Two scenarios'
+/// draws, made with different seeds, give the distribution of their ratio.
+///
+/// Errors: as [`estimate_capacity`]; trials that all pass, all fail or sit
+/// at one rate have no curve to resample, and give an empty list.
+pub fn capacity_draws(
+    trials: &[(f64, bool)],
+    options: &CapacityOptions,
+) -> Result<Vec<f64>, StatsError> {
+    check_options(options)?;
+    let design = Design::from_trials(trials)?;
+    if boundless_outcome(&design).is_some() {
+        return Ok(Vec::new());
+    }
+    let curve = fit_pass_curve(trials)?;
+    Ok(bootstrap_capacities(&design, &curve, options).capacities)
+}
+
 fn check_options(options: &CapacityOptions) -> Result<(), StatsError> {
     if !(options.level > 0.0 && options.level < 1.0) {
         return Err(StatsError::ParameterOutOfRange {

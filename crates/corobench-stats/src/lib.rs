@@ -39,8 +39,8 @@ pub mod utest;
 
 pub use bootstrap::{BootstrapCi, Interval, bootstrap_median_ci};
 pub use capacity::{
-    Capacity, CapacityCi, CapacityOptions, CapacityResampling, PassCurve, estimate_capacity,
-    fit_pass_curve,
+    Capacity, CapacityCi, CapacityOptions, CapacityResampling, PassCurve, capacity_draws,
+    estimate_capacity, fit_pass_curve,
 };
 pub use compare::{
     format_delta, format_p_and_n, format_pct_range, format_signed_pct, geomean_of_ratios,

@@ -52,10 +52,15 @@ impl Store {
         } else {
             Some(to_json(&run.claims, "claims", path)?)
         };
+        let capacity = run
+            .capacity
+            .as_ref()
+            .map(|c| to_json(c, "capacity settings", path))
+            .transpose()?;
         let inserted = tx.execute(
             "INSERT INTO runs (id, started_at_unix_ms, finished_at_unix_ms, status, suite, \
-             spec_toml, seed, trials_per_scenario, provenance_json, claims_json, baseline) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+             spec_toml, seed, trials_per_scenario, provenance_json, claims_json, baseline, \
+             capacity_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
             params![
                 run.id,
                 run.started_at_unix_ms,
@@ -68,6 +73,7 @@ impl Store {
                 provenance,
                 claims,
                 run.baseline,
+                capacity,
             ],
         );
         match inserted {
@@ -85,6 +91,27 @@ impl Store {
                 other => other,
             })?;
         }
+        tx.commit().map_err(fail)
+    }
+
+    /// Adds a scenario to a stored run: a capacity search adds one for each
+    /// rate it tries.
+    ///
+    /// # Errors
+    /// When the run is unknown, the scenario's index or key is taken, or the
+    /// database cannot be written.
+    pub fn add_scenario(
+        &mut self,
+        run_id: &str,
+        scenario: &ScenarioRecord,
+    ) -> Result<(), StoreError> {
+        let path = &self.path;
+        let fail = |e| classify(e, path, "storing a scenario", Some(run_id));
+        let tx = self.conn.transaction().map_err(fail)?;
+        insert_scenario(&tx, run_id, scenario, path).map_err(|e| match e {
+            StoreError::Sqlite { source, .. } => fail(source),
+            other => other,
+        })?;
         tx.commit().map_err(fail)
     }
 
@@ -264,7 +291,7 @@ impl Store {
             .conn
             .query_row(
                 "SELECT id, started_at_unix_ms, finished_at_unix_ms, status, suite, spec_toml, \
-                 seed, trials_per_scenario, provenance_json, claims_json, baseline \
+                 seed, trials_per_scenario, provenance_json, claims_json, baseline, capacity_json \
                  FROM runs WHERE id = ?1",
                 [run_id],
                 |row| {
@@ -277,7 +304,11 @@ impl Store {
                         ),
                         (row.get(4)?, row.get(5)?, row.get::<_, String>(6)?),
                         (row.get(7)?, row.get::<_, String>(8)?),
-                        (row.get::<_, Option<String>>(9)?, row.get(10)?),
+                        (
+                            row.get::<_, Option<String>>(9)?,
+                            row.get(10)?,
+                            row.get::<_, Option<String>>(11)?,
+                        ),
                     ))
                 },
             )
@@ -287,7 +318,7 @@ impl Store {
             (id, started, finished, status),
             (suite, spec_toml, seed),
             (trials, provenance),
-            (claims, baseline),
+            (claims, baseline, capacity),
         )) = row
         else {
             return Err(self.unknown_run(run_id));
@@ -308,6 +339,9 @@ impl Store {
                 .transpose()?
                 .unwrap_or_default(),
             baseline,
+            capacity: capacity
+                .map(|json| from_json(&json, "capacity settings", &self.path))
+                .transpose()?,
         };
         Ok((run, trials))
     }

@@ -3,6 +3,7 @@
 //! into scenarios. Whatever could fail before the first trial fails here,
 //! with the file, line, column and key.
 
+mod capacity;
 mod claims;
 mod repeats;
 mod schedule;
@@ -28,6 +29,7 @@ use settings::Settings;
 pub use settings::{PrecisionGoal, precision_goal};
 use workloads::PlannedWorkload;
 
+pub use capacity::at_rate;
 pub use schedule::DEFAULT_CONNECTIONS;
 
 /// Resolves a spec text into a plan, within the spec's own bounds only; see
@@ -79,6 +81,15 @@ pub fn resolve_within(
         catalog,
         scenarios.len(),
     ));
+    let capacity = capacity::read(spec.get("capacity"), &at)?;
+    if let Some(settings) = &capacity {
+        capacity::refuse_rates(&spec, &at)?;
+        capacity::refuse_programs(&scenarios, spec.get("capacity"), &at)?;
+        scenarios = scenarios
+            .iter()
+            .map(|s| at_rate(s, settings.start_rate, s.index))
+            .collect();
+    }
     let workload_names: Vec<String> = workloads.iter().map(|w| w.workload.name.clone()).collect();
     let context = claims::Context {
         catalog,
@@ -100,6 +111,7 @@ pub fn resolve_within(
         skipped_targets: selection.skipped,
         baseline,
         claims,
+        capacity,
     })
 }
 

@@ -48,6 +48,7 @@ pub(super) fn run(id: &str, started_at_unix_ms: i64) -> RunRecord {
         },
         claims: vec![claim()],
         baseline: Some("go-nethttp".to_owned()),
+        capacity: None,
     }
 }
 
