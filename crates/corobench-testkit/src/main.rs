@@ -1,7 +1,7 @@
 //! `corobench-testkit`: serves the contract server as a real target process.
 //!
 //! ```text
-//! PORT=8080 corobench-testkit [--model MODEL] [--fault NAME]...
+//! PORT=8080 corobench-testkit [--model MODEL] [--fault NAME]... [--max-rate K]
 //! PORT=0 corobench-testkit knobs [--delay-us N] [--status N] [--chunked] ...
 //! ```
 //!
@@ -147,6 +147,15 @@ fn configure(mut args: impl Iterator<Item = String>) -> Result<ContractConfig, S
                 );
             }
             "--model" => config.model = value("--model")?,
+            "--max-rate" => {
+                let rate: f64 = value("--max-rate")?
+                    .parse()
+                    .map_err(|e| format!("--max-rate: {e}"))?;
+                if !(rate.is_finite() && rate > 0.0) {
+                    return Err(format!("--max-rate must be a rate above 0, not {rate}"));
+                }
+                config.max_rate = Some(rate);
+            }
             "-h" | "--help" => return Err("help requested".to_owned()),
             other => return Err(format!("unknown argument {other:?}")),
         }

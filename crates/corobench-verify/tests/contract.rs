@@ -40,6 +40,7 @@ fn verify_with(faults: &[Fault], with_database: bool) -> Vec<RuleResult> {
         upload_dir: Some(dir.path().to_owned()),
         world: with_database.then(|| Arc::clone(&world) as _),
         faults: faults.iter().copied().collect(),
+        max_rate: None,
     };
     let server = ContractServer::start(config).unwrap();
     let probe = MemoryProbe(world);

@@ -116,6 +116,7 @@ fn serve(stream: &mut TcpStream, shared: &Shared) -> io::Result<Ending> {
                 return Ok(Ending::Close);
             }
         };
+        shared.wait_turn();
         let reply = answer(&head, stream, &mut buffered, shared)?;
         let close = reply.close
             || head.connection_close

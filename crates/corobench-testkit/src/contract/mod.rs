@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 pub use fault::Fault;
 pub use world::{MemoryWorld, PsqlWorld, WorldSource};
@@ -35,6 +35,9 @@ pub struct ContractConfig {
     /// The `world` table for `/db`; `None` answers `503` as without a database.
     pub world: Option<Arc<dyn WorldSource>>,
     pub faults: BTreeSet<Fault>,
+    /// Serve at most this many requests a second, queueing the rest: a
+    /// server whose capacity is known exactly, for capacity searches.
+    pub max_rate: Option<f64>,
 }
 
 impl Default for ContractConfig {
@@ -48,6 +51,7 @@ impl Default for ContractConfig {
             upload_dir: None,
             world: None,
             faults: BTreeSet::new(),
+            max_rate: None,
         }
     }
 }
@@ -136,6 +140,8 @@ struct Shared {
     random_state: AtomicU64,
     /// The row `DbSkipsQuery` repeats.
     remembered_row: Mutex<Option<(i32, i32)>>,
+    /// `max_rate`: when the next request may be answered.
+    next_slot: Mutex<Option<Instant>>,
 }
 
 impl Shared {
@@ -153,6 +159,28 @@ impl Shared {
             next_upload: AtomicU64::new(0),
             random_state: AtomicU64::new(seed | 1),
             remembered_row: Mutex::new(None),
+            next_slot: Mutex::new(None),
+        }
+    }
+
+    /// With `max_rate` K, waits for this request's turn: requests are
+    /// answered one per 1/K seconds, in the order they arrive, so below K a
+    /// request waits for nothing and above K the queue (and the latency)
+    /// grows without bound, as in front of a saturated server.
+    fn wait_turn(&self) {
+        let Some(rate) = self.config.max_rate else {
+            return;
+        };
+        let interval = Duration::from_secs_f64(1.0 / rate);
+        let now = Instant::now();
+        let turn = {
+            let mut next = lock(&self.next_slot);
+            let turn = next.map_or(now, |slot| slot.max(now));
+            *next = Some(turn + interval);
+            turn
+        };
+        if turn > now {
+            self.pause(turn - now);
         }
     }
 

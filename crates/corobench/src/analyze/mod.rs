@@ -12,6 +12,8 @@
 //! - [`runs`]: two runs compared, with geomean rows.
 //! - [`gate`]: the regression gate of `compare --fail-on`.
 //! - [`sweeps`]: scenarios that differ in one dimension, for sweep charts.
+//! - [`capacity`]: a capacity search's rates, capacity with its interval
+//!   and comparisons between targets.
 //! - [`claims`]: published claims against the trials: a measured ratio
 //!   with its interval and a verdict that says why.
 //! - [`usl`]: the Universal Scalability Law fitted to concurrency sweeps.
@@ -21,6 +23,7 @@
 //!   for the runner's adaptive stop alike.
 
 mod baseline;
+mod capacity;
 mod claims;
 pub mod gate;
 mod goal;
@@ -97,6 +100,12 @@ pub fn analyze_run(run: &StoredRun, options: &AnalyzeOptions) -> Result<RunAnaly
     };
     let mut sweeps = sweeps::find(&scenarios);
     usl::fit_sweeps(&mut sweeps, &scenarios, options.confidence);
+    let capacity = capacity::analyze(
+        run,
+        &scenarios,
+        baseline_target.as_deref(),
+        (options.alpha, options.confidence),
+    );
     Ok(RunAnalysis {
         schema_version: ANALYSIS_SCHEMA_VERSION,
         kind: "run_analysis".to_owned(),
@@ -104,6 +113,7 @@ pub fn analyze_run(run: &StoredRun, options: &AnalyzeOptions) -> Result<RunAnaly
         trials_per_scenario: run.trials_per_scenario,
         settings: settings(options, baseline_target),
         claims: claims::judge_all(&run.run.claims, &scenarios, options),
+        capacity,
         metrics: metric_infos(&scenarios.iter().collect::<Vec<_>>()),
         scenarios,
         comparisons,

@@ -11,6 +11,7 @@
 //! loop beside [`rounds`], as [`budget`] is: a run with a time budget.
 
 pub mod budget;
+pub mod capacity;
 pub mod events;
 pub mod leak;
 pub mod liveness;
@@ -24,6 +25,7 @@ pub mod trial;
 mod window;
 
 pub use budget::{BudgetTally, Budgeted, SinceStart, Unmet};
+pub use capacity::{CapacityRun, CapacitySink, CapacityTally, RateScenario};
 pub use events::{Phase, RunEvent, RunObserver};
 pub use order::TrialSlot;
 pub use prepare::{ExcludedTarget, PreparedRun, TrialEnvironment, prepare};

@@ -34,6 +34,7 @@ impl RunBuilder {
                     },
                     claims: Vec::new(),
                     baseline: None,
+                    capacity: None,
                 },
                 trials_per_scenario,
                 scenarios: Vec::new(),

@@ -1,6 +1,7 @@
 //! `corobench run [SPEC]`: every scenario of a suite, measured fairly, each
 //! trial stored as it ends; `--resume RUN` finishes an interrupted run.
 
+mod capacity;
 mod cpu_claim;
 mod finish;
 mod start;
@@ -116,7 +117,16 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
         ));
     }
     let run_id = record_start(&mut store, &start, &targets, &prepared)?;
-    let tally = measure(&start, &mut store, &prepared, observer.as_ref());
+    let tally = match &start.plan.capacity {
+        Some(settings) => capacity::measure(
+            &start,
+            settings,
+            (&mut store, &targets),
+            &prepared,
+            observer.as_ref(),
+        ),
+        None => measure(&start, &mut store, &prepared, observer.as_ref()),
+    };
     observer.on(RunEvent::Finished);
     drop(prepared);
     finish::finish(
@@ -145,7 +155,7 @@ fn record_start(
         let run = start::with_tools(start.run.clone(), prepared);
         let scenarios = start::scenario_records(&start.plan, targets, &prepared.env.bodies)?;
         store
-            .create_run(&run, start.plan.trials.min, &scenarios)
+            .create_run(&run, planned_per_scenario(&start.plan), &scenarios)
             .map_err(|e| exit::usage(e.to_string()))?;
     } else {
         store
@@ -158,6 +168,15 @@ fn record_start(
     Ok(run_id)
 }
 
+/// The plan's scenarios whose target was built and verified.
+fn runnable(plan: &Plan, prepared: &PreparedRun) -> Vec<u32> {
+    plan.scenarios
+        .iter()
+        .filter(|s| prepared.env.built.contains_key(&s.target))
+        .map(|s| s.index)
+        .collect()
+}
+
 /// Runs the trials the plan still needs, storing each as it ends.
 fn measure(
     start: &Start,
@@ -168,12 +187,7 @@ fn measure(
     let (plan, run_id) = (&start.plan, start.run.id.as_str());
     let rounds = Rounds {
         plan,
-        runnable: plan
-            .scenarios
-            .iter()
-            .filter(|s| prepared.env.built.contains_key(&s.target))
-            .map(|s| s.index)
-            .collect(),
+        runnable: runnable(plan, prepared),
         stop: &prepared.env.stop,
         observer,
     };
@@ -244,7 +258,16 @@ fn announce(start: &Start, observer: &dyn RunObserver) {
     }
 }
 
+/// Trials each scenario is planned to get: a capacity search's trials per
+/// rate (each rate is a scenario), or the plan's minimum.
+fn planned_per_scenario(plan: &Plan) -> u32 {
+    plan.capacity
+        .as_ref()
+        .map_or(plan.trials.min, |c| c.trials_per_rate)
+}
+
 fn remaining_trials(plan: &Plan, before: &StoredTrials) -> u64 {
-    (plan.scenarios.len() as u64 * u64::from(plan.trials.min))
+    // A capacity search adds trials as it adds rates; it starts with one rate.
+    (plan.scenarios.len() as u64 * u64::from(planned_per_scenario(plan)))
         .saturating_sub(before.slots.len() as u64)
 }

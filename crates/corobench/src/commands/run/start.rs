@@ -6,15 +6,16 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use corobench_model::{
-    ProgramScenario, RunRecord, RunStatus, ScenarioRecord, ServerChoice, WorkloadRecord,
+    ProgramScenario, RunRecord, RunStatus, ScenarioRecord, ServerChoice, TrialRecord,
+    WorkloadRecord,
 };
-use corobench_spec::{DEFAULT_BUDGET_GOAL, MIN_TRIALS_FOR_INTERVAL, Plan};
+use corobench_spec::{DEFAULT_BUDGET_GOAL, MIN_TRIALS_FOR_INTERVAL, Plan, PlannedScenario};
 use corobench_store::Store;
 
 use super::RunArgs;
 use crate::commands::shared::read_spec;
 use crate::exit;
-use crate::runner::{PreparedRun, StoredTrials, liveness, provenance};
+use crate::runner::{PreparedRun, RateScenario, StoredTrials, liveness, provenance};
 use crate::targets::Targets;
 use crate::wall_clock::unix_ms;
 
@@ -25,6 +26,10 @@ pub(super) struct Start {
     pub(super) run: RunRecord,
     /// Trials a resumed run already holds.
     pub(super) before: StoredTrials,
+    /// The same trials in full: a capacity search judges them again.
+    pub(super) records: Vec<TrialRecord>,
+    /// Scenarios a resumed capacity run added for the rates it tried.
+    pub(super) added: Vec<RateScenario>,
     /// The run is not in the store yet.
     pub(super) fresh: bool,
 }
@@ -54,11 +59,14 @@ pub(super) fn fresh(args: &RunArgs, targets: &Targets) -> anyhow::Result<Start> 
         provenance,
         claims: plan.claims.clone(),
         baseline: run_baseline(&plan, args.baseline.as_deref()),
+        capacity: plan.capacity.clone(),
     };
     Ok(Start {
         plan,
         run,
         before: StoredTrials::default(),
+        records: Vec::new(),
+        added: Vec::new(),
         fresh: true,
     })
 }
@@ -169,7 +177,17 @@ pub(super) fn resume(store: &Store, id: &str, targets: &Targets) -> anyhow::Resu
     plan.trials.min = stored.trials_per_scenario;
     plan.trials.max = plan.trials.max.max(plan.trials.min);
     let planned: Vec<&str> = plan.scenarios.iter().map(|s| s.key.as_str()).collect();
-    let recorded: Vec<&str> = stored.scenarios.iter().map(|s| s.key.as_str()).collect();
+    let mut recorded: Vec<&str> = stored.scenarios.iter().map(|s| s.key.as_str()).collect();
+    // A capacity run adds a scenario for every rate it tries, after the plan's own.
+    let added = match plan.capacity {
+        Some(_) => {
+            let extra = stored.scenarios.get(planned.len()..).unwrap_or_default();
+            recorded.truncate(planned.len());
+            super::capacity::added_scenarios(&plan, extra)
+                .map_err(|why| exit::usage(format!("run {id} cannot be resumed: {why}")))?
+        }
+        None => Vec::new(),
+    };
     if planned != recorded {
         return Err(exit::usage(format!(
             "run {id} cannot be resumed: its scenarios changed since it started (a target became unavailable, \
@@ -183,6 +201,8 @@ pub(super) fn resume(store: &Store, id: &str, targets: &Targets) -> anyhow::Resu
         plan,
         run: stored.run,
         before,
+        records: stored.trials,
+        added,
         fresh: false,
     })
 }
@@ -212,33 +232,40 @@ pub(super) fn scenario_records(
 ) -> anyhow::Result<Vec<ScenarioRecord>> {
     plan.scenarios
         .iter()
-        .map(|s| {
-            Ok(ScenarioRecord {
-                index: s.index,
-                key: s.key.clone(),
-                target: s.target.clone(),
-                parameters: targets.parameters(&s.target, &s.parameters)?,
-                workload: WorkloadRecord {
-                    name: s.workload.name.clone(),
-                    method: s.workload.method.clone(),
-                    path: s.workload.path.clone(),
-                    body_bytes: bodies
-                        .get(&s.workload.name)
-                        .map_or(0, |body| body.len() as u64),
-                },
-                schedule: s.schedule.kind,
-                connections: s.schedule.connections,
-                wire: s.schedule.wire(),
-                warmup_s: s.measurement.warmup.as_secs_f64(),
-                duration_s: s.measurement.duration.as_secs_f64(),
-                program: s
-                    .program
-                    .as_ref()
-                    .map(|p| program_record(p, targets))
-                    .transpose()?,
-            })
-        })
+        .map(|s| scenario_record(s, targets, bodies))
         .collect()
+}
+
+/// One scenario as stored.
+pub(super) fn scenario_record(
+    s: &PlannedScenario,
+    targets: &Targets,
+    bodies: &BTreeMap<String, Vec<u8>>,
+) -> anyhow::Result<ScenarioRecord> {
+    Ok(ScenarioRecord {
+        index: s.index,
+        key: s.key.clone(),
+        target: s.target.clone(),
+        parameters: targets.parameters(&s.target, &s.parameters)?,
+        workload: WorkloadRecord {
+            name: s.workload.name.clone(),
+            method: s.workload.method.clone(),
+            path: s.workload.path.clone(),
+            body_bytes: bodies
+                .get(&s.workload.name)
+                .map_or(0, |body| body.len() as u64),
+        },
+        schedule: s.schedule.kind,
+        connections: s.schedule.connections,
+        wire: s.schedule.wire(),
+        warmup_s: s.measurement.warmup.as_secs_f64(),
+        duration_s: s.measurement.duration.as_secs_f64(),
+        program: s
+            .program
+            .as_ref()
+            .map(|p| program_record(p, targets))
+            .transpose()?,
+    })
 }
 
 /// A program scenario as stored: the server with every parameter.

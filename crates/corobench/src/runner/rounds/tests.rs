@@ -77,24 +77,37 @@ impl TrialExecutor for FakeTrials {
         }
         self.ran.borrow_mut().push((slot, sequence));
         let measured = (self.measures)(slot.scenario, slot.trial);
-        TrialOutcome::Done(Box::new(TrialRecord {
-            scenario_index: slot.scenario,
-            trial_index: slot.trial,
+        TrialOutcome::Done(Box::new(record(
+            slot,
             sequence,
-            status: if measured.is_some() {
-                TrialStatus::Ok
-            } else {
-                TrialStatus::Failed
-            },
-            failure: measured.is_none().then(|| "it failed".to_string()),
-            started_at_unix_ms: 0,
-            load: measured.map(|rate| load(rate, &[100])),
-            resources: None,
-            resource_series: Vec::new(),
-            tasks: TaskCounts::default(),
-            flags: Vec::new(),
-            program: None,
-        }))
+            measured.map(|rate| load(rate, &[100])),
+        )))
+    }
+}
+
+/// A trial record as an executor returns it: failed when it measured nothing.
+pub(crate) fn record(
+    slot: TrialSlot,
+    sequence: u32,
+    load: Option<corobench_model::LoadReport>,
+) -> TrialRecord {
+    TrialRecord {
+        scenario_index: slot.scenario,
+        trial_index: slot.trial,
+        sequence,
+        status: if load.is_some() {
+            TrialStatus::Ok
+        } else {
+            TrialStatus::Failed
+        },
+        failure: load.is_none().then(|| "it failed".to_string()),
+        started_at_unix_ms: 0,
+        load,
+        resources: None,
+        resource_series: Vec::new(),
+        tasks: TaskCounts::default(),
+        flags: Vec::new(),
+        program: None,
     }
 }
 

@@ -1,0 +1,299 @@
+//! What a capacity run says: for each searched scenario, the rates tried
+//! with their pass/fail counts and latency, the capacity with its interval
+//! (a logistic fit of pass/fail against ln(rate) over every judged trial,
+//! with a bootstrap over trials: `corobench_stats::estimate_capacity`), and
+//! each target's capacity against the baseline target's as a ratio with
+//! its interval and a bootstrap p-value.
+
+use std::collections::BTreeMap;
+
+use corobench_model::{
+    CapacityAnalysis, CapacityComparison, CapacityEstimate, CapacityRate, CapacitySettings, Metric,
+    RateVerdict, ScenarioAnalysis, ScenarioCapacity, ScenarioRecord, TrialRecord,
+};
+use corobench_stats::{Capacity, CapacityOptions, capacity_draws, estimate_capacity, median};
+use corobench_store::StoredRun;
+
+use crate::runner::capacity::search::{Judged, RateTally, judge};
+
+/// Fixed, so a report of the same run shows the same intervals every time.
+const SEED: u64 = 0xCA9A_C17E;
+
+/// The capacity analysis of a run that searched capacity; `None` otherwise.
+pub(crate) fn analyze(
+    run: &StoredRun,
+    scenarios: &[ScenarioAnalysis],
+    baseline: Option<&str>,
+    (alpha, confidence): (f64, f64),
+) -> Option<CapacityAnalysis> {
+    let settings = run.run.capacity.as_ref()?;
+    let options = CapacityOptions {
+        confidence,
+        seed: SEED,
+        ..CapacityOptions::default()
+    };
+    let searches: Vec<Search> = group(run)
+        .into_iter()
+        .map(|(key, members)| Search::new(key, members, run, settings))
+        .collect();
+    let capacities: Vec<ScenarioCapacity> = searches
+        .iter()
+        .map(|s| s.capacity(scenarios, settings, &options))
+        .collect();
+    let comparisons = baseline.map_or_else(Vec::new, |target| {
+        compare_with_baseline(&searches, target, &options, alpha)
+    });
+    Some(CapacityAnalysis {
+        settings: settings.clone(),
+        scenarios: capacities,
+        comparisons,
+    })
+}
+
+/// The key of the search a scenario belongs to: its key without the rate.
+fn search_key(scenario: &ScenarioRecord) -> Option<String> {
+    let rate = scenario.schedule().rate_per_s()?;
+    Some(
+        scenario
+            .key
+            .as_str()
+            .replacen(&format!("/rate={rate}/"), "/", 1),
+    )
+}
+
+/// Open-loop scenarios grouped by search, in the order each search first
+/// appears in the plan.
+fn group(run: &StoredRun) -> Vec<(String, Vec<&ScenarioRecord>)> {
+    let mut groups: Vec<(String, Vec<&ScenarioRecord>)> = Vec::new();
+    for scenario in &run.scenarios {
+        let Some(key) = search_key(scenario) else {
+            continue;
+        };
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, members)) => members.push(scenario),
+            None => groups.push((key, vec![scenario])),
+        }
+    }
+    groups
+}
+
+/// One search: its scenarios (one per rate) and every trial judged.
+struct Search<'r> {
+    key: String,
+    target: String,
+    /// Ascending by rate: scenario, its tally, its trials.
+    rates: Vec<(&'r ScenarioRecord, RateTally, Vec<&'r TrialRecord>)>,
+}
+
+impl<'r> Search<'r> {
+    fn new(
+        key: String,
+        members: Vec<&'r ScenarioRecord>,
+        run: &'r StoredRun,
+        settings: &CapacitySettings,
+    ) -> Self {
+        let target = members
+            .first()
+            .map_or_else(String::new, |s| s.target.clone());
+        let mut rates: Vec<_> = members
+            .into_iter()
+            .map(|scenario| {
+                let rate = scenario.schedule().rate_per_s().unwrap_or(0.0);
+                let trials: Vec<&TrialRecord> = run
+                    .trials
+                    .iter()
+                    .filter(|t| t.scenario_index == scenario.index)
+                    .collect();
+                let mut tally = RateTally::new(rate);
+                for trial in &trials {
+                    tally.add(judge(trial, settings));
+                }
+                (scenario, tally, trials)
+            })
+            .filter(|(_, _, trials)| !trials.is_empty())
+            .collect();
+        rates.sort_by(|a, b| a.1.rate.total_cmp(&b.1.rate));
+        Self { key, target, rates }
+    }
+
+    /// (rate, passed) for every trial that passed or failed.
+    fn outcomes(&self, settings: &CapacitySettings) -> Vec<(f64, bool)> {
+        self.rates
+            .iter()
+            .flat_map(|(_, tally, trials)| {
+                trials.iter().filter_map(move |t| match judge(t, settings) {
+                    Judged::Passed => Some((tally.rate, true)),
+                    Judged::Failed => Some((tally.rate, false)),
+                    Judged::GeneratorLimited | Judged::Broken => None,
+                })
+            })
+            .collect()
+    }
+
+    fn capacity(
+        &self,
+        scenarios: &[ScenarioAnalysis],
+        settings: &CapacitySettings,
+        options: &CapacityOptions,
+    ) -> ScenarioCapacity {
+        let rates: Vec<CapacityRate> = self
+            .rates
+            .iter()
+            .map(|(scenario, tally, trials)| {
+                rate_point(scenario, tally, trials, scenarios, settings)
+            })
+            .collect();
+        let limited = rates
+            .iter()
+            .any(|r| r.verdict == RateVerdict::GeneratorLimit);
+        ScenarioCapacity {
+            key: self.key.clone(),
+            target: self.target.clone(),
+            estimate: estimate(&self.outcomes(settings), limited, options),
+            rates,
+        }
+    }
+}
+
+fn rate_point(
+    scenario: &ScenarioRecord,
+    tally: &RateTally,
+    trials: &[&TrialRecord],
+    scenarios: &[ScenarioAnalysis],
+    settings: &CapacitySettings,
+) -> CapacityRate {
+    let analysed = scenarios
+        .iter()
+        .find(|s| s.scenario.index == scenario.index);
+    let metric = |m: Metric| analysed.and_then(|s| s.metrics.get(&m).cloned());
+    let achieved: Vec<f64> = trials
+        .iter()
+        .filter_map(|t| t.load.as_ref()?.open_loop.map(|o| o.achieved_rate_per_s))
+        .collect();
+    CapacityRate {
+        rate: tally.rate,
+        scenario_index: scenario.index,
+        passed: tally.passed,
+        failed: tally.failed,
+        generator_limited: tally.limited,
+        broken: tally.broken,
+        verdict: tally.verdict(settings.trials_per_rate),
+        p50_us: metric(Metric::LatencyP50Us),
+        p99_us: metric(Metric::LatencyP99Us),
+        p999_us: metric(Metric::LatencyP999Us),
+        achieved_rate: median(&achieved).ok(),
+    }
+}
+
+/// The capacity the judged trials support.
+fn estimate(
+    outcomes: &[(f64, bool)],
+    limited: bool,
+    options: &CapacityOptions,
+) -> CapacityEstimate {
+    if outcomes.is_empty() {
+        return CapacityEstimate::NoTrials;
+    }
+    match estimate_capacity(outcomes, options) {
+        Ok(Capacity::Estimated(ci)) => CapacityEstimate::Estimated {
+            estimate: ci.estimate,
+            lo: ci.lo,
+            hi: ci.hi,
+            confidence: ci.confidence,
+            extrapolated: ci.extrapolated,
+            monotone: ci.pass_fractions_monotone,
+        },
+        Ok(Capacity::AtLeastHighestRate { rate, .. }) => CapacityEstimate::AtLeast {
+            rate,
+            generator_limit: limited,
+        },
+        Ok(Capacity::BelowLowestRate { rate, .. }) => CapacityEstimate::Below { rate },
+        Ok(Capacity::SingleRate { rate, .. }) => CapacityEstimate::SingleRate { rate },
+        Ok(Capacity::NotDecreasing { .. }) | Err(_) => CapacityEstimate::NotDecreasing,
+    }
+}
+
+/// Every other target's searches against the baseline target's search of
+/// the same workload and connections.
+fn compare_with_baseline(
+    searches: &[Search<'_>],
+    baseline: &str,
+    options: &CapacityOptions,
+    alpha: f64,
+) -> Vec<CapacityComparison> {
+    let tail = |s: &Search<'_>| -> Option<String> {
+        let scenario = s.rates.first()?.0;
+        Some(format!(
+            "{}/c={}{}",
+            scenario.workload.name,
+            scenario.connections,
+            scenario.schedule().wire_text()
+        ))
+    };
+    let bases: BTreeMap<String, &Search<'_>> = searches
+        .iter()
+        .filter(|s| s.target == baseline)
+        .filter_map(|s| Some((tail(s)?, s)))
+        .collect();
+    searches
+        .iter()
+        .filter(|s| s.target != baseline)
+        .filter_map(|s| {
+            let base = bases.get(&tail(s)?)?;
+            ratio(base, s, options, alpha)
+        })
+        .collect()
+}
+
+/// b / a from paired bootstrap draws (independent seeds per side).
+fn ratio(
+    a: &Search<'_>,
+    b: &Search<'_>,
+    options: &CapacityOptions,
+    alpha: f64,
+) -> Option<CapacityComparison> {
+    let point_and_draws = |s: &Search<'_>, seed: u64| -> Option<(f64, Vec<f64>)> {
+        let outcomes: Vec<(f64, bool)> = s
+            .rates
+            .iter()
+            .flat_map(|(_, tally, _)| {
+                std::iter::repeat_n((tally.rate, true), tally.passed as usize).chain(
+                    std::iter::repeat_n((tally.rate, false), tally.failed as usize),
+                )
+            })
+            .collect();
+        let point = match estimate_capacity(&outcomes, options).ok()? {
+            Capacity::Estimated(ci) => ci.estimate,
+            _ => return None,
+        };
+        let draws = capacity_draws(&outcomes, &CapacityOptions { seed, ..*options }).ok()?;
+        Some((point, draws))
+    };
+    let (a_point, a_draws) = point_and_draws(a, options.seed)?;
+    let (b_point, b_draws) = point_and_draws(b, options.seed.wrapping_add(1))?;
+    let mut ratios: Vec<f64> = a_draws
+        .iter()
+        .zip(&b_draws)
+        .map(|(x, y)| y / x)
+        .filter(|r| !r.is_nan())
+        .collect();
+    if ratios.is_empty() {
+        return None;
+    }
+    ratios.sort_by(f64::total_cmp);
+    let at = |q: f64| ratios[((ratios.len() - 1) as f64 * q).round() as usize];
+    let tail = (1.0 - options.confidence) / 2.0;
+    let below = ratios.iter().filter(|r| **r <= 1.0).count() as f64 / ratios.len() as f64;
+    let p_value = (2.0 * below.min(1.0 - below)).clamp(0.0, 1.0);
+    let (lo, hi) = (at(tail), at(1.0 - tail));
+    Some(CapacityComparison {
+        a: a.key.clone(),
+        b: b.key.clone(),
+        ratio: b_point / a_point,
+        lo,
+        hi,
+        confidence: options.confidence,
+        p_value,
+        significant: p_value <= alpha && (lo > 1.0 || hi < 1.0),
+    })
+}
