@@ -1,6 +1,9 @@
 //! Capacity: the highest open-loop rate at which a service level objective
 //! holds, estimated from pass/fail trials at several rates, with a
-//! confidence interval.
+//! confidence interval, by a logistic curve in ln(rate). Capacity searches
+//! use the step estimator of [`crate::step_capacity`] instead, which leaves
+//! rates far from the boundary no say (see there); this one suits trials
+//! spread evenly around a soft boundary.
 //!
 //! The probability that a trial passes is modelled as a logistic curve in
 //! ln(rate), P(pass) = 1/(1 + e^−(a + b·ln rate)), fitted with Firth's
@@ -320,26 +323,6 @@ pub fn estimate_capacity(
         resamples: options.resamples,
         undefined_resamples: draws.undefined,
     }))
-}
-
-/// The bootstrap distribution behind [`estimate_capacity`]'s interval:
-/// one capacity per resample that located one (∞ where every resampled
-/// trial passed, 0 where every one failed), in draw order. Two scenarios'
-/// draws, made with different seeds, give the distribution of their ratio.
-///
-/// Errors: as [`estimate_capacity`]; trials that all pass, all fail or sit
-/// at one rate have no curve to resample, and give an empty list.
-pub fn capacity_draws(
-    trials: &[(f64, bool)],
-    options: &CapacityOptions,
-) -> Result<Vec<f64>, StatsError> {
-    check_options(options)?;
-    let design = Design::from_trials(trials)?;
-    if boundless_outcome(&design).is_some() {
-        return Ok(Vec::new());
-    }
-    let curve = fit_pass_curve(trials)?;
-    Ok(bootstrap_capacities(&design, &curve, options).capacities)
 }
 
 fn check_options(options: &CapacityOptions) -> Result<(), StatsError> {

@@ -32,6 +32,7 @@ pub mod random;
 pub mod ratio;
 mod sample;
 pub mod special;
+pub mod step_capacity;
 pub mod summary;
 mod udist;
 pub mod usl;
@@ -39,8 +40,8 @@ pub mod utest;
 
 pub use bootstrap::{BootstrapCi, Interval, bootstrap_median_ci};
 pub use capacity::{
-    Capacity, CapacityCi, CapacityOptions, CapacityResampling, PassCurve, capacity_draws,
-    estimate_capacity, fit_pass_curve,
+    Capacity, CapacityCi, CapacityOptions, CapacityResampling, PassCurve, estimate_capacity,
+    fit_pass_curve,
 };
 pub use compare::{
     format_delta, format_p_and_n, format_pct_range, format_signed_pct, geomean_of_ratios,
@@ -55,6 +56,7 @@ pub use ratio::{
     RatioCi, RatioIntervalMethod, bootstrap_ratio_of_medians_ci, hodges_lehmann_ratio,
     min_samples_for_ratio_ci, ratio_ci,
 };
+pub use step_capacity::{LocatedCapacity, StepCapacity, StepOptions, estimate_step_capacity};
 pub use summary::{geometric_mean, max, mean, median, min, quantile};
 pub use usl::{UslBootstrap, UslFit, UslPeak, bootstrap_usl, fit_usl};
 pub use utest::{UTest, UTestMethod, mann_whitney_u_test, min_attainable_p, min_samples_to_detect};
