@@ -196,15 +196,16 @@ pub enum RateVerdict {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum CapacityEstimate {
-    /// The rate where a trial passes half the time, from a logistic fit of
-    /// pass/fail against ln(rate), with a bootstrap interval.
+    /// The rate where a trial passes half the time, from a non-increasing
+    /// step fit of the pass fraction against the rate, with a bootstrap
+    /// interval.
     Estimated {
         estimate: f64,
         lo: f64,
         hi: f64,
         confidence: f64,
-        /// The estimate lies outside the rates tried.
-        extrapolated: bool,
+        /// The rates tried just below and just above the estimate.
+        between: [f64; 2],
         /// Pass fractions never rise with the rate.
         monotone: bool,
     },

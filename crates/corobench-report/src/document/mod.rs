@@ -8,6 +8,7 @@ use corobench_model::{
 
 use crate::units;
 
+mod capacity;
 mod claims;
 mod compare;
 mod program;

@@ -51,6 +51,10 @@ pub(crate) fn run_document_with(
     if claims == ClaimsPlace::Top {
         blocks.extend(claims_blocks(analysis));
     }
+    // The HTML page (the matrix layout) gives capacity a section and a chart.
+    if layout != ComparisonLayout::Matrix {
+        blocks.extend(super::capacity::capacity_blocks(analysis));
+    }
     for group in groups(&analysis.scenarios) {
         let first = &analysis.scenarios[group[0]];
         blocks.push(Block::Heading(group_heading(first)));

@@ -1,7 +1,8 @@
 //! What a capacity run says: for each searched scenario, the rates tried
 //! with their pass/fail counts and latency, the capacity with its interval
-//! (a logistic fit of pass/fail against ln(rate) over every judged trial,
-//! with a bootstrap over trials: `corobench_stats::estimate_capacity`), and
+//! (a non-increasing step fit of the pass fraction against the rate over
+//! every judged trial, with a bootstrap over trials:
+//! `corobench_stats::estimate_step_capacity`), and
 //! each target's capacity against the baseline target's as a ratio with
 //! its interval and a bootstrap p-value.
 
@@ -11,7 +12,7 @@ use corobench_model::{
     CapacityAnalysis, CapacityComparison, CapacityEstimate, CapacityRate, CapacitySettings, Metric,
     RateVerdict, ScenarioAnalysis, ScenarioCapacity, ScenarioRecord, TrialRecord,
 };
-use corobench_stats::{Capacity, CapacityOptions, capacity_draws, estimate_capacity, median};
+use corobench_stats::{StepCapacity, StepOptions, estimate_step_capacity, median};
 use corobench_store::StoredRun;
 
 use crate::runner::capacity::search::{Judged, RateTally, judge};
@@ -27,10 +28,10 @@ pub(crate) fn analyze(
     (alpha, confidence): (f64, f64),
 ) -> Option<CapacityAnalysis> {
     let settings = run.run.capacity.as_ref()?;
-    let options = CapacityOptions {
+    let options = StepOptions {
         confidence,
         seed: SEED,
-        ..CapacityOptions::default()
+        ..StepOptions::default()
     };
     let searches: Vec<Search> = group(run)
         .into_iter()
@@ -83,6 +84,8 @@ struct Search<'r> {
     target: String,
     /// Ascending by rate: scenario, its tally, its trials.
     rates: Vec<(&'r ScenarioRecord, RateTally, Vec<&'r TrialRecord>)>,
+    /// (rate, passed) of every trial that passed or failed.
+    judged: Vec<(f64, bool)>,
 }
 
 impl<'r> Search<'r> {
@@ -113,12 +116,7 @@ impl<'r> Search<'r> {
             .filter(|(_, _, trials)| !trials.is_empty())
             .collect();
         rates.sort_by(|a, b| a.1.rate.total_cmp(&b.1.rate));
-        Self { key, target, rates }
-    }
-
-    /// (rate, passed) for every trial that passed or failed.
-    fn outcomes(&self, settings: &CapacitySettings) -> Vec<(f64, bool)> {
-        self.rates
+        let judged = rates
             .iter()
             .flat_map(|(_, tally, trials)| {
                 trials.iter().filter_map(move |t| match judge(t, settings) {
@@ -127,14 +125,20 @@ impl<'r> Search<'r> {
                     Judged::GeneratorLimited | Judged::Broken => None,
                 })
             })
-            .collect()
+            .collect();
+        Self {
+            key,
+            target,
+            rates,
+            judged,
+        }
     }
 
     fn capacity(
         &self,
         scenarios: &[ScenarioAnalysis],
         settings: &CapacitySettings,
-        options: &CapacityOptions,
+        options: &StepOptions,
     ) -> ScenarioCapacity {
         let rates: Vec<CapacityRate> = self
             .rates
@@ -149,7 +153,7 @@ impl<'r> Search<'r> {
         ScenarioCapacity {
             key: self.key.clone(),
             target: self.target.clone(),
-            estimate: estimate(&self.outcomes(settings), limited, options),
+            estimate: estimate(&self.judged, limited, options),
             rates,
         }
     }
@@ -186,30 +190,25 @@ fn rate_point(
 }
 
 /// The capacity the judged trials support.
-fn estimate(
-    outcomes: &[(f64, bool)],
-    limited: bool,
-    options: &CapacityOptions,
-) -> CapacityEstimate {
+fn estimate(outcomes: &[(f64, bool)], limited: bool, options: &StepOptions) -> CapacityEstimate {
     if outcomes.is_empty() {
         return CapacityEstimate::NoTrials;
     }
-    match estimate_capacity(outcomes, options) {
-        Ok(Capacity::Estimated(ci)) => CapacityEstimate::Estimated {
-            estimate: ci.estimate,
-            lo: ci.lo,
-            hi: ci.hi,
-            confidence: ci.confidence,
-            extrapolated: ci.extrapolated,
-            monotone: ci.pass_fractions_monotone,
+    match estimate_step_capacity(outcomes, options) {
+        Ok(StepCapacity::Located(c)) => CapacityEstimate::Estimated {
+            estimate: c.estimate,
+            lo: c.lo,
+            hi: c.hi,
+            confidence: c.confidence,
+            between: [c.bracket.0, c.bracket.1],
+            monotone: c.monotone,
         },
-        Ok(Capacity::AtLeastHighestRate { rate, .. }) => CapacityEstimate::AtLeast {
+        Ok(StepCapacity::AtLeast { rate }) => CapacityEstimate::AtLeast {
             rate,
             generator_limit: limited,
         },
-        Ok(Capacity::BelowLowestRate { rate, .. }) => CapacityEstimate::Below { rate },
-        Ok(Capacity::SingleRate { rate, .. }) => CapacityEstimate::SingleRate { rate },
-        Ok(Capacity::NotDecreasing { .. }) | Err(_) => CapacityEstimate::NotDecreasing,
+        Ok(StepCapacity::Below { rate }) => CapacityEstimate::Below { rate },
+        Err(_) => CapacityEstimate::NoTrials,
     }
 }
 
@@ -218,7 +217,7 @@ fn estimate(
 fn compare_with_baseline(
     searches: &[Search<'_>],
     baseline: &str,
-    options: &CapacityOptions,
+    options: &StepOptions,
     alpha: f64,
 ) -> Vec<CapacityComparison> {
     let tail = |s: &Search<'_>| -> Option<String> {
@@ -249,31 +248,22 @@ fn compare_with_baseline(
 fn ratio(
     a: &Search<'_>,
     b: &Search<'_>,
-    options: &CapacityOptions,
+    options: &StepOptions,
     alpha: f64,
 ) -> Option<CapacityComparison> {
-    let point_and_draws = |s: &Search<'_>, seed: u64| -> Option<(f64, Vec<f64>)> {
-        let outcomes: Vec<(f64, bool)> = s
-            .rates
-            .iter()
-            .flat_map(|(_, tally, _)| {
-                std::iter::repeat_n((tally.rate, true), tally.passed as usize).chain(
-                    std::iter::repeat_n((tally.rate, false), tally.failed as usize),
-                )
-            })
-            .collect();
-        let point = match estimate_capacity(&outcomes, options).ok()? {
-            Capacity::Estimated(ci) => ci.estimate,
-            _ => return None,
-        };
-        let draws = capacity_draws(&outcomes, &CapacityOptions { seed, ..*options }).ok()?;
-        Some((point, draws))
+    let located = |s: &Search<'_>, seed: u64| {
+        let outcomes = s.judged.clone();
+        match estimate_step_capacity(&outcomes, &StepOptions { seed, ..*options }).ok()? {
+            StepCapacity::Located(c) => Some(c),
+            _ => None,
+        }
     };
-    let (a_point, a_draws) = point_and_draws(a, options.seed)?;
-    let (b_point, b_draws) = point_and_draws(b, options.seed.wrapping_add(1))?;
-    let mut ratios: Vec<f64> = a_draws
+    let a_capacity = located(a, options.seed)?;
+    let b_capacity = located(b, options.seed.wrapping_add(1))?;
+    let mut ratios: Vec<f64> = a_capacity
+        .draws
         .iter()
-        .zip(&b_draws)
+        .zip(&b_capacity.draws)
         .map(|(x, y)| y / x)
         .filter(|r| !r.is_nan())
         .collect();
@@ -289,7 +279,7 @@ fn ratio(
     Some(CapacityComparison {
         a: a.key.clone(),
         b: b.key.clone(),
-        ratio: b_point / a_point,
+        ratio: b_capacity.estimate / a_capacity.estimate,
         lo,
         hi,
         confidence: options.confidence,

@@ -57,6 +57,24 @@ pub fn run(args: &PlanArgs) -> anyhow::Result<Exit> {
 /// What an adaptive run adds after the first rounds, and for how long.
 fn adaptive_lines(plan: &Plan) -> String {
     let mut text = String::new();
+    if let Some(capacity) = &plan.capacity {
+        let slos: Vec<String> = capacity.slos.iter().map(ToString::to_string).collect();
+        text.push_str(&format!(
+            "  capacity search of each scenario for {}: open loop from {} req/s, ×{} while \
+             every rate passes, then bisecting to within {:.0}%; {} trials a rate (most must \
+             pass), rates {}…{} req/s, at most {} rates; the first rate's trials are counted \
+             above, the search adds the rest\n",
+            slos.join(" and "),
+            capacity.start_rate,
+            capacity.growth,
+            capacity.precision * 100.0,
+            capacity.trials_per_rate,
+            capacity.min_rate,
+            capacity.max_rate,
+            capacity.max_rates
+        ));
+        return text;
+    }
     if let Some(width) = plan.trials.until_ci {
         text.push_str(&format!(
             "  then more trials, up to {}, until each req/s interval is within ±{:.1}%\n",
@@ -78,11 +96,14 @@ fn render(plan: &Plan) -> String {
     if !plan.description.is_empty() {
         text.push_str(&format!(": {}", plan.description));
     }
-    let trials = plan.scenarios.len() as u64 * u64::from(plan.trials.min);
+    let per_scenario = plan
+        .capacity
+        .as_ref()
+        .map_or(plan.trials.min, |c| c.trials_per_rate);
+    let trials = plan.scenarios.len() as u64 * u64::from(per_scenario);
     text.push_str(&format!(
-        "\n  {} scenarios × {} trials = {trials} trials, interleaved round by round (seed {})\n",
+        "\n  {} scenarios × {per_scenario} trials = {trials} trials, interleaved round by round (seed {})\n",
         plan.scenarios.len(),
-        plan.trials.min,
         plan.seed
     ));
     text.push_str(&adaptive_lines(plan));

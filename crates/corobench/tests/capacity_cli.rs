@@ -1,0 +1,112 @@
+//! `corobench run` of a `[capacity]` spec end to end, against a test-kit
+//! server whose capacity is known: it answers at most K requests a second
+//! and queues the rest, so above K its latency grows with every second of
+//! the trial and below K it stays near zero.
+
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+use corobench_model::{CapacityEstimate, RunAnalysis};
+
+/// The queue server's rate.
+const K: f64 = 1000.0;
+
+/// A scratch folder with the queue target and a capacity spec.
+struct Lab {
+    dir: tempfile::TempDir,
+}
+
+impl Lab {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("targets").join("queue");
+        std::fs::create_dir_all(&target).unwrap();
+        let binary = corobench_testkit::binary_path();
+        let manifest = format!(
+            "name = \"queue\"\nmodel = \"goroutine-per-connection\"\n\
+             summary = \"the test kit's contract server, at most {K} requests a second\"\n\
+             language = \"Rust\"\nrequires = []\n[run]\n\
+             command = [{binary:?}, \"--max-rate\", \"{K}\"]\nready_timeout_s = 20\nstop_timeout_s = 5\n"
+        );
+        std::fs::write(target.join("target.toml"), manifest).unwrap();
+        // Starting at 350 req/s, the search doubles to 700 and 1400, then
+        // bisects down to a bracket of at most 5% around the boundary.
+        let spec = "name = \"capacity-smoke\"\ntargets = [\"queue\"]\n\
+                    [run]\nduration = \"1s\"\nwarmup = \"0.2s\"\nidle = \"0.1s\"\n\
+                    [schedule]\nconnections = 32\n\
+                    [[workloads]]\nname = \"plaintext\"\npath = \"/plaintext\"\n\
+                    [capacity]\nslo = [\"p99 <= 20ms\", \"errors <= 1%\"]\nstart_rate = 350\n\
+                    trials_per_rate = 2\n";
+        std::fs::write(dir.path().join("spec.toml"), spec).unwrap();
+        std::fs::create_dir_all(dir.path().join("tmp")).unwrap();
+        Self { dir }
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    fn corobench(&self, args: &[&str]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_corobench"))
+            .args(args)
+            .arg("--db")
+            .arg(self.path("results.db"))
+            .env("COROBENCH_CACHE", self.path("cache"))
+            .env("COROBENCH_TARGETS", self.path("targets"))
+            .env("TMPDIR", self.path("tmp"))
+            .stdin(Stdio::null())
+            .output()
+            .expect("corobench runs")
+    }
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// The rate at which a queue served at K req/s reaches a p99 of `slo_s`
+/// over a trial of `seconds`: offered `rate` > K, the backlog grows by
+/// (1 − K/rate) of every second, and the 99th percentile falls at 99% of
+/// the trial, so p99 = (1 − K/rate)·0.99·seconds.
+fn boundary(slo_s: f64, seconds: f64) -> f64 {
+    K / (1.0 - slo_s / (0.99 * seconds))
+}
+
+#[test]
+fn the_capacity_interval_contains_the_known_capacity() {
+    let lab = Lab::new();
+    let spec = lab.path("spec.toml");
+    let run = lab.corobench(&["run", spec.to_str().unwrap()]);
+    assert!(
+        run.status.success(),
+        "{}\n{}",
+        text(&run.stdout),
+        text(&run.stderr)
+    );
+    let report = lab.corobench(&["report", "latest", "--format", "json"]);
+    assert!(report.status.success(), "{}", text(&report.stderr));
+    let analysis: RunAnalysis = serde_json::from_slice(&report.stdout).unwrap();
+    let capacity = analysis.capacity.expect("a capacity run has a capacity");
+    let search = &capacity.scenarios[0];
+    let CapacityEstimate::Estimated {
+        estimate, lo, hi, ..
+    } = search.estimate
+    else {
+        panic!("no capacity estimated: {search:#?}");
+    };
+    // The boundary of p99 <= 20ms over a 1.2 s trial (warm-up included),
+    // by the queue's arithmetic: just above K.
+    let boundary = boundary(0.020, 1.2);
+    assert!(
+        lo <= boundary && boundary <= hi,
+        "{lo}…{hi} (estimate {estimate}) misses the known capacity {boundary}: {search:#?}"
+    );
+    assert!(hi - lo <= 0.1 * K, "too wide to tell anything: {lo}…{hi}");
+    // Every rate tried is its own scenario and every rate its trials.
+    assert!(search.rates.len() >= 5, "{search:#?}");
+    assert!(search.rates.iter().all(|r| r.passed + r.failed == 2));
+    let table = lab.corobench(&["report", "latest"]);
+    let shown = text(&table.stdout);
+    assert!(shown.contains("Capacity"), "{shown}");
+    assert!(shown.contains("latency by offered rate"), "{shown}");
+}
