@@ -4,6 +4,7 @@
 # `javac` on PATH belongs to. Exits 1, saying so, when there is none.
 #   jdk.sh            the JDK's home
 #   jdk.sh --version  its `java -version` line
+#   jdk.sh --feature  its feature release (21, 25...)
 set -eu
 
 feature() { # the feature release (17, 21, 25...) of the JDK at $1, or 0
@@ -26,6 +27,8 @@ if [ "$best_feature" -lt 21 ]; then
 fi
 if [ "${1:-}" = --version ]; then
     "$best/bin/java" -version 2>&1 | head -n1
+elif [ "${1:-}" = --feature ]; then
+    echo "$best_feature"
 else
     echo "$best"
 fi
