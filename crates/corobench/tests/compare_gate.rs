@@ -98,3 +98,59 @@ fn gate_formats_need_rules() {
     let message = usage_error(&output);
     assert!(message.contains("add --fail-on"), "{message}");
 }
+
+/// Stores a copy of `run` under `id` whose every trial served 20% fewer
+/// requests a second at 1.5 times the latency: a build that got slower.
+fn store_slowed_copy(fixture: &Fixture, run: &str, id: &str) {
+    let mut store = corobench_store::Store::open_existing(&fixture.db).unwrap();
+    let stored = store.load_run(run).unwrap();
+    let mut record = stored.run.clone();
+    record.id = id.to_owned();
+    record.started_at_unix_ms += 1;
+    store
+        .create_run(&record, stored.trials_per_scenario, &stored.scenarios)
+        .unwrap();
+    for mut trial in stored.trials {
+        if let Some(load) = trial.load.as_mut() {
+            load.requests_per_s *= 0.8;
+            let mut slower = corobench_model::LatencyHistogram::new();
+            for value in load.latency.histogram.inner().iter_recorded() {
+                for _ in 0..value.count_at_value() {
+                    slower.record_us(value.value_iterated_to() * 3 / 2);
+                }
+            }
+            load.latency = slower.report();
+        }
+        store.record_trial(id, &trial).unwrap();
+    }
+}
+
+#[test]
+fn a_slowed_rerun_fails_the_gate_and_names_the_offenders() {
+    let fixture = Fixture::new();
+    store_slowed_copy(&fixture, &fixture.run_a, "slowed");
+    let output = gate(&fixture, [&fixture.run_a, "slowed"], RULES, &[]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let verdict = stderr(&output);
+    assert!(
+        verdict
+            .lines()
+            .last()
+            .is_some_and(|l| l.starts_with("gate failed: 14 of 40 metrics")),
+        "{verdict}"
+    );
+    // Each offender on a line of its own, with the change and its interval.
+    assert!(
+        verdict.contains("FAIL node-http/io-5ms/c=8 req/s (rps:-5%)"),
+        "{verdict}"
+    );
+    assert!(verdict.contains("(p99:+10%)"), "{verdict}");
+    let junit = gate(
+        &fixture,
+        [&fixture.run_a, "slowed"],
+        RULES,
+        &["-f", "junit"],
+    );
+    assert_eq!(junit.status.code(), Some(1));
+    assert!(stdout(&junit).contains("<failure"), "{}", stdout(&junit));
+}
