@@ -22,8 +22,8 @@ pub use claim::{
 };
 pub use histogram::{LatencyHistogram, LatencyReport, LatencySummary, PercentileValue};
 pub use load::{
-    ErrorCounts, GeneratorUsage, LoadReport, LoadWarning, OpenLoopReport, StatusCounts,
-    TimelineSecond,
+    ErrorCounts, GeneratorPart, GeneratorUsage, LoadReport, LoadWarning, MergeDetail,
+    OpenLoopReport, StatusCounts, TimelineSecond, WindowPlacement,
 };
 pub use resource::{ResourceSample, ResourceSummary};
 pub use run::{
