@@ -66,7 +66,8 @@ impl Origin {
             host: host_name(),
             window_start_unix_us: Some(window_start_unix_us),
             start_at_unix_us,
-            start_offset_us: start_at_unix_us.map(|at| signed_difference(window_start_unix_us, at)),
+            start_offset_us: start_at_unix_us
+                .map(|at| WindowPlacement::offset_us(window_start_unix_us, at)),
         }
     }
 }
@@ -110,15 +111,6 @@ fn sleep_until(when: SystemTime, cancel: &AtomicBool) {
 pub(crate) fn unix_us(time: SystemTime) -> u64 {
     time.duration_since(UNIX_EPOCH)
         .map_or(0, |d| ns(d) / NS_PER_US)
-}
-
-/// `a - b`, saturating at the ends of `i64`.
-fn signed_difference(a: u64, b: u64) -> i64 {
-    if a >= b {
-        i64::try_from(a - b).unwrap_or(i64::MAX)
-    } else {
-        i64::try_from(b - a).map_or(i64::MIN, |d| -d)
-    }
 }
 
 /// This machine's host name, as `uname -n` prints it.

@@ -5,6 +5,7 @@ pub mod analysis;
 pub mod claim;
 pub mod histogram;
 pub mod load;
+pub mod merge;
 pub mod resource;
 pub mod run;
 pub mod schedule;
@@ -25,6 +26,7 @@ pub use load::{
     ErrorCounts, GeneratorPart, GeneratorUsage, LoadReport, LoadWarning, MergeDetail,
     OpenLoopReport, StatusCounts, TimelineSecond, WindowPlacement,
 };
+pub use merge::{MergeError, MergeInput, merge};
 pub use resource::{ResourceSample, ResourceSummary};
 pub use run::{
     ProgramMetric, ProgramResult, ProgramScenario, Provenance, RunProcess, RunRecord, RunStatus,

@@ -284,6 +284,18 @@ pub struct WindowPlacement {
     pub start_offset_us: Option<i64>,
 }
 
+impl WindowPlacement {
+    /// `actual_us - asked_us` as a signed offset, saturating at the ends of `i64`.
+    #[must_use]
+    pub fn offset_us(actual_us: u64, asked_us: u64) -> i64 {
+        if actual_us >= asked_us {
+            i64::try_from(actual_us - asked_us).unwrap_or(i64::MAX)
+        } else {
+            i64::try_from(asked_us - actual_us).map_or(i64::MIN, |d| -d)
+        }
+    }
+}
+
 /// What a merged report adds: the generators it was made from.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MergeDetail {
