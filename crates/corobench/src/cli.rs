@@ -20,6 +20,8 @@ pub struct Cli {
 pub enum Command {
     /// Send HTTP load to one URL and report throughput, latency and errors.
     Load(commands::load::LoadArgs),
+    /// Merge the load reports of several generators into one, exactly.
+    Merge(commands::merge::MergeArgs),
     /// Build and start targets and check every rule of the HTTP contract.
     Verify(commands::verify::VerifyArgs),
     /// Show the scenarios a spec expands into and how long they will take.

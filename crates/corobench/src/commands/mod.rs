@@ -4,6 +4,7 @@ pub mod compare;
 pub mod completions;
 pub mod load;
 pub mod man;
+pub mod merge;
 pub mod plan;
 pub mod report;
 pub mod run;
