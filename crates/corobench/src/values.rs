@@ -37,6 +37,21 @@ pub fn parse_header(text: &str) -> Result<(String, String), String> {
     }
 }
 
+/// A target parameter written as `name=value`.
+///
+/// # Errors
+/// Text without `=`, or with an empty name.
+pub fn parse_parameter(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((name, value)) if !name.trim().is_empty() => {
+            Ok((name.trim().to_string(), value.trim().to_string()))
+        }
+        _ => Err(format!(
+            "{text:?} is not a parameter: write it as name=value, e.g. workers=4"
+        )),
+    }
+}
+
 /// One percentile in 0..=100 (`--percentiles` splits its list at commas).
 ///
 /// # Errors

@@ -9,6 +9,7 @@ pub mod plan;
 pub mod report;
 pub mod run;
 pub mod runs;
+pub mod serve;
 pub mod shared;
 pub mod suites;
 pub mod targets;
