@@ -24,22 +24,25 @@ mod progress;
 mod recorder;
 mod report;
 pub mod response;
+mod start;
 mod uring;
 
 use std::net::TcpStream;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::{Duration, SystemTime};
 
 pub use config::{Endpoint, LoadConfig, RequestTemplate, StopAfter};
 pub use corobench_model::LoadReport;
 pub use corobench_model::{Backend, BackendChoice, Schedule, ScheduleKind};
 pub use error::LoadError;
 pub use progress::{Progress, ProgressSnapshot};
+pub use start::check_start_at;
 
 use crate::clock::{Clock, ns};
 use crate::core::{Shared, ThreadPace, ThreadPlan, ThreadResult};
+use crate::start::Origin;
 
 /// File descriptors the generator needs besides one per connection.
 pub(crate) const SPARE_FDS: u64 = 64;
@@ -51,6 +54,7 @@ pub struct LoadRun {
     request: Vec<u8>,
     progress: Arc<Progress>,
     cancel: Arc<AtomicBool>,
+    start_at: Option<SystemTime>,
 }
 
 impl LoadRun {
@@ -80,7 +84,22 @@ impl LoadRun {
             request,
             progress,
             cancel: Arc::new(AtomicBool::new(false)),
+            start_at: None,
         })
+    }
+
+    /// Opens the measured window at `start_at` by the wall clock instead of
+    /// after the warm-up: [`Self::run`] waits until `start_at - warmup`, so
+    /// that the warm-up ends then. A start already (nearly) past shortens
+    /// the warm-up, down to none; the report says how far the window's
+    /// actual start was from `start_at`.
+    ///
+    /// # Errors
+    /// A `start_at` more than 24 h away from now.
+    pub fn starting_at(mut self, start_at: SystemTime) -> Result<Self, LoadError> {
+        check_start_at(start_at, SystemTime::now())?;
+        self.start_at = Some(start_at);
+        Ok(self)
     }
 
     /// Live counters to show while the run goes on.
@@ -101,8 +120,12 @@ impl LoadRun {
     /// When a generator thread cannot start its event loop.
     pub fn run(self) -> Result<LoadReport, LoadError> {
         let config = &self.config;
-        let clock = Clock::new(Instant::now());
-        let window_start_ns = ns(config.warmup);
+        let origin = match self.start_at {
+            Some(at) => Origin::at(at, config.warmup, &self.cancel),
+            None => Origin::now(config.warmup),
+        };
+        let clock = Clock::new(origin.instant);
+        let window_start_ns = origin.window_start_ns;
         let schedule = config.schedule;
         let shared = Arc::new(Shared {
             clock,
@@ -124,7 +147,7 @@ impl LoadRun {
             progress: self.progress,
         });
         let results = run_threads(&shared, config)?;
-        Ok(report::build(config, &results))
+        Ok(report::build(config, &results, &origin))
     }
 }
 

@@ -11,6 +11,7 @@ use crate::config::LoadConfig;
 use crate::core::ThreadResult;
 use crate::os;
 use crate::recorder::merge_timelines;
+use crate::start::Origin;
 
 /// Generator CPU over (elapsed × threads) at or above which a run is generator-bound.
 pub const GENERATOR_BOUND_UTILIZATION: f64 = 0.90;
@@ -27,7 +28,7 @@ pub const GENERATOR_BOUND_MIN_OUTCOMES: u64 = 1000;
 /// Achieved over requested rate below which an open-loop run missed its schedule.
 pub const SCHEDULE_KEPT_RATIO: f64 = 0.99;
 
-pub(crate) fn build(config: &LoadConfig, results: &[ThreadResult]) -> LoadReport {
+pub(crate) fn build(config: &LoadConfig, results: &[ThreadResult], origin: &Origin) -> LoadReport {
     let start = results.iter().map(|r| r.window_start_ns).min().unwrap_or(0);
     let end = results
         .iter()
@@ -67,12 +68,7 @@ pub(crate) fn build(config: &LoadConfig, results: &[ThreadResult]) -> LoadReport
         bytes_read += rec.bytes_read;
         bytes_written += rec.bytes_written;
     }
-    let attempts = requests + errors.transport();
-    let error_rate = if attempts == 0 {
-        0.0
-    } else {
-        errors.total() as f64 / attempts as f64
-    };
+    let error_rate = errors.rate(requests);
     let generator = generator_usage(config, results, requests, elapsed_s);
     let open_loop = open_loop_report(config, results, elapsed_s);
     let timelines: Vec<_> = results
@@ -84,6 +80,7 @@ pub(crate) fn build(config: &LoadConfig, results: &[ThreadResult]) -> LoadReport
         url: config.endpoint.url.clone(),
         method: config.request.method.clone(),
         backend: config.backend.name().to_string(),
+        placement: origin.placement(start),
         threads: config.threads,
         connections: config.schedule.connections,
         schedule: config.schedule.kind,
@@ -105,6 +102,7 @@ pub(crate) fn build(config: &LoadConfig, results: &[ThreadResult]) -> LoadReport
         generator,
         timeline: merge_timelines(&timelines),
         warnings: Vec::new(),
+        merged: None,
     };
     report.warnings = warnings(&report);
     report

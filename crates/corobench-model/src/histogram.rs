@@ -122,12 +122,15 @@ impl LatencyHistogram {
     /// Decodes a histogram written by [`Self::to_v2_bytes`] (or any V2 / V2+DEFLATE encoder).
     ///
     /// # Errors
-    /// When the bytes are not a valid HdrHistogram encoding.
+    /// When the bytes are not a valid HdrHistogram encoding, or the
+    /// histogram was made with other bounds or precision: its buckets would
+    /// not line up with corobench's, so adding it could not be exact.
     pub fn from_v2_bytes(bytes: &[u8]) -> Result<Self, HistogramDecodeError> {
         let mut cursor = std::io::Cursor::new(bytes);
         let decoded: Histogram<u64> = Deserializer::new()
             .deserialize(&mut cursor)
             .map_err(|e| HistogramDecodeError(format!("{e:?}")))?;
+        check_settings(&decoded)?;
         let mut histogram = Self::new();
         histogram
             .0
@@ -182,6 +185,25 @@ impl LatencyHistogram {
             histogram: self.clone(),
         }
     }
+}
+
+/// Refuses a histogram whose settings differ from [`LatencyHistogram::new`]'s.
+fn check_settings(histogram: &Histogram<u64>) -> Result<(), HistogramDecodeError> {
+    let settings = (histogram.low(), histogram.high(), histogram.sigfig());
+    let ours = (
+        LATENCY_LOWEST_US,
+        LATENCY_HIGHEST_US,
+        LATENCY_SIGNIFICANT_DIGITS,
+    );
+    if settings == ours {
+        return Ok(());
+    }
+    Err(HistogramDecodeError(format!(
+        "its settings differ from corobench's (lowest {} µs, highest {} µs, {} significant \
+         digits where corobench uses {} µs, {} µs, {}), so it cannot be added exactly; \
+         record it with corobench's settings",
+        settings.0, settings.1, settings.2, ours.0, ours.1, ours.2
+    )))
 }
 
 impl Serialize for LatencyHistogram {
@@ -275,6 +297,16 @@ mod tests {
         }
         a.add(&b);
         assert_eq!(a, both);
+    }
+
+    #[test]
+    fn refuses_histograms_with_other_settings() {
+        let mut other = Histogram::<u64>::new_with_bounds(1, 3_600_000_000, 2).unwrap();
+        other.record(1_000).unwrap();
+        let mut bytes = Vec::new();
+        V2Serializer::new().serialize(&other, &mut bytes).unwrap();
+        let error = LatencyHistogram::from_v2_bytes(&bytes).unwrap_err();
+        assert!(error.to_string().contains("settings differ"), "{error}");
     }
 
     #[test]

@@ -6,6 +6,7 @@ pub mod capacity;
 pub mod claim;
 pub mod histogram;
 pub mod load;
+pub mod merge;
 pub mod resource;
 pub mod run;
 pub mod schedule;
@@ -27,9 +28,10 @@ pub use claim::{
 };
 pub use histogram::{LatencyHistogram, LatencyReport, LatencySummary, PercentileValue};
 pub use load::{
-    ErrorCounts, GeneratorUsage, LoadReport, LoadWarning, OpenLoopReport, StatusCounts,
-    TimelineSecond,
+    ErrorCounts, GeneratorPart, GeneratorUsage, LoadReport, LoadWarning, MergeDetail,
+    OpenLoopReport, StatusCounts, TimelineSecond, WindowPlacement,
 };
+pub use merge::{MergeError, MergeInput, merge};
 pub use resource::{ResourceSample, ResourceSummary};
 pub use run::{
     ProgramMetric, ProgramResult, ProgramScenario, Provenance, RunProcess, RunRecord, RunStatus,

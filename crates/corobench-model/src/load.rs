@@ -4,7 +4,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::histogram::LatencyReport;
+use crate::histogram::{LatencyReport, LatencySummary};
 use crate::schedule::{ScheduleKind, WireMode};
 
 /// Version of the `corobench load --json` document; bumped on incompatible change.
@@ -54,6 +54,18 @@ impl ErrorCounts {
             + self.read
             + self.timeout
             + self.malformed
+    }
+
+    /// Errors of every kind over every attempt: `requests` complete
+    /// responses plus the errors that left no response; 0 without attempts.
+    #[must_use]
+    pub fn rate(&self, requests: u64) -> f64 {
+        let attempts = requests + self.transport();
+        if attempts == 0 {
+            0.0
+        } else {
+            self.total() as f64 / attempts as f64
+        }
     }
 
     /// Adds `other` kind by kind.
@@ -199,6 +211,9 @@ pub enum LoadWarning {
     FdExhausted { limit: u64 },
     /// Local ports ran out while opening connections (EADDRNOTAVAIL).
     PortsExhausted { failed_connects: u64 },
+    /// Merged reports only: the generators measured together for only part
+    /// of the time any of them measured.
+    PartialOverlap { common_s: f64, span_s: f64 },
 }
 
 impl fmt::Display for LoadWarning {
@@ -239,8 +254,80 @@ impl fmt::Display for LoadWarning {
                  \"1024 65535\"), let new connections reuse ports in TIME_WAIT (sysctl \
                  net.ipv4.tcp_tw_reuse=1), or offer fewer connections a second"
             ),
+            Self::PartialOverlap { common_s, span_s } => write!(
+                f,
+                "the generators measured together for {common_s:.2}s of the {span_s:.2}s any \
+                 of them measured; req/s adds each generator's own rate, which holds only if \
+                 the load was steady; start them with the same --start-at and -d"
+            ),
         }
     }
+}
+
+/// Where and when a measured window was, so that reports of several
+/// generators can be lined up on the wall clock and merged. Every key is
+/// absent from reports made before corobench recorded it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WindowPlacement {
+    /// The host name of the machine the generator ran on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
+    /// When the measured window opened: microseconds since the Unix epoch,
+    /// by the generator host's clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window_start_unix_us: Option<u64>,
+    /// `--start-at`: when the window was asked to open.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_at_unix_us: Option<u64>,
+    /// The window's actual opening minus `start_at_unix_us` (positive: late).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_offset_us: Option<i64>,
+}
+
+impl WindowPlacement {
+    /// `actual_us - asked_us` as a signed offset, saturating at the ends of `i64`.
+    #[must_use]
+    pub fn offset_us(actual_us: u64, asked_us: u64) -> i64 {
+        if actual_us >= asked_us {
+            i64::try_from(actual_us - asked_us).unwrap_or(i64::MAX)
+        } else {
+            i64::try_from(asked_us - actual_us).map_or(i64::MIN, |d| -d)
+        }
+    }
+}
+
+/// What a merged report adds: the generators it was made from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MergeDetail {
+    /// The Unix second at which `timeline` second 0 begins; the generators'
+    /// seconds are placed by wall clock, so they line up across hosts.
+    pub timeline_start_unix_s: u64,
+    /// One entry per generator report, in the order of their windows.
+    pub generators: Vec<GeneratorPart>,
+}
+
+/// One generator's share of a merged report.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GeneratorPart {
+    /// The file the generator's report was read from.
+    pub source: String,
+    #[serde(flatten)]
+    pub placement: WindowPlacement,
+    pub backend: String,
+    pub elapsed_s: f64,
+    pub threads: u32,
+    pub connections: u32,
+    pub requests: u64,
+    pub requests_per_s: f64,
+    pub read_bytes_per_s: f64,
+    pub errors: u64,
+    pub error_rate: f64,
+    /// This generator's latency alone (the merged histogram holds them all).
+    pub latency: LatencySummary,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub open_loop: Option<OpenLoopReport>,
+    pub generator: GeneratorUsage,
+    pub warnings: Vec<LoadWarning>,
 }
 
 /// Everything one `corobench load` run measured.
@@ -249,8 +336,11 @@ pub struct LoadReport {
     pub schema_version: u32,
     pub url: String,
     pub method: String,
-    /// The event-loop backend: `epoll` or `io_uring`.
+    /// The event-loop backend: `epoll` or `io_uring` (a merged report of
+    /// both: `epoll,io_uring`).
     pub backend: String,
+    #[serde(flatten)]
+    pub placement: WindowPlacement,
     pub threads: u32,
     pub connections: u32,
     pub schedule: ScheduleKind,
@@ -285,7 +375,11 @@ pub struct LoadReport {
     pub generator: GeneratorUsage,
     pub timeline: Vec<TimelineSecond>,
     pub warnings: Vec<LoadWarning>,
+    /// Present when `corobench merge` made this report from several.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub merged: Option<MergeDetail>,
 }
+
 impl LoadReport {
     /// Whether any warning says the generator, not the server, was the limit.
     #[must_use]

@@ -51,15 +51,41 @@ impl Sampler {
         Self::start_at(PROC_ROOT, check_group(pgid.into())?, interval)
     }
 
+    /// Like [`Sampler::start`], but hands each sample over as soon as it is
+    /// taken instead of keeping the series, so that a process watched for
+    /// hours costs no memory; [`SamplerHandle::stop`] then returns an empty
+    /// series. The receiver disconnects when the group vanishes.
+    ///
+    /// # Errors
+    /// As [`Sampler::start`].
+    pub fn stream(
+        pgid: impl Into<i64>,
+        interval: Duration,
+    ) -> Result<(SamplerHandle, Receiver<ResourceSample>), SamplerError> {
+        let (live, samples) = mpsc::channel();
+        let handle = Self::start_with(PROC_ROOT, check_group(pgid.into())?, interval, Some(live))?;
+        Ok((handle, samples))
+    }
+
     pub(crate) fn start_at(
         proc_root: &str,
         pgid: i32,
         interval: Duration,
     ) -> Result<SamplerHandle, SamplerError> {
+        Self::start_with(proc_root, pgid, interval, None)
+    }
+
+    fn start_with(
+        proc_root: &str,
+        pgid: i32,
+        interval: Duration,
+        live: Option<Sender<ResourceSample>>,
+    ) -> Result<SamplerHandle, SamplerError> {
         if interval < Duration::from_millis(1) {
             return Err(SamplerError::InvalidInterval { interval });
         }
-        let window = Window::open(proc_root, pgid, interval)?;
+        let mut window = Window::open(proc_root, pgid, interval)?;
+        window.live = live;
         let (stop, stop_requests) = mpsc::channel();
         let thread = thread::Builder::new()
             .name(format!("sampler-{pgid}"))
@@ -117,6 +143,8 @@ struct Window {
     /// The usage and length of the interval behind the last sample, so a
     /// short tail can be folded into it.
     last_interval: Option<(IntervalUsage, Duration)>,
+    /// Streaming: where each sample goes instead of `samples`.
+    live: Option<Sender<ResourceSample>>,
 }
 
 impl Window {
@@ -135,6 +163,7 @@ impl Window {
             last_round_at: started,
             samples: Vec::new(),
             last_interval: None,
+            live: None,
         })
     }
 
@@ -171,8 +200,17 @@ impl Window {
 
     fn push(&mut self, usage: IntervalUsage, elapsed: Duration) {
         let sample = self.sample(usage, elapsed);
-        self.samples.push(sample);
-        self.last_interval = Some((usage, elapsed));
+        match &self.live {
+            // Nobody listening any more is the listener's business: sampling
+            // ends when the handle is stopped or dropped.
+            Some(live) => {
+                let _ = live.send(sample);
+            }
+            None => {
+                self.samples.push(sample);
+                self.last_interval = Some((usage, elapsed));
+            }
+        }
     }
 
     /// The last reading when the window closes. A tail shorter than half an

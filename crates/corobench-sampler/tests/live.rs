@@ -93,6 +93,19 @@ fn samples_a_busy_group() {
 }
 
 #[test]
+fn a_stream_hands_over_each_sample_and_keeps_none() {
+    let group = BusyGroup::spawn();
+    group.wait_for_both();
+    let (sampler, samples) = Sampler::stream(group.pgid(), Duration::from_millis(10)).unwrap();
+    let first = samples.recv().expect("a sample arrives");
+    let second = samples.recv().expect("and another");
+    assert!(first.t_ms <= second.t_ms);
+    assert_eq!(first.processes, 2);
+    let series = sampler.stop().unwrap();
+    assert!(series.samples.is_empty());
+}
+
+#[test]
 fn a_vanished_group_ends_the_series() {
     let mut group = BusyGroup::spawn();
     group.wait_for_both();

@@ -20,8 +20,12 @@ pub struct Cli {
 pub enum Command {
     /// Send HTTP load to one URL and report throughput, latency and errors.
     Load(commands::load::LoadArgs),
+    /// Merge the load reports of several generators into one, exactly.
+    Merge(commands::merge::MergeArgs),
     /// Build and start targets and check every rule of the HTTP contract.
     Verify(commands::verify::VerifyArgs),
+    /// Build, start and verify one target here, stream its resource use, stop it when stdin closes.
+    Serve(commands::serve::ServeArgs),
     /// Show the scenarios a spec expands into and how long they will take.
     Plan(commands::plan::PlanArgs),
     /// List the shipped suites: the published comparisons, with their size and time.

@@ -24,6 +24,8 @@ use exit::Exit;
 pub fn run(cli: Cli) -> anyhow::Result<Exit> {
     match cli.command {
         Command::Load(args) => commands::load::run(&args),
+        Command::Merge(args) => commands::merge::run(&args),
+        Command::Serve(args) => commands::serve::run(&args),
         Command::Verify(args) => commands::verify::run(&args),
         Command::Targets(args) => commands::targets::run(&args),
         Command::Plan(args) => commands::plan::run(&args),

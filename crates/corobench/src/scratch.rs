@@ -1,5 +1,6 @@
 //! Scratch folders: a run works in `$TMPDIR/corobench-run-PID`, a
-//! verification in `$TMPDIR/corobench-verify-PID`, each removed when it
+//! verification in `$TMPDIR/corobench-verify-PID`, a served target in
+//! `$TMPDIR/corobench-serve-PID`, each removed when it
 //! ends. A corobench killed with SIGKILL cannot remove its own, so every
 //! run and verification first removes those whose process is gone.
 
@@ -8,9 +9,9 @@ use std::path::PathBuf;
 use crate::exit;
 
 /// The kinds of scratch folder, by the word in their name.
-const KINDS: [&str; 2] = ["run", "verify"];
+const KINDS: [&str; 3] = ["run", "verify", "serve"];
 
-/// This process's scratch folder of `kind` (`run` or `verify`).
+/// This process's scratch folder of `kind` (`run`, `verify` or `serve`).
 #[must_use]
 pub fn folder(kind: &str) -> PathBuf {
     std::env::temp_dir().join(format!("corobench-{kind}-{}", std::process::id()))

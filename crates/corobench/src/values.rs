@@ -1,5 +1,7 @@
 //! Parsers for command-line values; each error says what a valid value looks like.
 
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
 pub use corobench_spec::parse_duration;
 
 /// A positive request rate such as `20000`, `20k` or `1.5k` (requests per second).
@@ -35,6 +37,21 @@ pub fn parse_header(text: &str) -> Result<(String, String), String> {
     }
 }
 
+/// A target parameter written as `name=value`.
+///
+/// # Errors
+/// Text without `=`, or with an empty name.
+pub fn parse_parameter(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((name, value)) if !name.trim().is_empty() => {
+            Ok((name.trim().to_string(), value.trim().to_string()))
+        }
+        _ => Err(format!(
+            "{text:?} is not a parameter: write it as name=value, e.g. workers=4"
+        )),
+    }
+}
+
 /// One percentile in 0..=100 (`--percentiles` splits its list at commas).
 ///
 /// # Errors
@@ -48,9 +65,72 @@ pub fn parse_percentile(text: &str) -> Result<f64, String> {
     }
 }
 
+/// A wall-clock instant: RFC 3339 in UTC (`2026-11-24T08:00:00Z`, with a
+/// fraction of a second if wanted) or seconds since the Unix epoch
+/// (`1795507200` or `1795507200.25`).
+///
+/// # Errors
+/// Anything else, with both forms shown.
+pub fn parse_instant(text: &str) -> Result<SystemTime, String> {
+    let trimmed = text.trim();
+    let parsed = if trimmed.starts_with(|c: char| c.is_ascii_digit()) && !trimmed.contains('-') {
+        parse_unix_seconds(trimmed)
+    } else {
+        humantime::parse_rfc3339(trimmed).ok()
+    };
+    parsed.ok_or_else(|| {
+        format!(
+            "{text:?} is not an instant: write it in UTC as RFC 3339, e.g. \
+             2026-11-24T08:00:00Z (time zone offsets other than Z are not accepted), or as \
+             seconds since the Unix epoch, e.g. 1795507200.5"
+        )
+    })
+}
+
+/// `1795507200` or `1795507200.123456789`, read digit by digit so that no
+/// nanosecond is lost to a float.
+fn parse_unix_seconds(text: &str) -> Option<SystemTime> {
+    let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
+    let all_digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if whole.is_empty() || !all_digits(whole) || !all_digits(fraction) || fraction.len() > 9 {
+        return None;
+    }
+    let seconds: u64 = whole.parse().ok()?;
+    let nanos: u32 = format!("{fraction:0<9}").parse().ok()?;
+    UNIX_EPOCH.checked_add(Duration::new(seconds, nanos))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn instants_in_both_forms() {
+        let at = |s| {
+            parse_instant(s)
+                .unwrap()
+                .duration_since(UNIX_EPOCH)
+                .unwrap()
+        };
+        assert_eq!(at("1795507200"), Duration::from_secs(1_795_507_200));
+        assert_eq!(
+            at("1795507200.25"),
+            Duration::new(1_795_507_200, 250_000_000)
+        );
+        assert_eq!(at("2026-11-24T08:00:00Z"), at("1795507200"));
+        assert_eq!(at("2026-11-24T08:00:00.5Z"), at("1795507200.5"));
+        for bad in [
+            "",
+            "tomorrow",
+            "2026-11-24T08:00:00+01:00",
+            "1.2.3",
+            "17955.1234567890",
+            "-5",
+        ] {
+            let message = parse_instant(bad).unwrap_err();
+            assert!(message.contains("RFC 3339"), "{bad}: {message}");
+        }
+    }
 
     #[test]
     fn rates_headers_percentiles() {

@@ -132,6 +132,7 @@ pub(super) fn load_report() -> LoadReport {
         url: "http://127.0.0.1:40000/io?ms=10".to_owned(),
         method: "GET".to_owned(),
         backend: "epoll".to_owned(),
+        placement: corobench_model::WindowPlacement::default(),
         threads: 1,
         connections: 64,
         schedule: ScheduleKind::Open { rate_per_s: 500.0 },
@@ -192,6 +193,7 @@ pub(super) fn load_report() -> LoadReport {
                 error_rate: 15.0 / 5005.0,
             },
         ],
+        merged: None,
     }
 }
 

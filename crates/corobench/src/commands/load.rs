@@ -4,7 +4,7 @@ use std::fs::File;
 use std::io::{Read as _, Write as _};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::Context as _;
 use clap::{Args, ValueEnum};
@@ -25,7 +25,8 @@ use crate::{signals, values};
     corobench load -R 20000 -d 30s --cpus 1 http://127.0.0.1:8080/json\n  \
     corobench load -n 1000 -m POST --body-file payload.bin http://127.0.0.1:8080/upload\n  \
     corobench load -c 256 --pipeline 16 -d 10s http://127.0.0.1:8080/plaintext\n  \
-    corobench load -c 100 --no-keepalive -d 10s http://127.0.0.1:8080/plaintext")]
+    corobench load -c 100 --no-keepalive -d 10s http://127.0.0.1:8080/plaintext\n  \
+    corobench load --json --warmup 2s -d 10s --start-at 2026-11-24T08:00:00Z http://10.0.0.2:8080/json")]
 pub struct LoadArgs {
     /// The URL to load (plain http://), e.g. http://127.0.0.1:8080/plaintext
     pub url: String,
@@ -96,6 +97,13 @@ pub struct LoadArgs {
     #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
     pub backend: BackendArg,
 
+    /// Open the measured window at this wall-clock instant, so that several
+    /// generators measure the same time: UTC RFC 3339 (2026-11-24T08:00:00Z)
+    /// or Unix seconds (1795507200.5), within 24h. The warm-up runs just
+    /// before it; a past instant starts the window at once
+    #[arg(long, value_parser = parse_start_at, value_name = "INSTANT")]
+    pub start_at: Option<SystemTime>,
+
     /// Print the full report as JSON on stdout (schema: docs/output.md)
     #[arg(long)]
     pub json: bool,
@@ -140,7 +148,12 @@ fn resolve_backend(arg: BackendArg) -> Backend {
 /// request succeeded (exit 1).
 pub fn run(args: &LoadArgs) -> anyhow::Result<Exit> {
     let config = config_from(args)?;
-    let load = LoadRun::prepare(config).map_err(classify)?;
+    let warmup = config.warmup;
+    let mut load = LoadRun::prepare(config).map_err(classify)?;
+    if let Some(start_at) = args.start_at {
+        announce_start(start_at, warmup);
+        load = load.starting_at(start_at).map_err(classify)?;
+    }
     let report = run_with_progress(load)?;
     let mut stdout = std::io::stdout().lock();
     if args.json {
@@ -315,6 +328,37 @@ fn parse_at_most_a_day(text: &str) -> Result<Duration, String> {
         return Err(too_long());
     }
     Ok(duration)
+}
+
+/// `--start-at`: an instant within a day of now.
+fn parse_start_at(text: &str) -> Result<SystemTime, String> {
+    let start_at = values::parse_instant(text)?;
+    corobench_load::check_start_at(start_at, SystemTime::now()).map_err(|e| e.to_string())?;
+    Ok(start_at)
+}
+
+/// Says on stderr what `--start-at` will do: wait, shorten the warm-up, or
+/// start late.
+fn announce_start(start_at: SystemTime, warmup: Duration) {
+    let when = humantime::format_rfc3339_micros(start_at);
+    match start_at.duration_since(SystemTime::now()) {
+        Ok(ahead) if ahead >= warmup => eprintln!(
+            "waiting {:.1}s: the warm-up begins {:.1}s before {when}, when the window opens",
+            (ahead - warmup).as_secs_f64(),
+            warmup.as_secs_f64()
+        ),
+        Ok(ahead) => eprintln!(
+            "note: {when} is {:.3}s away, less than the {:.1}s warm-up: the warm-up is \
+             shortened so that the window still opens then",
+            ahead.as_secs_f64(),
+            warmup.as_secs_f64()
+        ),
+        Err(late) => eprintln!(
+            "note: --start-at {when} passed {:.3}s ago: the window opens at once, without \
+             warm-up; start_offset_us in the report says how late",
+            late.duration().as_secs_f64()
+        ),
+    }
 }
 
 /// `1`, `0-3`, `1,3`: the CPUs must exist on this machine.

@@ -22,6 +22,9 @@ pub fn render(report: &LoadReport, percentiles: &[f64]) -> String {
         rate(report.requests_per_s),
         bytes(report.read_bytes_per_s)
     );
+    if let Some(line) = window_line(report) {
+        let _ = writeln!(out, "{line}");
+    }
     if let Some(open) = report.open_loop {
         let _ = writeln!(
             out,
@@ -64,6 +67,20 @@ pub fn render(report: &LoadReport, percentiles: &[f64]) -> String {
         let _ = writeln!(out, "\n  warning: {warning}");
     }
     out
+}
+
+/// With `--start-at`: when the window opened and how far from the instant asked for.
+fn window_line(report: &LoadReport) -> Option<String> {
+    let placement = &report.placement;
+    let offset_us = placement.start_offset_us?;
+    let opened =
+        std::time::UNIX_EPOCH + std::time::Duration::from_micros(placement.window_start_unix_us?);
+    let direction = if offset_us >= 0 { "after" } else { "before" };
+    Some(format!(
+        "  Window      opened {}, {} {direction} --start-at",
+        humantime::format_rfc3339_micros(opened),
+        latency_us(offset_us.unsigned_abs() as f64)
+    ))
 }
 
 fn headline(report: &LoadReport) -> String {

@@ -3,6 +3,7 @@
 
 pub mod format;
 pub mod load_summary;
+pub mod merge_summary;
 pub mod progress;
 pub mod run_progress;
 pub mod run_summary;

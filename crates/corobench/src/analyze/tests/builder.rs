@@ -191,6 +191,7 @@ pub(crate) fn load(requests_per_s: f64, latencies_us: &[u64]) -> LoadReport {
         url: "http://127.0.0.1:1/".to_owned(),
         method: "GET".to_owned(),
         backend: "epoll".to_owned(),
+        placement: corobench_model::WindowPlacement::default(),
         threads: 1,
         connections: 4,
         schedule: ScheduleKind::Closed,
@@ -219,6 +220,7 @@ pub(crate) fn load(requests_per_s: f64, latencies_us: &[u64]) -> LoadReport {
         },
         timeline: Vec::new(),
         warnings: Vec::new(),
+        merged: None,
     }
 }
 

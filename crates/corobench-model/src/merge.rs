@@ -1,0 +1,631 @@
+//! Exact merging of the load reports of several generators that loaded one
+//! server at the same time.
+//!
+//! Histograms are added bucket by bucket and counts summed, so the merged
+//! percentiles are those of every recorded latency, not an average of
+//! percentiles. Per-second timelines are placed by the wall clock: a
+//! generator's second `i` is the Unix second nearest its window start,
+//! plus `i`. Everything that depends on the grouping (rates, CPU, windows,
+//! warnings) is computed from the list of generator reports at the bottom,
+//! sorted, so that merging is associative and commutative: a merged report
+//! can be merged again, and merging one report gives it back unchanged.
+
+use std::collections::BTreeSet;
+use std::fmt;
+
+use crate::histogram::{LatencyHistogram, LatencyReport};
+use crate::load::{
+    ErrorCounts, GeneratorPart, GeneratorUsage, LOAD_REPORT_SCHEMA_VERSION, LoadReport,
+    LoadWarning, MergeDetail, OpenLoopReport, StatusCounts, TimelineSecond, WindowPlacement,
+};
+use crate::schedule::ScheduleKind;
+
+/// The share of the span any generator measured that all must have
+/// measured together; below it, the merged report carries a warning.
+pub const MIN_OVERLAP_RATIO: f64 = 0.9;
+
+const US_PER_S: f64 = 1e6;
+
+/// One report to merge and where it came from (a file name, for messages
+/// and for the per-generator detail).
+#[derive(Clone, Copy, Debug)]
+pub struct MergeInput<'a> {
+    pub source: &'a str,
+    pub report: &'a LoadReport,
+}
+
+/// Why reports cannot be merged.
+#[derive(Clone, Debug, PartialEq)]
+pub enum MergeError {
+    NoReports,
+    /// A report made before corobench recorded when its window was.
+    NoWindowStart {
+        source: String,
+    },
+    /// The reports measured different loads.
+    Differ {
+        what: &'static str,
+        first: String,
+        first_value: String,
+        other: String,
+        other_value: String,
+    },
+    /// No moment was measured by every generator.
+    NoOverlap {
+        early: String,
+        late: String,
+        gap_s: f64,
+    },
+    /// The same generator report twice.
+    Duplicate {
+        first: String,
+        other: String,
+    },
+    /// One report has a histogram (uncorrected, connect) another lacks.
+    MissingHistogram {
+        which: &'static str,
+        has: String,
+        lacks: String,
+    },
+}
+
+impl fmt::Display for MergeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::NoReports => f.write_str("no reports to merge: name at least one file"),
+            Self::NoWindowStart { source } => write!(
+                f,
+                "{source} does not say when its measured window began (it was made by an \
+                 older corobench); measure again with this version"
+            ),
+            Self::Differ {
+                what,
+                first,
+                first_value,
+                other,
+                other_value,
+            } => write!(
+                f,
+                "{other} and {first} differ in their {what} ({other_value} vs {first_value}): \
+                 only reports of the same load can be merged"
+            ),
+            Self::NoOverlap { early, late, gap_s } => write!(
+                f,
+                "{late} began measuring {gap_s:.3}s after {early} stopped: their windows do \
+                 not overlap, so no moment was measured by both; give every generator the \
+                 same --start-at and -d"
+            ),
+            Self::Duplicate { first, other } => write!(
+                f,
+                "{first} and {other} are the same generator report: merging it twice would \
+                 count its requests twice"
+            ),
+            Self::MissingHistogram { which, has, lacks } => write!(
+                f,
+                "{has} has {which} and {lacks} has none: the reports were not made the \
+                 same way"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for MergeError {}
+
+/// Merges `inputs` into one report: see the module documentation.
+///
+/// # Errors
+/// No input, inputs of different loads, windows that do not overlap, a
+/// report twice, or one without its window start.
+pub fn merge(inputs: &[MergeInput<'_>]) -> Result<LoadReport, MergeError> {
+    let first = inputs.first().ok_or(MergeError::NoReports)?;
+    for other in &inputs[1..] {
+        check_same_load(first, other)?;
+    }
+    let parts = generator_parts(inputs)?;
+    let window = CommonWindow::of(&parts)?;
+    let totals = Totals::of(inputs)?;
+    let timeline = merge_timelines(inputs, window.timeline_start_unix_s);
+    Ok(assemble(first.report, parts, &window, totals, timeline))
+}
+
+/// Refuses to merge reports of different URLs, methods, loop kinds or wire modes.
+fn check_same_load(first: &MergeInput<'_>, other: &MergeInput<'_>) -> Result<(), MergeError> {
+    let (a, b) = (first.report, other.report);
+    let facts: [(&'static str, String, String); 4] = [
+        ("URL", a.url.clone(), b.url.clone()),
+        ("method", a.method.clone(), b.method.clone()),
+        (
+            "schedule",
+            loop_kind(a.schedule).into(),
+            loop_kind(b.schedule).into(),
+        ),
+        ("connection use", wire_words(a), wire_words(b)),
+    ];
+    for (what, first_value, other_value) in facts {
+        if first_value != other_value {
+            return Err(MergeError::Differ {
+                what,
+                first: first.source.to_string(),
+                first_value,
+                other: other.source.to_string(),
+                other_value,
+            });
+        }
+    }
+    Ok(())
+}
+
+fn loop_kind(schedule: ScheduleKind) -> &'static str {
+    match schedule {
+        ScheduleKind::Closed => "closed loop",
+        ScheduleKind::Open { .. } => "open loop",
+    }
+}
+
+fn wire_words(report: &LoadReport) -> String {
+    let wire = report.wire;
+    let reuse = if wire.keepalive {
+        "keep-alive"
+    } else {
+        "a connection per request"
+    };
+    format!("{reuse}, pipeline {}", wire.pipeline)
+}
+
+/// Every generator report at the bottom of `inputs`, in a fixed order.
+fn generator_parts(inputs: &[MergeInput<'_>]) -> Result<Vec<GeneratorPart>, MergeError> {
+    let mut parts = Vec::new();
+    for input in inputs {
+        match &input.report.merged {
+            Some(detail) => parts.extend(detail.generators.iter().cloned()),
+            None => parts.push(part_of(input)?),
+        }
+    }
+    parts.sort_by(|a, b| part_key(a).cmp(&part_key(b)));
+    check_no_duplicates(&parts)?;
+    Ok(parts)
+}
+
+fn part_key(part: &GeneratorPart) -> (u64, Option<&str>, &str, u64) {
+    (
+        window_start(part),
+        part.placement.host.as_deref(),
+        part.source.as_str(),
+        part.requests,
+    )
+}
+
+fn window_start(part: &GeneratorPart) -> u64 {
+    part.placement.window_start_unix_us.unwrap_or(0)
+}
+
+/// A generator's own report, condensed to its share of a merge.
+fn part_of(input: &MergeInput<'_>) -> Result<GeneratorPart, MergeError> {
+    let report = input.report;
+    if report.placement.window_start_unix_us.is_none() {
+        return Err(MergeError::NoWindowStart {
+            source: input.source.to_string(),
+        });
+    }
+    Ok(GeneratorPart {
+        source: input.source.to_string(),
+        placement: report.placement.clone(),
+        backend: report.backend.clone(),
+        elapsed_s: report.elapsed_s,
+        threads: report.threads,
+        connections: report.connections,
+        requests: report.requests,
+        requests_per_s: report.requests_per_s,
+        read_bytes_per_s: report.read_bytes_per_s,
+        errors: report.errors.total(),
+        error_rate: report.error_rate,
+        latency: report.latency.summary.clone(),
+        open_loop: report.open_loop,
+        generator: report.generator,
+        warnings: report.warnings.clone(),
+    })
+}
+
+/// Two parts equal in all but their file are one report read twice.
+fn check_no_duplicates(parts: &[GeneratorPart]) -> Result<(), MergeError> {
+    for (i, a) in parts.iter().enumerate() {
+        for b in &parts[i + 1..] {
+            let renamed = GeneratorPart {
+                source: a.source.clone(),
+                ..b.clone()
+            };
+            if renamed == *a {
+                return Err(MergeError::Duplicate {
+                    first: a.source.clone(),
+                    other: b.source.clone(),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The time every generator measured, and the span any of them did.
+#[derive(Debug)]
+struct CommonWindow {
+    start_us: u64,
+    elapsed_s: f64,
+    span_s: f64,
+    /// The Unix second merged timeline second 0 begins at.
+    timeline_start_unix_s: u64,
+}
+
+impl CommonWindow {
+    fn of(parts: &[GeneratorPart]) -> Result<Self, MergeError> {
+        let start_us = parts.iter().map(window_start).max().unwrap_or(0);
+        let earliest_us = parts.iter().map(window_start).min().unwrap_or(0);
+        // Each window, cut to begin at the latest start; subtracting from
+        // elapsed_s keeps a single report's length as it was.
+        let lead_s = |p: &GeneratorPart| (start_us - window_start(p)) as f64 / US_PER_S;
+        let end_s =
+            |p: &GeneratorPart| (window_start(p) - earliest_us) as f64 / US_PER_S + p.elapsed_s;
+        let elapsed_s = parts
+            .iter()
+            .map(|p| p.elapsed_s - lead_s(p))
+            .fold(f64::INFINITY, f64::min);
+        if parts.len() > 1 && elapsed_s <= 0.0 {
+            return Err(no_overlap(parts, start_us, -elapsed_s));
+        }
+        Ok(Self {
+            start_us,
+            elapsed_s: elapsed_s.max(0.0),
+            span_s: parts.iter().map(end_s).fold(0.0, f64::max),
+            timeline_start_unix_s: parts
+                .iter()
+                .map(|p| nearest_second(window_start(p)))
+                .min()
+                .unwrap_or(0),
+        })
+    }
+}
+
+fn no_overlap(parts: &[GeneratorPart], latest_start_us: u64, gap_s: f64) -> MergeError {
+    let end_us = |p: &GeneratorPart| window_start(p) as f64 + p.elapsed_s * US_PER_S;
+    let early = parts
+        .iter()
+        .min_by(|a, b| end_us(a).total_cmp(&end_us(b)))
+        .map_or_else(String::new, |p| p.source.clone());
+    let late = parts
+        .iter()
+        .find(|p| window_start(p) == latest_start_us)
+        .map_or_else(String::new, |p| p.source.clone());
+    MergeError::NoOverlap { early, late, gap_s }
+}
+
+/// The Unix second nearest `unix_us`.
+fn nearest_second(unix_us: u64) -> u64 {
+    unix_us.saturating_add(500_000) / 1_000_000
+}
+
+/// What adds up exactly, whatever the grouping: histograms and counts.
+#[derive(Debug)]
+struct Totals {
+    latency: LatencyHistogram,
+    uncorrected: Option<LatencyHistogram>,
+    connect: Option<LatencyHistogram>,
+    status: StatusCounts,
+    errors: ErrorCounts,
+    requests: u64,
+    bytes_read: u64,
+    bytes_written: u64,
+    warmup_s: f64,
+}
+
+impl Totals {
+    fn of(inputs: &[MergeInput<'_>]) -> Result<Self, MergeError> {
+        let mut totals = Self {
+            latency: LatencyHistogram::new(),
+            uncorrected: optional_sum(inputs, "an uncorrected latency histogram", |r| {
+                r.latency_uncorrected.as_ref()
+            })?,
+            connect: optional_sum(inputs, "a connect latency histogram", |r| {
+                r.connect_latency.as_ref()
+            })?,
+            status: StatusCounts::default(),
+            errors: ErrorCounts::default(),
+            requests: 0,
+            bytes_read: 0,
+            bytes_written: 0,
+            warmup_s: 0.0,
+        };
+        for input in inputs {
+            let report = input.report;
+            totals.latency.add(&report.latency.histogram);
+            totals.status.add(&report.status);
+            totals.errors.add(&report.errors);
+            totals.requests += report.requests;
+            totals.bytes_read += report.bytes_read;
+            totals.bytes_written += report.bytes_written;
+            totals.warmup_s = totals.warmup_s.max(report.warmup_s);
+        }
+        Ok(totals)
+    }
+}
+
+/// The sum of a histogram every input has, or `None` if none has it.
+fn optional_sum(
+    inputs: &[MergeInput<'_>],
+    which: &'static str,
+    histogram: impl Fn(&LoadReport) -> Option<&LatencyReport>,
+) -> Result<Option<LatencyHistogram>, MergeError> {
+    let has = inputs.iter().find(|i| histogram(i.report).is_some());
+    let lacks = inputs.iter().find(|i| histogram(i.report).is_none());
+    match (has, lacks) {
+        (None, _) => Ok(None),
+        (Some(has), Some(lacks)) => Err(MergeError::MissingHistogram {
+            which,
+            has: has.source.to_string(),
+            lacks: lacks.source.to_string(),
+        }),
+        (Some(_), None) => {
+            let mut sum = LatencyHistogram::new();
+            for input in inputs {
+                if let Some(part) = histogram(input.report) {
+                    sum.add(&part.histogram);
+                }
+            }
+            Ok(Some(sum))
+        }
+    }
+}
+
+/// One merged second, in integers so that any grouping adds up the same.
+#[derive(Clone, Copy, Debug, Default)]
+struct SecondSums {
+    requests: u64,
+    errors: u64,
+    bytes_read: u64,
+    latency_sum_us: u64,
+    max_latency_us: u64,
+}
+
+/// Adds the inputs' timelines second by second, each placed by its start
+/// on the wall clock.
+fn merge_timelines(inputs: &[MergeInput<'_>], timeline_start_unix_s: u64) -> Vec<TimelineSecond> {
+    let mut seconds: Vec<SecondSums> = Vec::new();
+    for input in inputs {
+        let first_second = timeline_start(input.report).saturating_sub(timeline_start_unix_s);
+        for (i, row) in input.report.timeline.iter().enumerate() {
+            let index = usize::try_from(first_second)
+                .unwrap_or(usize::MAX)
+                .saturating_add(i);
+            if index >= seconds.len() {
+                seconds.resize(index + 1, SecondSums::default());
+            }
+            add_second(&mut seconds[index], row);
+        }
+    }
+    seconds
+        .iter()
+        .enumerate()
+        .map(|(i, sums)| timeline_row(i, sums))
+        .collect()
+}
+
+/// The Unix second a report's timeline second 0 begins at.
+fn timeline_start(report: &LoadReport) -> u64 {
+    report.merged.as_ref().map_or_else(
+        || nearest_second(report.placement.window_start_unix_us.unwrap_or(0)),
+        |detail| detail.timeline_start_unix_s,
+    )
+}
+
+fn add_second(sums: &mut SecondSums, row: &TimelineSecond) {
+    sums.requests += row.requests;
+    sums.errors += row.errors;
+    sums.bytes_read += row.bytes_read;
+    // The mean was made as sum / requests; the product gives the integer
+    // sum back, so merged means do not depend on how reports were grouped.
+    sums.latency_sum_us += (row.mean_latency_us * row.requests as f64).round() as u64;
+    sums.max_latency_us = sums.max_latency_us.max(row.max_latency_us);
+}
+
+fn timeline_row(index: usize, sums: &SecondSums) -> TimelineSecond {
+    TimelineSecond {
+        second: u32::try_from(index).unwrap_or(u32::MAX),
+        requests: sums.requests,
+        errors: sums.errors,
+        bytes_read: sums.bytes_read,
+        mean_latency_us: if sums.requests == 0 {
+            0.0
+        } else {
+            sums.latency_sum_us as f64 / sums.requests as f64
+        },
+        max_latency_us: sums.max_latency_us,
+    }
+}
+
+fn assemble(
+    first: &LoadReport,
+    parts: Vec<GeneratorPart>,
+    window: &CommonWindow,
+    totals: Totals,
+    timeline: Vec<TimelineSecond>,
+) -> LoadReport {
+    let open_loop = merge_open_loop(&parts);
+    let generator = merge_usage(&parts, totals.requests);
+    let mut report = LoadReport {
+        schema_version: LOAD_REPORT_SCHEMA_VERSION,
+        url: first.url.clone(),
+        method: first.method.clone(),
+        backend: backends(&parts),
+        placement: placement(&parts, window),
+        threads: parts.iter().map(|p| p.threads).sum(),
+        connections: parts.iter().map(|p| p.connections).sum(),
+        schedule: match (first.schedule, open_loop) {
+            (ScheduleKind::Open { .. }, Some(open)) => ScheduleKind::Open {
+                rate_per_s: open.requested_rate_per_s,
+            },
+            (schedule, _) => schedule,
+        },
+        wire: first.wire,
+        warmup_s: totals.warmup_s,
+        elapsed_s: window.elapsed_s,
+        requests: totals.requests,
+        requests_per_s: sum(&parts, |p| p.requests_per_s),
+        bytes_read: totals.bytes_read,
+        bytes_written: totals.bytes_written,
+        read_bytes_per_s: sum(&parts, |p| p.read_bytes_per_s),
+        status: totals.status,
+        errors: totals.errors,
+        error_rate: totals.errors.rate(totals.requests),
+        latency: totals.latency.report(),
+        latency_uncorrected: totals.uncorrected.map(|h| h.report()),
+        open_loop,
+        connect_latency: totals.connect.map(|h| h.report()),
+        generator,
+        timeline,
+        warnings: Vec::new(),
+        merged: None,
+    };
+    report.warnings = warnings(&report, &parts, window);
+    if parts.len() > 1 {
+        report.merged = Some(MergeDetail {
+            timeline_start_unix_s: window.timeline_start_unix_s,
+            generators: parts,
+        });
+    }
+    report
+}
+
+/// Adds `value` over the parts in their fixed order (a single part's value
+/// comes back as it was).
+fn sum(parts: &[GeneratorPart], value: impl Fn(&GeneratorPart) -> f64) -> f64 {
+    parts.iter().map(value).reduce(|a, b| a + b).unwrap_or(0.0)
+}
+
+fn backends(parts: &[GeneratorPart]) -> String {
+    let names: BTreeSet<&str> = parts.iter().map(|p| p.backend.as_str()).collect();
+    names.into_iter().collect::<Vec<_>>().join(",")
+}
+
+/// The merged window: when all generators measured; host and `--start-at`
+/// where they all agree.
+fn placement(parts: &[GeneratorPart], window: &CommonWindow) -> WindowPlacement {
+    let start_at_unix_us = common(parts, |p| p.placement.start_at_unix_us).flatten();
+    WindowPlacement {
+        host: common(parts, |p| p.placement.host.clone()).flatten(),
+        window_start_unix_us: Some(window.start_us),
+        start_at_unix_us,
+        start_offset_us: start_at_unix_us.map(|at| WindowPlacement::offset_us(window.start_us, at)),
+    }
+}
+
+/// The value every part has, if they agree.
+fn common<T: PartialEq>(parts: &[GeneratorPart], value: impl Fn(&GeneratorPart) -> T) -> Option<T> {
+    let first = value(parts.first()?);
+    parts[1..]
+        .iter()
+        .all(|p| value(p) == first)
+        .then_some(first)
+}
+
+fn merge_usage(parts: &[GeneratorPart], requests: u64) -> GeneratorUsage {
+    let cpu_user_s = sum(parts, |p| p.generator.cpu_user_s);
+    let cpu_system_s = sum(parts, |p| p.generator.cpu_system_s);
+    let cpu_s = cpu_user_s + cpu_system_s;
+    let core_seconds = sum(parts, |p| p.elapsed_s * f64::from(p.generator.threads));
+    GeneratorUsage {
+        threads: parts.iter().map(|p| p.generator.threads).sum(),
+        cpu_user_s,
+        cpu_system_s,
+        cpu_us_per_request: if requests == 0 {
+            0.0
+        } else {
+            cpu_s * 1e6 / requests as f64
+        },
+        utilization: if core_seconds > 0.0 {
+            cpu_s / core_seconds
+        } else {
+            0.0
+        },
+        max_rss_bytes: parts
+            .iter()
+            .map(|p| p.generator.max_rss_bytes)
+            .max()
+            .unwrap_or(0),
+    }
+}
+
+fn merge_open_loop(parts: &[GeneratorPart]) -> Option<OpenLoopReport> {
+    let open: Vec<OpenLoopReport> = parts.iter().filter_map(|p| p.open_loop).collect();
+    if open.len() <= 1 {
+        return open.first().copied();
+    }
+    let sent: u64 = open.iter().map(|o| o.sent).sum();
+    let lag_sum_us: f64 = open
+        .iter()
+        .map(|o| o.mean_send_lag_us * o.sent as f64)
+        .sum();
+    Some(OpenLoopReport {
+        requested_rate_per_s: open.iter().map(|o| o.requested_rate_per_s).sum(),
+        achieved_rate_per_s: open.iter().map(|o| o.achieved_rate_per_s).sum(),
+        scheduled: open.iter().map(|o| o.scheduled).sum(),
+        sent,
+        mean_send_lag_us: if sent == 0 {
+            0.0
+        } else {
+            lag_sum_us / sent as f64
+        },
+        max_send_lag_us: open.iter().map(|o| o.max_send_lag_us).max().unwrap_or(0),
+    })
+}
+
+/// The generators' warnings, each kind once with the merged figures, and
+/// whether their windows overlapped enough; in the order a single
+/// generator's report lists them.
+fn warnings(
+    report: &LoadReport,
+    parts: &[GeneratorPart],
+    window: &CommonWindow,
+) -> Vec<LoadWarning> {
+    let all = || parts.iter().flat_map(|p| p.warnings.iter());
+    let mut merged = Vec::new();
+    let bound = all().filter_map(|w| match w {
+        LoadWarning::GeneratorBound { utilization } => Some(*utilization),
+        _ => None,
+    });
+    if let Some(utilization) = bound.reduce(f64::max) {
+        merged.push(LoadWarning::GeneratorBound { utilization });
+    }
+    let missed = all().any(|w| matches!(w, LoadWarning::ScheduleMissed { .. }));
+    if let (true, Some(open)) = (missed, report.open_loop) {
+        merged.push(LoadWarning::ScheduleMissed {
+            requested_rate_per_s: open.requested_rate_per_s,
+            achieved_rate_per_s: open.achieved_rate_per_s,
+        });
+    }
+    let ports = all().filter_map(|w| match w {
+        LoadWarning::PortsExhausted { failed_connects } => Some(*failed_connects),
+        _ => None,
+    });
+    if let Some(failed_connects) = ports.reduce(|a, b| a + b) {
+        merged.push(LoadWarning::PortsExhausted { failed_connects });
+    }
+    let fds = all().filter_map(|w| match w {
+        LoadWarning::FdExhausted { limit } => Some(*limit),
+        _ => None,
+    });
+    if let Some(limit) = fds.min() {
+        merged.push(LoadWarning::FdExhausted { limit });
+    }
+    let total = report.errors.total();
+    if total > 0 {
+        merged.push(LoadWarning::Errors {
+            total,
+            error_rate: report.error_rate,
+        });
+    }
+    if parts.len() > 1 && window.elapsed_s < MIN_OVERLAP_RATIO * window.span_s {
+        merged.push(LoadWarning::PartialOverlap {
+            common_s: window.elapsed_s,
+            span_s: window.span_s,
+        });
+    }
+    merged
+}

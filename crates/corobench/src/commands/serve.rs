@@ -1,0 +1,461 @@
+//! `corobench serve TARGET`: one target on this host for generators
+//! elsewhere. It builds (from the cache), starts, health-checks and
+//! verifies the target, prints one JSON line saying where it listens, then
+//! one JSON line per resource sample of its process tree, until stdin
+//! closes or a signal arrives; then it stops the target and reaps it.
+//!
+//! Stdin is the lifeline: a coordinator keeps it open (an SSH session
+//! does), so a dropped connection closes it and takes the target down.
+
+use std::collections::BTreeMap;
+use std::io::{Read as _, Write};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::RecvTimeoutError;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use clap::Args;
+use corobench_model::ResourceSample;
+use corobench_target::{
+    Availability, BuildCache, BuiltTarget, CpuSet, LaunchOptions, Manifest, RunningTarget,
+    ensure_payload,
+};
+use corobench_verify::{RuleResult, VerifyConfig};
+use serde_json::{Value, json};
+
+use super::shared::TargetsDirArg;
+use crate::exit::{self, Exit};
+use crate::targets::Targets;
+use crate::verification::RESPONSE_TIMEOUT;
+use crate::wall_clock::unix_ms;
+use crate::{scratch, signals, values};
+
+/// How often the loop looks at stdin, the signals and the target between samples.
+const POLL: Duration = Duration::from_millis(50);
+/// Lines of the target's stderr quoted when it fails.
+const STDERR_TAIL_LINES: usize = 20;
+
+/// Flags of `corobench serve`.
+#[derive(Debug, Args)]
+#[command(after_help = "Output on stdout, one JSON object per line: first \
+    {\"event\":\"ready\",\"url\":…,\"target\":…,\"pid\":…,\"source_hash\":…}, then \
+    {\"event\":\"sample\",…} per sample of the target's processes, and \
+    {\"event\":\"stopped\",\"reason\":…} at the end. Progress goes to stderr.\n\n\
+    The target runs until stdin reaches end of file (Ctrl-D, or the SSH connection that \
+    started it closes) or SIGINT, SIGTERM or SIGHUP arrives; then it is stopped and reaped. \
+    Exit status: 0 after stdin closed or SIGHUP, 130 after SIGINT or SIGTERM, 1 when the \
+    target breaks the contract, 2 for bad flags, 3 when it does not build or start, or exits \
+    by itself.\n\n\
+    Examples:\n  \
+    corobench serve go-nethttp --cpus 0-1\n  \
+    ssh bench-server corobench serve rust-axum --param workers=4 --cpus 2-5")]
+pub struct ServeArgs {
+    /// The target to serve (see `corobench targets`)
+    #[arg(value_name = "TARGET")]
+    pub target: String,
+
+    /// A parameter of the target, repeatable: --param workers=4
+    #[arg(long = "param", value_parser = values::parse_parameter, value_name = "NAME=VALUE")]
+    pub params: Vec<(String, String)>,
+
+    /// CPUs the target runs on, e.g. 0-1 or 2,3 [default: every CPU]
+    #[arg(long, value_name = "LIST")]
+    pub cpus: Option<String>,
+
+    /// Listen on this port [default: a free one]
+    #[arg(long, value_name = "PORT")]
+    pub port: Option<u16>,
+
+    /// Time between two resource samples
+    #[arg(long, default_value = "1s", value_parser = parse_interval, value_name = "DURATION")]
+    pub sample_interval: Duration,
+
+    /// Do not check the contract before announcing the target (when it was
+    /// verified already, e.g. by `corobench verify` with the same build)
+    #[arg(long)]
+    pub no_verify: bool,
+
+    #[command(flatten)]
+    pub dir: TargetsDirArg,
+}
+
+/// Why serving ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum End {
+    /// Stdin reached end of file: the coordinator is gone.
+    StdinClosed,
+    /// SIGHUP: the terminal or session that started us is gone.
+    HangUp,
+    /// Nobody reads stdout any more.
+    StdoutClosed,
+    /// SIGINT or SIGTERM.
+    Signal,
+    /// The target exited by itself.
+    TargetExited,
+}
+
+impl End {
+    fn reason(self) -> &'static str {
+        match self {
+            Self::StdinClosed => "stdin closed",
+            Self::HangUp => "hang-up (SIGHUP)",
+            Self::StdoutClosed => "stdout closed",
+            Self::Signal => "interrupted (SIGINT or SIGTERM)",
+            Self::TargetExited => "the target exited",
+        }
+    }
+}
+
+/// What ends serving early: the lifeline and the signals.
+#[derive(Debug)]
+struct Lifeline {
+    stdin_closed: Arc<AtomicBool>,
+    hang_up: Arc<AtomicBool>,
+    stop: Arc<AtomicBool>,
+}
+
+impl Lifeline {
+    /// Installs the signal handlers and starts watching stdin.
+    fn watch() -> anyhow::Result<Self> {
+        let stop = signals::stop_flag()?;
+        let hang_up = Arc::new(AtomicBool::new(false));
+        signal_hook::flag::register(signal_hook::consts::SIGHUP, Arc::clone(&hang_up))
+            .context("cannot install the SIGHUP handler")?;
+        let stdin_closed = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&stdin_closed);
+        std::thread::Builder::new()
+            .name("lifeline".into())
+            .spawn(move || {
+                read_to_end_of_stdin();
+                flag.store(true, Ordering::Relaxed);
+            })
+            .context("cannot start the thread that watches stdin")?;
+        Ok(Self {
+            stdin_closed,
+            hang_up,
+            stop,
+        })
+    }
+
+    /// Why serving must end now, if it must.
+    fn cut(&self) -> Option<End> {
+        if self.stop.load(Ordering::Relaxed) {
+            Some(End::Signal)
+        } else if self.hang_up.load(Ordering::Relaxed) {
+            Some(End::HangUp)
+        } else if self.stdin_closed.load(Ordering::Relaxed) {
+            Some(End::StdinClosed)
+        } else {
+            None
+        }
+    }
+
+    /// Fails with the reason when serving must end before the target is up.
+    fn check(&self, during: &str) -> anyhow::Result<()> {
+        match self.cut() {
+            None => Ok(()),
+            Some(End::Signal) => Err(exit::Failure {
+                exit: Exit::Interrupted,
+                message: format!("interrupted while {during}"),
+            }
+            .into()),
+            Some(end) => Err(anyhow::anyhow!("{} while {during}", end.reason())),
+        }
+    }
+}
+
+/// Reads and discards stdin until end of file or a read error.
+fn read_to_end_of_stdin() {
+    let mut stdin = std::io::stdin().lock();
+    let mut sink = [0_u8; 512];
+    loop {
+        match stdin.read(&mut sink) {
+            Ok(0) => return,
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return,
+        }
+    }
+}
+
+/// Runs `corobench serve`.
+///
+/// # Errors
+/// Bad flags or an unknown target (exit 2), a target that does not build,
+/// start or stay up (exit 3), one that breaks the contract (exit 1).
+pub fn run(args: &ServeArgs) -> anyhow::Result<Exit> {
+    let lifeline = Lifeline::watch()?;
+    let targets = Targets::discover(args.dir.targets_dir.as_deref())?;
+    let manifest = server_manifest(&targets, &args.target)?;
+    let given: BTreeMap<String, String> = args.params.iter().cloned().collect();
+    let parameters = targets.parameters(&manifest.name, &given)?;
+    let cpus = args.cpus.as_deref().map(cpu_set).transpose()?;
+    let workspace = Workspace::open()?;
+    let built = workspace.build(manifest)?;
+    lifeline.check("building")?;
+    let mut target = workspace.start(&built, parameters, cpus, args.port)?;
+    lifeline.check("starting the target")?;
+    if !args.no_verify {
+        verify_running(&target, manifest)?;
+        lifeline.check("verifying the target")?;
+    }
+    let mut stdout = std::io::stdout().lock();
+    let end = if print_line(&mut stdout, &ready_line(&target, &built, args)) {
+        stream_samples(&mut target, args.sample_interval, &lifeline, &mut stdout)?
+    } else {
+        End::StdoutClosed
+    };
+    finish(target, end, &mut stdout)
+}
+
+/// The manifest of a server target that can run here.
+fn server_manifest<'t>(targets: &'t Targets, name: &str) -> anyhow::Result<&'t Manifest> {
+    // An unknown name fails here, with the names there are.
+    targets.select(&[name.to_string()])?;
+    let manifest = targets
+        .get(name)
+        .ok_or_else(|| exit::usage(format!("no target named {name:?}")))?;
+    if manifest.program().is_some() {
+        return Err(exit::usage(format!(
+            "{name} is a program target: it runs to completion and serves nothing; \
+             serve a server target"
+        )));
+    }
+    if let Availability::Unavailable { reason, hint } = manifest.availability() {
+        let hint = hint.map(|h| format!(" ({h})")).unwrap_or_default();
+        return Err(exit::target_failed(format!(
+            "{name} cannot run here: {reason}{hint}"
+        )));
+    }
+    Ok(manifest)
+}
+
+fn cpu_set(text: &str) -> anyhow::Result<CpuSet> {
+    let set = CpuSet::parse(text).map_err(|e| exit::usage(format!("--cpus {text:?}: {e}")))?;
+    set.validate()
+        .map_err(|e| exit::usage(format!("--cpus {text:?}: {e}")))?;
+    Ok(set)
+}
+
+/// `--sample-interval`: from 10 ms to an hour.
+fn parse_interval(text: &str) -> Result<Duration, String> {
+    let interval = values::parse_duration(text)?;
+    if interval < Duration::from_millis(10) || interval > Duration::from_secs(3600) {
+        return Err(format!(
+            "{text:?}: the sample interval must be from 10ms to 1h, e.g. 1s or 250ms"
+        ));
+    }
+    Ok(interval)
+}
+
+/// The build cache, the payload `/file` serves, and a scratch folder for
+/// build logs and uploads, removed at the end unless something failed.
+#[derive(Debug)]
+struct Workspace {
+    cache: BuildCache,
+    data_dir: PathBuf,
+    work_dir: PathBuf,
+    keep: std::cell::Cell<bool>,
+}
+
+impl Workspace {
+    fn open() -> anyhow::Result<Self> {
+        let cache = BuildCache::from_env().map_err(|e| exit::usage(e.to_string()))?;
+        scratch::check_temp_dir()?;
+        scratch::remove_stale();
+        let work_dir = scratch::folder("serve");
+        std::fs::create_dir_all(&work_dir)
+            .with_context(|| format!("creating {}", work_dir.display()))?;
+        let data_dir = cache.root().join("data");
+        ensure_payload(&data_dir).context("writing the payload /file serves")?;
+        Ok(Self {
+            cache,
+            data_dir,
+            work_dir,
+            keep: std::cell::Cell::new(false),
+        })
+    }
+
+    fn build(&self, manifest: &Manifest) -> anyhow::Result<BuiltTarget> {
+        progress(&format!(
+            "building {} (or taking it from the cache)",
+            manifest.name
+        ));
+        let log = self.work_dir.join(format!("build-{}.log", manifest.name));
+        self.cache.build(manifest, &log).map_err(|e| {
+            self.keep.set(true);
+            exit::target_failed(format!(
+                "{} did not build: {e} (logs kept in {})",
+                manifest.name,
+                self.work_dir.display()
+            ))
+        })
+    }
+
+    /// Launches the target and waits until it is healthy.
+    fn start(
+        &self,
+        built: &BuiltTarget,
+        parameters: BTreeMap<String, String>,
+        cpus: Option<CpuSet>,
+        port: Option<u16>,
+    ) -> anyhow::Result<RunningTarget> {
+        let name = &built.manifest.name;
+        progress(&format!("starting {name}"));
+        let options = LaunchOptions {
+            parameters,
+            cpus,
+            data_dir: self.data_dir.clone(),
+            upload_dir: self.work_dir.join("uploads"),
+            database_url: None,
+            port,
+            work_dir: None,
+        };
+        let mut target = built
+            .launch(&options)
+            .map_err(|e| exit::target_failed(format!("{name} did not start: {e}")))?;
+        target
+            .wait_healthy(built.manifest.run.ready_timeout())
+            .map_err(|e| exit::target_failed(format!("{name} did not become healthy: {e}")))?;
+        Ok(target)
+    }
+}
+
+impl Drop for Workspace {
+    fn drop(&mut self) {
+        if !self.keep.get() {
+            let _ = std::fs::remove_dir_all(&self.work_dir);
+        }
+    }
+}
+
+/// Checks the running target against the contract (no database runs, so
+/// `/db` must answer 503); a broken rule stops it.
+fn verify_running(target: &RunningTarget, manifest: &Manifest) -> anyhow::Result<()> {
+    progress(&format!("verifying {}", manifest.name));
+    let mut config = VerifyConfig::new(target.addr(), &manifest.name, &manifest.model);
+    config.timeout = RESPONSE_TIMEOUT;
+    let results = corobench_verify::verify(&config);
+    for warning in results.iter().filter(|r| !r.is_pass() && !r.is_fail()) {
+        progress(&format!(
+            "warning: {}",
+            warning.message().unwrap_or_default()
+        ));
+    }
+    let failed: Vec<&RuleResult> = results.iter().filter(|r| r.is_fail()).collect();
+    if failed.is_empty() {
+        return Ok(());
+    }
+    let reasons: Vec<&str> = failed.iter().filter_map(|r| r.message()).collect();
+    Err(exit::check_failed(format!(
+        "{} breaks the contract (docs/contract.md), so it is not served:\n  {}",
+        manifest.name,
+        reasons.join("\n  ")
+    )))
+}
+
+/// The first line: where the target listens and what exactly runs.
+fn ready_line(target: &RunningTarget, built: &BuiltTarget, args: &ServeArgs) -> Value {
+    json!({
+        "event": "ready",
+        "target": target.name(),
+        "url": format!("http://{}", target.addr()),
+        "addr": target.addr().to_string(),
+        "pid": target.pid(),
+        "pgid": target.pgid(),
+        "model": built.manifest.model,
+        "source_hash": built.source_hash,
+        "tool_versions": built.manifest.tool_versions(),
+        "parameters": target.parameters(),
+        "cpus": args.cpus,
+        "verified": !args.no_verify,
+        "corobench_version": env!("CARGO_PKG_VERSION"),
+        "unix_ms": unix_ms(),
+    })
+}
+
+/// Prints samples as they come until the lifeline is cut or the target exits.
+fn stream_samples(
+    target: &mut RunningTarget,
+    interval: Duration,
+    lifeline: &Lifeline,
+    stdout: &mut impl Write,
+) -> anyhow::Result<End> {
+    let (sampler, samples) = corobench_sampler::Sampler::stream(target.pgid(), interval)
+        .map_err(|e| exit::target_failed(format!("cannot sample the target: {e}")))?;
+    let end = loop {
+        match samples.recv_timeout(POLL) {
+            Ok(sample) => {
+                if !print_line(stdout, &sample_line(&sample)) {
+                    break End::StdoutClosed;
+                }
+            }
+            Err(RecvTimeoutError::Timeout) => {}
+            // The group is gone: the target's exit is noticed below.
+            Err(RecvTimeoutError::Disconnected) => std::thread::sleep(POLL),
+        }
+        if let Some(end) = lifeline.cut() {
+            break end;
+        }
+        if target.exit_status().is_some() {
+            break End::TargetExited;
+        }
+    };
+    // A sampler error now says nothing the end does not.
+    let _ = sampler.stop();
+    Ok(end)
+}
+
+fn sample_line(sample: &ResourceSample) -> Value {
+    let mut line = json!({ "event": "sample", "unix_ms": unix_ms() });
+    if let (Some(line), Ok(Value::Object(fields))) =
+        (line.as_object_mut(), serde_json::to_value(sample))
+    {
+        line.extend(fields);
+    }
+    line
+}
+
+/// Writes one JSON line; `false` when stdout is closed.
+fn print_line(stdout: &mut impl Write, line: &Value) -> bool {
+    writeln!(stdout, "{line}")
+        .and_then(|()| stdout.flush())
+        .is_ok()
+}
+
+/// Stops and reaps the target, says why on stdout (if anyone still reads
+/// it), and picks the exit status.
+fn finish(mut target: RunningTarget, end: End, stdout: &mut impl Write) -> anyhow::Result<Exit> {
+    let exited = target.exit_status();
+    let stderr_tail = target.stderr_tail(STDERR_TAIL_LINES);
+    let name = target.name().to_string();
+    let stop = target.stop();
+    progress(&format!("{name} stopped: {}", end.reason()));
+    let _ = print_line(
+        stdout,
+        &json!({
+            "event": "stopped",
+            "reason": end.reason(),
+            "exit_status": exited.map(|s| s.to_string()),
+            "needed_sigkill": stop.as_ref().is_ok_and(|r| r.needed_sigkill),
+            "unix_ms": unix_ms(),
+        }),
+    );
+    match end {
+        End::TargetExited => Err(exit::target_failed(format!(
+            "{name} exited by itself ({}); last lines of its stderr:\n{stderr_tail}",
+            exited.map_or_else(|| "status unknown".into(), |s| s.to_string())
+        ))),
+        End::Signal => Ok(Exit::Interrupted),
+        End::StdinClosed | End::HangUp | End::StdoutClosed => {
+            stop.map_err(|e| anyhow::anyhow!("stopping {name} failed: {e}"))?;
+            Ok(Exit::Success)
+        }
+    }
+}
+
+fn progress(message: &str) {
+    eprintln!("serve: {message}");
+}

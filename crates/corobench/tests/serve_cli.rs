@@ -1,0 +1,164 @@
+//! `corobench serve` with a test-kit target (a real process): the ready
+//! line, the samples, and no process left behind when stdin closes (the
+//! lifeline) or a signal arrives.
+
+use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdout, Command, Stdio};
+
+use serde_json::Value;
+
+/// A scratch folder with one test-kit target, its cache and its temp folder.
+struct Lab {
+    dir: tempfile::TempDir,
+}
+
+impl Lab {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        corobench_testkit::write_target(
+            &dir.path().join("targets"),
+            "kit",
+            "goroutine-per-connection",
+            corobench_testkit::binary_path(),
+            &[],
+        )
+        .unwrap();
+        std::fs::create_dir_all(dir.path().join("tmp")).unwrap();
+        Self { dir }
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_corobench"));
+        command
+            .arg("serve")
+            .args(args)
+            .env("COROBENCH_CACHE", self.path("cache"))
+            .env("COROBENCH_TARGETS", self.path("targets"))
+            .env("TMPDIR", self.path("tmp"));
+        command
+    }
+
+    /// `corobench serve ARGS` with stdin and stdout piped, stderr to a file.
+    fn serve(&self, args: &[&str]) -> Child {
+        let stderr = std::fs::File::create(self.path("stderr.log")).unwrap();
+        self.command(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(stderr)
+            .spawn()
+            .expect("corobench starts")
+    }
+
+    fn stderr(&self) -> String {
+        std::fs::read_to_string(self.path("stderr.log")).unwrap_or_default()
+    }
+}
+
+/// The next JSON line on `lines`, or a panic quoting corobench's stderr.
+fn next_event(lines: &mut impl Iterator<Item = std::io::Result<String>>, lab: &Lab) -> Value {
+    let line = lines
+        .next()
+        .unwrap_or_else(|| panic!("serve printed no further line; stderr:\n{}", lab.stderr()))
+        .unwrap();
+    serde_json::from_str(&line).unwrap_or_else(|e| panic!("{line:?} is not JSON: {e}"))
+}
+
+/// A served target: its ready line, then the rest of stdout.
+fn ready(child: &mut Child, lab: &Lab) -> (Value, std::io::Lines<BufReader<ChildStdout>>) {
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let ready = next_event(&mut lines, lab);
+    assert_eq!(ready["event"], "ready", "{ready}");
+    (ready, lines)
+}
+
+fn get(url: &str, path: &str) -> String {
+    let addr = url.strip_prefix("http://").unwrap();
+    let mut stream = TcpStream::connect(addr).unwrap();
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    response
+}
+
+/// Whether any process, zombie or not, is left of the target's group.
+fn group_is_gone(pgid: i32) -> bool {
+    corobench_target::group_members(pgid).is_empty()
+        && !Path::new(&format!("/proc/{pgid}")).exists()
+}
+
+#[test]
+fn closing_stdin_stops_the_target_and_leaves_no_process() {
+    let lab = Lab::new();
+    let mut child = lab.serve(&["kit", "--sample-interval", "50ms"]);
+    let (ready, mut lines) = ready(&mut child, &lab);
+    assert_eq!(ready["target"], "kit");
+    assert_eq!(ready["verified"], true);
+    assert!(
+        ready["source_hash"].as_str().is_some_and(|h| !h.is_empty()),
+        "{ready}"
+    );
+    let url = ready["url"].as_str().unwrap().to_string();
+    let pgid = i32::try_from(ready["pgid"].as_i64().unwrap()).unwrap();
+    assert!(!group_is_gone(pgid));
+
+    let response = get(&url, "/plaintext");
+    assert!(response.starts_with("HTTP/1.1 200"), "{response}");
+    let sample = next_event(&mut lines, &lab);
+    assert_eq!(sample["event"], "sample", "{sample}");
+    assert!(
+        sample["processes"].as_u64().is_some_and(|n| n >= 1),
+        "{sample}"
+    );
+
+    drop(child.stdin.take());
+    let last = lines
+        .map(|line| serde_json::from_str::<Value>(&line.unwrap()).unwrap())
+        .last()
+        .expect("a last line");
+    assert_eq!(last["event"], "stopped", "{last}");
+    assert_eq!(last["reason"], "stdin closed", "{last}");
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(0), "stderr:\n{}", lab.stderr());
+    assert!(group_is_gone(pgid), "the target's processes outlived serve");
+}
+
+#[test]
+fn sigterm_stops_the_target_with_status_130() {
+    let lab = Lab::new();
+    let mut child = lab.serve(&["kit", "--no-verify"]);
+    let (ready, _lines) = ready(&mut child, &lab);
+    assert_eq!(ready["verified"], false);
+    let pgid = i32::try_from(ready["pgid"].as_i64().unwrap()).unwrap();
+    let pid = libc::pid_t::try_from(child.id()).unwrap();
+    // SAFETY: kill with the pid of our own child, not reaped yet.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130), "stderr:\n{}", lab.stderr());
+    assert!(group_is_gone(pgid), "the target's processes outlived serve");
+}
+
+#[test]
+fn bad_requests_are_usage_errors() {
+    let lab = Lab::new();
+    for (args, expected) in [
+        (&["nope"][..], "no target named \"nope\""),
+        (&["kit", "--param", "novalue"][..], "is not a parameter"),
+        (&["kit", "--param", "workers=2"][..], "workers"),
+        (&["kit", "--sample-interval", "1ms"][..], "from 10ms to 1h"),
+    ] {
+        let output = lab.command(args).stdin(Stdio::null()).output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+    }
+}
