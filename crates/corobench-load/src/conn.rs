@@ -124,6 +124,12 @@ impl InFlightRing {
         self.len == 0
     }
 
+    /// Requests it can hold: the pipeline depth.
+    #[inline]
+    pub(crate) fn depth(&self) -> usize {
+        self.slots.len()
+    }
+
     #[inline]
     pub(crate) fn is_full(&self) -> bool {
         self.len == self.slots.len()

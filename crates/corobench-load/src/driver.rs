@@ -213,6 +213,17 @@ impl<'a, I: Io> Driver<'a, I> {
             // under way (topped up once it is done).
             return !conn.in_flight.is_empty();
         }
+        // A pipelined connection that is still reading is topped up only
+        // once half its depth is free: one write of several requests rather
+        // than one write per read, which costs the generator a syscall for
+        // every response or two when the server's replies arrive in pieces.
+        let free = conn.in_flight.depth() - conn.in_flight.len();
+        if conn.phase == Phase::Reading
+            && !conn.in_flight.is_empty()
+            && free * 2 < conn.in_flight.depth()
+        {
+            return true;
+        }
         let mut added = 0;
         while !conn.in_flight.is_full() {
             let Some(request) = self.core.next_request(now) else {
