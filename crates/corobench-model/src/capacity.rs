@@ -253,6 +253,10 @@ pub struct ScenarioCapacity {
     /// Ascending.
     pub rates: Vec<CapacityRate>,
     pub estimate: CapacityEstimate,
+    /// The lowest rate the generator could not drive, if the search met
+    /// one: the server was not tested at or above it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generator_limit: Option<f64>,
 }
 
 /// Capacity of two scenarios compared: b / a.

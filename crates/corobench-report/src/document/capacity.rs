@@ -76,7 +76,7 @@ fn capacity_grid(capacity: &CapacityAnalysis) -> Grid {
             Cell::plain(interval_text(&search.estimate)),
             Cell::plain(search.rates.len().to_string()),
             Cell::plain(trials.to_string()),
-            Cell::plain(note(&search.estimate)),
+            Cell::plain(search_note(search)),
         ]);
     }
     grid
@@ -108,6 +108,20 @@ fn interval_text(estimate: &CapacityEstimate) -> String {
         }
         _ => "—".to_owned(),
     }
+}
+
+/// What a reader must know about a search's capacity.
+fn search_note(search: &ScenarioCapacity) -> String {
+    let mut text = note(&search.estimate);
+    if let (Some(limit), CapacityEstimate::Estimated { .. }) =
+        (search.generator_limit, &search.estimate)
+    {
+        text.push_str(&format!(
+            "; the generator could not drive {} req/s: rates from there say little about the server",
+            units::si(limit)
+        ));
+    }
+    text
 }
 
 /// What a reader must know about an estimate.
@@ -167,11 +181,20 @@ fn comparison_grid(comparisons: &[CapacityComparison], alpha: f64) -> Grid {
             Cell::plain(&c.b),
             Cell::plain(&c.a),
             Cell::toned(format!("{:.2}×{mark}", c.ratio), tone),
-            Cell::plain(format!("{:.2}…{:.2}", c.lo, c.hi)),
+            Cell::plain(format!("{}…{}", ratio_end(c.lo), ratio_end(c.hi))),
             Cell::plain(format!("{:.3}", c.p_value)),
         ]);
     }
     grid
+}
+
+/// `0.55`, or `∞` for an unbounded end.
+fn ratio_end(v: f64) -> String {
+    if v.is_finite() {
+        format!("{v:.2}")
+    } else {
+        "∞".to_owned()
+    }
 }
 
 fn rates_grid(search: &ScenarioCapacity) -> Grid {

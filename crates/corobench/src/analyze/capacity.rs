@@ -147,14 +147,16 @@ impl<'r> Search<'r> {
                 rate_point(scenario, tally, trials, scenarios, settings)
             })
             .collect();
-        let limited = rates
+        let generator_limit = rates
             .iter()
-            .any(|r| r.verdict == RateVerdict::GeneratorLimit);
+            .find(|r| r.verdict == RateVerdict::GeneratorLimit)
+            .map(|r| r.rate);
         ScenarioCapacity {
             key: self.key.clone(),
             target: self.target.clone(),
-            estimate: estimate(&self.judged, limited, options),
+            estimate: estimate(&self.judged, generator_limit.is_some(), options),
             rates,
+            generator_limit,
         }
     }
 }
