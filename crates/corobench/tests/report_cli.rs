@@ -200,9 +200,11 @@ fn the_table_compares_req_s_and_p99_unless_asked_for_every_metric() {
         markdown.contains("peak RSS"),
         "the other formats compare every metric"
     );
-    // A run without claims has none to list.
-    let claims = ok(&fixture.corobench(&["report", &fixture.run_a, "--format", "csv-claims"]));
-    assert_eq!(claims.lines().count(), 1, "{claims}");
+    // A run without claims has none to list, nor one without a capacity search.
+    for format in ["csv-claims", "csv-capacity"] {
+        let csv = ok(&fixture.corobench(&["report", &fixture.run_a, "--format", format]));
+        assert_eq!(csv.lines().count(), 1, "{format}: {csv}");
+    }
 }
 
 #[test]
