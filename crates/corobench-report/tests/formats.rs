@@ -496,3 +496,23 @@ fn capacity_csv() {
     // A run that searched no capacity gives the header alone.
     assert_eq!(rendered(Format::CsvCapacity).lines().count(), 1);
 }
+
+#[test]
+fn capacity_gobench() {
+    let text = rendered_with(
+        Format::GoBench,
+        &analysis_with_capacity(),
+        RenderOptions::default(),
+    );
+    let capacity = section(&text, "# capacity", "\u{0}");
+    assert_redacted_snapshot!("capacity.gobench", capacity);
+    // Only an estimated capacity is a result line; the rest are comments.
+    let results: Vec<&str> = capacity.lines().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(results.len(), 2, "{capacity}");
+    assert!(
+        results
+            .iter()
+            .all(|l| l.starts_with("BenchmarkCapacityJson-open/target="))
+    );
+    assert!(!rendered(Format::GoBench).contains("# capacity"));
+}
