@@ -1,10 +1,11 @@
-//! What the CSV and Go benchmark reports say of a capacity search: the
-//! capacity, its interval and how the search ended as text, the names JSON
-//! gives its kinds and verdicts, and the stored scenario behind a search
-//! (for its name). Written once, so the formats agree.
+//! What the HTML, CSV and Go benchmark reports say of a capacity search:
+//! the capacity, its interval and how the search ended as text, the
+//! comparison with the baseline, and the stored scenario behind a search
+//! (for its workload and its name). Written once, so the formats agree.
 
 use corobench_model::{
-    CapacityEstimate, RateVerdict, RunAnalysis, ScenarioAnalysis, ScenarioCapacity,
+    CapacityComparison, CapacityEstimate, RateVerdict, RunAnalysis, ScenarioAnalysis,
+    ScenarioCapacity,
 };
 
 use crate::units;
@@ -127,6 +128,20 @@ pub(crate) fn verdict_id(verdict: RateVerdict) -> &'static str {
         RateVerdict::GeneratorLimit => "generator_limit",
         RateVerdict::Undecided => "undecided",
     }
+}
+
+/// `0.50× [0.41, 0.62]`: b's capacity over a's, with its interval.
+pub(crate) fn ratio_text(comparison: &CapacityComparison) -> String {
+    format!(
+        "{}× [{}, {}]",
+        ratio_number(comparison.ratio),
+        ratio_number(comparison.lo),
+        ratio_number(comparison.hi)
+    )
+}
+
+fn ratio_number(ratio: f64) -> String {
+    format!("{ratio:.2}")
 }
 
 /// The analysed scenario of the search's first rate that the run holds:

@@ -516,3 +516,22 @@ fn capacity_gobench() {
     );
     assert!(!rendered(Format::GoBench).contains("# capacity"));
 }
+
+#[test]
+fn capacity_html() {
+    let html = rendered_with(
+        Format::Html,
+        &analysis_with_capacity(),
+        RenderOptions::default(),
+    );
+    let start = html
+        .find(r#"<h2 id="capacity">"#)
+        .expect("a capacity section");
+    let end = html
+        .find(r#"<h2 id="throughput">"#)
+        .expect("the throughput section");
+    assert!(start < end, "the capacity comes before the usual sections");
+    assert!(html.contains(r##"<a href="#capacity">Capacity</a>"##));
+    assert_redacted_snapshot!("capacity.html-outline", outline(&html[start..end]));
+    assert!(!rendered(Format::Html).contains(r#"id="capacity""#));
+}
