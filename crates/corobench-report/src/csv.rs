@@ -2,7 +2,8 @@
 //! extremes, and the comparison with the baseline); `--format csv-trials`:
 //! one row per trial × metric, the raw values; and the comparison of two
 //! runs, one row per metric × scenario; `--format csv-claims`: one row per
-//! published claim with its verdict. Numbers are raw (no unit prefixes),
+//! published claim with its verdict; `--format csv-capacity`: one row per
+//! rate a capacity search tried, with the search's capacity. Numbers are raw (no unit prefixes),
 //! with the unit in its own column, so spreadsheets and pandas read them as
 //! numbers. An unbounded interval end is an empty cell. Each is a format of
 //! its own, so that each loads as one table.
@@ -10,9 +11,12 @@
 use std::io::{self, Write};
 
 use corobench_model::{
-    Better, ClaimExpectation, ClaimMeasurement, ClaimScenario, ClaimSide, ClaimVerdict, Metric,
-    MetricComparison, MetricSummary, RunAnalysis, RunComparison, ScenarioAnalysis, ScheduleKind,
+    Better, CapacityComparison, CapacityEstimate, CapacityRate, ClaimExpectation, ClaimMeasurement,
+    ClaimScenario, ClaimSide, ClaimVerdict, Metric, MetricComparison, MetricSummary, RunAnalysis,
+    RunComparison, ScenarioAnalysis, ScheduleKind,
 };
+
+use crate::capacity;
 
 const SCENARIO_COLUMNS: &str =
     "run,scenario,target,parameters,workload,method,path,schedule,rate_per_s,connections";
@@ -148,6 +152,123 @@ fn outcome_id(verdict: &ClaimVerdict) -> String {
         .ok()
         .and_then(|v| v.as_str().map(str::to_owned))
         .unwrap_or_default()
+}
+
+/// One row per rate each capacity search tried: its trials, verdict and
+/// latency, then the search's capacity and its comparison with the
+/// baseline, repeated on every row of the search so that each row stands
+/// alone in a spreadsheet filter. A run without a search: the header alone.
+pub(crate) fn write_capacity(analysis: &RunAnalysis, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(
+        out,
+        "run,scenario,target,rate_scenario,rate_per_s,achieved_rate_per_s,\
+         passed,failed,generator_limited,broken,verdict,\
+         p50_us,p50_ci_lo_us,p50_ci_hi_us,p99_us,p99_ci_lo_us,p99_ci_hi_us,\
+         p99_9_us,p99_9_ci_lo_us,p99_9_ci_hi_us,\
+         capacity_kind,capacity_per_s,capacity_lo_per_s,capacity_hi_per_s,capacity_confidence,\
+         extrapolated,monotone,capacity_bound_per_s,generator_limit,\
+         baseline_scenario,capacity_ratio,capacity_ratio_lo,capacity_ratio_hi,\
+         capacity_p_value,capacity_significant"
+    )?;
+    let Some(searched) = &analysis.capacity else {
+        return Ok(());
+    };
+    for search in &searched.scenarios {
+        let compared = searched.comparisons.iter().find(|c| c.b == search.key);
+        for rate in &search.rates {
+            let mut fields = vec![
+                analysis.run.id.clone(),
+                search.key.clone(),
+                search.target.clone(),
+                capacity::rate_scenario_key(analysis, rate.scenario_index).unwrap_or_default(),
+            ];
+            fields.extend(rate_fields(rate));
+            fields.extend(estimate_fields(&search.estimate));
+            fields.extend(capacity_comparison_fields(compared));
+            write_row(out, &fields)?;
+        }
+    }
+    Ok(())
+}
+
+/// What one rate's trials did, and the latency median with its interval
+/// bounds for p50, p99 and p99.9.
+fn rate_fields(rate: &CapacityRate) -> Vec<String> {
+    let mut fields = vec![
+        rate.rate.to_string(),
+        optional(rate.achieved_rate),
+        rate.passed.to_string(),
+        rate.failed.to_string(),
+        rate.generator_limited.to_string(),
+        rate.broken.to_string(),
+        capacity::verdict_id(rate.verdict).to_owned(),
+    ];
+    for latency in [&rate.p50_us, &rate.p99_us, &rate.p999_us] {
+        let latency = latency.as_ref();
+        fields.extend([
+            optional(latency.map(|s| s.median)),
+            optional(latency.and_then(|s| s.ci_lo)),
+            optional(latency.and_then(|s| s.ci_hi)),
+        ]);
+    }
+    fields
+}
+
+/// The kind; an estimate's value, interval, confidence, extrapolated and
+/// monotone; a bound's rate and whether the generator set it.
+fn estimate_fields(estimate: &CapacityEstimate) -> Vec<String> {
+    let mut estimated = vec![String::new(); 6];
+    let (mut bound, mut generator_limit) = (String::new(), String::new());
+    match *estimate {
+        CapacityEstimate::Estimated {
+            estimate,
+            lo,
+            hi,
+            confidence,
+            extrapolated,
+            monotone,
+        } => {
+            estimated = vec![
+                estimate.to_string(),
+                lo.to_string(),
+                hi.to_string(),
+                confidence.to_string(),
+                extrapolated.to_string(),
+                monotone.to_string(),
+            ];
+        }
+        CapacityEstimate::AtLeast {
+            rate,
+            generator_limit: limited,
+        } => {
+            bound = rate.to_string();
+            generator_limit = limited.to_string();
+        }
+        CapacityEstimate::Below { rate } | CapacityEstimate::SingleRate { rate } => {
+            bound = rate.to_string();
+        }
+        CapacityEstimate::NotDecreasing | CapacityEstimate::NoTrials => {}
+    }
+    let mut fields = vec![capacity::kind_id(estimate).to_owned()];
+    fields.extend(estimated);
+    fields.extend([bound, generator_limit]);
+    fields
+}
+
+/// The baseline search and b/a with its interval, p-value and whether it
+/// is significant; empty for the baseline and searches with no estimate.
+fn capacity_comparison_fields(compared: Option<&CapacityComparison>) -> [String; 6] {
+    let Some(c) = compared else {
+        return Default::default();
+    };
+    [
+        c.a.clone(),
+        c.ratio.to_string(),
+        c.lo.to_string(),
+        c.hi.to_string(),
+        c.p_value.to_string(),
+        c.significant.to_string(),
+    ]
 }
 
 /// Two runs: one row per metric × matched scenario, then a geomean row.

@@ -9,11 +9,21 @@
 //! scenarios with the baseline; parameters only one target has travel with
 //! its column label. The baseline target's lines come first, because
 //! benchstat takes the first column it sees as the baseline.
+//!
+//! A capacity search ends the file: comments give every search's capacity
+//! with its interval or why there is none, and each estimated capacity is
+//! one `BenchmarkCapacity<Workload>/…` line in req/s, named as its rates'
+//! scenarios are without the rate.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{self, Write};
 
-use corobench_model::{Metric, RunAnalysis, ScenarioAnalysis, ScheduleKind, TrialStatus};
+use corobench_model::{
+    CapacityAnalysis, CapacityEstimate, Metric, RunAnalysis, ScenarioAnalysis, ScheduleKind,
+    TrialStatus,
+};
+
+use crate::capacity;
 
 /// Our unit for each metric, in the Go convention (`ns` and `B` in the
 /// numerator are tidied by benchstat to seconds and bytes).
@@ -56,6 +66,53 @@ pub(crate) fn write(analysis: &RunAnalysis, out: &mut dyn Write) -> io::Result<(
                 line.push_str(&format!(" {} {}", scaled(*metric, *value), unit(*metric)));
             }
             writeln!(out, "{line}")?;
+        }
+    }
+    if let Some(searched) = &analysis.capacity {
+        write_capacity(analysis, searched, &names, out)?;
+    }
+    Ok(())
+}
+
+/// Each search's capacity as a comment, and an estimated capacity as one
+/// sample (benchstat shows a single sample without an interval, so the
+/// comment carries it). The baseline target's searches come first, as its
+/// scenarios do.
+fn write_capacity(
+    analysis: &RunAnalysis,
+    searched: &CapacityAnalysis,
+    names: &Names,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let objectives: Vec<String> = searched
+        .settings
+        .slos
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    writeln!(
+        out,
+        "# capacity: the highest rate that meets {}",
+        objectives.join(", ")
+    )?;
+    let baseline = names.baseline.as_deref();
+    let (first, rest): (Vec<_>, Vec<_>) = searched
+        .scenarios
+        .iter()
+        .partition(|search| Some(search.target.as_str()) == baseline);
+    for search in first.into_iter().chain(rest) {
+        let said = capacity::summary_text(&search.estimate);
+        writeln!(out, "#   {}: {said}", search.key)?;
+        let scenario = capacity::first_scenario(analysis, search);
+        if let (CapacityEstimate::Estimated { estimate, .. }, Some(scenario)) =
+            (&search.estimate, scenario)
+        {
+            let name = names.capacity_name(scenario);
+            writeln!(
+                out,
+                "Benchmark{name} 1 {estimate} {}",
+                unit(Metric::RequestsPerS)
+            )?;
         }
     }
     Ok(())
@@ -203,6 +260,22 @@ impl Names {
     }
 
     fn name(&self, s: &ScenarioAnalysis) -> String {
+        let rate = match s.scenario.schedule {
+            ScheduleKind::Open { rate_per_s } => format!("/rate={rate_per_s}"),
+            ScheduleKind::Closed => String::new(),
+        };
+        format!("{}{rate}{}", self.head(s), connections(s))
+    }
+
+    /// A capacity search's name: its scenarios' without the rate, under
+    /// its own benchmark, so that its req/s is never pooled with the
+    /// trials' and `-col /target` still compares the targets.
+    fn capacity_name(&self, s: &ScenarioAnalysis) -> String {
+        format!("Capacity{}{}", self.head(s), connections(s))
+    }
+
+    /// `<Workload>/target=<column>/<row parameters>`.
+    fn head(&self, s: &ScenarioAnalysis) -> String {
         let r = &s.scenario;
         let mut column = clean(&r.target);
         let own = self.column_parameters.get(&r.target);
@@ -217,14 +290,16 @@ impl Names {
                 name.push_str(&format!("/{}={}", clean(k), clean(v)));
             }
         }
-        if let ScheduleKind::Open { rate_per_s } = r.schedule {
-            name.push_str(&format!("/rate={rate_per_s}"));
-        }
-        // A program scenario has no connections of corobench's to name.
-        if r.program.is_none() {
-            name.push_str(&format!("/c={}", r.connections));
-        }
         name
+    }
+}
+
+/// `/c=N`; a program scenario has no connections of corobench's to name.
+fn connections(s: &ScenarioAnalysis) -> String {
+    if s.scenario.program.is_none() {
+        format!("/c={}", s.scenario.connections)
+    } else {
+        String::new()
     }
 }
 

@@ -13,6 +13,7 @@
 //! # Ok(()) }
 //! ```
 
+mod capacity;
 mod csv;
 mod document;
 mod gate;
@@ -45,6 +46,8 @@ pub enum Format {
     CsvTrials,
     /// One row per published claim with its measured ratio and verdict.
     CsvClaims,
+    /// One row per rate a capacity search tried, with the search's capacity.
+    CsvCapacity,
     /// The Go benchmark format that `benchstat` reads.
     GoBench,
     /// One self-contained HTML page with charts.
@@ -53,13 +56,14 @@ pub enum Format {
 
 impl Format {
     /// Every format, in the order `--help` lists them.
-    pub const ALL: [Self; 8] = [
+    pub const ALL: [Self; 9] = [
         Self::Table,
         Self::Markdown,
         Self::Json,
         Self::Csv,
         Self::CsvTrials,
         Self::CsvClaims,
+        Self::CsvCapacity,
         Self::GoBench,
         Self::Html,
     ];
@@ -74,6 +78,7 @@ impl Format {
             Self::Csv => "csv",
             Self::CsvTrials => "csv-trials",
             Self::CsvClaims => "csv-claims",
+            Self::CsvCapacity => "csv-capacity",
             Self::GoBench => "gobench",
             Self::Html => "html",
         }
@@ -149,6 +154,7 @@ pub fn render_with(
         Format::Csv => csv::write_summary(analysis, out)?,
         Format::CsvTrials => csv::write_trials(analysis, out)?,
         Format::CsvClaims => csv::write_claims(analysis, out)?,
+        Format::CsvCapacity => csv::write_capacity(analysis, out)?,
         Format::GoBench => gobench::write(analysis, out)?,
         Format::Html => html::write(analysis, out)?,
     }
@@ -187,7 +193,11 @@ pub fn render_comparison(
         Format::Markdown => markdown::write(&blocks(), out)?,
         Format::Json => json::write(comparison, out)?,
         Format::Csv => csv::write_comparison(comparison, out)?,
-        Format::CsvTrials | Format::CsvClaims | Format::GoBench | Format::Html => {
+        Format::CsvTrials
+        | Format::CsvClaims
+        | Format::CsvCapacity
+        | Format::GoBench
+        | Format::Html => {
             return Err(ReportError::UnsupportedForComparison(format));
         }
     }

@@ -6,14 +6,22 @@
 //! `fixtures_are_current` test keeps them so. `claims.json` holds the
 //! verdicts on published claims about the same run (from
 //! crates/corobench/tests/fixtures/report/spec-a-claims.toml): the claims
-//! snapshots render the fixture run with them.
+//! snapshots render the fixture run with them. `capacity.json` is a
+//! hand-made capacity analysis (no stored run searched capacity): searches
+//! of the fixture's json-open workload ending estimated, at the generator's
+//! limit and below the lowest rate; the capacity snapshots render the
+//! fixture run with it, and with a scenario for each rate it tried.
 
-use corobench_model::{Metric, RunAnalysis, RunComparison, TrialStatus};
+use corobench_model::{
+    CapacityAnalysis, CapacityRate, Metric, RunAnalysis, RunComparison, ScenarioAnalysis,
+    ScheduleKind, TrialStatus,
+};
 use corobench_report::{Format, RenderOptions, render_comparison, render_with};
 
 const ANALYSIS: &str = include_str!("fixtures/run-analysis.json");
 const COMPARISON: &str = include_str!("fixtures/run-comparison.json");
 const CLAIMS: &str = include_str!("fixtures/claims.json");
+const CAPACITY: &str = include_str!("fixtures/capacity.json");
 
 fn analysis() -> RunAnalysis {
     serde_json::from_str(ANALYSIS).expect("the fixture is a run analysis")
@@ -29,6 +37,66 @@ fn analysis_with_claims() -> RunAnalysis {
     analysis.claims = serde_json::from_str(CLAIMS).expect("the fixture holds claim verdicts");
     analysis.run.claims = analysis.claims.iter().map(|v| v.claim.clone()).collect();
     analysis
+}
+
+/// The fixture run with a capacity analysis, and a scenario for every
+/// rate it tried that the run lacks: a copy of the search's scenario at
+/// 1500 req/s, moved to the rate, with the rate's latency.
+fn analysis_with_capacity() -> RunAnalysis {
+    let mut analysis = analysis();
+    let capacity: CapacityAnalysis =
+        serde_json::from_str(CAPACITY).expect("the fixture is a capacity analysis");
+    for search in &capacity.scenarios {
+        let template = search
+            .rates
+            .iter()
+            .find_map(|r| {
+                analysis
+                    .scenarios
+                    .iter()
+                    .find(|s| s.scenario.index == r.scenario_index)
+            })
+            .expect("every search has a scenario in the fixture run")
+            .clone();
+        for rate in &search.rates {
+            if !analysis
+                .scenarios
+                .iter()
+                .any(|s| s.scenario.index == rate.scenario_index)
+            {
+                analysis.scenarios.push(at_rate(&template, rate));
+            }
+        }
+    }
+    analysis.run.capacity = Some(capacity.settings.clone());
+    analysis.capacity = Some(capacity);
+    analysis
+}
+
+fn at_rate(template: &ScenarioAnalysis, rate: &CapacityRate) -> ScenarioAnalysis {
+    let mut scenario = template.clone();
+    let template_rate = template.scenario.schedule().rate_per_s().unwrap();
+    let key = template.scenario.key.as_str().replacen(
+        &format!("/rate={template_rate}/"),
+        &format!("/rate={}/", rate.rate),
+        1,
+    );
+    scenario.scenario.key = key.into();
+    scenario.scenario.index = rate.scenario_index;
+    scenario.scenario.schedule = ScheduleKind::Open {
+        rate_per_s: rate.rate,
+    };
+    let latencies = [
+        (Metric::LatencyP50Us, &rate.p50_us),
+        (Metric::LatencyP99Us, &rate.p99_us),
+        (Metric::LatencyP999Us, &rate.p999_us),
+    ];
+    for (metric, summary) in latencies {
+        if let Some(summary) = summary {
+            scenario.metrics.insert(metric, summary.clone());
+        }
+    }
+    scenario
 }
 
 fn rendered(format: Format) -> String {
@@ -409,4 +477,61 @@ fn strip_between(text: &str, open: &str, close: &str) -> String {
     }
     out.push_str(rest);
     out
+}
+
+#[test]
+fn capacity_csv() {
+    let analysis = analysis_with_capacity();
+    let text = rendered_with(Format::CsvCapacity, &analysis, RenderOptions::default());
+    let rates: usize = analysis
+        .capacity
+        .iter()
+        .flat_map(|c| &c.scenarios)
+        .map(|s| s.rates.len())
+        .sum();
+    assert_eq!(text.lines().count(), rates + 1);
+    let columns = text.lines().next().unwrap().split(',').count();
+    assert!(text.lines().all(|l| l.split(',').count() == columns));
+    assert_redacted_snapshot!("capacity.csv-capacity", text);
+    // A run that searched no capacity gives the header alone.
+    assert_eq!(rendered(Format::CsvCapacity).lines().count(), 1);
+}
+
+#[test]
+fn capacity_gobench() {
+    let text = rendered_with(
+        Format::GoBench,
+        &analysis_with_capacity(),
+        RenderOptions::default(),
+    );
+    let capacity = section(&text, "# capacity", "\u{0}");
+    assert_redacted_snapshot!("capacity.gobench", capacity);
+    // Only an estimated capacity is a result line; the rest are comments.
+    let results: Vec<&str> = capacity.lines().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(results.len(), 2, "{capacity}");
+    assert!(
+        results
+            .iter()
+            .all(|l| l.starts_with("BenchmarkCapacityJson-open/target="))
+    );
+    assert!(!rendered(Format::GoBench).contains("# capacity"));
+}
+
+#[test]
+fn capacity_html() {
+    let html = rendered_with(
+        Format::Html,
+        &analysis_with_capacity(),
+        RenderOptions::default(),
+    );
+    let start = html
+        .find(r#"<h2 id="capacity">"#)
+        .expect("a capacity section");
+    let end = html
+        .find(r#"<h2 id="throughput">"#)
+        .expect("the throughput section");
+    assert!(start < end, "the capacity comes before the usual sections");
+    assert!(html.contains(r##"<a href="#capacity">Capacity</a>"##));
+    assert_redacted_snapshot!("capacity.html-outline", outline(&html[start..end]));
+    assert!(!rendered(Format::Html).contains(r#"id="capacity""#));
 }

@@ -9,6 +9,8 @@ use report_fixture::{Fixture, ok, repo_path, stderr, stdout, usage_error};
 const ANALYSIS_FIXTURE: &str = "crates/corobench-report/tests/fixtures/run-analysis.json";
 const COMPARISON_FIXTURE: &str = "crates/corobench-report/tests/fixtures/run-comparison.json";
 const CLAIMS_FIXTURE: &str = "crates/corobench-report/tests/fixtures/claims.json";
+/// Hand-made: no stored fixture run searched capacity.
+const CAPACITY_FIXTURE: &str = "crates/corobench-report/tests/fixtures/capacity.json";
 const CLAIMS_SPEC: &str = "crates/corobench/tests/fixtures/report/spec-a-claims.toml";
 
 #[test]
@@ -69,10 +71,12 @@ fn json_documents_validate_against_the_schema() {
         "json",
     ]));
     let with_claims = serde_json::to_string(&run_a_with_claims(&fixture)).unwrap();
+    let with_capacity = serde_json::to_string(&fixture_with_capacity()).unwrap();
     for (kind, text) in [
         ("run_analysis", report),
         ("run_comparison", compare),
         ("run_analysis", with_claims),
+        ("run_analysis", with_capacity),
     ] {
         let document: serde_json::Value = serde_json::from_str(&text).unwrap();
         let errors: Vec<String> = rooted(kind)
@@ -83,6 +87,19 @@ fn json_documents_validate_against_the_schema() {
         assert!(errors.is_empty(), "{kind}: {errors:#?}");
         assert!(validator.is_valid(&document), "{kind}");
     }
+}
+
+/// The fixture analysis with the capacity analysis corobench-report's
+/// capacity snapshots render, and the settings it was searched with.
+fn fixture_with_capacity() -> corobench_model::RunAnalysis {
+    let read = |path: &str| std::fs::read_to_string(repo_path(path)).unwrap();
+    let mut analysis: corobench_model::RunAnalysis =
+        serde_json::from_str(&read(ANALYSIS_FIXTURE)).unwrap();
+    let capacity: corobench_model::CapacityAnalysis =
+        serde_json::from_str(&read(CAPACITY_FIXTURE)).unwrap();
+    analysis.run.capacity = Some(capacity.settings.clone());
+    analysis.capacity = Some(capacity);
+    analysis
 }
 
 /// The analysis documents corobench-report's snapshot tests render are this
@@ -183,9 +200,11 @@ fn the_table_compares_req_s_and_p99_unless_asked_for_every_metric() {
         markdown.contains("peak RSS"),
         "the other formats compare every metric"
     );
-    // A run without claims has none to list.
-    let claims = ok(&fixture.corobench(&["report", &fixture.run_a, "--format", "csv-claims"]));
-    assert_eq!(claims.lines().count(), 1, "{claims}");
+    // A run without claims has none to list, nor one without a capacity search.
+    for format in ["csv-claims", "csv-capacity"] {
+        let csv = ok(&fixture.corobench(&["report", &fixture.run_a, "--format", format]));
+        assert_eq!(csv.lines().count(), 1, "{format}: {csv}");
+    }
 }
 
 #[test]

@@ -1,12 +1,15 @@
 //! `--format html`: one self-contained page (inline CSS, SVG and a few lines
 //! of JavaScript; nothing is fetched): the published claims' verdicts with
-//! their measured ratios, throughput with confidence
+//! their measured ratios, the capacity of each searched scenario with
+//! latency against offered rate, throughput with confidence
 //! intervals, latency spectra, sweeps, CPU and memory over time, the tables
 //! of the terminal report, warnings and provenance.
 
 mod axes;
+mod capacity;
 mod charts;
 mod claims;
+mod latency_rate;
 mod resources;
 mod svg;
 mod sweeps;
@@ -110,7 +113,12 @@ fn head(page: &mut String, analysis: &RunAnalysis) {
     } else {
         "<a href=\"#claims\">Published claims</a>"
     };
-    let _ = write!(page, "<nav>{claims}");
+    let capacity = if analysis.capacity.is_none() {
+        ""
+    } else {
+        "<a href=\"#capacity\">Capacity</a>"
+    };
+    let _ = write!(page, "<nav>{claims}{capacity}");
     page.push_str(
         "<a href=\"#throughput\">Throughput</a><a href=\"#latency\">Latency</a>\
          <a href=\"#sweeps\">Sweeps</a><a href=\"#resources\">CPU and memory</a>\
@@ -130,6 +138,9 @@ fn head(page: &mut String, analysis: &RunAnalysis) {
 fn body(page: &mut String, analysis: &RunAnalysis) {
     if let Some(claims) = claims::claims_section(analysis) {
         page.push_str(&claims);
+    }
+    if let Some(capacity) = capacity::capacity_section(analysis) {
+        page.push_str(&capacity);
     }
     let colors = label_colors(analysis);
     let sections = groups(&analysis.scenarios);

@@ -10,6 +10,9 @@ pub(crate) const PALETTE: [&str; 10] = [
     "#9c755f", "#79706e",
 ];
 
+/// The dash pattern of a dashed line.
+pub(crate) const DASHED: &str = "6 4";
+
 /// The colour of series number `i`.
 pub(crate) fn color(i: usize) -> &'static str {
     PALETTE[i % PALETTE.len()]
@@ -223,6 +226,19 @@ impl Svg {
 
     /// A polyline through `points`; `dash` adds a dash pattern.
     pub(crate) fn polyline(&mut self, points: &[(f64, f64)], stroke: &str, dash: bool, tip: &str) {
+        let pattern = if dash { Some(DASHED) } else { None };
+        self.patterned_polyline(points, stroke, pattern, tip);
+    }
+
+    /// A polyline with a dash pattern of its own (`2 3`: dotted), so that
+    /// lines of one colour can still be told apart.
+    pub(crate) fn patterned_polyline(
+        &mut self,
+        points: &[(f64, f64)],
+        stroke: &str,
+        pattern: Option<&str>,
+        tip: &str,
+    ) {
         if points.is_empty() {
             return;
         }
@@ -230,15 +246,57 @@ impl Svg {
             .iter()
             .map(|&(x, y)| format!("{},{}", px(x), px(y)))
             .collect();
-        let dash = if dash {
-            r#" stroke-dasharray="6 4""#
-        } else {
-            ""
-        };
+        let dash = pattern
+            .map(|p| format!(r#" stroke-dasharray="{p}""#))
+            .unwrap_or_default();
         let _ = write!(
             self.body,
             r#"<polyline class="series" points="{}" stroke="{stroke}"{dash}><title>{}</title></polyline>"#,
             coords.join(" "),
+            escape(tip)
+        );
+    }
+
+    /// A hollow circle: white inside, `stroke` around.
+    pub(crate) fn ring(&mut self, (x, y): (f64, f64), r: f64, stroke: &str, tip: &str) {
+        let _ = write!(
+            self.body,
+            r##"<circle cx="{}" cy="{}" r="{}" fill="#fff" stroke="{stroke}" stroke-width="1.5"><title>{}</title></circle>"##,
+            px(x),
+            px(y),
+            px(r),
+            escape(tip)
+        );
+    }
+
+    /// A hollow square centred on (x, y), `half` its half-width.
+    pub(crate) fn square(&mut self, (x, y): (f64, f64), half: f64, stroke: &str, tip: &str) {
+        let _ = write!(
+            self.body,
+            r##"<rect x="{}" y="{}" width="{}" height="{}" fill="#fff" stroke="{stroke}" stroke-width="1.5"><title>{}</title></rect>"##,
+            px(x - half),
+            px(y - half),
+            px(2.0 * half),
+            px(2.0 * half),
+            escape(tip)
+        );
+    }
+
+    /// A see-through rectangle: a band that lets what lies under it show.
+    pub(crate) fn shade(
+        &mut self,
+        (x, y, w, h): (f64, f64, f64, f64),
+        fill: &str,
+        opacity: f64,
+        tip: &str,
+    ) {
+        let _ = write!(
+            self.body,
+            r#"<rect x="{}" y="{}" width="{}" height="{}" fill="{fill}" fill-opacity="{opacity}"><title>{}</title></rect>"#,
+            px(x),
+            px(y),
+            px(w.max(0.0)),
+            px(h.max(0.0)),
             escape(tip)
         );
     }

@@ -58,6 +58,8 @@ pub enum FormatArg {
     CsvTrials,
     /// One row per published claim: measured ratio and verdict
     CsvClaims,
+    /// One row per rate a capacity search tried, with the capacity
+    CsvCapacity,
     /// Go benchmark format for benchstat
     Gobench,
     /// A self-contained HTML page with charts
@@ -73,6 +75,7 @@ impl From<FormatArg> for Format {
             FormatArg::Csv => Self::Csv,
             FormatArg::CsvTrials => Self::CsvTrials,
             FormatArg::CsvClaims => Self::CsvClaims,
+            FormatArg::CsvCapacity => Self::CsvCapacity,
             FormatArg::Gobench => Self::GoBench,
             FormatArg::Html => Self::Html,
         }
