@@ -42,11 +42,20 @@ pub(crate) fn interval_text(estimate: &CapacityEstimate) -> String {
             lo, hi, confidence, ..
         } => format!(
             "[{}, {}] {}",
-            units::si3(lo),
-            units::si3(hi),
+            end(lo),
+            end(hi),
             units::whole_pct(confidence)
         ),
         _ => "—".to_owned(),
+    }
+}
+
+/// An interval's end: `4.15k`, or `∞` where resamples left the rates tried.
+fn end(v: f64) -> String {
+    if v.is_finite() {
+        units::si3(v)
+    } else {
+        "∞".to_owned()
     }
 }
 
@@ -55,21 +64,18 @@ pub(crate) fn interval_text(estimate: &CapacityEstimate) -> String {
 pub(crate) fn ending_text(estimate: &CapacityEstimate) -> String {
     match *estimate {
         CapacityEstimate::Estimated {
-            extrapolated,
-            monotone,
-            ..
+            between, monotone, ..
         } => {
-            let found = if extrapolated {
-                "extrapolated beyond the rates tried"
-            } else {
-                "passes turn to failures within the rates tried"
-            };
             let irregular = if monotone {
                 ""
             } else {
-                "; pass fractions do not fall steadily with the rate"
+                "; pass fractions do not fall steadily with the rate: noise, or not only a load limit"
             };
-            format!("{found}{irregular}")
+            format!(
+                "between {} (passed) and {} (failed){irregular}",
+                units::si3(between[0]),
+                units::si3(between[1])
+            )
         }
         CapacityEstimate::AtLeast {
             generator_limit: true,
@@ -88,6 +94,22 @@ pub(crate) fn ending_text(estimate: &CapacityEstimate) -> String {
         }
         CapacityEstimate::NoTrials => "no trial measured anything".to_owned(),
     }
+}
+
+/// How a search ended, and whether it met the generator's limit beside
+/// an estimate (the estimate then rests on rates where the generator was
+/// near its end).
+pub(crate) fn search_ending(search: &ScenarioCapacity) -> String {
+    let mut text = ending_text(&search.estimate);
+    if let (Some(limit), CapacityEstimate::Estimated { .. }) =
+        (search.generator_limit, &search.estimate)
+    {
+        text.push_str(&format!(
+            "; the generator could not drive {} req/s: rates from there say little about the server",
+            units::si3(limit)
+        ));
+    }
+    text
 }
 
 /// The capacity, its interval and how the search ended, on one line:
@@ -141,7 +163,11 @@ pub(crate) fn ratio_text(comparison: &CapacityComparison) -> String {
 }
 
 fn ratio_number(ratio: f64) -> String {
-    format!("{ratio:.2}")
+    if ratio.is_finite() {
+        format!("{ratio:.2}")
+    } else {
+        "∞".to_owned()
+    }
 }
 
 /// The analysed scenario of the search's first rate that the run holds:
@@ -172,13 +198,13 @@ pub(crate) fn rate_scenario_key(analysis: &RunAnalysis, scenario_index: u32) -> 
 mod tests {
     use super::*;
 
-    fn estimated(extrapolated: bool, monotone: bool) -> CapacityEstimate {
+    fn estimated(monotone: bool) -> CapacityEstimate {
         CapacityEstimate::Estimated {
             estimate: 4_700.0,
             lo: 4_150.0,
             hi: 5_600.0,
             confidence: 0.95,
-            extrapolated,
+            between: [4_500.0, 5_000.0],
             monotone,
         }
     }
@@ -186,7 +212,7 @@ mod tests {
     #[test]
     fn every_ending_reads_as_a_reader_quotes_it() {
         let cases = [
-            (estimated(false, true), "4.70k req/s", "[4.15k, 5.60k] 95%"),
+            (estimated(true), "4.70k req/s", "[4.15k, 5.60k] 95%"),
             (
                 CapacityEstimate::AtLeast {
                     rate: 12_000.0,
@@ -216,16 +242,27 @@ mod tests {
     }
 
     #[test]
-    fn an_estimate_says_when_it_is_extrapolated_or_irregular() {
-        assert!(ending_text(&estimated(true, true)).contains("extrapolated"));
-        assert!(ending_text(&estimated(false, false)).contains("do not fall steadily"));
-        assert!(!ending_text(&estimated(false, true)).contains("extrapolated"));
+    fn an_estimate_names_its_bracket_and_says_when_it_is_irregular() {
+        assert_eq!(
+            ending_text(&estimated(true)),
+            "between 4.50k (passed) and 5.00k (failed)"
+        );
+        assert!(ending_text(&estimated(false)).contains("do not fall steadily"));
+        let open = CapacityEstimate::Estimated {
+            estimate: 4_700.0,
+            lo: 4_150.0,
+            hi: f64::INFINITY,
+            confidence: 0.95,
+            between: [4_500.0, 5_000.0],
+            monotone: true,
+        };
+        assert_eq!(interval_text(&open), "[4.15k, ∞] 95%");
     }
 
     #[test]
     fn kinds_are_named_as_json_names_them() {
         for estimate in [
-            estimated(false, true),
+            estimated(true),
             CapacityEstimate::AtLeast {
                 rate: 1.0,
                 generator_limit: false,

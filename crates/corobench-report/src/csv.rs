@@ -166,7 +166,7 @@ pub(crate) fn write_capacity(analysis: &RunAnalysis, out: &mut dyn Write) -> io:
          p50_us,p50_ci_lo_us,p50_ci_hi_us,p99_us,p99_ci_lo_us,p99_ci_hi_us,\
          p99_9_us,p99_9_ci_lo_us,p99_9_ci_hi_us,\
          capacity_kind,capacity_per_s,capacity_lo_per_s,capacity_hi_per_s,capacity_confidence,\
-         extrapolated,monotone,capacity_bound_per_s,generator_limit,\
+         passed_below_per_s,failed_above_per_s,monotone,capacity_bound_per_s,generator_limit,\
          baseline_scenario,capacity_ratio,capacity_ratio_lo,capacity_ratio_hi,\
          capacity_p_value,capacity_significant"
     )?;
@@ -214,10 +214,10 @@ fn rate_fields(rate: &CapacityRate) -> Vec<String> {
     fields
 }
 
-/// The kind; an estimate's value, interval, confidence, extrapolated and
-/// monotone; a bound's rate and whether the generator set it.
+/// The kind; an estimate's value, interval, confidence, the rates tried
+/// around it and whether the pass fractions fall steadily; a bound's rate and whether the generator set it.
 fn estimate_fields(estimate: &CapacityEstimate) -> Vec<String> {
-    let mut estimated = vec![String::new(); 6];
+    let mut estimated = vec![String::new(); 7];
     let (mut bound, mut generator_limit) = (String::new(), String::new());
     match *estimate {
         CapacityEstimate::Estimated {
@@ -225,7 +225,7 @@ fn estimate_fields(estimate: &CapacityEstimate) -> Vec<String> {
             lo,
             hi,
             confidence,
-            extrapolated,
+            between,
             monotone,
         } => {
             estimated = vec![
@@ -233,7 +233,8 @@ fn estimate_fields(estimate: &CapacityEstimate) -> Vec<String> {
                 lo.to_string(),
                 hi.to_string(),
                 confidence.to_string(),
-                extrapolated.to_string(),
+                between[0].to_string(),
+                between[1].to_string(),
                 monotone.to_string(),
             ];
         }

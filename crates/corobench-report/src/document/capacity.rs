@@ -3,11 +3,12 @@
 //! the latency at every rate tried (the curve the capacity was read from).
 
 use corobench_model::{
-    CapacityAnalysis, CapacityComparison, CapacityEstimate, CapacityRate, Metric, MetricSummary,
-    RateVerdict, RunAnalysis, ScenarioCapacity,
+    CapacityAnalysis, CapacityComparison, CapacityRate, Metric, MetricSummary, RateVerdict,
+    RunAnalysis, ScenarioCapacity,
 };
 
 use super::{Align, Block, Cell, Grid, Tone};
+use crate::capacity::{estimate_text, interval_text, ratio_text, search_ending};
 use crate::units;
 
 /// The section's blocks; none for a run without a capacity search.
@@ -62,7 +63,7 @@ fn capacity_grid(capacity: &CapacityAnalysis) -> Grid {
         ("interval", Right),
         ("rates", Right),
         ("trials", Right),
-        ("note", Left),
+        ("how the search ended", Left),
     ]);
     for search in &capacity.scenarios {
         let trials: u32 = search
@@ -72,93 +73,14 @@ fn capacity_grid(capacity: &CapacityAnalysis) -> Grid {
             .sum();
         grid.rows.push(vec![
             Cell::plain(&search.key),
-            Cell::plain(capacity_text(&search.estimate)),
+            Cell::plain(estimate_text(&search.estimate)),
             Cell::plain(interval_text(&search.estimate)),
             Cell::plain(search.rates.len().to_string()),
             Cell::plain(trials.to_string()),
-            Cell::plain(search_note(search)),
+            Cell::plain(search_ending(search)),
         ]);
     }
     grid
-}
-
-/// `12.34k req/s`, `≥ 40.0k req/s`, `< 250.0 req/s`, `—`.
-pub(crate) fn capacity_text(estimate: &CapacityEstimate) -> String {
-    match estimate {
-        CapacityEstimate::Estimated { estimate, .. } => format!("{} req/s", units::si(*estimate)),
-        CapacityEstimate::AtLeast { rate, .. } => format!("≥ {} req/s", units::si(*rate)),
-        CapacityEstimate::Below { rate } => format!("< {} req/s", units::si(*rate)),
-        CapacityEstimate::SingleRate { rate } => format!("≈ {} req/s", units::si(*rate)),
-        CapacityEstimate::NotDecreasing | CapacityEstimate::NoTrials => "—".to_owned(),
-    }
-}
-
-/// `11.9k…12.8k`, or `—` where no interval exists.
-fn interval_text(estimate: &CapacityEstimate) -> String {
-    match estimate {
-        CapacityEstimate::Estimated { lo, hi, .. } => {
-            let end = |v: f64| {
-                if v.is_finite() {
-                    units::si3(v)
-                } else {
-                    "∞".to_owned()
-                }
-            };
-            format!("{}…{}", end(*lo), end(*hi))
-        }
-        _ => "—".to_owned(),
-    }
-}
-
-/// What a reader must know about a search's capacity.
-fn search_note(search: &ScenarioCapacity) -> String {
-    let mut text = note(&search.estimate);
-    if let (Some(limit), CapacityEstimate::Estimated { .. }) =
-        (search.generator_limit, &search.estimate)
-    {
-        text.push_str(&format!(
-            "; the generator could not drive {} req/s: rates from there say little about the server",
-            units::si(limit)
-        ));
-    }
-    text
-}
-
-/// What a reader must know about an estimate.
-fn note(estimate: &CapacityEstimate) -> String {
-    match estimate {
-        CapacityEstimate::Estimated {
-            between, monotone, ..
-        } => {
-            let mut text = format!(
-                "between {} (passed) and {} (failed)",
-                units::si(between[0]),
-                units::si(between[1])
-            );
-            if !monotone {
-                text.push_str("; pass fractions rise somewhere with the rate: noisy, or not only a load limit");
-            }
-            text
-        }
-        CapacityEstimate::AtLeast {
-            generator_limit: true,
-            ..
-        } => "generator limit: the generator could offer no more; give it more cores".to_owned(),
-        CapacityEstimate::AtLeast { .. } => {
-            "every rate passed up to the highest tried; raise max_rate".to_owned()
-        }
-        CapacityEstimate::Below { .. } => {
-            "every rate failed down to the lowest tried; lower min_rate or relax the objective"
-                .to_owned()
-        }
-        CapacityEstimate::SingleRate { .. } => {
-            "passes and failures at one rate only: no curve to fit".to_owned()
-        }
-        CapacityEstimate::NotDecreasing => {
-            "failures do not grow with the rate: they are not a capacity limit".to_owned()
-        }
-        CapacityEstimate::NoTrials => "no trial measured anything".to_owned(),
-    }
 }
 
 fn comparison_grid(comparisons: &[CapacityComparison], alpha: f64) -> Grid {
@@ -166,8 +88,7 @@ fn comparison_grid(comparisons: &[CapacityComparison], alpha: f64) -> Grid {
     let mut grid = Grid::new(&[
         ("capacity of", Left),
         ("over", Left),
-        ("ratio", Right),
-        ("interval", Right),
+        ("ratio and interval", Right),
         ("p", Right),
     ]);
     for c in comparisons {
@@ -180,21 +101,11 @@ fn comparison_grid(comparisons: &[CapacityComparison], alpha: f64) -> Grid {
         grid.rows.push(vec![
             Cell::plain(&c.b),
             Cell::plain(&c.a),
-            Cell::toned(format!("{:.2}×{mark}", c.ratio), tone),
-            Cell::plain(format!("{}…{}", ratio_end(c.lo), ratio_end(c.hi))),
+            Cell::toned(format!("{}{mark}", ratio_text(c)), tone),
             Cell::plain(format!("{:.3}", c.p_value)),
         ]);
     }
     grid
-}
-
-/// `0.55`, or `∞` for an unbounded end.
-fn ratio_end(v: f64) -> String {
-    if v.is_finite() {
-        format!("{v:.2}")
-    } else {
-        "∞".to_owned()
-    }
 }
 
 fn rates_grid(search: &ScenarioCapacity) -> Grid {

@@ -11,7 +11,7 @@ use corobench_model::{
 use super::latency_rate::latency_rate_chart;
 use super::svg::escape;
 use super::tables;
-use crate::capacity::{self, ending_text, estimate_text, interval_text, ratio_text};
+use crate::capacity::{self, estimate_text, interval_text, ratio_text, search_ending};
 use crate::document::{Align, Cell, Grid, Tone};
 use crate::units;
 
@@ -125,23 +125,15 @@ fn searches_grid(searched: &CapacityAnalysis) -> Grid {
             Cell::plain(rates_tried(search)),
             Cell::plain(estimate_text(&search.estimate)),
             Cell::plain(interval_text(&search.estimate)),
-            Cell::toned(ending_text(&search.estimate), ending_tone),
+            Cell::toned(search_ending(search), ending_tone),
         ]);
     }
     grid
 }
 
-/// An estimate within the rates tried, from pass fractions that fall
-/// with the rate: the one ending that needs no second look.
+/// An estimate from pass fractions that fall steadily with the rate: the one ending that needs no second look.
 fn is_clean_estimate(estimate: &CapacityEstimate) -> bool {
-    matches!(
-        estimate,
-        CapacityEstimate::Estimated {
-            extrapolated: false,
-            monotone: true,
-            ..
-        }
-    )
+    matches!(estimate, CapacityEstimate::Estimated { monotone: true, .. })
 }
 
 /// `4, from 1.50k to 6.00k req/s`.
