@@ -41,8 +41,6 @@ func main() {
 		}
 		if len(problems) > 0 {
 			failed++
-		} else {
-			fmt.Printf("ok   %s\n", file)
 		}
 	}
 	fmt.Printf("%d passed, %d failed\n", len(files)-failed, failed)
