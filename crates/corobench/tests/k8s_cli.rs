@@ -86,7 +86,10 @@ fn rendered_manifests_match_the_snapshots() {
 #[test]
 fn without_start_at_no_config_map_is_written_and_the_way_to_make_it_is_shown() {
     let scratch = tempfile::tempdir().unwrap();
-    let output = render(&["--scenario", "web/threads=2/plaintext/c=64"], scratch.path());
+    let output = render(
+        &["--scenario", "web/threads=2/plaintext/c=64"],
+        scratch.path(),
+    );
     assert!(output.status.success());
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
@@ -119,12 +122,16 @@ fn unknown_scenarios_and_bad_namespaces_are_usage_errors() {
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("no scenario \"7\" in the spec"));
     let spec = fixture_spec();
-    let args = ["k8s", "render", spec.to_str().unwrap(), "--namespace", "Bench_1"];
+    let args = [
+        "k8s",
+        "render",
+        spec.to_str().unwrap(),
+        "--namespace",
+        "Bench_1",
+    ];
     let output = corobench(&args, scratch.path());
     assert_eq!(output.status.code(), Some(2));
-    assert!(
-        String::from_utf8_lossy(&output.stderr).contains("is not a Kubernetes namespace name")
-    );
+    assert!(String::from_utf8_lossy(&output.stderr).contains("is not a Kubernetes namespace name"));
 }
 
 /// A kubeconfig whose only context points at a port nothing listens on.
@@ -178,5 +185,8 @@ fn run_without_a_reachable_cluster_names_the_context_it_tried() {
         ) && stderr.contains("--context NAME"),
         "{stderr}"
     );
-    assert!(!results.exists(), "nothing is written before a cluster answers");
+    assert!(
+        !results.exists(),
+        "nothing is written before a cluster answers"
+    );
 }

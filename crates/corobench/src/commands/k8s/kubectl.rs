@@ -63,8 +63,7 @@ impl Kubectl {
         let stderr = String::from_utf8_lossy(&output.stderr);
         let said = stderr
             .lines()
-            .filter(|line| !line.trim().is_empty())
-            .next_back()
+            .rfind(|line| !line.trim().is_empty())
             .unwrap_or("(kubectl said nothing)");
         Err(exit::target_failed(format!(
             "no Kubernetes cluster reachable through kubectl context {context:?}: \
