@@ -5,7 +5,7 @@
 CARGO ?= cargo
 COROBENCH := target/release/corobench
 
-.PHONY: bench test deps deps-test build lint rust-test target-tests verify clean help
+.PHONY: bench test deps deps-test build lint rust-test target-tests k8s-validate verify clean help
 
 help:
 	@echo "make bench    install what is needed, build, run the default suite and print its table"
@@ -14,7 +14,7 @@ help:
 bench: deps build
 	$(COROBENCH) run
 
-test: deps-test lint rust-test target-tests verify
+test: deps-test lint rust-test target-tests k8s-validate verify
 
 deps:
 	@scripts/deps.sh bench
@@ -34,6 +34,11 @@ rust-test:
 
 target-tests:
 	scripts/target-tests.sh
+
+# `corobench k8s render` manifests checked offline against the Kubernetes
+# API's Go types (skipped where Go is missing).
+k8s-validate: build
+	scripts/k8s-validate.sh $(COROBENCH)
 
 # Every target that can run here, built and checked against the contract
 # (PostgreSQL included); Swoole lights up only where its extension is installed.

@@ -28,6 +28,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
         Command::Serve(args) => commands::serve::run(&args),
         Command::Verify(args) => commands::verify::run(&args),
         Command::Targets(args) => commands::targets::run(&args),
+        Command::K8s(args) => commands::k8s::run(&args),
         Command::Plan(args) => commands::plan::run(&args),
         Command::Suites(args) => commands::suites::run(&args),
         Command::Run(args) => commands::run::run(&args),

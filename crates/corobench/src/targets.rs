@@ -10,6 +10,10 @@ use corobench_target::{Availability, Manifest, ParameterSpec, discover, find_tar
 
 use crate::exit;
 
+/// The CPU numbers a spec may name when its trials run on other machines:
+/// a bound on the form of a CPU list, not a claim about any node.
+const CLUSTER_NODE_CPUS: usize = 1024;
+
 /// Every discovered target, with its availability checked once.
 #[derive(Debug)]
 pub struct Targets {
@@ -118,6 +122,22 @@ impl Targets {
     /// As [`corobench_spec::resolve_within`].
     pub fn resolve(&self, text: &str, path: Option<&Path>) -> Result<Plan, SpecError> {
         corobench_spec::resolve_within(text, path, &self.catalog(), &Limits::of_this_process())
+    }
+
+    /// Resolves a spec for machines other than this one (a cluster's nodes):
+    /// every target counts as available, since the image carries it, and
+    /// CPU lists are checked for their form only. The limits are the spec's
+    /// own bounds, not this process's.
+    ///
+    /// # Errors
+    /// As [`corobench_spec::resolve_within`].
+    pub fn resolve_for_cluster(&self, text: &str, path: Option<&Path>) -> Result<Plan, SpecError> {
+        let mut catalog = self.catalog();
+        for target in &mut catalog.targets {
+            target.available = Ok(());
+        }
+        catalog.cpus = CLUSTER_NODE_CPUS;
+        corobench_spec::resolve_within(text, path, &catalog, &Limits::default())
     }
 
     /// Every parameter of `target`, defaults filled in for those not given.

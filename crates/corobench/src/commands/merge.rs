@@ -57,22 +57,7 @@ pub enum MergeFormat {
 /// An unreadable file, a file that is no load report, or reports that
 /// cannot be merged (exit 2).
 pub fn run(args: &MergeArgs) -> anyhow::Result<Exit> {
-    let reports = args
-        .reports
-        .iter()
-        .map(|path| read_report(path))
-        .collect::<anyhow::Result<Vec<LoadReport>>>()?;
-    let sources: Vec<String> = args
-        .reports
-        .iter()
-        .map(|p| p.display().to_string())
-        .collect();
-    let inputs: Vec<MergeInput<'_>> = sources
-        .iter()
-        .zip(&reports)
-        .map(|(source, report)| MergeInput { source, report })
-        .collect();
-    let merged = corobench_model::merge(&inputs).map_err(|e| exit::usage(e.to_string()))?;
+    let merged = merge_files(&args.reports)?;
     let mut stdout = std::io::stdout().lock();
     if args.json || args.format == MergeFormat::Json {
         serde_json::to_writer_pretty(&mut stdout, &merged)
@@ -88,6 +73,25 @@ pub fn run(args: &MergeArgs) -> anyhow::Result<Exit> {
     }
     stdout.flush()?;
     Ok(Exit::Success)
+}
+
+/// The reports in these files, merged; each generator is named by its file.
+///
+/// # Errors
+/// An unreadable file, a file that is no load report, or reports that
+/// cannot be merged (exit 2).
+pub fn merge_files(paths: &[PathBuf]) -> anyhow::Result<LoadReport> {
+    let reports = paths
+        .iter()
+        .map(|path| read_report(path))
+        .collect::<anyhow::Result<Vec<LoadReport>>>()?;
+    let sources: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    let inputs: Vec<MergeInput<'_>> = sources
+        .iter()
+        .zip(&reports)
+        .map(|(source, report)| MergeInput { source, report })
+        .collect();
+    corobench_model::merge(&inputs).map_err(|e| exit::usage(e.to_string()))
 }
 
 /// One report, read and checked to be a load report this version understands.

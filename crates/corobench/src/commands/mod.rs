@@ -2,6 +2,7 @@
 
 pub mod compare;
 pub mod completions;
+pub mod k8s;
 pub mod load;
 pub mod man;
 pub mod merge;

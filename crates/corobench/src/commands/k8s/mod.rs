@@ -1,0 +1,147 @@
+//! `corobench k8s render|run SPEC`: a spec's trials laid out on Kubernetes —
+//! the target as a pinned Pod running `corobench serve`, the generators as
+//! an Indexed Job running `corobench load --start-at`, their reports merged.
+
+pub mod kubectl;
+pub mod layout;
+pub mod logs;
+pub mod manifests;
+pub mod render;
+pub mod run;
+
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand};
+use corobench_spec::{Plan, PlannedScenario};
+
+use super::shared::{TargetsDirArg, read_spec};
+use crate::exit::{self, Exit};
+use crate::targets::Targets;
+use layout::LayoutOptions;
+
+/// Flags of `corobench k8s`.
+#[derive(Debug, Args)]
+pub struct K8sArgs {
+    #[command(subcommand)]
+    pub command: K8sCommand,
+}
+
+/// The `k8s` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum K8sCommand {
+    /// Write the manifests of each scenario's trial: target Pod, Service, generators' Job.
+    Render(render::RenderArgs),
+    /// Run one trial of each scenario on the cluster of a kubectl context, and merge it.
+    Run(run::RunArgs),
+}
+
+/// Runs `corobench k8s`.
+///
+/// # Errors
+/// As the subcommand.
+pub fn run(args: &K8sArgs) -> anyhow::Result<Exit> {
+    match &args.command {
+        K8sCommand::Render(args) => render::run(args),
+        K8sCommand::Run(args) => run::run(args),
+    }
+}
+
+/// What `render` and `run` both take: the spec, which scenarios, and how
+/// their trials are laid out.
+#[derive(Clone, Debug, Args)]
+pub struct LayoutArgs {
+    /// Spec file (TOML) [default: the embedded default suite]
+    #[arg(value_name = "SPEC")]
+    pub spec: Option<PathBuf>,
+
+    /// Only this scenario: its number or its key, as `corobench plan` lists them
+    /// [default: every scenario]
+    #[arg(long, value_name = "N|KEY")]
+    pub scenario: Option<String>,
+
+    /// Generator pods; the scenario's connections and rate are split evenly among them
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=1000), value_name = "N")]
+    pub generators: u32,
+
+    /// Namespace of every object
+    #[arg(long, default_value = "default", value_name = "NS")]
+    pub namespace: String,
+
+    /// Image with corobench and the targets, built from the repository's Containerfile
+    #[arg(long, default_value = concat!("corobench:", env!("CARGO_PKG_VERSION")), value_name = "IMAGE")]
+    pub image: String,
+
+    /// Memory of the target Pod (requested and limited alike, for Guaranteed QoS)
+    #[arg(long, default_value = "2Gi", value_name = "QUANTITY")]
+    pub server_memory: String,
+
+    /// Memory of each generator pod
+    #[arg(long, default_value = "1Gi", value_name = "QUANTITY")]
+    pub generator_memory: String,
+
+    #[command(flatten)]
+    pub dir: TargetsDirArg,
+}
+
+impl LayoutArgs {
+    fn options(&self) -> LayoutOptions {
+        LayoutOptions {
+            namespace: self.namespace.clone(),
+            image: self.image.clone(),
+            generators: self.generators,
+            server_memory: self.server_memory.clone(),
+            generator_memory: self.generator_memory.clone(),
+        }
+    }
+
+    /// The spec resolved for a cluster: every target counts as available
+    /// (the image carries it, not this machine), and CPU lists are checked
+    /// only for their form, since the nodes are not this machine.
+    fn plan(&self) -> anyhow::Result<Plan> {
+        check_namespace(&self.namespace)?;
+        let targets = Targets::discover(self.dir.targets_dir.as_deref())?;
+        let path = self.spec.as_deref();
+        let text = read_spec(path)?;
+        targets
+            .resolve_for_cluster(&text, path)
+            .map_err(|e| exit::usage(e.to_string()))
+    }
+
+    /// The scenarios chosen with `--scenario`, or all of them.
+    fn scenarios<'p>(&self, plan: &'p Plan) -> anyhow::Result<Vec<&'p PlannedScenario>> {
+        let Some(wanted) = &self.scenario else {
+            return Ok(plan.scenarios.iter().collect());
+        };
+        plan.scenarios
+            .iter()
+            .find(|s| s.index.to_string() == *wanted || s.key.to_string() == *wanted)
+            .map(|s| vec![s])
+            .ok_or_else(|| {
+                exit::usage(format!(
+                    "no scenario {wanted:?} in the spec (it has {}): give a number or key as \
+                     `corobench plan` lists them",
+                    plan.scenarios.len()
+                ))
+            })
+    }
+}
+
+/// A namespace must be a DNS label; saying so here beats kubectl's message
+/// about the first object that carries it.
+fn check_namespace(namespace: &str) -> anyhow::Result<()> {
+    let valid = !namespace.is_empty()
+        && namespace.len() <= 63
+        && namespace
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !namespace.starts_with('-')
+        && !namespace.ends_with('-');
+    if valid {
+        Ok(())
+    } else {
+        Err(exit::usage(format!(
+            "--namespace {namespace:?} is not a Kubernetes namespace name: at most 63 lowercase \
+             letters, digits and '-', starting and ending with a letter or digit"
+        )))
+    }
+}

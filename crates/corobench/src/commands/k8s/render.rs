@@ -1,0 +1,129 @@
+//! `corobench k8s render SPEC -o DIR`: the manifests of each scenario's
+//! trial, one folder per scenario, for `kubectl apply -f`.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
+use clap::Args;
+use serde_json::Value;
+
+use super::LayoutArgs;
+use super::layout::layout;
+use super::manifests::{JOB_NAME, Layout, START_AT_CONFIG_MAP, START_AT_KEY, TARGET_NAME};
+use crate::exit::{self, Exit};
+use crate::values;
+
+/// Flags of `corobench k8s render`.
+#[derive(Debug, Args)]
+#[command(after_help = "Each scenario gets a folder DIR/scenario-N with:\n  \
+    10-service.json     the headless Service generators reach the target through\n  \
+    20-target.json      the target Pod: corobench serve, Guaranteed QoS, whole CPUs\n  \
+    30-generators.json  the Indexed Job: one corobench load --json --start-at per pod\n  \
+    25-start-at.json    the ConfigMap with T (only with --start-at)\n\n\
+    Examples:\n  \
+    corobench k8s render spec.toml --generators 4 --image registry.example/corobench:1 -o k8s\n  \
+    corobench k8s render spec.toml --scenario 3 --start-at 2026-11-24T08:00:00Z")]
+pub struct RenderArgs {
+    #[command(flatten)]
+    pub layout: LayoutArgs,
+
+    /// The folder to write into (created if missing; files of the same name are replaced)
+    #[arg(short = 'o', long, default_value = "k8s", value_name = "DIR")]
+    pub output: PathBuf,
+
+    /// Also write the ConfigMap that starts the generators at this instant
+    /// (UTC RFC 3339 or Unix seconds, as `corobench load --start-at` takes it)
+    #[arg(long, value_parser = parse_start_at, value_name = "INSTANT")]
+    pub start_at: Option<String>,
+}
+
+/// Runs `corobench k8s render`.
+///
+/// # Errors
+/// A spec that does not resolve, no scenario that a Pod layout can run
+/// (exit 2), or a folder that cannot be written.
+pub fn run(args: &RenderArgs) -> anyhow::Result<Exit> {
+    let plan = args.layout.plan()?;
+    let options = args.layout.options();
+    let mut written = Vec::new();
+    let mut refused = Vec::new();
+    let mut out = std::io::stdout().lock();
+    for scenario in args.layout.scenarios(&plan)? {
+        match layout(&plan, scenario, &options) {
+            Ok(layout) => {
+                let dir = args.output.join(format!("scenario-{}", scenario.index));
+                write_layout(&dir, &layout, args.start_at.as_deref())?;
+                writeln!(out, "{}: {}", dir.display(), scenario.key)?;
+                written.push(scenario.index);
+            }
+            Err(error) if args.layout.scenario.is_some() => return Err(error),
+            Err(error) => refused.push(format!("{error:#}")),
+        }
+    }
+    for reason in &refused {
+        eprintln!("skipped: {reason}");
+    }
+    let Some(first) = written.first() else {
+        return Err(exit::usage(
+            "no scenario of the spec can run as a Kubernetes layout (reasons above)",
+        ));
+    };
+    write!(out, "{}", next_steps(args, *first))?;
+    Ok(Exit::Success)
+}
+
+/// The manifests of one layout, each object in its own file, named so that
+/// `kubectl apply -f DIR` applies them in a working order.
+pub fn files(layout: &Layout, start_at: Option<&str>) -> Vec<(&'static str, Value)> {
+    let mut files = vec![
+        ("10-service.json", layout.service()),
+        ("20-target.json", layout.target_pod()),
+    ];
+    if let Some(start_at) = start_at {
+        files.push(("25-start-at.json", layout.start_at_config_map(start_at)));
+    }
+    files.push(("30-generators.json", layout.generator_job()));
+    files
+}
+
+fn write_layout(dir: &Path, layout: &Layout, start_at: Option<&str>) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    for (name, object) in files(layout, start_at) {
+        let path = dir.join(name);
+        let mut text = serde_json::to_string_pretty(&object)?;
+        text.push('\n');
+        std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// How to run what was written by hand (`corobench k8s run` does the same).
+fn next_steps(args: &RenderArgs, first: u32) -> String {
+    let dir = args.output.join(format!("scenario-{first}"));
+    let dir = dir.display();
+    let ns = &args.layout.namespace;
+    let start = if args.start_at.is_some() {
+        String::new()
+    } else {
+        format!(
+            "  kubectl -n {ns} create configmap {START_AT_CONFIG_MAP} --from-literal={START_AT_KEY}=$(( $(date +%s) + 20 ))\n"
+        )
+    };
+    format!(
+        "\nTo run scenario {first} by hand (or use `corobench k8s run`):\n  \
+         kubectl apply -f {dir}/10-service.json -f {dir}/20-target.json\n  \
+         kubectl -n {ns} wait --for=condition=Ready pod/{TARGET_NAME} --timeout=15m\n\
+         {start}  kubectl apply -f {dir}/30-generators.json\n  \
+         kubectl -n {ns} wait --for=condition=Complete job/{JOB_NAME} --timeout=30m\n  \
+         for p in $(kubectl -n {ns} get pods -l job-name={JOB_NAME} -o name); do kubectl -n {ns} logs $p | sed -n '/^{{$/,/^}}$/p' > ${{p#pod/}}.json; done\n  \
+         corobench merge {JOB_NAME}-*.json\n  \
+         kubectl -n {ns} delete pod,service,job,configmap -l app.kubernetes.io/name=corobench\n"
+    )
+}
+
+/// `--start-at`: checked as `corobench load` checks it, kept as written.
+fn parse_start_at(text: &str) -> Result<String, String> {
+    values::parse_instant(text)?;
+    Ok(text.trim().to_string())
+}

@@ -1,0 +1,192 @@
+//! `corobench k8s render` writes the manifests of a small spec exactly as
+//! the snapshots show (their schema is checked offline by
+//! scripts/k8s-validate.sh); what a layout cannot run is refused with the
+//! reason; `corobench k8s run` without a reachable cluster names the
+//! kubectl context it tried.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn fixture_targets() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../corobench-target/tests/fixtures/targets")
+}
+
+fn fixture_spec() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/k8s/spec.toml")
+}
+
+fn corobench(args: &[&str], scratch: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_corobench"))
+        .args(args)
+        .arg("--targets-dir")
+        .arg(fixture_targets())
+        .env("COROBENCH_CACHE", scratch.join("cache"))
+        .env("KUBECONFIG", scratch.join("kubeconfig"))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+fn render(extra: &[&str], scratch: &Path) -> Output {
+    let spec = fixture_spec();
+    let out = scratch.join("out");
+    let mut args = vec![
+        "k8s",
+        "render",
+        spec.to_str().unwrap(),
+        "--image",
+        "registry.example/corobench:test",
+        "--namespace",
+        "bench",
+        "-o",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    corobench(&args, scratch)
+}
+
+#[test]
+fn rendered_manifests_match_the_snapshots() {
+    let scratch = tempfile::tempdir().unwrap();
+    let output = render(&["--start-at", "1795507200"], scratch.path());
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let out = scratch.path().join("out");
+    let mut written = Vec::new();
+    for scenario in ["scenario-0", "scenario-1"] {
+        let mut names: Vec<String> = std::fs::read_dir(out.join(scenario))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        for name in names {
+            let text = std::fs::read_to_string(out.join(scenario).join(&name)).unwrap();
+            insta::assert_snapshot!(format!("{scenario}-{name}"), text);
+            written.push(format!("{scenario}/{name}"));
+        }
+    }
+    assert_eq!(
+        written,
+        [
+            "scenario-0/10-service.json",
+            "scenario-0/20-target.json",
+            "scenario-0/25-start-at.json",
+            "scenario-0/30-generators.json",
+            "scenario-1/10-service.json",
+            "scenario-1/20-target.json",
+            "scenario-1/25-start-at.json",
+            "scenario-1/30-generators.json",
+        ]
+    );
+}
+
+#[test]
+fn without_start_at_no_config_map_is_written_and_the_way_to_make_it_is_shown() {
+    let scratch = tempfile::tempdir().unwrap();
+    let output = render(
+        &["--scenario", "web/threads=2/plaintext/c=64"],
+        scratch.path(),
+    );
+    assert!(output.status.success());
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("kubectl -n bench create configmap corobench-start-at"),
+        "{stdout}"
+    );
+    let dir = scratch.path().join("out/scenario-0");
+    assert!(dir.join("30-generators.json").is_file());
+    assert!(!dir.join("25-start-at.json").exists());
+    assert!(!scratch.path().join("out/scenario-1").exists());
+}
+
+#[test]
+fn a_load_that_does_not_split_over_the_generators_is_refused() {
+    let scratch = tempfile::tempdir().unwrap();
+    let output = render(&["--scenario", "0", "--generators", "3"], scratch.path());
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("opens 64 connections, which do not split into 3 generators")
+            && stderr.contains("choose --generators dividing 64"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn unknown_scenarios_and_bad_namespaces_are_usage_errors() {
+    let scratch = tempfile::tempdir().unwrap();
+    let output = render(&["--scenario", "7"], scratch.path());
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("no scenario \"7\" in the spec"));
+    let spec = fixture_spec();
+    let args = [
+        "k8s",
+        "render",
+        spec.to_str().unwrap(),
+        "--namespace",
+        "Bench_1",
+    ];
+    let output = corobench(&args, scratch.path());
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("is not a Kubernetes namespace name"));
+}
+
+/// A kubeconfig whose only context points at a port nothing listens on.
+const UNREACHABLE_KUBECONFIG: &str = "apiVersion: v1
+kind: Config
+clusters:
+- name: nowhere
+  cluster:
+    server: https://127.0.0.1:9
+contexts:
+- name: corobench-unreachable
+  context:
+    cluster: nowhere
+    user: nobody
+current-context: corobench-unreachable
+users:
+- name: nobody
+  user:
+    token: not-a-secret
+";
+
+#[test]
+fn run_without_a_reachable_cluster_names_the_context_it_tried() {
+    if Command::new("kubectl")
+        .args(["version", "--client"])
+        .output()
+        .is_err()
+    {
+        eprintln!("skipped: kubectl is not installed");
+        return;
+    }
+    let scratch = tempfile::tempdir().unwrap();
+    std::fs::write(scratch.path().join("kubeconfig"), UNREACHABLE_KUBECONFIG).unwrap();
+    let spec = fixture_spec();
+    let results = scratch.path().join("results");
+    let output = corobench(
+        &[
+            "k8s",
+            "run",
+            spec.to_str().unwrap(),
+            "--results",
+            results.to_str().unwrap(),
+        ],
+        scratch.path(),
+    );
+    assert_eq!(output.status.code(), Some(3));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.starts_with(
+            "error: no Kubernetes cluster reachable through kubectl context \"corobench-unreachable\""
+        ) && stderr.contains("--context NAME"),
+        "{stderr}"
+    );
+    assert!(
+        !results.exists(),
+        "nothing is written before a cluster answers"
+    );
+}

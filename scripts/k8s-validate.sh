@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Renders Kubernetes manifests (`corobench k8s render`) for the test fixture
+# spec and every shipped suite, and checks them offline against the
+# Kubernetes API's Go types with tools/k8s-validate (kubectl's own
+# validation needs a server to download the schema from). Skipped, saying
+# so, where Go is missing.
+#
+#   scripts/k8s-validate.sh [COROBENCH]   default: target/release/corobench
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+corobench=${1:-target/release/corobench}
+if ! command -v go >/dev/null 2>&1; then
+    echo "k8s-validate: skipped: Go is not installed (tools/k8s-validate needs it)"
+    exit 0
+fi
+[ -x "$corobench" ] || { echo "k8s-validate: $corobench is missing: build it first (make build)" >&2; exit 1; }
+
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+"$corobench" k8s render crates/corobench/tests/fixtures/k8s/spec.toml \
+    --targets-dir crates/corobench-target/tests/fixtures/targets \
+    --start-at 1795507200 -o "$out/fixture" >/dev/null
+for suite in suites/*.toml; do
+    name=$(basename "$suite" .toml)
+    # A suite of programs alone has nothing to lay out: render says so and exits 2.
+    if ! "$corobench" k8s render "$suite" -o "$out/$name" >/dev/null 2>"$out/$name.err"; then
+        if grep -q "no scenario of the spec can run as a Kubernetes layout" "$out/$name.err"; then
+            echo "k8s-validate: $name: no server scenarios, nothing to render"
+            continue
+        fi
+        cat "$out/$name.err" >&2
+        exit 1
+    fi
+done
+
+(cd tools/k8s-validate && go test ./... && go run . "$out")
