@@ -191,17 +191,29 @@ fn split_port(text: &str) -> Result<(&str, Option<u16>), String> {
     Ok((host, port))
 }
 
-/// Program targets and capacity searches run on this machine only, for now.
+/// Program targets and capacity searches run on this machine only, for now;
+/// every generator host needs a connection of its own.
 pub(super) fn refuse_unsupported(
-    hosts_field: Option<&Field<'_>>,
+    (hosts_field, hosts): (Option<&Field<'_>>, Option<&Hosts>),
     scenarios: &[PlannedScenario],
     has_capacity: bool,
     at: &Locator<'_>,
 ) -> Result<(), SpecError> {
-    let Some(field) = hosts_field else {
+    let (Some(field), Some(hosts)) = (hosts_field, hosts) else {
         return Ok(());
     };
     let span = field.key_span.clone();
+    let count = hosts.generators.len();
+    if let Some(thin) = scenarios
+        .iter()
+        .find(|s| s.program.is_none() && (s.schedule.connections as usize) < count)
+    {
+        let message = format!(
+            "{} has {} connections for {count} generator hosts: each host needs at least one;              raise connections or list fewer generators",
+            thin.key, thin.schedule.connections
+        );
+        return Err(at.at(span, "hosts.generators", message));
+    }
     if has_capacity {
         let message = "a capacity search cannot run on [hosts] yet: run it on one machine \
                        (remove [hosts]) or measure chosen rates with `rates`";
