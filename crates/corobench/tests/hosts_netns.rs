@@ -123,7 +123,8 @@ impl Lab {
                     "ListenAddress {addr}\nPort {SSH_PORT}\nHostKey {d}/host_key\n\
                      AuthorizedKeysFile {d}/authorized_keys\nStrictModes no\nUsePAM no\n\
                      PasswordAuthentication no\nKbdInteractiveAuthentication no\n\
-                     PermitRootLogin prohibit-password\nPidFile none\n"
+                     PermitRootLogin prohibit-password\nPidFile none\n\
+                     Subsystem sftp internal-sftp\n"
                 ),
             )
             .unwrap();
@@ -190,6 +191,7 @@ impl Lab {
             .arg("--db")
             .arg(self.path("results.db"))
             .env("COROBENCH_CACHE", self.path("cache"))
+            .env("COROBENCH_TARGETS", self.path("targets"))
             .env("TMPDIR", scratch)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
