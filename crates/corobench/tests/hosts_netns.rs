@@ -377,6 +377,7 @@ fn losing_the_server_host_fails_the_trial_and_leaves_nothing_running() {
     assert!(!out.status.success(), "a run whose only trial failed fails");
     let trial = first_trial(&lab);
     let failure = trial.failure.expect("the trial failed");
+    eprintln!("the trial failed: {failure}");
     assert!(failure.contains("server host"), "{failure}");
     for ns in lab.every_namespace() {
         wait_for(

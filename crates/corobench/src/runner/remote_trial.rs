@@ -279,7 +279,7 @@ impl ServerSession {
                 Err(RecvTimeoutError::Disconnected) => {
                     let status = self.remote.wait_at_most(Duration::from_secs(5));
                     return Err(Ended::Failed(format!(
-                        "corobench serve on {} ended before the target was ready ({}): {}",
+                        "corobench serve on the server host {} ended before the target was ready ({}): {}",
                         self.host,
                         status.map_or_else(|| "still running".into(), |s| s.to_string()),
                         or_silent(&self.remote.stderr_tail())
