@@ -153,7 +153,7 @@ pub fn parse_address(text: &str) -> Result<HostAddress, String> {
         return Err("it has a path, query or space after the host".into());
     }
     let (user, host_port) = match rest.rsplit_once('@') {
-        Some((user, _)) if user.is_empty() => return Err("the user before @ is empty".into()),
+        Some(("", _)) => return Err("the user before @ is empty".into()),
         Some((user, hp)) => (Some(user.to_string()), hp),
         None => (None, rest),
     };
