@@ -39,6 +39,8 @@ if [ "$mode" = test ]; then
     have chromium || want_package chromium
     # Lints the manual pages `corobench man` prints.
     have mandoc || want_package mandoc
+    # The [hosts] test runs an sshd inside each network namespace it makes.
+    [ -x /usr/sbin/sshd ] || want_package openssh-server
 fi
 
 if [ ${#missing_packages[@]} -gt 0 ]; then

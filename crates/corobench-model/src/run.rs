@@ -40,6 +40,29 @@ pub struct Provenance {
     /// embedded default suite; `run --resume` resolves body files against it.
     #[serde(default)]
     pub spec_path: Option<String>,
+    /// The machines of a run with `[hosts]`: the server host first, then
+    /// every generator host; empty when everything ran on this machine.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hosts: Vec<HostProvenance>,
+}
+
+/// One machine of a run with `[hosts]`, as it described itself over SSH.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HostProvenance {
+    /// `server` or `generator`.
+    pub role: String,
+    /// The spec's `ssh://` address.
+    pub address: String,
+    pub hostname: String,
+    pub kernel: String,
+    pub cpu_model: String,
+    pub cpu_count: u32,
+    /// What `corobench --version` printed there.
+    pub corobench_version: String,
+    /// The corobench executable used there.
+    pub corobench_path: String,
+    /// The CPU list given to `serve --cpus` or `load --cpus`, if any.
+    pub cpus: Option<String>,
 }
 
 /// Where a run stands.

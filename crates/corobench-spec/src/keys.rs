@@ -14,6 +14,21 @@ pub(crate) const TOP_LEVEL: &[&str] = &[
     "baseline",
     "claims",
     "capacity",
+    "hosts",
+];
+
+/// `[hosts]`.
+pub(crate) const HOSTS: &[&str] = &[
+    "server",
+    "generators",
+    "server_cpus",
+    "generator_cpus",
+    "server_address",
+    "listen",
+    "corobench",
+    "install_dir",
+    "targets_dir",
+    "ssh_config",
 ];
 
 /// `[program]`.
@@ -81,7 +96,7 @@ pub(crate) const CLAIM: &[&str] = &[
 
 /// Where `key` belongs, when it belongs to a table other than `table`.
 pub(crate) fn home_elsewhere(key: &str, table: &[&str]) -> Option<&'static str> {
-    let homes: [(&[&str], &str); 7] = [
+    let homes: [(&[&str], &str); 8] = [
         (TOP_LEVEL, "the top level"),
         (RUN, "[run]"),
         (SCHEDULE, "[schedule]"),
@@ -89,6 +104,7 @@ pub(crate) fn home_elsewhere(key: &str, table: &[&str]) -> Option<&'static str> 
         (PROGRAM, "[program]"),
         (CLAIM, "[[claims]]"),
         (CAPACITY, "[capacity]"),
+        (HOSTS, "[hosts]"),
     ];
     homes
         .iter()

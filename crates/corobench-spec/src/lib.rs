@@ -24,11 +24,12 @@ pub use limits::{
     MAX_PLAN_BYTES, MAX_RATE, MAX_SCENARIOS, MAX_TRIALS, MIN_RATE,
 };
 pub use plan::{
-    Body, DEFAULT_BUDGET_GOAL, MIN_TRIALS_FOR_INTERVAL, Measurement, Plan, PlannedClaim,
-    PlannedScenario, Schedule, SkippedTarget, Trials, Workload,
+    Body, DEFAULT_BUDGET_GOAL, HostAddress, Hosts, MIN_TRIALS_FOR_INTERVAL, Measurement, Plan,
+    PlannedClaim, PlannedScenario, Schedule, SkippedTarget, Trials, Workload,
 };
 pub use resolve::{
-    DEFAULT_CONNECTIONS, PrecisionGoal, at_rate, precision_goal, resolve, resolve_within,
+    DEFAULT_CONNECTIONS, MAX_GENERATOR_HOSTS, PrecisionGoal, at_rate, parse_address,
+    precision_goal, resolve, resolve_within,
 };
 pub use values::{parse_cpu_list, parse_duration, parse_fraction};
 

@@ -31,6 +31,44 @@ pub struct Plan {
     /// `[capacity]`: search each scenario's highest rate within its
     /// objectives; the scenarios are then open loops at the first rate.
     pub capacity: Option<CapacitySettings>,
+    /// `[hosts]`: the server and the generators run on other machines.
+    pub hosts: Option<Hosts>,
+}
+
+/// `[hosts]`: where a trial's server and generators run, reached with the
+/// system `ssh` (the user's own config and keys).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Hosts {
+    pub server: HostAddress,
+    /// One generator per host; the schedule's connections (or rate) are
+    /// split evenly over them.
+    pub generators: Vec<HostAddress>,
+    /// `--cpus` of `corobench serve` on the server host.
+    pub server_cpus: Option<String>,
+    /// `--cpus` of `corobench load` on each generator host, in order.
+    pub generator_cpus: Vec<Option<String>>,
+    /// The address generators reach the server by (default: its SSH host).
+    pub server_address: String,
+    /// The address the target binds on the server host (`serve --listen`).
+    pub listen: String,
+    /// corobench's path on every host; `None` copies this binary there.
+    pub corobench: Option<String>,
+    /// Where the copy goes on each host (relative to the login folder).
+    pub install_dir: String,
+    /// `--targets-dir` of `corobench serve` on the server host.
+    pub targets_dir: Option<String>,
+    /// `ssh -F FILE` (and `scp -F FILE`), for hosts the user's own config does not describe.
+    pub ssh_config: Option<String>,
+}
+
+/// `ssh://[user@]host[:port]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HostAddress {
+    /// As written in the spec.
+    pub text: String,
+    pub user: Option<String>,
+    pub host: String,
+    pub port: Option<u16>,
 }
 
 /// A claim of a spec, its sides resolved to scenario keys (or to why their

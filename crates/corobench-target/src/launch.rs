@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::fs::File;
-use std::net::TcpListener;
+use std::net::{IpAddr, TcpListener};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -32,6 +32,10 @@ pub struct LaunchOptions {
     pub database_url: Option<String>,
     /// A fixed port; `None` picks a free one (and retries on a clash).
     pub port: Option<u16>,
+    /// The address the target binds (`LISTEN_ADDR`, `{listen_addr}`);
+    /// `None` is 127.0.0.1, as the contract says. Health checks and probes
+    /// use it too, or 127.0.0.1 when it is 0.0.0.0 (every address).
+    pub listen: Option<IpAddr>,
     /// `WORK_DIR`, where `stdout.log` and `stderr.log` go and which is kept
     /// afterwards; `None` makes a fresh one that is removed when the target
     /// stops.
@@ -72,6 +76,7 @@ pub(crate) struct Resolved {
     pub upload_dir: PathBuf,
     pub database_url: Option<String>,
     pub work_dir: PathBuf,
+    pub listen: Option<IpAddr>,
 }
 
 impl BuiltTarget {
@@ -117,6 +122,7 @@ impl BuiltTarget {
             upload_dir: absolute(&options.upload_dir)?,
             database_url: options.database_url.clone(),
             work_dir: prepared.work_dir,
+            listen: options.listen,
         };
         for dir in [&resolved.data_dir, &resolved.upload_dir] {
             std::fs::create_dir_all(dir).map_err(|e| TargetError::io("create", dir, e))?;
@@ -169,6 +175,8 @@ impl BuiltTarget {
         let text = |path: &Path| path.display().to_string();
         let mut values = self.base_placeholder_values(&resolved.parameters, &resolved.work_dir)?;
         values.insert("port".into(), port.to_string());
+        let listen = resolved.listen.unwrap_or(IpAddr::from([127, 0, 0, 1]));
+        values.insert("listen_addr".into(), listen.to_string());
         values.insert("data_dir".into(), text(&resolved.data_dir));
         values.insert("upload_dir".into(), text(&resolved.upload_dir));
         values.insert(
@@ -177,6 +185,7 @@ impl BuiltTarget {
         );
         let contract_env = vec![
             ("PORT", Some(port.to_string().into())),
+            ("LISTEN_ADDR", Some(listen.to_string().into())),
             ("TARGET_NAME", Some(self.manifest.name.clone().into())),
             ("DATA_DIR", Some(resolved.data_dir.clone().into())),
             ("UPLOAD_DIR", Some(resolved.upload_dir.clone().into())),

@@ -83,7 +83,13 @@ impl RunningTarget {
 
     #[must_use]
     pub fn addr(&self) -> SocketAddr {
-        SocketAddr::from(([127, 0, 0, 1], self.port))
+        // 0.0.0.0 takes connections on every address, loopback among them.
+        let ip = self
+            .resolved
+            .listen
+            .filter(|ip| !ip.is_unspecified())
+            .unwrap_or(std::net::IpAddr::from([127, 0, 0, 1]));
+        SocketAddr::new(ip, self.port)
     }
 
     #[must_use]

@@ -5,7 +5,7 @@
 //! PORT=0 corobench-testkit knobs [--delay-us N] [--status N] [--chunked] ...
 //! ```
 //!
-//! It reads the contract's environment (`PORT`, `TARGET_NAME`, `DATA_DIR`,
+//! It reads the contract's environment (`PORT`, `LISTEN_ADDR`, `TARGET_NAME`, `DATA_DIR`,
 //! `UPLOAD_DIR`, `DATABASE_URL`; `/db` runs `psql` per request) and, besides
 //! `--fault`, takes faults from `TESTKIT_FAULTS` (comma-separated names).
 //!
@@ -46,8 +46,8 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let port = match port() {
-        Ok(port) => port,
+    let addr = match port().and_then(|port| Ok(SocketAddr::new(listen_addr()?, port))) {
+        Ok(addr) => addr,
         Err(problem) => {
             eprintln!("corobench-testkit: {problem}");
             return ExitCode::from(2);
@@ -57,7 +57,7 @@ fn main() -> ExitCode {
         ignore_sigterm();
     }
     let faults: Vec<&str> = config.faults.iter().map(|f| f.name()).collect();
-    match ContractServer::bind(SocketAddr::from(([127, 0, 0, 1], port)), config) {
+    match ContractServer::bind(addr, config) {
         Ok(server) => {
             eprintln!(
                 "corobench-testkit: serving the contract on {} (faults: {})",
@@ -72,9 +72,19 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("corobench-testkit: cannot listen on 127.0.0.1:{port}: {e}");
+            eprintln!("corobench-testkit: cannot listen on {addr}: {e}");
             ExitCode::from(3)
         }
+    }
+}
+
+/// `LISTEN_ADDR`, set by `corobench serve --listen`; 127.0.0.1 without it.
+fn listen_addr() -> Result<std::net::IpAddr, String> {
+    match std::env::var("LISTEN_ADDR") {
+        Ok(text) if !text.is_empty() => text
+            .parse()
+            .map_err(|_| format!("LISTEN_ADDR={text:?} is not an IP address")),
+        _ => Ok(std::net::IpAddr::from([127, 0, 0, 1])),
     }
 }
 

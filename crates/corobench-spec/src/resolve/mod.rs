@@ -5,6 +5,7 @@
 
 mod capacity;
 mod claims;
+mod hosts;
 mod repeats;
 mod schedule;
 mod settings;
@@ -30,6 +31,7 @@ pub use settings::{PrecisionGoal, precision_goal};
 use workloads::PlannedWorkload;
 
 pub use capacity::at_rate;
+pub use hosts::{MAX_GENERATOR_HOSTS, parse_address};
 pub use schedule::DEFAULT_CONNECTIONS;
 
 /// Resolves a spec text into a plan, within the spec's own bounds only; see
@@ -98,6 +100,13 @@ pub fn resolve_within(
         scenarios: &scenarios,
     };
     let claims = claims::read(spec.get("claims"), &context, &at)?;
+    let hosts = hosts::read(spec.get("hosts"), &at)?;
+    hosts::refuse_unsupported(
+        (spec.get("hosts"), hosts.as_ref()),
+        &scenarios,
+        capacity.is_some(),
+        &at,
+    )?;
     Ok(Plan {
         name,
         description,
@@ -112,6 +121,7 @@ pub fn resolve_within(
         baseline,
         claims,
         capacity,
+        hosts,
     })
 }
 

@@ -45,6 +45,7 @@ pub(super) fn run(id: &str, started_at_unix_ms: i64) -> RunRecord {
             tool_versions: BTreeMap::from([("go".to_owned(), "go version go1.26".to_owned())]),
             target_sources: BTreeMap::from([("go-nethttp".to_owned(), "sha256:ab12".to_owned())]),
             spec_path: Some("/home/bench/suites/x.toml".to_owned()),
+            hosts: Vec::new(),
         },
         claims: vec![claim()],
         baseline: Some("go-nethttp".to_owned()),

@@ -68,6 +68,12 @@ pub struct ServeArgs {
     #[arg(long, value_name = "PORT")]
     pub port: Option<u16>,
 
+    /// Address the target binds (LISTEN_ADDR), e.g. 0.0.0.0 so that
+    /// generators on other hosts reach it [default: 127.0.0.1]; the target
+    /// must honour LISTEN_ADDR (docs/distributed.md)
+    #[arg(long, value_name = "IP")]
+    pub listen: Option<std::net::IpAddr>,
+
     /// Time between two resource samples
     #[arg(long, default_value = "1s", value_parser = parse_interval, value_name = "DURATION")]
     pub sample_interval: Duration,
@@ -195,7 +201,7 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<Exit> {
     let workspace = Workspace::open()?;
     let built = workspace.build(manifest)?;
     lifeline.check("building")?;
-    let mut target = workspace.start(&built, parameters, cpus, args.port)?;
+    let mut target = workspace.start(&built, parameters, cpus, (args.port, args.listen))?;
     lifeline.check("starting the target")?;
     if !args.no_verify {
         verify_running(&target, manifest)?;
@@ -300,7 +306,7 @@ impl Workspace {
         built: &BuiltTarget,
         parameters: BTreeMap<String, String>,
         cpus: Option<CpuSet>,
-        port: Option<u16>,
+        (port, listen): (Option<u16>, Option<std::net::IpAddr>),
     ) -> anyhow::Result<RunningTarget> {
         let name = &built.manifest.name;
         progress(&format!("starting {name}"));
@@ -311,6 +317,7 @@ impl Workspace {
             upload_dir: self.work_dir.join("uploads"),
             database_url: None,
             port,
+            listen,
             work_dir: None,
         };
         let mut target = built
@@ -363,6 +370,8 @@ fn ready_line(target: &RunningTarget, built: &BuiltTarget, args: &ServeArgs) -> 
         "target": target.name(),
         "url": format!("http://{}", target.addr()),
         "addr": target.addr().to_string(),
+        "port": target.port(),
+        "listen": args.listen.map_or_else(|| "127.0.0.1".to_string(), |ip| ip.to_string()),
         "pid": target.pid(),
         "pgid": target.pgid(),
         "model": built.manifest.model,

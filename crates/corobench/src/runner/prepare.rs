@@ -108,6 +108,27 @@ pub fn prepare(
     Ok(prepared)
 }
 
+/// A run whose targets are built and started on the server host
+/// (`[hosts]`): `corobench serve` builds and verifies there, so nothing is
+/// built here; only the bodies and the backend are resolved.
+///
+/// # Errors
+/// The scratch folder or a body file could not be made or read.
+pub fn prepare_for_hosts(
+    plan: &Plan,
+    stop: Arc<AtomicBool>,
+    observer: &dyn RunObserver,
+) -> anyhow::Result<PreparedRun> {
+    let cache = BuildCache::from_env().map_err(|e| exit::usage(e.to_string()))?;
+    Ok(PreparedRun {
+        env: environment(plan, &cache, stop, observer)?,
+        postgres: None,
+        excluded: Vec::new(),
+        tool_versions: BTreeMap::new(),
+        target_sources: BTreeMap::new(),
+    })
+}
+
 fn environment(
     plan: &Plan,
     cache: &BuildCache,

@@ -36,6 +36,7 @@ pub fn collect(server_cpus: &[usize], generator_cpus: &[usize]) -> Provenance {
         tool_versions: BTreeMap::new(),
         target_sources: BTreeMap::new(),
         spec_path: None,
+        hosts: Vec::new(),
     }
 }
 

@@ -213,6 +213,7 @@ pub(super) fn launch_server(
             None
         },
         port: None,
+        listen: None,
         work_dir: None,
     };
     let mut running = built

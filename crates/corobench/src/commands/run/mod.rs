@@ -20,9 +20,10 @@ use self::start::Start;
 use super::shared::{self, DbArg, TargetsDirArg};
 use crate::exit::{self, Exit};
 use crate::output::run_progress::run_presenter;
+use crate::runner::hosts::ReadyHosts;
 use crate::runner::{
-    self, Budgeted, LocalTrials, PreparedRun, Rounds, RunEvent, RunObserver, RunTally, SinceStart,
-    StoredTrials, Unmet, liveness, provenance,
+    self, Budgeted, LocalTrials, PreparedRun, RemoteTrials, Rounds, RunEvent, RunObserver,
+    RunTally, SinceStart, StoredTrials, TrialExecutor, Unmet, liveness, provenance,
 };
 use crate::targets::Targets;
 use crate::{scratch, signals};
@@ -93,7 +94,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
     let targets = Targets::discover(args.dir.targets_dir.as_deref())?;
     // A fresh run's spec is resolved before the store is opened: a spec
     // that does not resolve leaves no database file behind.
-    let start = match &args.resume {
+    let mut start = match &args.resume {
         // A resume reads a database that must exist and be corobench's.
         Some(id) => start::resume(&shared::open_store(&args.db.db)?, id, &targets)?,
         None => start::fresh(args, &targets)?,
@@ -103,14 +104,24 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
     announce(&start, observer.as_ref());
     scratch::remove_stale();
     let _cpus = cpu_claim::claim(&start.plan, observer.as_ref());
-    let prepared = runner::prepare(&start.plan, &targets, Arc::clone(&stop), observer.as_ref())?;
+    let hosts = match &start.plan.hosts {
+        Some(hosts) => Some(runner::hosts::connect(hosts, observer.as_ref())?),
+        None => None,
+    };
+    let prepared = match &hosts {
+        Some(ready) => {
+            start.run.provenance.hosts.clone_from(&ready.provenance);
+            runner::prepare_for_hosts(&start.plan, Arc::clone(&stop), observer.as_ref())?
+        }
+        None => runner::prepare(&start.plan, &targets, Arc::clone(&stop), observer.as_ref())?,
+    };
     for excluded in &prepared.excluded {
         observer.notice(&format!(
             "excluded {}: {}",
             excluded.target, excluded.reason
         ));
     }
-    if prepared.env.built.is_empty() {
+    if prepared.env.built.is_empty() && hosts.is_none() {
         observer.on(RunEvent::Finished);
         return Err(exit::target_failed(
             "no target of this run could be built and verified; see the reasons above",
@@ -125,7 +136,12 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
             &prepared,
             observer.as_ref(),
         ),
-        None => measure(&start, &mut store, &prepared, observer.as_ref()),
+        None => measure(
+            &start,
+            &mut store,
+            (&prepared, hosts.as_ref()),
+            observer.as_ref(),
+        ),
     };
     observer.on(RunEvent::Finished);
     drop(prepared);
@@ -168,11 +184,12 @@ fn record_start(
     Ok(run_id)
 }
 
-/// The plan's scenarios whose target was built and verified.
+/// The plan's scenarios whose target was built and verified (on the
+/// server host, for `[hosts]`: there each trial's `serve` does both).
 fn runnable(plan: &Plan, prepared: &PreparedRun) -> Vec<u32> {
     plan.scenarios
         .iter()
-        .filter(|s| prepared.env.built.contains_key(&s.target))
+        .filter(|s| plan.hosts.is_some() || prepared.env.built.contains_key(&s.target))
         .map(|s| s.index)
         .collect()
 }
@@ -181,7 +198,7 @@ fn runnable(plan: &Plan, prepared: &PreparedRun) -> Vec<u32> {
 fn measure(
     start: &Start,
     store: &mut Store,
-    prepared: &PreparedRun,
+    (prepared, hosts): (&PreparedRun, Option<&ReadyHosts>),
     observer: &dyn RunObserver,
 ) -> anyhow::Result<RunTally> {
     let (plan, run_id) = (&start.plan, start.run.id.as_str());
@@ -191,14 +208,22 @@ fn measure(
         stop: &prepared.env.stop,
         observer,
     };
-    let trials = LocalTrials { env: &prepared.env };
+    let local = LocalTrials { env: &prepared.env };
+    let remote = hosts.map(|hosts| RemoteTrials {
+        env: &prepared.env,
+        hosts,
+    });
+    let trials: &dyn TrialExecutor = match &remote {
+        Some(remote) => remote,
+        None => &local,
+    };
     let mut keep = |record: &TrialRecord| {
         store
             .record_trial(run_id, record)
             .context("storing a trial")
     };
     let (Some(budget), Some(goal)) = (plan.trials.budget, plan.trials.until_ci) else {
-        return rounds.run(&trials, &start.before, &mut keep);
+        return rounds.run(trials, &start.before, &mut keep);
     };
     let clock = SinceStart::now();
     let budgeted = Budgeted {
@@ -207,7 +232,7 @@ fn measure(
         goal,
         clock: &clock,
     };
-    let ended = budgeted.run(&trials, &start.before, &mut keep)?;
+    let ended = budgeted.run(trials, &start.before, &mut keep)?;
     announce_unmet(plan, goal, &ended.unmet, observer);
     Ok(ended.tally)
 }

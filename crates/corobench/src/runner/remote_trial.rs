@@ -1,0 +1,516 @@
+//! One trial on other hosts: `corobench serve` on the server host, held by
+//! its SSH session's stdin; `corobench load --json --start-at T` on every
+//! generator host, each measuring the same wall-clock window; their reports
+//! merged exactly; resources from the samples `serve` streams. Closing the
+//! session's stdin stops the target; any local `ssh` client still running
+//! when the trial ends is killed and reaped ([`super::ssh::Remote`]).
+
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::RecvTimeoutError;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use corobench_model::{
+    LoadReport, MergeInput, ResourceSample, ScheduleKind, TrialFlag, TrialRecord,
+};
+use corobench_spec::{HostAddress, PlannedScenario};
+
+use super::events::{Phase, RunEvent, RunObserver};
+use super::hosts::ReadyHosts;
+use super::order::TrialSlot;
+use super::prepare::TrialEnvironment;
+use super::rounds::{TrialExecutor, TrialOutcome};
+use super::ssh::{Remote, Transport};
+use super::trial::{blank_record, failed};
+
+/// Building (when not cached), starting, checking and verifying a target
+/// on the server host.
+const SERVE_READY_LIMIT: Duration = Duration::from_secs(600);
+/// From now to the start of the window, beyond the warm-up: every
+/// generator must connect over SSH, start, and reach the server by then.
+const START_LEAD: Duration = Duration::from_secs(3);
+/// After its window should have ended, how long a generator may take to
+/// finish and report.
+const GENERATOR_SLACK: Duration = Duration::from_secs(30);
+/// Stopping the target once the session's stdin is closed.
+const SERVE_STOP_LIMIT: Duration = Duration::from_secs(60);
+/// How often the trial looks at its sessions.
+const POLL: Duration = Duration::from_millis(50);
+
+/// Trials whose server and generators run on the `[hosts]` of the spec.
+#[derive(Debug)]
+pub struct RemoteTrials<'a> {
+    pub env: &'a TrialEnvironment,
+    pub hosts: &'a ReadyHosts,
+}
+
+/// Why a trial ended early.
+enum Ended {
+    Interrupted,
+    Failed(String),
+}
+
+impl TrialExecutor for RemoteTrials<'_> {
+    fn run_trial(
+        &self,
+        scenario: &PlannedScenario,
+        slot: TrialSlot,
+        sequence: u32,
+        observer: &dyn RunObserver,
+    ) -> TrialOutcome {
+        let blank = blank_record(slot, sequence);
+        match self.measure(scenario, observer) {
+            Ok(measured) => TrialOutcome::Done(Box::new(measured.into_record(blank))),
+            Err(Ended::Interrupted) => TrialOutcome::Interrupted,
+            Err(Ended::Failed(why)) => failed(blank, why),
+        }
+    }
+}
+
+/// What a remote trial measured.
+struct Measured {
+    load: LoadReport,
+    samples: Vec<ResourceSample>,
+    flags: Vec<TrialFlag>,
+}
+
+impl Measured {
+    fn into_record(self, mut trial: TrialRecord) -> TrialRecord {
+        if self.load.generator_bound() {
+            trial.flags.push(TrialFlag::GeneratorBound {
+                utilization: self.load.generator.utilization,
+            });
+        }
+        if self.load.errors.total() > 0 {
+            trial.flags.push(TrialFlag::Errors {
+                error_rate: self.load.error_rate,
+            });
+        }
+        trial.flags.extend(self.flags);
+        trial.resources = Some(corobench_sampler::summarize(&self.samples));
+        trial.resource_series = self.samples;
+        trial.load = Some(self.load);
+        trial
+    }
+}
+
+impl RemoteTrials<'_> {
+    fn measure(
+        &self,
+        scenario: &PlannedScenario,
+        observer: &dyn RunObserver,
+    ) -> Result<Measured, Ended> {
+        observer.on(RunEvent::TrialPhase(Phase::Starting));
+        let mut server = self.start_server(scenario)?;
+        let start_at = start_instant(scenario);
+        let mut generators = self.start_generators(scenario, server.port, start_at)?;
+        observer.on(RunEvent::TrialPhase(Phase::WarmingUp));
+        let deadline = Instant::now()
+            + until(start_at)
+            + scenario.measurement.duration
+            + scenario.measurement.timeout
+            + GENERATOR_SLACK;
+        self.wait_generators(&mut server, &mut generators, deadline)?;
+        observer.on(RunEvent::TrialPhase(Phase::Stopping));
+        let load = merge_reports(&mut generators)?;
+        drop(generators);
+        let mut flags = Vec::new();
+        let samples = server.finish(&load, &mut flags);
+        Ok(Measured {
+            load,
+            samples,
+            flags,
+        })
+    }
+
+    fn stopped(&self) -> bool {
+        self.env.stop.load(Ordering::Relaxed)
+    }
+
+    /// Starts `corobench serve` and waits for its ready line.
+    fn start_server(&self, scenario: &PlannedScenario) -> Result<ServerSession, Ended> {
+        let hosts = &self.hosts.hosts;
+        let mut argv = vec![
+            self.hosts.server_binary.clone(),
+            "serve".into(),
+            scenario.target.clone(),
+            "--listen".into(),
+            hosts.listen.clone(),
+            "--sample-interval".into(),
+            format!("{}ms", corobench_sampler::DEFAULT_INTERVAL.as_millis()),
+        ];
+        for (name, value) in &scenario.parameters {
+            argv.extend(["--param".into(), format!("{name}={value}")]);
+        }
+        if let Some(cpus) = &hosts.server_cpus {
+            argv.extend(["--cpus".into(), cpus.clone()]);
+        }
+        if let Some(dir) = &hosts.targets_dir {
+            argv.extend(["--targets-dir".into(), dir.clone()]);
+        }
+        let command = self.hosts.transport.command(&hosts.server, &argv);
+        let remote = Remote::start(command, true)
+            .map_err(|e| Ended::Failed(format!("cannot run ssh: {e}")))?;
+        let mut session = ServerSession {
+            remote,
+            host: hosts.server.text.clone(),
+            port: 0,
+            samples: Vec::new(),
+        };
+        session.wait_ready(|| self.stopped())?;
+        Ok(session)
+    }
+
+    /// Starts `corobench load` on every generator host, each with its share.
+    fn start_generators(
+        &self,
+        scenario: &PlannedScenario,
+        port: u16,
+        start_at: SystemTime,
+    ) -> Result<Vec<Generator>, Ended> {
+        let hosts = &self.hosts.hosts;
+        let count = hosts.generators.len();
+        let url = server_url(&hosts.server_address, port, &scenario.workload.path);
+        let mut generators = Vec::with_capacity(count);
+        for (i, host) in hosts.generators.iter().enumerate() {
+            let mut argv = vec![self.hosts.generator_binaries[i].clone(), "load".into()];
+            argv.extend(load_flags(scenario, share(scenario, i, count)));
+            argv.extend(self.body_flags(scenario)?);
+            if let Some(cpus) = &hosts.generator_cpus[i] {
+                argv.extend(["--cpus".into(), cpus.clone()]);
+            }
+            argv.extend(["--backend".into(), self.env.backend.name().into()]);
+            argv.extend(["--start-at".into(), unix_seconds(start_at)]);
+            argv.push(url.clone());
+            let command = self.hosts.transport.command(host, &argv);
+            let remote = Remote::start(command, false)
+                .map_err(|e| Ended::Failed(format!("cannot run ssh: {e}")))?;
+            generators.push(Generator {
+                host: host.clone(),
+                remote,
+            });
+        }
+        Ok(generators)
+    }
+
+    /// The request body as a flag: text travels on the command line.
+    fn body_flags(&self, scenario: &PlannedScenario) -> Result<Vec<String>, Ended> {
+        let Some(body) = self.env.bodies.get(&scenario.workload.name) else {
+            return Ok(Vec::new());
+        };
+        match std::str::from_utf8(body) {
+            Ok(text) if !text.contains('\0') => Ok(vec!["--body".into(), text.to_string()]),
+            _ => Err(Ended::Failed(format!(
+                "workload {} has a binary body, which is not sent to generator hosts yet; \
+                 use a text body with [hosts]",
+                scenario.workload.name
+            ))),
+        }
+    }
+
+    /// Waits until every generator has reported, watching the server's
+    /// session: its end is the loss of the server host.
+    fn wait_generators(
+        &self,
+        server: &mut ServerSession,
+        generators: &mut [Generator],
+        deadline: Instant,
+    ) -> Result<(), Ended> {
+        loop {
+            server.collect_samples();
+            if self.stopped() {
+                return Err(Ended::Interrupted);
+            }
+            if let Some(status) = server.remote.exited() {
+                return Err(Ended::Failed(format!(
+                    "the session with the server host {} ended during the trial ({status}); \
+                     the trial is lost: {}",
+                    server.host,
+                    or_silent(&server.remote.stderr_tail())
+                )));
+            }
+            let mut running = 0;
+            for generator in generators.iter_mut() {
+                match generator.remote.exited() {
+                    None => running += 1,
+                    Some(status) if status.success() => {}
+                    Some(status) => return Err(generator.failure(&status.to_string())),
+                }
+            }
+            if running == 0 {
+                return Ok(());
+            }
+            if Instant::now() >= deadline {
+                let late = generators
+                    .iter_mut()
+                    .find_map(|g| g.remote.exited().is_none().then_some(g));
+                let why = "it had not reported long after its window should have ended";
+                return Err(late.map_or_else(|| Ended::Failed(why.into()), |g| g.failure(why)));
+            }
+            std::thread::sleep(POLL);
+        }
+    }
+}
+
+/// `corobench serve` on the server host, over one SSH session.
+struct ServerSession {
+    remote: Remote,
+    host: String,
+    port: u16,
+    /// Samples as `serve` printed them, with the server host's Unix ms.
+    samples: Vec<(u64, ResourceSample)>,
+}
+
+impl ServerSession {
+    /// Reads lines until the ready line; fails if the session ends first.
+    fn wait_ready(&mut self, stopped: impl Fn() -> bool) -> Result<(), Ended> {
+        let deadline = Instant::now() + SERVE_READY_LIMIT;
+        while Instant::now() < deadline {
+            if stopped() {
+                return Err(Ended::Interrupted);
+            }
+            match self.remote.lines.recv_timeout(POLL) {
+                Ok(line) => {
+                    let value: serde_json::Value = serde_json::from_str(&line).unwrap_or_default();
+                    if value["event"] == "ready" {
+                        return self.take_port(&value);
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => {
+                    let status = self.remote.wait_at_most(Duration::from_secs(5));
+                    return Err(Ended::Failed(format!(
+                        "corobench serve on the server host {} ended before the target was ready ({}): {}",
+                        self.host,
+                        status.map_or_else(|| "still running".into(), |s| s.to_string()),
+                        or_silent(&self.remote.stderr_tail())
+                    )));
+                }
+            }
+        }
+        Err(Ended::Failed(format!(
+            "the target on {} was not ready within {} s",
+            self.host,
+            SERVE_READY_LIMIT.as_secs()
+        )))
+    }
+
+    fn take_port(&mut self, ready: &serde_json::Value) -> Result<(), Ended> {
+        let port = ready["port"].as_u64().and_then(|p| u16::try_from(p).ok());
+        self.port = port.ok_or_else(|| {
+            Ended::Failed(format!(
+                "corobench serve on {} announced no port: it is older than this corobench",
+                self.host
+            ))
+        })?;
+        Ok(())
+    }
+
+    fn collect_samples(&mut self) {
+        for line in self.remote.drain_stdout() {
+            self.take_sample(&line);
+        }
+    }
+
+    fn take_sample(&mut self, line: &str) {
+        let Ok(value) = serde_json::from_str::<serde_json::Value>(line) else {
+            return;
+        };
+        if value["event"] != "sample" {
+            return;
+        }
+        if let (Some(unix_ms), Ok(sample)) = (
+            value["unix_ms"].as_u64(),
+            serde_json::from_value::<ResourceSample>(value),
+        ) {
+            self.samples.push((unix_ms, sample));
+        }
+    }
+
+    /// Closes the lifeline, waits for the target to stop, and keeps the
+    /// samples taken inside the merged window (by the server host's clock).
+    fn finish(mut self, load: &LoadReport, flags: &mut Vec<TrialFlag>) -> Vec<ResourceSample> {
+        self.remote.close_stdin();
+        let status = self.remote.wait_at_most(SERVE_STOP_LIMIT);
+        self.remote.finish_reading();
+        self.collect_samples();
+        if !status.is_some_and(|s| s.success()) {
+            flags.push(TrialFlag::Leak {
+                what: format!(
+                    "corobench serve on {} did not stop cleanly ({}): {}",
+                    self.host,
+                    status.map_or_else(|| "killed after waiting".into(), |s| s.to_string()),
+                    or_silent(&self.remote.stderr_tail())
+                ),
+            });
+        }
+        let start_ms = load.placement.window_start_unix_us.unwrap_or(0) / 1000;
+        let end_ms = start_ms + duration_ms(load.elapsed_s);
+        let interval_ms = duration_ms(corobench_sampler::DEFAULT_INTERVAL.as_secs_f64());
+        // A sample covers the interval before it: the first one ending
+        // inside the window is the first to belong to it.
+        self.samples
+            .into_iter()
+            .filter(|(at, _)| *at > start_ms && *at <= end_ms + interval_ms / 2)
+            .map(|(_, sample)| sample)
+            .collect()
+    }
+}
+
+/// `corobench load` on one generator host.
+struct Generator {
+    host: HostAddress,
+    remote: Remote,
+}
+
+impl Generator {
+    fn failure(&self, why: &str) -> Ended {
+        Ended::Failed(format!(
+            "the generator on {} failed ({why}): {}",
+            self.host.text,
+            or_silent(&self.remote.stderr_tail())
+        ))
+    }
+}
+
+/// Every generator's report, merged exactly.
+fn merge_reports(generators: &mut [Generator]) -> Result<LoadReport, Ended> {
+    let mut reports = Vec::with_capacity(generators.len());
+    for generator in generators.iter_mut() {
+        generator.remote.finish_reading();
+        let text = generator.remote.drain_stdout().join("\n");
+        let report: LoadReport = serde_json::from_str(&text)
+            .map_err(|e| generator.failure(&format!("its output is no load report: {e}")))?;
+        reports.push(report);
+    }
+    let inputs: Vec<MergeInput<'_>> = generators
+        .iter()
+        .zip(&reports)
+        .map(|(g, report)| MergeInput {
+            source: &g.host.text,
+            report,
+        })
+        .collect();
+    corobench_model::merge(&inputs)
+        .map_err(|e| Ended::Failed(format!("the generators' reports do not merge: {e}")))
+}
+
+/// One generator's part of the schedule: connections split evenly (the
+/// first hosts take the remainder), an open loop's rate divided equally.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Share {
+    connections: u32,
+    rate: Option<f64>,
+}
+
+fn share(scenario: &PlannedScenario, index: usize, count: usize) -> Share {
+    let count32 = u32::try_from(count.max(1)).unwrap_or(u32::MAX);
+    let index32 = u32::try_from(index).unwrap_or(u32::MAX);
+    let total = scenario.schedule.connections;
+    let connections = total / count32 + u32::from(index32 < total % count32);
+    let rate = match scenario.schedule.kind {
+        ScheduleKind::Closed => None,
+        ScheduleKind::Open { rate_per_s } => Some(rate_per_s / f64::from(count32)),
+    };
+    Share { connections, rate }
+}
+
+/// The flags of one generator's `corobench load`, but for its CPUs, backend,
+/// start and URL.
+fn load_flags(scenario: &PlannedScenario, share: Share) -> Vec<String> {
+    let m = &scenario.measurement;
+    let threads = m.generator_threads.min(share.connections).max(1);
+    let mut flags: Vec<String> = vec![
+        "--json".into(),
+        "-c".into(),
+        share.connections.to_string(),
+        "-t".into(),
+        threads.to_string(),
+        "-d".into(),
+        millis(m.duration),
+        "--warmup".into(),
+        millis(m.warmup),
+        "--timeout".into(),
+        millis(m.timeout),
+        "-m".into(),
+        scenario.workload.method.clone(),
+    ];
+    if let Some(rate) = share.rate {
+        flags.extend(["-R".into(), format!("{rate}")]);
+    }
+    if !scenario.schedule.keepalive {
+        flags.push("--no-keepalive".into());
+    }
+    if scenario.schedule.pipeline > 1 {
+        flags.extend(["--pipeline".into(), scenario.schedule.pipeline.to_string()]);
+    }
+    for (name, value) in &scenario.workload.headers {
+        flags.extend(["-H".into(), format!("{name}: {value}")]);
+    }
+    flags
+}
+
+fn millis(duration: Duration) -> String {
+    format!("{}ms", duration.as_millis())
+}
+
+fn duration_ms(seconds: f64) -> u64 {
+    // Saturating float-to-int: a window is never negative nor near u64::MAX.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let ms = (seconds * 1000.0).round().max(0.0) as u64;
+    ms
+}
+
+/// The same for every generator: a whole second (the merged timeline is
+/// cut into whole seconds) at least the lead plus the warm-up ahead.
+fn start_instant(scenario: &PlannedScenario) -> SystemTime {
+    let earliest = SystemTime::now() + START_LEAD + scenario.measurement.warmup;
+    let secs = earliest
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() + 1);
+    UNIX_EPOCH + Duration::from_secs(secs)
+}
+
+fn until(instant: SystemTime) -> Duration {
+    instant
+        .duration_since(SystemTime::now())
+        .unwrap_or_default()
+}
+
+fn unix_seconds(instant: SystemTime) -> String {
+    instant
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+        .to_string()
+}
+
+fn server_url(address: &str, port: u16, path: &str) -> String {
+    if address.contains(':') {
+        format!("http://[{address}]:{port}{path}")
+    } else {
+        format!("http://{address}:{port}{path}")
+    }
+}
+
+fn or_silent(text: &str) -> String {
+    if text.is_empty() {
+        "it wrote nothing to stderr".into()
+    } else {
+        text.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shares_add_up() {
+        let mut scenario = crate::runner::rounds::tests::plan(1, 1, None, 1).scenarios[0].clone();
+        scenario.schedule = corobench_model::Schedule::closed(5);
+        let parts: Vec<u32> = (0..3).map(|i| share(&scenario, i, 3).connections).collect();
+        assert_eq!(parts, [2, 2, 1]);
+        scenario.schedule = corobench_model::Schedule::open(900.0, 4);
+        assert_eq!(share(&scenario, 1, 2).rate, Some(450.0));
+        assert_eq!(server_url("fd00::1", 80, "/x"), "http://[fd00::1]:80/x");
+    }
+}

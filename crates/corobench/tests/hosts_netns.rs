@@ -1,0 +1,389 @@
+//! `corobench run` with `[hosts]`, across network namespaces that stand in
+//! for machines: a coordinator namespace holding a bridge, and a server and
+//! two generator namespaces, each with its own address and its own `sshd`
+//! (a throwaway host key, a key made for the test, its own known_hosts).
+//! Nothing is installed here: `sshd` comes from Debian's openssh-server,
+//! which `make test` installs (scripts/deps.sh). Without root, network
+//! namespaces or sshd, the tests say why and return.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use corobench_store::Store;
+
+const SSHD: &str = "/usr/sbin/sshd";
+const SSH_PORT: u16 = 2222;
+/// A whole run: serve, two generators, a 1 s window, the stop.
+const RUN_LIMIT: Duration = Duration::from_secs(180);
+
+/// The namespaces, the sshd processes and the scratch folder; dropping it
+/// kills every process the test started in them and deletes them.
+struct Lab {
+    dir: tempfile::TempDir,
+    coordinator: String,
+    /// Server, then the two generators, with their addresses.
+    hosts: Vec<(String, String)>,
+    sshd: Vec<Child>,
+}
+
+impl Lab {
+    /// `None` (and the reason printed) when this machine cannot host it.
+    fn new() -> Option<Self> {
+        if !Path::new(SSHD).exists() {
+            eprintln!(
+                "skipped: {SSHD} is missing (Debian: apt-get install openssh-server; `make test` does)"
+            );
+            return None;
+        }
+        let tag = std::process::id() % 100_000;
+        let mut lab = Self {
+            dir: tempfile::tempdir().unwrap(),
+            coordinator: format!("cbh{tag}c"),
+            hosts: ["s", "g1", "g2"]
+                .iter()
+                .enumerate()
+                .map(|(i, role)| (format!("cbh{tag}{role}"), format!("10.231.0.{}", i + 1)))
+                .collect(),
+            sshd: Vec::new(),
+        };
+        if let Err(why) = lab.build_network() {
+            eprintln!("skipped: cannot create network namespaces here ({why}); run as root");
+            return None;
+        }
+        lab.start_sshd();
+        Some(lab)
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    /// A bridge in the coordinator's namespace; one veth pair to each host.
+    fn build_network(&self) -> Result<(), String> {
+        let c = &self.coordinator;
+        ip(&["netns", "add", c])?;
+        ip(&["-n", c, "link", "set", "lo", "up"])?;
+        ip(&["-n", c, "link", "add", "br0", "type", "bridge"])?;
+        ip(&["-n", c, "addr", "add", "10.231.0.254/24", "dev", "br0"])?;
+        ip(&["-n", c, "link", "set", "br0", "up"])?;
+        for (i, (ns, addr)) in self.hosts.iter().enumerate() {
+            ip(&["netns", "add", ns])?;
+            let (near, far) = (format!("up{i}"), format!("eth{i}"));
+            ip(&[
+                "-n", c, "link", "add", &near, "type", "veth", "peer", "name", &far, "netns", ns,
+            ])?;
+            ip(&["-n", c, "link", "set", &near, "master", "br0", "up"])?;
+            ip(&["-n", ns, "addr", "add", &format!("{addr}/24"), "dev", &far])?;
+            ip(&["-n", ns, "link", "set", &far, "up"])?;
+            ip(&["-n", ns, "link", "set", "lo", "up"])?;
+        }
+        Ok(())
+    }
+
+    /// One sshd per host namespace, and a client config that trusts only them.
+    fn start_sshd(&mut self) {
+        let key = |name: &str| {
+            let path = self.path(name);
+            let ok = Command::new("ssh-keygen")
+                .args(["-q", "-t", "ed25519", "-N", "", "-f"])
+                .arg(&path)
+                .status()
+                .unwrap()
+                .success();
+            assert!(ok, "ssh-keygen failed");
+            std::fs::read_to_string(path.with_extension("pub")).unwrap()
+        };
+        let host_key = key("host_key");
+        let client_key = key("client_key");
+        std::fs::write(self.path("authorized_keys"), &client_key).unwrap();
+        let known: String = self
+            .hosts
+            .iter()
+            .map(|(_, addr)| format!("[{addr}]:{SSH_PORT} {host_key}"))
+            .collect();
+        std::fs::write(self.path("known_hosts"), known).unwrap();
+        let d = self.dir.path().display();
+        std::fs::write(
+            self.path("ssh_config"),
+            format!(
+                "Host 10.231.0.*\n  Port {SSH_PORT}\n  User root\n  IdentityFile {d}/client_key\n  \
+                 IdentitiesOnly yes\n  UserKnownHostsFile {d}/known_hosts\n  StrictHostKeyChecking yes\n"
+            ),
+        )
+        .unwrap();
+        // sshd refuses to start without its privilege separation folder,
+        // which the package's service would otherwise create.
+        let _ = std::fs::create_dir_all("/run/sshd");
+        for (ns, addr) in self.hosts.clone() {
+            let config = self.path(&format!("sshd-{ns}.conf"));
+            std::fs::write(
+                &config,
+                format!(
+                    "ListenAddress {addr}\nPort {SSH_PORT}\nHostKey {d}/host_key\n\
+                     AuthorizedKeysFile {d}/authorized_keys\nStrictModes no\nUsePAM no\n\
+                     PasswordAuthentication no\nKbdInteractiveAuthentication no\n\
+                     PermitRootLogin prohibit-password\nPidFile none\n\
+                     Subsystem sftp internal-sftp\n"
+                ),
+            )
+            .unwrap();
+            let child = Command::new("ip")
+                .args(["netns", "exec", &ns, SSHD, "-D", "-e", "-f"])
+                .arg(&config)
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(std::fs::File::create(self.path(&format!("sshd-{ns}.log"))).unwrap())
+                .spawn()
+                .unwrap();
+            self.sshd.push(child);
+        }
+        for (_, addr) in self.hosts.clone() {
+            wait_for(&format!("sshd on {addr}"), Duration::from_secs(10), || {
+                self.in_coordinator("ssh")
+                    .args(["-F", &self.path("ssh_config").display().to_string()])
+                    .args(["-o", "BatchMode=yes", &addr, "true"])
+                    .stderr(Stdio::null())
+                    .status()
+                    .is_ok_and(|s| s.success())
+            });
+        }
+    }
+
+    fn in_coordinator(&self, program: &str) -> Command {
+        let mut command = Command::new("ip");
+        command.args(["netns", "exec", &self.coordinator, program]);
+        command
+    }
+
+    /// A spec of the test-kit target on the hosts; a short closed loop.
+    fn write_spec(&self, duration: &str) -> PathBuf {
+        corobench_testkit::write_target(
+            &self.path("targets"),
+            "testkit",
+            "goroutine-per-connection",
+            corobench_testkit::binary_path(),
+            &[],
+        )
+        .unwrap();
+        let spec = format!(
+            "name = \"hosts\"\ntargets = [\"testkit\"]\n\
+             [run]\ntrials = 1\nduration = \"{duration}\"\nwarmup = \"0.2s\"\nidle = \"0s\"\n\
+             [schedule]\nconnections = 2\n[[workloads]]\nname = \"plaintext\"\npath = \"/plaintext\"\n\
+             [hosts]\nserver = \"ssh://root@10.231.0.1\"\n\
+             generators = [\"ssh://root@10.231.0.2\", \"ssh://root@10.231.0.3\"]\n\
+             ssh_config = \"{d}/ssh_config\"\ntargets_dir = \"{d}/targets\"\n\
+             install_dir = \"{d}/install\"\n",
+            d = self.dir.path().display()
+        );
+        let path = self.path("spec.toml");
+        std::fs::write(&path, spec).unwrap();
+        path
+    }
+
+    /// `corobench run SPEC` in the coordinator's namespace.
+    fn spawn_run(&self, spec: &Path) -> Child {
+        let scratch = self.path("tmp");
+        std::fs::create_dir_all(&scratch).unwrap();
+        self.in_coordinator(env!("CARGO_BIN_EXE_corobench"))
+            .arg("run")
+            .arg(spec)
+            .arg("--db")
+            .arg(self.path("results.db"))
+            .env("COROBENCH_CACHE", self.path("cache"))
+            .env("COROBENCH_TARGETS", self.path("targets"))
+            .env("TMPDIR", scratch)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    }
+
+    /// Processes in namespace `ns` other than its sshd listener.
+    fn strays(&self, ns: &str) -> Vec<u32> {
+        let listeners: Vec<u32> = self.sshd.iter().map(Child::id).collect();
+        netns_pids(ns)
+            .into_iter()
+            .filter(|pid| !listeners.contains(pid))
+            .collect()
+    }
+
+    fn every_namespace(&self) -> Vec<String> {
+        let mut all = vec![self.coordinator.clone()];
+        all.extend(self.hosts.iter().map(|(ns, _)| ns.clone()));
+        all
+    }
+}
+
+impl Drop for Lab {
+    fn drop(&mut self) {
+        for ns in self.every_namespace() {
+            for pid in netns_pids(&ns) {
+                kill(pid);
+            }
+        }
+        for child in &mut self.sshd {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        for ns in self.every_namespace() {
+            let _ = ip(&["netns", "del", &ns]);
+        }
+    }
+}
+
+fn ip(args: &[&str]) -> Result<(), String> {
+    let out = Command::new("ip")
+        .args(args)
+        .output()
+        .map_err(|e| format!("ip: {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "ip {}: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ))
+    }
+}
+
+fn netns_pids(ns: &str) -> Vec<u32> {
+    Command::new("ip")
+        .args(["netns", "pids", ns])
+        .output()
+        .map(|o| {
+            String::from_utf8_lossy(&o.stdout)
+                .split_whitespace()
+                .filter_map(|p| p.parse().ok())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn kill(pid: u32) {
+    let _ = Command::new("kill")
+        .args(["-KILL", &pid.to_string()])
+        .status();
+}
+
+fn command_line(pid: u32) -> String {
+    std::fs::read(format!("/proc/{pid}/cmdline"))
+        .map(|b| String::from_utf8_lossy(&b).replace('\0', " "))
+        .unwrap_or_default()
+}
+
+fn wait_for(what: &str, limit: Duration, mut ready: impl FnMut() -> bool) {
+    let deadline = Instant::now() + limit;
+    while !ready() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Waits for `child` at most `limit`, killing it after that.
+fn finish(mut child: Child, limit: Duration) -> Output {
+    let deadline = Instant::now() + limit;
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let out = child.wait_with_output().unwrap();
+            panic!(
+                "corobench run took longer than {limit:?}; stderr:\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn first_trial(lab: &Lab) -> corobench_model::TrialRecord {
+    let store = Store::open_existing(lab.path("results.db")).unwrap();
+    let id = store.resolve_run_id("latest").unwrap();
+    let run = store.load_run(&id).unwrap();
+    assert_eq!(run.trials.len(), 1, "one trial stored");
+    assert_eq!(run.run.provenance.hosts.len(), 3, "every host's provenance");
+    run.trials.into_iter().next().unwrap()
+}
+
+#[test]
+fn a_trial_on_three_hosts_merges_both_generators() {
+    let Some(lab) = Lab::new() else { return };
+    let spec = lab.write_spec("1s");
+    let out = finish(lab.spawn_run(&spec), RUN_LIMIT);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "run failed: {stderr}");
+    let trial = first_trial(&lab);
+    assert_eq!(trial.failure, None);
+    let load = trial.load.expect("a merged load report");
+    let merged = load.merged.as_ref().expect("per-generator detail");
+    let hosts: Vec<Option<&str>> = merged
+        .generators
+        .iter()
+        .map(|g| g.source.strip_prefix("ssh://root@"))
+        .collect();
+    assert_eq!(hosts.len(), 2, "{hosts:?}");
+    assert!(hosts.contains(&Some("10.231.0.2")) && hosts.contains(&Some("10.231.0.3")));
+    let sum: u64 = merged.generators.iter().map(|g| g.requests).sum();
+    assert_eq!(load.requests, sum);
+    assert!(load.requests > 0 && load.errors.total() == 0);
+    eprintln!(
+        "merged {:.0} req/s from {}",
+        load.requests_per_s,
+        merged
+            .generators
+            .iter()
+            .map(|g| format!("{} {:.0} req/s", g.source, g.requests_per_s))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    assert!(trial.resources.is_some_and(|r| r.samples > 0));
+    for ns in lab.every_namespace() {
+        wait_for(
+            &format!("{ns} to be empty"),
+            Duration::from_secs(15),
+            || lab.strays(&ns).is_empty(),
+        );
+    }
+}
+
+#[test]
+fn losing_the_server_host_fails_the_trial_and_leaves_nothing_running() {
+    let Some(lab) = Lab::new() else { return };
+    let spec = lab.write_spec("1s");
+    let run = lab.spawn_run(&spec);
+    let server_ns = lab.hosts[0].0.clone();
+    wait_for(
+        "the target on the server host",
+        Duration::from_secs(120),
+        || {
+            netns_pids(&server_ns)
+                .iter()
+                .any(|pid| command_line(*pid).contains("corobench-testkit"))
+        },
+    );
+    // The session's sshd processes (not the listener): the connection dies
+    // on the server's side, as when the host goes away.
+    std::thread::sleep(Duration::from_millis(500));
+    for pid in lab.strays(&server_ns) {
+        let line = command_line(pid);
+        if line.starts_with("sshd") || line.contains("sshd-session") {
+            kill(pid);
+        }
+    }
+    let out = finish(run, RUN_LIMIT);
+    assert!(!out.status.success(), "a run whose only trial failed fails");
+    let trial = first_trial(&lab);
+    let failure = trial.failure.expect("the trial failed");
+    eprintln!("the trial failed: {failure}");
+    assert!(failure.contains("server host"), "{failure}");
+    for ns in lab.every_namespace() {
+        wait_for(
+            &format!("{ns} to be empty"),
+            Duration::from_secs(15),
+            || lab.strays(&ns).is_empty(),
+        );
+    }
+}
