@@ -72,12 +72,18 @@ impl LoadRun {
             .serialize_with(&config.endpoint, !schedule.keepalive)?;
         limits::check_pipelined_bytes(request.len(), schedule.pipeline)?;
         let connect_timeout = config.timeout.min(Duration::from_secs(5));
-        TcpStream::connect_timeout(&config.endpoint.addr, connect_timeout).map_err(|source| {
-            LoadError::Connect {
-                addr: config.endpoint.addr,
-                source,
+        match TcpStream::connect_timeout(&config.endpoint.addr, connect_timeout) {
+            Ok(_) => {}
+            // No local port free says nothing of the server: the run counts
+            // each such connect as `ports_exhausted` and names the fix.
+            Err(source) if os::is_port_exhaustion(&source) => {}
+            Err(source) => {
+                return Err(LoadError::Connect {
+                    addr: config.endpoint.addr,
+                    source,
+                });
             }
-        })?;
+        }
         let progress = Arc::new(Progress::new(config.threads as usize));
         Ok(Self {
             config,

@@ -155,10 +155,15 @@ pub struct PlannedScenario {
 
 impl Plan {
     /// Wall time the run will take, assuming each trial spends `overhead`
-    /// starting, checking and stopping its target. Saturates at
-    /// `Duration::MAX` rather than overflow, whatever the plan holds.
+    /// starting, checking and stopping its target; for a capacity search,
+    /// the most it can take (every scenario trying `max_rates` rates).
+    /// Saturates at `Duration::MAX` rather than overflow, whatever the plan
+    /// holds.
     #[must_use]
     pub fn estimated_duration(&self, overhead: Duration) -> Duration {
+        let trials = self.capacity.as_ref().map_or(self.trials.min, |c| {
+            c.trials_per_rate.saturating_mul(c.max_rates)
+        });
         self.scenarios
             .iter()
             .map(|s| {
@@ -169,9 +174,7 @@ impl Plan {
                 } else {
                     m.warmup.saturating_add(m.duration).saturating_add(m.idle)
                 };
-                measured
-                    .saturating_add(overhead)
-                    .saturating_mul(self.trials.min)
+                measured.saturating_add(overhead).saturating_mul(trials)
             })
             .fold(Duration::ZERO, Duration::saturating_add)
     }

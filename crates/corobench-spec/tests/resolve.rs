@@ -372,7 +372,7 @@ fn estimated_duration_counts_every_trial() {
     let per_trial = std::time::Duration::from_secs_f64(0.8 + 0.3 + 0.2 + 1.0);
     assert_eq!(
         plan.estimated_duration(std::time::Duration::from_secs(1)),
-        per_trial * 6 * 6
+        per_trial * 4 * 6
     );
 }
 

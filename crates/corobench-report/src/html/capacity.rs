@@ -30,9 +30,10 @@ pub(crate) fn capacity_section(analysis: &RunAnalysis) -> Option<String> {
         r#"<h2 id="capacity">Capacity</h2>"#,
         &format!(
             "The highest offered rate each scenario serves within its objectives ({}): the rate \
-             at which a trial passes half the time, from a logistic fit of every judged trial's \
-             pass or fail against the rate, with a bootstrap interval. Every rate tried is also \
-             a scenario of its own in the tables below.",
+             at which a trial passes half the time: every judged trial's pass or fail, fitted as \
+             a pass fraction that never rises with the rate, falls through one half between two \
+             rates tried; its bootstrap interval keeps the search's resolution. Every rate tried \
+             is also a scenario of its own in the tables below.",
             objectives.join(", ")
         ),
     );

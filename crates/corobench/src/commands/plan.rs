@@ -54,6 +54,19 @@ pub fn run(args: &PlanArgs) -> anyhow::Result<Exit> {
     Ok(Exit::Success)
 }
 
+/// The estimate, as the most a capacity search can take.
+fn wall_time_line(plan: &Plan, estimate: Duration, programs: &str) -> String {
+    let most = if plan.capacity.is_some() {
+        "at most "
+    } else {
+        ""
+    };
+    format!(
+        "  estimated wall time: {most}{} (plus first-time builds{programs})\n",
+        humantime::format_duration(Duration::from_secs(estimate.as_secs()))
+    )
+}
+
 /// What an adaptive run adds after the first rounds, and for how long.
 fn adaptive_lines(plan: &Plan) -> String {
     let mut text = String::new();
@@ -137,10 +150,7 @@ fn render(plan: &Plan) -> String {
     } else {
         ""
     };
-    text.push_str(&format!(
-        "  estimated wall time: {} (plus first-time builds{programs})\n",
-        humantime::format_duration(Duration::from_secs(estimate.as_secs()))
-    ));
+    text.push_str(&wall_time_line(plan, estimate, programs));
     for skipped in &plan.skipped_targets {
         text.push_str(&format!(
             "  skipped {}: {}\n",

@@ -87,10 +87,15 @@ fn line(targets: &Targets, path: &Path) -> String {
             // A run with a time budget measures for at most that long.
             let estimate = plan.estimated_duration(TRIAL_OVERHEAD);
             let estimate = plan.trials.budget.map_or(estimate, |b| estimate.min(b));
+            // A capacity search's length is its most: it may end sooner.
+            let most = if plan.capacity.is_some() { "≤ " } else { "" };
             format!(
                 "{name:<28} {:>9} {:>8}  {}",
                 plan.scenarios.len(),
-                humantime::format_duration(Duration::from_secs(estimate.as_secs())).to_string(),
+                format!(
+                    "{most}{}",
+                    humantime::format_duration(Duration::from_secs(estimate.as_secs()))
+                ),
                 plan.description
             )
         }
