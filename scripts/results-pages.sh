@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # Renders docs/results/<suite>.md and .html from the newest stored run of
-# each shipped suite that carries published claims, and prints the README's
-# one-line verdicts. Every figure comes from `corobench report`; nothing is
-# typed by hand.
+# each shipped suite that carries published claims, and of the capacity and
+# scalability suites, and prints the README's one-line verdicts. Every
+# figure comes from `corobench report`; nothing is typed by hand.
 #
-#   scripts/results-pages.sh [DB]   (default: ./corobench.db)
+#   scripts/results-pages.sh [DB…]   (default: ./corobench.db; each suite's
+#                                      newest complete run in any of them)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-db=${1:-corobench.db}
+dbs=("${@:-corobench.db}")
 corobench=${COROBENCH:-target/release/corobench}
-suites=(single-core-plaintext go-vs-swoole-io-wait php-fpm-vs-go-json goroutine-fanout-client ants-pool-sweep)
+suites=(single-core-plaintext go-vs-swoole-io-wait php-fpm-vs-go-json goroutine-fanout-client ants-pool-sweep
+    capacity-json scalability-connections scalability-pool)
 mkdir -p docs/results
 index=docs/results/README.md
 {
@@ -22,13 +24,17 @@ index=docs/results/README.md
     echo "|---|---|---|---|"
 } > "$index"
 for suite in "${suites[@]}"; do
-    run=$("$corobench" runs --db "$db" --json | python3 -c '
+    run=""
+    for db in "${dbs[@]}"; do
+        run=$("$corobench" runs --db "$db" --json | python3 -c '
 import json, sys
 suite = sys.argv[1]
 runs = [r for r in json.load(sys.stdin) if r["suite"] == suite and r["status"] == "complete"]
 print(runs[0]["id"] if runs else "")' "$suite")
+        [ -n "$run" ] && break
+    done
     if [ -z "$run" ]; then
-        echo "results: no complete run of $suite in $db; run: corobench run suites/$suite.toml" >&2
+        echo "results: no complete run of $suite in ${dbs[*]}; run: corobench run suites/$suite.toml" >&2
         continue
     fi
     "$corobench" report "$run" --db "$db" --format md -o "docs/results/$suite.md"
