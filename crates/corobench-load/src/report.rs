@@ -114,25 +114,16 @@ fn generator_usage(
     requests: u64,
     elapsed_s: f64,
 ) -> GeneratorUsage {
-    let cpu_user_s: f64 = results.iter().map(|r| r.cpu.user.as_secs_f64()).sum();
-    let cpu_system_s: f64 = results.iter().map(|r| r.cpu.system.as_secs_f64()).sum();
-    let cpu_s = cpu_user_s + cpu_system_s;
-    GeneratorUsage {
-        threads: config.threads,
-        cpu_user_s,
-        cpu_system_s,
-        cpu_us_per_request: if requests == 0 {
-            0.0
-        } else {
-            cpu_s * 1e6 / requests as f64
-        },
-        utilization: if elapsed_s > 0.0 {
-            cpu_s / (elapsed_s * f64::from(config.threads))
-        } else {
-            0.0
-        },
-        max_rss_bytes: os::max_rss_bytes(),
-    }
+    GeneratorUsage::from_cpu(
+        config.threads,
+        (
+            results.iter().map(|r| r.cpu.user.as_secs_f64()).sum(),
+            results.iter().map(|r| r.cpu.system.as_secs_f64()).sum(),
+        ),
+        elapsed_s * f64::from(config.threads),
+        requests,
+        os::max_rss_bytes(),
+    )
 }
 
 fn open_loop_report(

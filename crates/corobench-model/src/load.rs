@@ -194,6 +194,38 @@ pub struct GeneratorUsage {
     pub max_rss_bytes: u64,
 }
 
+impl GeneratorUsage {
+    /// Usage from CPU seconds spent over `core_seconds` (elapsed × threads)
+    /// for `requests` complete responses; per request and utilisation are 0
+    /// where nothing was answered or no time passed.
+    #[must_use]
+    pub fn from_cpu(
+        threads: u32,
+        (cpu_user_s, cpu_system_s): (f64, f64),
+        core_seconds: f64,
+        requests: u64,
+        max_rss_bytes: u64,
+    ) -> Self {
+        let cpu_s = cpu_user_s + cpu_system_s;
+        Self {
+            threads,
+            cpu_user_s,
+            cpu_system_s,
+            cpu_us_per_request: if requests == 0 {
+                0.0
+            } else {
+                cpu_s * 1e6 / requests as f64
+            },
+            utilization: if core_seconds > 0.0 {
+                cpu_s / core_seconds
+            } else {
+                0.0
+            },
+            max_rss_bytes,
+        }
+    }
+}
+
 /// Something the reader of a load report must know before trusting it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]

@@ -526,30 +526,20 @@ fn common<T: PartialEq>(parts: &[GeneratorPart], value: impl Fn(&GeneratorPart) 
 }
 
 fn merge_usage(parts: &[GeneratorPart], requests: u64) -> GeneratorUsage {
-    let cpu_user_s = sum(parts, |p| p.generator.cpu_user_s);
-    let cpu_system_s = sum(parts, |p| p.generator.cpu_system_s);
-    let cpu_s = cpu_user_s + cpu_system_s;
-    let core_seconds = sum(parts, |p| p.elapsed_s * f64::from(p.generator.threads));
-    GeneratorUsage {
-        threads: parts.iter().map(|p| p.generator.threads).sum(),
-        cpu_user_s,
-        cpu_system_s,
-        cpu_us_per_request: if requests == 0 {
-            0.0
-        } else {
-            cpu_s * 1e6 / requests as f64
-        },
-        utilization: if core_seconds > 0.0 {
-            cpu_s / core_seconds
-        } else {
-            0.0
-        },
-        max_rss_bytes: parts
+    GeneratorUsage::from_cpu(
+        parts.iter().map(|p| p.generator.threads).sum(),
+        (
+            sum(parts, |p| p.generator.cpu_user_s),
+            sum(parts, |p| p.generator.cpu_system_s),
+        ),
+        sum(parts, |p| p.elapsed_s * f64::from(p.generator.threads)),
+        requests,
+        parts
             .iter()
             .map(|p| p.generator.max_rss_bytes)
             .max()
             .unwrap_or(0),
-    }
+    )
 }
 
 fn merge_open_loop(parts: &[GeneratorPart]) -> Option<OpenLoopReport> {

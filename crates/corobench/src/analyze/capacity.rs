@@ -15,7 +15,7 @@ use corobench_model::{
 use corobench_stats::{StepCapacity, StepOptions, estimate_step_capacity, median};
 use corobench_store::StoredRun;
 
-use crate::runner::capacity::search::{Judged, RateTally, judge};
+use crate::runner::capacity::search::{RateTally, judge};
 
 /// Fixed, so a report of the same run shows the same intervals every time.
 const SEED: u64 = 0xCA9A_C17E;
@@ -116,14 +116,14 @@ impl<'r> Search<'r> {
             .filter(|(_, _, trials)| !trials.is_empty())
             .collect();
         rates.sort_by(|a, b| a.1.rate.total_cmp(&b.1.rate));
+        // Each rate's passes and failures, as the estimator takes them
+        // (trials the generator could not drive, or that broke, left out).
         let judged = rates
             .iter()
-            .flat_map(|(_, tally, trials)| {
-                trials.iter().filter_map(move |t| match judge(t, settings) {
-                    Judged::Passed => Some((tally.rate, true)),
-                    Judged::Failed => Some((tally.rate, false)),
-                    Judged::GeneratorLimited | Judged::Broken => None,
-                })
+            .flat_map(|(_, tally, _)| {
+                std::iter::repeat_n((tally.rate, true), tally.passed as usize).chain(
+                    std::iter::repeat_n((tally.rate, false), tally.failed as usize),
+                )
             })
             .collect();
         Self {

@@ -1,12 +1,11 @@
 //! `corobench load URL`: one load run against one URL.
 
 use std::fs::File;
-use std::io::{Read as _, Write as _};
+use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant, SystemTime};
 
-use anyhow::Context as _;
 use clap::{Args, ValueEnum};
 use corobench_load::{
     Backend, BackendChoice, Endpoint, LoadConfig, LoadError, LoadRun, RequestTemplate, Schedule,
@@ -155,20 +154,7 @@ pub fn run(args: &LoadArgs) -> anyhow::Result<Exit> {
         load = load.starting_at(start_at).map_err(classify)?;
     }
     let report = run_with_progress(load)?;
-    let mut stdout = std::io::stdout().lock();
-    if args.json {
-        serde_json::to_writer_pretty(&mut stdout, &report)
-            .context("cannot write the JSON report")?;
-        writeln!(stdout)?;
-    } else {
-        let percentiles = if args.percentiles.is_empty() {
-            &load_summary::DEFAULT_PERCENTILES[..]
-        } else {
-            &args.percentiles
-        };
-        write!(stdout, "{}", load_summary::render(&report, percentiles))?;
-    }
-    stdout.flush()?;
+    super::shared::print_load_report(&report, args.json, &args.percentiles, load_summary::render)?;
     check_something_succeeded(&report)?;
     Ok(Exit::Success)
 }

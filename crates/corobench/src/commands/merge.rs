@@ -1,16 +1,14 @@
 //! `corobench merge A.json B.json …`: one exact report from the reports of
 //! several generators that loaded the same server at the same time.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use anyhow::Context as _;
 use clap::{Args, ValueEnum};
 use corobench_model::load::LOAD_REPORT_SCHEMA_VERSION;
 use corobench_model::{LoadReport, MergeInput};
 
 use crate::exit::{self, Exit};
-use crate::output::{load_summary, merge_summary};
+use crate::output::merge_summary;
 use crate::values;
 
 /// Flags of `corobench merge`.
@@ -58,20 +56,8 @@ pub enum MergeFormat {
 /// cannot be merged (exit 2).
 pub fn run(args: &MergeArgs) -> anyhow::Result<Exit> {
     let merged = merge_files(&args.reports)?;
-    let mut stdout = std::io::stdout().lock();
-    if args.json || args.format == MergeFormat::Json {
-        serde_json::to_writer_pretty(&mut stdout, &merged)
-            .context("cannot write the merged report")?;
-        writeln!(stdout)?;
-    } else {
-        let percentiles = if args.percentiles.is_empty() {
-            &load_summary::DEFAULT_PERCENTILES[..]
-        } else {
-            &args.percentiles
-        };
-        write!(stdout, "{}", merge_summary::render(&merged, percentiles))?;
-    }
-    stdout.flush()?;
+    let json = args.json || args.format == MergeFormat::Json;
+    super::shared::print_load_report(&merged, json, &args.percentiles, merge_summary::render)?;
     Ok(Exit::Success)
 }
 

@@ -189,6 +189,35 @@ fn parse_level(text: &str) -> Result<f64, String> {
     }
 }
 
+/// Prints a load report (one generator's or a merge) on stdout: as JSON, or
+/// as the text `render` makes with the asked percentiles (the default set
+/// when none were asked).
+///
+/// # Errors
+/// Stdout cannot be written.
+pub fn print_load_report(
+    report: &corobench_model::LoadReport,
+    json: bool,
+    percentiles: &[f64],
+    render: impl FnOnce(&corobench_model::LoadReport, &[f64]) -> String,
+) -> anyhow::Result<()> {
+    let mut stdout = io::stdout().lock();
+    if json {
+        serde_json::to_writer_pretty(&mut stdout, report)
+            .context("cannot write the JSON report")?;
+        writeln!(stdout)?;
+    } else {
+        let percentiles = if percentiles.is_empty() {
+            &crate::output::load_summary::DEFAULT_PERCENTILES[..]
+        } else {
+            percentiles
+        };
+        write!(stdout, "{}", render(report, percentiles))?;
+    }
+    stdout.flush()?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
