@@ -253,6 +253,36 @@ impl Metric {
         }
     }
 
+    /// The short word a claim or a `--fail-on` rule names a server metric
+    /// by (`rps`, `p99`, ...); `None` for program figures, which are named
+    /// `program:UNIT`.
+    #[must_use]
+    pub fn word(self) -> Option<&'static str> {
+        Some(match self {
+            Self::RequestsPerS => "rps",
+            Self::LatencyMeanUs => "mean",
+            Self::LatencyP50Us => "p50",
+            Self::LatencyP99Us => "p99",
+            Self::LatencyP999Us => "p99.9",
+            Self::ServerCpuPct => "cpu",
+            Self::PeakRssBytes => "rss",
+            Self::ErrorRate => "error_rate",
+            Self::Program(_) => return None,
+        })
+    }
+
+    /// The server metric named by its [`Metric::word`].
+    #[must_use]
+    pub fn from_word(word: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|m| m.word() == Some(word))
+    }
+
+    /// Every server metric's word, in report order, for error messages.
+    #[must_use]
+    pub fn words() -> Vec<&'static str> {
+        Self::ALL.into_iter().filter_map(Self::word).collect()
+    }
+
     /// The metric named by its [`Metric::id`].
     #[must_use]
     pub fn from_id(id: &str) -> Option<Self> {

@@ -34,9 +34,9 @@ pub use load::{
 pub use merge::{MergeError, MergeInput, merge};
 pub use resource::{ResourceSample, ResourceSummary};
 pub use run::{
-    HostProvenance, ProgramMetric, ProgramResult, ProgramScenario, Provenance, RunProcess,
-    RunRecord, RunStatus, ScenarioRecord, ServerChoice, TaskCounts, TrialFlag, TrialRecord,
-    TrialStatus, WorkloadRecord,
+    HostProvenance, MAX_TRIALS, PrecisionGoal, ProgramMetric, ProgramResult, ProgramScenario,
+    Provenance, RunProcess, RunRecord, RunStatus, ScenarioRecord, ServerChoice, StoredRun,
+    TaskCounts, TrialFlag, TrialRecord, TrialStatus, WorkloadRecord,
 };
 pub use schedule::{
     Backend, BackendChoice, MAX_PIPELINE, ScenarioKey, Schedule, ScheduleKind, WireMode,

@@ -131,6 +131,45 @@ pub struct RunRecord {
     /// these objectives.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub capacity: Option<CapacitySettings>,
+    /// The req/s precision the run aimed for (`until_ci`, a `budget`, or
+    /// their flags), as it started: the report says which scenarios
+    /// reached it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub precision_goal: Option<PrecisionGoal>,
+}
+
+/// What an adaptive run aimed for.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PrecisionGoal {
+    /// The req/s interval's half-width, relative to the median.
+    pub fraction: f64,
+    /// The run's measuring time, when it had one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget_s: Option<f64>,
+}
+
+impl PrecisionGoal {
+    /// The budget as a duration.
+    #[must_use]
+    pub fn budget(&self) -> Option<std::time::Duration> {
+        self.budget_s
+            .and_then(|s| std::time::Duration::try_from_secs_f64(s).ok())
+    }
+}
+
+/// The most trials per scenario (`trials`, `max_trials`).
+pub const MAX_TRIALS: u32 = 10_000;
+
+/// A run as stored, everything included: what the analysis reads.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StoredRun {
+    pub run: RunRecord,
+    /// How many trials of each scenario the run plans.
+    pub trials_per_scenario: u32,
+    /// In plan order.
+    pub scenarios: Vec<ScenarioRecord>,
+    /// In the order they ran (`sequence`).
+    pub trials: Vec<TrialRecord>,
 }
 
 /// What is sent to the target in one scenario.

@@ -8,8 +8,8 @@ use std::time::Duration;
 
 /// The longest `duration`, `warmup`, `idle` or `timeout`: a day.
 pub const MAX_DURATION: Duration = Duration::from_secs(24 * 60 * 60);
-/// The most trials per scenario (`trials`, `max_trials`).
-pub const MAX_TRIALS: u32 = 10_000;
+/// The most trials a scenario may have (defined with the run record).
+pub use corobench_model::MAX_TRIALS;
 /// The most generator threads.
 pub const MAX_GENERATOR_THREADS: u32 = 1_024;
 /// The most connections of one scenario: the generator reaches one server

@@ -98,6 +98,18 @@ pub struct Trials {
     pub budget: Option<Duration>,
 }
 
+impl Trials {
+    /// The req/s precision the run aims for, as recorded with it.
+    #[must_use]
+    pub fn goal(&self) -> Option<corobench_model::PrecisionGoal> {
+        self.until_ci
+            .map(|fraction| corobench_model::PrecisionGoal {
+                fraction,
+                budget_s: self.budget.map(|b| b.as_secs_f64()),
+            })
+    }
+}
+
 /// The req/s precision a budgeted run aims for when the spec sets none.
 pub const DEFAULT_BUDGET_GOAL: f64 = 0.05;
 

@@ -430,7 +430,7 @@ fn a_budget_sets_a_goal_and_enough_trials_for_an_interval() {
     let plan = resolve_text(&spec).unwrap();
     assert_eq!(plan.trials.until_ci, Some(0.02));
     let goal = corobench_spec::precision_goal(&spec).unwrap();
-    assert_eq!(goal.budget, Some(Duration::from_secs(60)));
+    assert_eq!(goal.budget(), Some(Duration::from_secs(60)));
     assert!((goal.fraction - 0.02).abs() < 1e-12);
     assert_eq!(corobench_spec::precision_goal(workload), None);
     let refused = resolve_text(&format!("[run]\nbudget = \"soon\"\n{workload}")).unwrap_err();

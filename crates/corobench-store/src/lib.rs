@@ -22,4 +22,4 @@ mod tests;
 pub use error::StoreError;
 pub use runs::{LATEST, RunListing};
 pub use schema::SCHEMA_VERSION;
-pub use store::{Store, StoredRun};
+pub use store::Store;

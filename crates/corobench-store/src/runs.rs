@@ -57,10 +57,16 @@ impl Store {
             .as_ref()
             .map(|c| to_json(c, "capacity settings", path))
             .transpose()?;
+        let goal = run
+            .precision_goal
+            .as_ref()
+            .map(|g| to_json(g, "precision goal", path))
+            .transpose()?;
         let inserted = tx.execute(
             "INSERT INTO runs (id, started_at_unix_ms, finished_at_unix_ms, status, suite, \
              spec_toml, seed, trials_per_scenario, provenance_json, claims_json, baseline, \
-             capacity_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+             capacity_json, precision_goal_json) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
             params![
                 run.id,
                 run.started_at_unix_ms,
@@ -74,6 +80,7 @@ impl Store {
                 claims,
                 run.baseline,
                 capacity,
+                goal,
             ],
         );
         match inserted {
@@ -291,8 +298,8 @@ impl Store {
             .conn
             .query_row(
                 "SELECT id, started_at_unix_ms, finished_at_unix_ms, status, suite, spec_toml, \
-                 seed, trials_per_scenario, provenance_json, claims_json, baseline, capacity_json \
-                 FROM runs WHERE id = ?1",
+                 seed, trials_per_scenario, provenance_json, claims_json, baseline, capacity_json, \
+                 precision_goal_json FROM runs WHERE id = ?1",
                 [run_id],
                 |row| {
                     Ok((
@@ -308,6 +315,7 @@ impl Store {
                             row.get::<_, Option<String>>(9)?,
                             row.get(10)?,
                             row.get::<_, Option<String>>(11)?,
+                            row.get::<_, Option<String>>(12)?,
                         ),
                     ))
                 },
@@ -318,7 +326,7 @@ impl Store {
             (id, started, finished, status),
             (suite, spec_toml, seed),
             (trials, provenance),
-            (claims, baseline, capacity),
+            (claims, baseline, capacity, goal),
         )) = row
         else {
             return Err(self.unknown_run(run_id));
@@ -341,6 +349,9 @@ impl Store {
             baseline,
             capacity: capacity
                 .map(|json| from_json(&json, "capacity settings", &self.path))
+                .transpose()?,
+            precision_goal: goal
+                .map(|json| from_json(&json, "precision goal", &self.path))
                 .transpose()?,
         };
         Ok((run, trials))

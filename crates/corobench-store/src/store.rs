@@ -3,7 +3,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use corobench_model::{RunRecord, ScenarioRecord, TrialRecord};
+use corobench_model::StoredRun;
 use rusqlite::Connection;
 
 use crate::error::{StoreError, classify};
@@ -14,18 +14,6 @@ use crate::schema;
 pub struct Store {
     pub(crate) conn: Connection,
     pub(crate) path: PathBuf,
-}
-
-/// A run as stored, everything included.
-#[derive(Clone, Debug, PartialEq)]
-pub struct StoredRun {
-    pub run: RunRecord,
-    /// How many trials of each scenario the run plans.
-    pub trials_per_scenario: u32,
-    /// In plan order.
-    pub scenarios: Vec<ScenarioRecord>,
-    /// In the order they ran (`sequence`).
-    pub trials: Vec<TrialRecord>,
 }
 
 impl Store {

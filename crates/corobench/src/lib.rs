@@ -1,7 +1,6 @@
 //! The `corobench` command: glue between the CLI and the library crates.
 //! Only this crate sees every other crate, and only it prints.
 
-pub mod analyze;
 pub mod cli;
 pub mod commands;
 pub mod exit;

@@ -154,3 +154,49 @@ fn a_slowed_rerun_fails_the_gate_and_names_the_offenders() {
     assert_eq!(junit.status.code(), Some(1));
     assert!(stdout(&junit).contains("<failure"), "{}", stdout(&junit));
 }
+
+/// The older run of the report fixture (tests/fixtures/report), as the
+/// analysis library sees it,
+/// read from a scratch copy so the committed database is never opened.
+fn fixture_run() -> corobench_model::StoredRun {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("runs.db");
+    let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/report/runs.db");
+    std::fs::copy(fixture, &db).unwrap();
+    let store = corobench_store::Store::open_existing(&db).unwrap();
+    let mut runs = store.runs().unwrap();
+    runs.sort_by_key(|r| r.started_at_unix_ms);
+    store.load_run(&runs[0].id).unwrap()
+}
+
+#[test]
+fn a_stored_run_slowed_by_a_fifth_fails_where_its_trials_are_steady() {
+    let base = fixture_run();
+    let mut slowed = base.clone();
+    slowed.run.id = "slowed".to_owned();
+    for load in slowed.trials.iter_mut().filter_map(|t| t.load.as_mut()) {
+        load.requests_per_s *= 0.8;
+    }
+    let rules = corobench_analyze::gate::parse_rules("rps:-5%").unwrap();
+    let options = corobench_analyze::AnalyzeOptions::default();
+    let gate = corobench_analyze::compare_runs_gated(&base, &slowed, &options, Some(&rules))
+        .gate
+        .unwrap();
+    let offenders: Vec<&str> = gate.failures().map(|c| c.scenario.as_str()).collect();
+    // The io-5ms scenarios vary by a few percent: a fifth less is clear.
+    // The plaintext ones vary by more than half: it is not.
+    assert!(
+        offenders.contains(&"go-nethttp/io-5ms/c=8"),
+        "{offenders:?}"
+    );
+    assert!(offenders.iter().all(|key| !key.contains("plaintext")));
+    for check in gate.failures() {
+        assert!((check.ratio.unwrap() - 0.8).abs() < 1e-9, "{check:#?}");
+        assert!(check.ratio_hi.unwrap() < 0.95);
+    }
+    let rerun = corobench_analyze::compare_runs_gated(&base, &base, &options, Some(&rules))
+        .gate
+        .unwrap();
+    assert!(rerun.passed());
+    assert_eq!(rerun.scenarios, 20);
+}

@@ -152,8 +152,8 @@ fn run_a_with_claims(fixture: &Fixture) -> corobench_model::RunAnalysis {
     let stored: Vec<&str> = run.scenarios.iter().map(|s| s.key.as_str()).collect();
     assert_eq!(planned, stored, "the claims spec plans run A's scenarios");
     run.run.claims = plan.claims;
-    let options = corobench::analyze::AnalyzeOptions::default();
-    corobench::analyze::analyze_run(&run, &options).unwrap()
+    let options = corobench_analyze::AnalyzeOptions::default();
+    corobench_analyze::analyze_run(&run, &options).unwrap()
 }
 
 /// The fixture's targets as the spec resolver sees them, and swoole-uring,

@@ -30,18 +30,6 @@ const DEFAULT_TOLERANCE: f64 = 0.10;
 /// many more there are.
 const ITEMS_LISTED: usize = 8;
 
-/// The words a claim names a server metric by.
-const METRIC_WORDS: [(&str, Metric); 8] = [
-    ("rps", Metric::RequestsPerS),
-    ("mean", Metric::LatencyMeanUs),
-    ("p50", Metric::LatencyP50Us),
-    ("p99", Metric::LatencyP99Us),
-    ("p99.9", Metric::LatencyP999Us),
-    ("cpu", Metric::ServerCpuPct),
-    ("rss", Metric::PeakRssBytes),
-    ("error_rate", Metric::ErrorRate),
-];
-
 /// What a claim is checked against: the catalog and the plan built so far.
 #[derive(Debug)]
 pub(super) struct Context<'p> {
@@ -202,18 +190,13 @@ fn metric(
         }
         return Ok(Metric::Program(ProgramUnit::new(word)));
     }
-    METRIC_WORDS
-        .iter()
-        .find(|(name, _)| *name == word)
-        .map(|(_, metric)| *metric)
-        .ok_or_else(|| {
-            let words: Vec<&str> = METRIC_WORDS.iter().map(|(name, _)| *name).collect();
-            fail(format!(
-                "{} is not a figure corobench measures for a server; use one of: {}",
-                shown(word),
-                words.join(", ")
-            ))
-        })
+    Metric::from_word(word).ok_or_else(|| {
+        fail(format!(
+            "{} is not a figure corobench measures for a server; use one of: {}",
+            shown(word),
+            Metric::words().join(", ")
+        ))
+    })
 }
 
 /// `ratio = 3.06` (with an optional `tolerance`) or `direction = "a>b"`.

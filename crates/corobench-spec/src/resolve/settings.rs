@@ -1,5 +1,6 @@
 //! The suite's `name` and `description`, and `[run]`: how every trial runs.
 
+pub use corobench_model::PrecisionGoal;
 use std::ops::{Range, RangeInclusive};
 use std::time::Duration;
 
@@ -295,9 +296,10 @@ fn cpus(
         .map_err(|why| at.at(span, key, why))
 }
 
-/// The req/s precision a stored run aimed for, read from its spec text
-/// without resolving it (its targets may no longer exist): `None` when the
-/// spec set no goal or no longer parses.
+/// The req/s precision a run stored before it was recorded with the run
+/// (schema 4) aimed for, read from its spec text without resolving it (its
+/// targets may no longer exist): `None` when the spec set no goal or no
+/// longer parses.
 #[must_use]
 pub fn precision_goal(spec_text: &str) -> Option<PrecisionGoal> {
     let document: toml::Table = spec_text.parse().ok()?;
@@ -316,14 +318,8 @@ pub fn precision_goal(spec_text: &str) -> Option<PrecisionGoal> {
         _ => None,
     };
     let fraction = fraction.or(budget.map(|_| DEFAULT_BUDGET_GOAL))?;
-    Some(PrecisionGoal { fraction, budget })
-}
-
-/// What an adaptive run aimed for.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct PrecisionGoal {
-    /// The req/s interval's half-width, relative to the median.
-    pub fraction: f64,
-    /// The run's measuring time, when it had one.
-    pub budget: Option<Duration>,
+    Some(PrecisionGoal {
+        fraction,
+        budget_s: budget.map(|b| b.as_secs_f64()),
+    })
 }

@@ -4,9 +4,10 @@ use std::collections::BTreeMap;
 
 use corobench_model::{
     ClaimExpectation, ClaimRecord, ClaimScenario, ClaimSide, ErrorCounts, GeneratorUsage,
-    LatencyHistogram, LoadReport, LoadWarning, Metric, OpenLoopReport, Provenance, PublishedValues,
-    ResourceSample, ResourceSummary, RunRecord, RunStatus, ScenarioRecord, Schedule, ScheduleKind,
-    StatusCounts, TaskCounts, TimelineSecond, TrialFlag, TrialRecord, TrialStatus, WorkloadRecord,
+    LatencyHistogram, LoadReport, LoadWarning, Metric, OpenLoopReport, PrecisionGoal, Provenance,
+    PublishedValues, ResourceSample, ResourceSummary, RunRecord, RunStatus, ScenarioRecord,
+    Schedule, ScheduleKind, StatusCounts, TaskCounts, TimelineSecond, TrialFlag, TrialRecord,
+    TrialStatus, WorkloadRecord,
 };
 
 use crate::Store;
@@ -50,6 +51,11 @@ pub(super) fn run(id: &str, started_at_unix_ms: i64) -> RunRecord {
         claims: vec![claim()],
         baseline: Some("go-nethttp".to_owned()),
         capacity: None,
+        // Every column of the run row round-trips, the goal included.
+        precision_goal: Some(PrecisionGoal {
+            fraction: 0.05,
+            budget_s: Some(300.0),
+        }),
     }
 }
 

@@ -5,7 +5,9 @@ use corobench_model::RunStatus;
 use super::fixtures::{
     RUN_ID, TRIALS_PER_SCENARIO, failed_trial, ok_trial, run, scenarios, store_with_run,
 };
-use crate::{Store, StoredRun};
+use corobench_model::StoredRun;
+
+use crate::Store;
 
 #[test]
 fn a_run_with_all_kinds_of_trials_loads_back_equal() {

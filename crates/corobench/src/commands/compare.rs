@@ -11,8 +11,8 @@ use corobench_model::RunComparison;
 use corobench_report::{Format, GateFormat, RenderOptions};
 
 use super::shared::{StatsArgs, load_run, open_store, write_output};
-use crate::analyze::{self, gate};
 use crate::exit::{Exit, usage};
+use corobench_analyze::{self as analyze, gate};
 
 /// Flags of `corobench compare`.
 #[derive(Debug, Args)]

@@ -6,8 +6,8 @@ use clap::{Args, ValueEnum};
 use corobench_report::{Format, RenderOptions};
 
 use super::shared::{StatsArgs, load_run, open_store, write_output};
-use crate::analyze::{self, AnalyzeOptions};
 use crate::exit::{self, Exit};
+use corobench_analyze::{self as analyze, AnalyzeOptions};
 
 /// Flags of `corobench report`.
 #[derive(Debug, Args)]

@@ -8,10 +8,11 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 use clap::{Args, ValueEnum};
-use corobench_store::{Store, StoreError, StoredRun};
+use corobench_model::StoredRun;
+use corobench_store::{Store, StoreError};
 
-use crate::analyze::AnalyzeOptions;
 use crate::exit;
+use corobench_analyze::AnalyzeOptions;
 
 /// The results database a command reads when none is named.
 pub const DEFAULT_DB: &str = "corobench.db";
@@ -116,9 +117,15 @@ pub fn open_store(path: &Path) -> anyhow::Result<Store> {
 /// candidates), or the run cannot be read.
 pub fn load_run(store: &Store, id_or_prefix: &str) -> anyhow::Result<StoredRun> {
     let id = store.resolve_run_id(id_or_prefix).map_err(store_error)?;
-    store
+    let mut stored = store
         .load_run(&id)
-        .with_context(|| format!("cannot read run {id} from {}", store.path().display()))
+        .with_context(|| format!("cannot read run {id} from {}", store.path().display()))?;
+    // Runs stored before schema 4 did not record their precision goal; it
+    // is read back out of their spec, the one place that still does so.
+    if stored.run.precision_goal.is_none() {
+        stored.run.precision_goal = corobench_spec::precision_goal(&stored.run.spec_toml);
+    }
+    Ok(stored)
 }
 
 /// Store errors the user fixes with other arguments (another `--db`, run

@@ -7,8 +7,8 @@ use std::io::Write as _;
 use corobench_report::{Format, RenderOptions};
 use corobench_store::Store;
 
-use crate::analyze::{AnalyzeOptions, analyze_run};
 use crate::exit;
+use corobench_analyze::{AnalyzeOptions, analyze_run};
 
 /// Prints the stored run's report table on stdout.
 ///

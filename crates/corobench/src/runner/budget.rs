@@ -19,7 +19,7 @@ use corobench_model::TrialRecord;
 use super::events::RunEvent;
 use super::order::{self, TrialSlot};
 use super::rounds::{Rounds, RunTally, Step, StoredTrials, TrialExecutor, UNTIL_CI_CONFIDENCE};
-use crate::analyze::median_precision;
+use corobench_analyze::median_precision;
 
 /// Time since the budget started.
 pub trait Clock {

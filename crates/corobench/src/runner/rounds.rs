@@ -15,7 +15,7 @@ use corobench_spec::{Plan, PlannedScenario};
 
 use super::events::{RunEvent, RunObserver};
 use super::order::{self, TrialSlot};
-use crate::analyze::median_precision;
+use corobench_analyze::median_precision;
 
 /// The confidence of the req/s interval that `--until-ci` narrows.
 pub const UNTIL_CI_CONFIDENCE: f64 = 0.95;

@@ -60,6 +60,7 @@ pub(super) fn fresh(args: &RunArgs, targets: &Targets) -> anyhow::Result<Start> 
         claims: plan.claims.clone(),
         baseline: run_baseline(&plan, args.baseline.as_deref()),
         capacity: plan.capacity.clone(),
+        precision_goal: plan.trials.goal(),
     };
     Ok(Start {
         plan,

@@ -10,11 +10,11 @@ use corobench_spec::{Catalog, CatalogTarget, Plan, PlannedScenario, resolve};
 
 use super::search::Finish;
 use super::{CapacityRun, CapacitySink, CapacityTally, RateScenario};
-use crate::analyze::tests::builder::load;
 use crate::runner::events::Silent;
 use crate::runner::order::TrialSlot;
 use crate::runner::rounds::tests::record;
 use crate::runner::rounds::{TrialExecutor, TrialOutcome};
+use corobench_analyze::fixtures::load;
 
 /// Two targets searched with `p99 <= 10ms` from 1000 req/s.
 fn plan() -> Plan {

@@ -9,9 +9,9 @@ use corobench_model::{TaskCounts, TrialRecord, TrialStatus};
 use corobench_spec::{Catalog, CatalogTarget, Plan, PlannedScenario, resolve};
 
 use super::{Rounds, RunTally, StoredTrials, TrialExecutor, TrialOutcome};
-use crate::analyze::tests::builder::load;
 use crate::runner::events::{RunEvent, RunObserver};
 use crate::runner::order::{self, TrialSlot};
+use corobench_analyze::fixtures::load;
 
 /// A plan of `scenarios` closed-loop scenarios (targets t0, t1, …).
 pub(crate) fn plan(scenarios: usize, trials: u32, until_ci: Option<f64>, max: u32) -> Plan {

@@ -2,14 +2,14 @@
 //! with modest noise, a wide spread, too few trials, generator-bound sides,
 //! a side that could not run, and a program's own figures.
 
+use corobench_model::StoredRun;
 use corobench_model::{
     ClaimDirection, ClaimExpectation, ClaimOutcome, ClaimRecord, ClaimScenario, ClaimSide,
     ClaimVerdict, Metric, ProgramUnit,
 };
-use corobench_store::StoredRun;
 
-use super::builder::{RunBuilder, generator_bound};
-use crate::analyze::{AnalyzeOptions, analyze_run};
+use crate::fixtures::{RunBuilder, generator_bound};
+use crate::{AnalyzeOptions, analyze_run};
 
 /// b's req/s, and a's at twice b's with noise of about 1%.
 const B: [f64; 6] = [100.0, 102.0, 98.0, 101.0, 99.0, 100.5];

@@ -2,12 +2,12 @@
 //! baseline target's scenario with the same workload and schedule (and the
 //! same values of the parameters both targets have).
 
+use corobench_model::StoredRun;
 use corobench_model::{
     Better, Metric, MetricComparison, MetricSummary, ScenarioAnalysis, ScenarioComparison, Verdict,
     WarningKind,
 };
 use corobench_stats::{format_delta, format_p_and_n, mann_whitney_u_test};
-use corobench_store::StoredRun;
 
 use super::scenarios::values_of;
 use super::warnings::{Warnings, too_few_to_detect};

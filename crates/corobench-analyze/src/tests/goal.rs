@@ -2,8 +2,8 @@
 
 use corobench_model::WarningKind;
 
-use super::builder::RunBuilder;
-use crate::analyze::{AnalyzeOptions, analyze_run};
+use crate::fixtures::RunBuilder;
+use crate::{AnalyzeOptions, analyze_run};
 
 const NARROW: [f64; 6] = [105.0, 100.0, 103.0, 101.0, 104.0, 102.0];
 const WIDE: [f64; 6] = [70.0, 100.0, 130.0, 90.0, 110.0, 100.0];
@@ -11,7 +11,7 @@ const WIDE: [f64; 6] = [70.0, 100.0, 130.0, 90.0, 110.0, 100.0];
 #[test]
 fn scenarios_short_of_a_budgeted_runs_goal_are_marked() {
     let run = RunBuilder::new("r1", 6)
-        .spec("[run]\nbudget = \"5m\"\n")
+        .goal(0.05, Some(300.0))
         .scenario("narrow", &[], "plaintext", 4)
         .rates(&NARROW)
         .scenario("wide", &[], "plaintext", 4)
@@ -38,7 +38,7 @@ fn a_run_whose_every_scenario_reached_the_goal_says_so_and_one_without_a_goal_sa
             .rates(&NARROW)
     };
     let reached = analyze_run(
-        &builder().spec("[run]\nuntil_ci = \"5%\"\n").build(),
+        &builder().goal(0.05, None).build(),
         &AnalyzeOptions::default(),
     )
     .unwrap();

@@ -2,7 +2,6 @@
 //! statistics are known (p-values from the exact U distribution, intervals
 //! from the binomial order statistics).
 
-pub(crate) mod builder;
 mod claims;
 mod comparisons;
 mod gate;

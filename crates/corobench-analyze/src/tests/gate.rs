@@ -3,9 +3,9 @@
 
 use corobench_model::{GateOutcome, Metric, ProgramUnit};
 
-use super::builder::RunBuilder;
-use crate::analyze::gate::parse_rules;
-use crate::analyze::{AnalyzeOptions, compare_runs, compare_runs_gated};
+use crate::fixtures::RunBuilder;
+use crate::gate::parse_rules;
+use crate::{AnalyzeOptions, compare_runs, compare_runs_gated};
 
 const BASE: [f64; 6] = [100.0, 101.0, 102.0, 103.0, 104.0, 105.0];
 /// 10 % slower than BASE in every trial: p = 0.002, B/A wholly below 0.95.
@@ -14,7 +14,7 @@ const SLOWED: [f64; 6] = [90.0, 90.9, 91.8, 92.7, 93.6, 94.5];
 /// tell them apart.
 const NOISY_DROP: [f64; 6] = [60.0, 75.0, 92.0, 93.0, 130.0, 140.0];
 
-fn run(id: &str, rates: &[f64]) -> corobench_store::StoredRun {
+fn run(id: &str, rates: &[f64]) -> corobench_model::StoredRun {
     RunBuilder::new(id, 6)
         .scenario("go-nethttp", &[], "plaintext", 4)
         .rates(rates)
@@ -150,49 +150,4 @@ fn bad_rules_say_where_and_show_an_example() {
         assert!(shown.contains(message), "{text}: {shown}");
         assert!(shown.contains("example: --fail-on \"rps:-5%,p99:+10%\""));
     }
-}
-
-/// The older run of the report fixture (crates/corobench/tests/fixtures/report),
-/// read from a scratch copy so the committed database is never opened.
-fn fixture_run() -> corobench_store::StoredRun {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("runs.db");
-    let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/report/runs.db");
-    std::fs::copy(fixture, &db).unwrap();
-    let store = corobench_store::Store::open_existing(&db).unwrap();
-    let mut runs = store.runs().unwrap();
-    runs.sort_by_key(|r| r.started_at_unix_ms);
-    store.load_run(&runs[0].id).unwrap()
-}
-
-#[test]
-fn a_stored_run_slowed_by_a_fifth_fails_where_its_trials_are_steady() {
-    let base = fixture_run();
-    let mut slowed = base.clone();
-    slowed.run.id = "slowed".to_owned();
-    for load in slowed.trials.iter_mut().filter_map(|t| t.load.as_mut()) {
-        load.requests_per_s *= 0.8;
-    }
-    let rules = parse_rules("rps:-5%").unwrap();
-    let options = AnalyzeOptions::default();
-    let gate = compare_runs_gated(&base, &slowed, &options, Some(&rules))
-        .gate
-        .unwrap();
-    let offenders: Vec<&str> = gate.failures().map(|c| c.scenario.as_str()).collect();
-    // The io-5ms scenarios vary by a few percent: a fifth less is clear.
-    // The plaintext ones vary by more than half: it is not.
-    assert!(
-        offenders.contains(&"go-nethttp/io-5ms/c=8"),
-        "{offenders:?}"
-    );
-    assert!(offenders.iter().all(|key| !key.contains("plaintext")));
-    for check in gate.failures() {
-        assert!((check.ratio.unwrap() - 0.8).abs() < 1e-9, "{check:#?}");
-        assert!(check.ratio_hi.unwrap() < 0.95);
-    }
-    let rerun = compare_runs_gated(&base, &base, &options, Some(&rules))
-        .gate
-        .unwrap();
-    assert!(rerun.passed());
-    assert_eq!(rerun.scenarios, 20);
 }

@@ -1,4 +1,5 @@
-//! Runs, scenarios and trials in memory, with the values a test chooses.
+//! Runs, scenarios and trials in memory, with the values a test chooses:
+//! for the tests of the analysis and of the crates that call it.
 
 use std::collections::BTreeMap;
 
@@ -8,15 +9,16 @@ use corobench_model::{
     RunStatus, ScenarioRecord, ScheduleKind, StatusCounts, TaskCounts, TrialFlag, TrialRecord,
     TrialStatus, WorkloadRecord,
 };
-use corobench_store::StoredRun;
+use corobench_model::{PrecisionGoal, StoredRun};
 
 /// A run under construction: scenarios are added, then trials with values.
-pub(super) struct RunBuilder {
+#[derive(Debug)]
+pub struct RunBuilder {
     run: StoredRun,
 }
 
 impl RunBuilder {
-    pub(super) fn new(id: &str, trials_per_scenario: u32) -> Self {
+    pub fn new(id: &str, trials_per_scenario: u32) -> Self {
         Self {
             run: StoredRun {
                 run: RunRecord {
@@ -35,6 +37,7 @@ impl RunBuilder {
                     claims: Vec::new(),
                     baseline: None,
                     capacity: None,
+                    precision_goal: None,
                 },
                 trials_per_scenario,
                 scenarios: Vec::new(),
@@ -44,7 +47,7 @@ impl RunBuilder {
     }
 
     /// Adds a closed-loop scenario; `parameters` as `name=value` strings.
-    pub(super) fn scenario(
+    pub fn scenario(
         mut self,
         target: &str,
         parameters: &[&str],
@@ -86,7 +89,7 @@ impl RunBuilder {
     }
 
     /// One `ok` trial per value of req/s for the last scenario added.
-    pub(super) fn rates(mut self, rates: &[f64]) -> Self {
+    pub fn rates(mut self, rates: &[f64]) -> Self {
         for &rate in rates {
             // The latency a closed loop over 4 connections has at this rate
             // (Little's law), so the trials are consistent.
@@ -99,7 +102,7 @@ impl RunBuilder {
 
     /// One `ok` trial per value of a program figure in `unit`, for the last
     /// scenario added, which becomes a program scenario.
-    pub(super) fn figures(mut self, unit: &str, values: &[f64]) -> Self {
+    pub fn figures(mut self, unit: &str, values: &[f64]) -> Self {
         if let Some(scenario) = self.run.scenarios.last_mut() {
             scenario.program = Some(ProgramScenario::default());
         }
@@ -120,7 +123,7 @@ impl RunBuilder {
     }
 
     /// A failed trial for the last scenario added.
-    pub(super) fn failed(mut self, why: &str) -> Self {
+    pub fn failed(mut self, why: &str) -> Self {
         let mut trial = self.next_trial(TrialStatus::Failed, None);
         trial.failure = Some(why.to_owned());
         self.run.trials.push(trial);
@@ -128,18 +131,20 @@ impl RunBuilder {
     }
 
     /// Changes the last trial added.
-    pub(super) fn edit_last(mut self, edit: impl FnOnce(&mut TrialRecord)) -> Self {
+    pub fn edit_last(mut self, edit: impl FnOnce(&mut TrialRecord)) -> Self {
         edit(self.run.trials.last_mut().expect("a trial was added"));
         self
     }
 
-    /// The spec text stored with the run.
-    pub(super) fn spec(mut self, text: &str) -> Self {
-        text.clone_into(&mut self.run.run.spec_toml);
+    /// The req/s precision the run aimed for: `until_ci` as a fraction,
+    /// and a budget in seconds when it had one.
+    #[must_use]
+    pub fn goal(mut self, fraction: f64, budget_s: Option<f64>) -> Self {
+        self.run.run.precision_goal = Some(PrecisionGoal { fraction, budget_s });
         self
     }
 
-    pub(super) fn build(self) -> StoredRun {
+    pub fn build(self) -> StoredRun {
         self.run
     }
 
@@ -181,7 +186,7 @@ impl RunBuilder {
 }
 
 /// A load report with this req/s and these latencies recorded.
-pub(crate) fn load(requests_per_s: f64, latencies_us: &[u64]) -> LoadReport {
+pub fn load(requests_per_s: f64, latencies_us: &[u64]) -> LoadReport {
     let mut histogram = LatencyHistogram::new();
     for &us in latencies_us {
         histogram.record_us(us);
@@ -225,7 +230,7 @@ pub(crate) fn load(requests_per_s: f64, latencies_us: &[u64]) -> LoadReport {
 }
 
 /// Marks a trial generator-bound as the runner does.
-pub(super) fn generator_bound(trial: &mut TrialRecord) {
+pub fn generator_bound(trial: &mut TrialRecord) {
     trial
         .flags
         .push(TrialFlag::GeneratorBound { utilization: 0.97 });

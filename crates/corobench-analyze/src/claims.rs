@@ -13,8 +13,8 @@
 
 use corobench_model::{
     Better, ClaimBand, ClaimDirection, ClaimExpectation, ClaimMeasurement, ClaimOutcome,
-    ClaimRatio, ClaimRecord, ClaimScenario, ClaimSide, ClaimVerdict, Metric, ScenarioAnalysis,
-    TrialFlag,
+    ClaimRatio, ClaimRecord, ClaimScenario, ClaimSide, ClaimVerdict, MAX_TRIALS, Metric,
+    ScenarioAnalysis, TrialFlag,
 };
 use corobench_stats::{
     StatsError, hodges_lehmann_ratio, mann_whitney_u_test, min_attainable_p,
@@ -23,7 +23,6 @@ use corobench_stats::{
 
 use super::AnalyzeOptions;
 use super::scenarios::values_of;
-use corobench_spec::MAX_TRIALS;
 
 /// The trials per scenario that give both a bounded interval of a median and
 /// the smallest p of 0.002 (methodology.md): what advice to rerun suggests.

@@ -2,12 +2,12 @@
 //! is the baseline; scenarios are matched by key; each metric gets a table
 //! with a geomean row, as benchstat prints one per unit.
 
+use corobench_model::StoredRun;
 use corobench_model::{
     ANALYSIS_SCHEMA_VERSION, CompareRow, CompareSide, CompareTable, GateRule, Geomean, Metric,
     Provenance, RunComparison, ScenarioAnalysis, WarningKind,
 };
 use corobench_stats::{format_signed_pct, geomean_of_ratios, geometric_mean};
-use corobench_store::StoredRun;
 
 use super::baseline::{Sides, compare_metric};
 use super::gate;

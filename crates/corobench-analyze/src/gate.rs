@@ -19,18 +19,6 @@ use super::scenarios::values_of;
 /// How a rule is written, shown with every syntax error.
 pub const EXAMPLE: &str = "--fail-on \"rps:-5%,p99:+10%\"";
 
-/// The metric words a rule may name, besides `program:UNIT`.
-const METRIC_WORDS: [(&str, Metric); 8] = [
-    ("rps", Metric::RequestsPerS),
-    ("mean", Metric::LatencyMeanUs),
-    ("p50", Metric::LatencyP50Us),
-    ("p99", Metric::LatencyP99Us),
-    ("p99.9", Metric::LatencyP999Us),
-    ("cpu", Metric::ServerCpuPct),
-    ("rss", Metric::PeakRssBytes),
-    ("error_rate", Metric::ErrorRate),
-];
-
 /// A `--fail-on` value that is not a list of rules.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
@@ -80,12 +68,11 @@ fn parse_rule(item: &str, start: usize) -> Result<GateRule, (usize, String)> {
         ));
     };
     let metric = metric_named(name).ok_or_else(|| {
-        let words: Vec<&str> = METRIC_WORDS.iter().map(|(word, _)| *word).collect();
         (
             start,
             format!(
                 "unknown metric `{name}`; use {} or program:UNIT",
-                words.join(", ")
+                Metric::words().join(", ")
             ),
         )
     })?;
@@ -102,10 +89,7 @@ fn metric_named(name: &str) -> Option<Metric> {
     if let Some(unit) = name.strip_prefix(ProgramUnit::ID_PREFIX) {
         return (!unit.is_empty()).then(|| Metric::Program(ProgramUnit::new(unit)));
     }
-    METRIC_WORDS
-        .iter()
-        .find(|(word, _)| *word == name)
-        .map(|(_, metric)| *metric)
+    Metric::from_word(name)
 }
 
 /// `-5%` → −0.05; the sign is required because it says which way is worse.

@@ -2,8 +2,8 @@
 
 use corobench_model::{Metric, TrialStatus, WarningKind};
 
-use super::builder::{RunBuilder, generator_bound, load};
-use crate::analyze::{AnalyzeOptions, analyze_run};
+use crate::fixtures::{RunBuilder, generator_bound, load};
+use crate::{AnalyzeOptions, analyze_run};
 
 const SIX: [f64; 6] = [105.0, 100.0, 103.0, 101.0, 104.0, 102.0];
 

@@ -3,8 +3,8 @@
 
 use corobench_model::{RunAnalysis, Scalability};
 
-use super::builder::RunBuilder;
-use crate::analyze::{AnalyzeOptions, analyze_run};
+use crate::fixtures::RunBuilder;
+use crate::{AnalyzeOptions, analyze_run};
 
 /// X(N) = λN / (1 + σ(N − 1) + κN(N − 1)).
 fn usl(lambda: f64, sigma: f64, kappa: f64, n: f64) -> f64 {

@@ -1,5 +1,10 @@
 //! Statistics on stored runs, computed once, before any reporter runs.
 //!
+//! A library of its own, so that anything that judges stored runs (the
+//! command line, a results site built from many machines' runs, a test)
+//! needs only the plain data of a run: it depends on `corobench-model` and
+//! `corobench-stats`, never on the store, the command line or the runner.
+//!
 //! This is the only place where domain records meet `corobench-stats`: it
 //! reads [`StoredRun`]s and produces a [`RunAnalysis`] (one run, every
 //! target compared with a baseline target) or a [`RunComparison`] (two runs,
@@ -21,10 +26,15 @@
 //! - [`goal`]: which scenarios reached the run's req/s precision goal.
 //! - [`precision`]: how precisely a median is known, for the warnings and
 //!   for the runner's adaptive stop alike.
+//! - [`capacity_judging`]: how a capacity trial and a rate's trials are
+//!   judged, for the runner's search and the estimate alike.
 
 mod baseline;
 mod capacity;
+pub mod capacity_judging;
 mod claims;
+#[cfg(any(test, feature = "test-support"))]
+pub mod fixtures;
 pub mod gate;
 mod goal;
 mod precision;
@@ -35,13 +45,14 @@ mod usl;
 mod warnings;
 
 #[cfg(test)]
-pub(crate) mod tests;
+mod tests;
 
 use corobench_model::{
     ANALYSIS_SCHEMA_VERSION, AnalysisSettings, Metric, MetricInfo, RunAnalysis, ScenarioAnalysis,
+    StoredRun,
 };
-use corobench_store::StoredRun;
 
+pub use capacity_judging::{Judged, RateTally, judge};
 pub use precision::{median_precision, relative_half_width};
 pub use runs::{compare_runs, compare_runs_gated};
 
@@ -93,7 +104,7 @@ pub fn analyze_run(run: &StoredRun, options: &AnalyzeOptions) -> Result<RunAnaly
     let baseline_target = baseline::choose_target(run, options.baseline.as_deref())?;
     let mut notes = warnings::Warnings::default();
     let mut scenarios = scenarios::analyze_all(run, options, &mut notes, "");
-    goal::note_goal(&run.run.spec_toml, &mut scenarios, &mut notes);
+    goal::note_goal(run.run.precision_goal, &mut scenarios, &mut notes);
     let comparisons = match &baseline_target {
         Some(target) => baseline::compare_with(&mut scenarios, target, options, &mut notes),
         None => Vec::new(),

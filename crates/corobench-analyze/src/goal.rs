@@ -1,18 +1,21 @@
 //! A run that aimed for a req/s precision (`until_ci`, or a `budget`) says
 //! in its report which scenarios reached it: a note marks those that did
-//! not, and a run where all did says so. The goal is read from the run's
-//! stored spec, so a report of an old run needs nothing new in the store.
+//! not, and a run where all did says so. The goal is the one recorded with
+//! the run as it started.
 
-use corobench_model::{Metric, ScenarioAnalysis, WarningKind};
-use corobench_spec::{PrecisionGoal, precision_goal};
+use corobench_model::{Metric, PrecisionGoal, ScenarioAnalysis, WarningKind};
 
 use super::precision::relative_half_width;
 use super::warnings::Warnings;
 
 /// Adds the goal's note, marking every scenario whose req/s interval is
 /// wider than the goal (or unbounded). Programs have no req/s: left out.
-pub(super) fn note_goal(spec_text: &str, scenarios: &mut [ScenarioAnalysis], notes: &mut Warnings) {
-    let Some(goal) = precision_goal(spec_text) else {
+pub(super) fn note_goal(
+    goal: Option<PrecisionGoal>,
+    scenarios: &mut [ScenarioAnalysis],
+    notes: &mut Warnings,
+) {
+    let Some(goal) = goal else {
         return;
     };
     let percent = goal.fraction * 100.0;
@@ -49,7 +52,7 @@ pub(super) fn note_goal(spec_text: &str, scenarios: &mut [ScenarioAnalysis], not
 
 fn short_of_goal(goal: PrecisionGoal) -> String {
     let percent = goal.fraction * 100.0;
-    let limit = goal.budget.map_or_else(
+    let limit = goal.budget().map_or_else(
         || "in its maximum of trials".to_owned(),
         |budget| {
             format!(

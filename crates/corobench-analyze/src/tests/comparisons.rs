@@ -2,8 +2,8 @@
 
 use corobench_model::{Metric, Verdict, WarningKind};
 
-use super::builder::RunBuilder;
-use crate::analyze::{AnalyzeError, AnalyzeOptions, analyze_run, compare_runs};
+use crate::fixtures::RunBuilder;
+use crate::{AnalyzeError, AnalyzeOptions, analyze_run, compare_runs};
 
 const LOW: [f64; 6] = [100.0, 101.0, 102.0, 103.0, 104.0, 105.0];
 const HIGH: [f64; 6] = [110.0, 111.0, 112.0, 113.0, 114.0, 115.0];

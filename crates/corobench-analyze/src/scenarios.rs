@@ -3,12 +3,12 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use corobench_model::StoredRun;
 use corobench_model::{
     ErrorCounts, LatencyHistogram, MergedLatency, Metric, MetricSummary, PercentileValue,
     ScenarioAnalysis, ScenarioRecord, TrialAnalysis, TrialRecord, TrialStatus,
 };
 use corobench_stats::{format_pct_range, max, median_ci, min};
-use corobench_store::StoredRun;
 
 use super::AnalyzeOptions;
 use super::warnings::{ScenarioFacts, Warnings, scenario_warnings};

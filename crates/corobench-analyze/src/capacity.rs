@@ -8,14 +8,14 @@
 
 use std::collections::BTreeMap;
 
+use corobench_model::StoredRun;
 use corobench_model::{
     CapacityAnalysis, CapacityComparison, CapacityEstimate, CapacityRate, CapacitySettings, Metric,
     RateVerdict, ScenarioAnalysis, ScenarioCapacity, ScenarioRecord, TrialRecord,
 };
 use corobench_stats::{StepCapacity, StepOptions, estimate_step_capacity, median};
-use corobench_store::StoredRun;
 
-use crate::runner::capacity::search::{RateTally, judge};
+use crate::capacity_judging::{RateTally, judge};
 
 /// Fixed, so a report of the same run shows the same intervals every time.
 const SEED: u64 = 0xCA9A_C17E;
