@@ -8,10 +8,6 @@ Writes JSON fixtures that crates/corobench-stats/tests/model_fixtures.rs reads:
                  (bounds >= 0, trust-region reflective), started from a grid
                  of points; the best fit is kept and checked to be the one
                  every converged start agrees on
-  capacity.json  logistic fits of pass/fail trials against ln(rate) with
-                 Firth's penalty, by scipy.optimize.minimize on the penalised
-                 negative log-likelihood; for data that overlap, also the
-                 plain maximum-likelihood fit, checked against statsmodels
   ratio.json     Hodges-Lehmann ratios and Moses intervals by brute force:
                  every pairwise log difference, and the Mann-Whitney critical
                  rank from a full enumeration of splits (small samples),
@@ -30,7 +26,6 @@ import math
 import numpy as np
 import scipy
 import statsmodels
-import statsmodels.api as sm
 from scipy import optimize, stats
 
 from stats_fixtures import output_directory, write_fixtures
@@ -116,104 +111,13 @@ def usl_cases(rng):
     return cases
 
 
-# ---------------------------------------------------------------- capacity
+# ---------------------------------------------------------------- retired draws
 
-def design_matrix(rates):
-    return np.column_stack([np.ones(len(rates)), np.log(rates)])
-
-
-def negative_log_likelihood(beta, design, passed, trials, firth):
-    eta = design @ beta
-    # ln p = -softplus(-eta), ln(1 - p) = -softplus(eta)
-    loglik = -np.sum(passed * np.logaddexp(0, -eta) + (trials - passed) * np.logaddexp(0, eta))
-    if not firth:
-        return -loglik
-    p = 1 / (1 + np.exp(-eta))
-    info = design.T @ (design * (trials * p * (1 - p))[:, None])
-    sign, logdet = np.linalg.slogdet(info)
-    if sign <= 0:
-        return np.inf
-    return -(loglik + 0.5 * logdet)
-
-
-def score(beta, design, passed, trials, firth):
-    """The gradient of the log-likelihood, with Firth's penalty the modified
-    score sum (y - n p + h (1/2 - p)) x, h the leverages (Firth 1993)."""
-    p = 1 / (1 + np.exp(-(design @ beta)))
-    residual = passed - trials * p
-    if firth:
-        weight = trials * p * (1 - p)
-        info = design.T @ (design * weight[:, None])
-        leverage = weight * np.einsum("ij,jk,ik->i", design, np.linalg.inv(info), design)
-        residual = residual + leverage * (0.5 - p)
-    return design.T @ residual
-
-
-def minimise(design, passed, trials, firth):
-    """Nelder-Mead from the origin, then BFGS, on the covariate ln(rate) as it
-    stands (no centring), so agreement with corobench-stats, which centres and
-    scales it, also checks the penalty's invariance. BFGS with a numerical
-    gradient stops with a gradient near 1e-6; solving gradient = 0 from there
-    takes the coefficients to about 1e-12, and must not lower the objective."""
-    objective = lambda b: negative_log_likelihood(b, design, passed, trials, firth)
-    start = optimize.minimize(objective, [0.0, 0.0], method="Nelder-Mead",
-                              options={"xatol": 1e-10, "fatol": 1e-13, "maxiter": 40_000,
-                                       "maxfev": 80_000})
-    found = optimize.minimize(objective, start.x, method="BFGS", options={"gtol": 1e-10})
-    found = found if found.fun <= start.fun else start
-    root = optimize.root(score, found.x, args=(design, passed, trials, firth), tol=1e-14)
-    # hybr may report "no progress" once it sits at rounding level; the gradient says where it is.
-    assert np.max(np.abs(score(root.x, design, passed, trials, firth))) < 1e-9, root
-    assert objective(root.x) <= found.fun + 1e-12, (objective(root.x), found.fun)
-    assert np.allclose(root.x, found.x, rtol=1e-5), (root.x, found.x)
-    return [float(v) for v in root.x], float(objective(root.x))
-
-
-def grouped(rates, passed, trials):
-    return np.asarray(rates, float), np.asarray(passed, float), np.asarray(trials, float)
-
-
-def capacity_at(beta, level):
-    return math.exp((math.log(level / (1 - level)) - beta[0]) / beta[1])
-
-
-def capacity_cases(rng):
-    specs = [
-        ("overlapping", [200, 400, 600, 800, 1000, 1200], [5, 5, 4, 2, 1, 0], [5] * 6),
-        ("separated", [100, 200, 400, 800], [3, 3, 0, 0], [3] * 4),
-        ("unequal_counts", [50, 75, 100, 150, 225], [6, 3, 2, 1, 0], [6, 4, 4, 3, 2]),
-    ]
-    # Synthetic: true capacity 750, P(pass) = 1 / (1 + (rate / 750)^6), 4 trials at 8 rates.
+def retired_capacity_draws(rng):
+    """The logistic capacity fixture is gone with its estimator, but its eight
+    binomial draws stay, so ratio.json regenerates to the same values."""
     rates = [750 * f for f in (0.5, 0.65, 0.8, 0.9, 1.0, 1.15, 1.3, 1.6)]
-    chance = [1 / (1 + (r / 750) ** 6) for r in rates]
-    specs.append(("synthetic", [round(r, 3) for r in rates],
-                  [int(v) for v in rng.binomial(4, chance)], [4] * len(rates)))
-    cases = []
-    for name, rates, passed, trials in specs:
-        r, y, n = grouped(rates, passed, trials)
-        design = design_matrix(r)
-        beta, objective = minimise(design, y, n, firth=True)
-        case = {
-            "name": name, "rates": rates, "passed": passed, "trials": trials,
-            "firth": {"intercept": beta[0], "slope": beta[1],
-                      "penalised_log_likelihood": -objective,
-                      "capacity": {str(q): capacity_at(beta, q) for q in (0.5, 0.9)}},
-        }
-        if name == "overlapping":
-            case["maximum_likelihood"] = maximum_likelihood(design, y, n)
-        cases.append(case)
-    return cases
-
-
-def maximum_likelihood(design, passed, trials):
-    """Plain logistic MLE by the same minimiser, checked against statsmodels'
-    binomial GLM, so the likelihood behind the Firth fits is the right one."""
-    beta, _ = minimise(design, passed, trials, firth=False)
-    endog = np.column_stack([passed, trials - passed])
-    reference = sm.GLM(endog, design, family=sm.families.Binomial()).fit(tol=1e-14).params
-    assert np.allclose(beta, reference, rtol=1e-6), (beta, reference)
-    return {"intercept": beta[0], "slope": beta[1], "capacity": capacity_at(beta, 0.5),
-            "statsmodels": [float(v) for v in reference]}
+    rng.binomial(4, [1 / (1 + (r / 750) ** 6) for r in rates])
 
 
 # ---------------------------------------------------------------- ratio
@@ -293,9 +197,9 @@ def main():
                 "statsmodels": statsmodels.__version__, "seed": SEED}
     files = {
         "usl.json": usl_cases(rng),
-        "capacity.json": capacity_cases(rng),
-        "ratio.json": ratio_cases(rng),
     }
+    retired_capacity_draws(rng)
+    files["ratio.json"] = ratio_cases(rng)
     write_fixtures(out, versions, files)
 
 

@@ -1,63 +1,17 @@
-//! A seeded percentile-bootstrap confidence interval for the median, in the
-//! style of criterion: resample with replacement, take each resample's median,
-//! read the interval off the medians' quantiles.
+//! The pieces of a seeded percentile bootstrap that the USL and capacity
+//! fits share: resampling with replacement, and reading an interval off the
+//! resampled estimates' quantiles.
 //!
-//! This complements the order-statistic interval of [`crate::median_ci`]: it
-//! is never infinite, but for small samples it is too narrow (it cannot see
-//! beyond the observed values), so benchstat-style reports use the
-//! order-statistic interval and this one is an extra.
+//! Medians and ratios of medians are not bootstrapped: for the few trials a
+//! scenario has, a bootstrap cannot see beyond the observed values and its
+//! level is only approximate, so they use the exact order-statistic and
+//! Moses intervals (docs/methodology.md gives the coverage figures).
 
 use crate::StatsError;
-use crate::random::SplitMix64;
-use crate::sample::{check_confidence, sorted_copy};
 use crate::summary::quantile_of_sorted;
 
-/// The least number of resamples [`bootstrap_median_ci`] accepts.
+/// The least number of resamples a bootstrap accepts.
 pub const MIN_RESAMPLES: usize = 100;
-
-/// A percentile-bootstrap interval for a statistic (the median, or a ratio of
-/// medians in [`crate::bootstrap_ratio_of_medians_ci`]).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct BootstrapCi {
-    /// The statistic on the sample(s) as measured.
-    pub estimate: f64,
-    /// The (1 − confidence)/2 quantile of the resampled statistics.
-    pub lo: f64,
-    /// The (1 + confidence)/2 quantile of the resampled statistics.
-    pub hi: f64,
-    /// The requested confidence (a bootstrap has no exact achieved level).
-    pub confidence: f64,
-    /// How many resamples were drawn.
-    pub resamples: usize,
-}
-
-/// Percentile-bootstrap interval for the median of `values` at `confidence` in
-/// (0, 1), from `resamples` (≥ [`MIN_RESAMPLES`]) resamples drawn with a
-/// generator seeded by `seed`: the same inputs always give the same interval.
-pub fn bootstrap_median_ci(
-    values: &[f64],
-    confidence: f64,
-    resamples: usize,
-    seed: u64,
-) -> Result<BootstrapCi, StatsError> {
-    let sorted = sorted_copy("sample", values)?;
-    check_confidence(confidence)?;
-    check_resamples(resamples)?;
-    let mut rng = SplitMix64::new(seed);
-    let mut resample = vec![0.0; sorted.len()];
-    let mut medians = Vec::with_capacity(resamples);
-    for _ in 0..resamples {
-        medians.push(resampled_median(&mut rng, &sorted, &mut resample));
-    }
-    let interval = percentile_interval(medians, confidence);
-    Ok(BootstrapCi {
-        estimate: quantile_of_sorted(&sorted, 0.5),
-        lo: interval.lo,
-        hi: interval.hi,
-        confidence,
-        resamples,
-    })
-}
 
 /// A two-sided interval; either end may be infinite where the data cannot bound it.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -86,20 +40,6 @@ pub(crate) fn check_resamples(resamples: usize) -> Result<(), StatsError> {
     Ok(())
 }
 
-/// Fills `resample` with values drawn from `source` (non-empty) with replacement.
-pub(crate) fn resample_into(rng: &mut SplitMix64, source: &[f64], resample: &mut [f64]) {
-    for slot in resample.iter_mut() {
-        *slot = source[rng.below(source.len())];
-    }
-}
-
-/// The median of one resample of `source` drawn into the scratch buffer `resample`.
-pub(crate) fn resampled_median(rng: &mut SplitMix64, source: &[f64], resample: &mut [f64]) -> f64 {
-    resample_into(rng, source, resample);
-    resample.sort_by(f64::total_cmp);
-    quantile_of_sorted(resample, 0.5)
-}
-
 /// The percentile interval of bootstrap estimates (non-empty, no NaN, ±∞
 /// allowed): their (1 − confidence)/2 and (1 + confidence)/2 R8 quantiles.
 pub(crate) fn percentile_interval(mut estimates: Vec<f64>, confidence: f64) -> Interval {
@@ -114,26 +54,7 @@ pub(crate) fn percentile_interval(mut estimates: Vec<f64>, confidence: f64) -> I
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn sample() -> Vec<f64> {
-        (0..25).map(|i| 100.0 + f64::from(i * 7 % 25)).collect()
-    }
-
-    #[test]
-    fn same_seed_same_interval() {
-        let a = bootstrap_median_ci(&sample(), 0.95, 2000, 7).unwrap();
-        let b = bootstrap_median_ci(&sample(), 0.95, 2000, 7).unwrap();
-        assert_eq!(a, b);
-    }
-
-    #[test]
-    fn interval_brackets_the_median_inside_the_sample_range() {
-        let ci = bootstrap_median_ci(&sample(), 0.95, 2000, 1).unwrap();
-        assert_eq!(ci.estimate, 112.0);
-        assert!(100.0 <= ci.lo && ci.lo <= ci.estimate, "{ci:?}");
-        assert!(ci.estimate <= ci.hi && ci.hi <= 124.0, "{ci:?}");
-        assert!(ci.lo < ci.hi);
-    }
+    use crate::random::SplitMix64;
 
     #[test]
     fn resample_indexes_cover_every_slot() {
@@ -148,11 +69,22 @@ mod tests {
     #[test]
     fn too_few_resamples_is_an_error() {
         assert_eq!(
-            bootstrap_median_ci(&sample(), 0.95, 10, 0),
+            check_resamples(10),
             Err(StatsError::TooFewResamples {
                 resamples: 10,
                 minimum: 100
             })
         );
+        assert_eq!(check_resamples(MIN_RESAMPLES), Ok(()));
+    }
+
+    #[test]
+    fn the_percentile_interval_reads_the_tails() {
+        let estimates: Vec<f64> = (0..=100).map(f64::from).collect();
+        let interval = percentile_interval(estimates, 0.9);
+        // R8 quantiles of 0..=100 at 5% and 95%: 4.4 and 95.6.
+        assert!((interval.lo - 4.4).abs() < 1e-9, "{interval:?}");
+        assert!((interval.hi - 95.6).abs() < 1e-9, "{interval:?}");
+        assert!(interval.contains(50.0) && !interval.contains(96.0));
     }
 }

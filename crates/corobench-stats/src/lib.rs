@@ -8,11 +8,11 @@
 //!   (with and without ties) and the normal approximation.
 //! - [`compare`]: relative deltas, benchstat's `~` / `± x%` / `p=… n=…`
 //!   strings and the geometric mean of per-row ratios.
-//! - [`bootstrap`]: a seeded percentile-bootstrap interval for the median.
+//! - [`bootstrap`]: the resampling and percentile interval the fits share.
 //! - [`usl`]: the Universal Scalability Law fitted to throughput against
 //!   concurrency, with bootstrap intervals for its parameters and peak.
-//! - [`capacity`]: the highest open-loop rate at which an SLO holds, from
-//!   pass/fail trials, by a logistic fit in log-rate with a bootstrap interval.
+//! - [`step_capacity`]: the highest open-loop rate at which an SLO holds,
+//!   from pass/fail trials, by an isotonic step fit with a bootstrap interval.
 //! - [`ratio`]: how many times larger one sample is than another (the
 //!   Hodges–Lehmann ratio) with Moses's distribution-free interval.
 //!
@@ -22,10 +22,8 @@
 //! crate README lists each difference.
 
 pub mod bootstrap;
-pub mod capacity;
 pub mod compare;
 mod error;
-mod firth;
 mod linalg;
 pub mod quantile_ci;
 pub mod random;
@@ -38,11 +36,7 @@ mod udist;
 pub mod usl;
 pub mod utest;
 
-pub use bootstrap::{BootstrapCi, Interval, bootstrap_median_ci};
-pub use capacity::{
-    Capacity, CapacityCi, CapacityOptions, CapacityResampling, PassCurve, estimate_capacity,
-    fit_pass_curve,
-};
+pub use bootstrap::Interval;
 pub use compare::{
     format_delta, format_p_and_n, format_pct_range, format_signed_pct, geomean_of_ratios,
     relative_delta,
@@ -53,8 +47,7 @@ pub use quantile_ci::{
     quantile_ci_orders,
 };
 pub use ratio::{
-    RatioCi, RatioIntervalMethod, bootstrap_ratio_of_medians_ci, hodges_lehmann_ratio,
-    min_samples_for_ratio_ci, ratio_ci,
+    RatioCi, RatioIntervalMethod, hodges_lehmann_ratio, min_samples_for_ratio_ci, ratio_ci,
 };
 pub use step_capacity::{LocatedCapacity, StepCapacity, StepOptions, estimate_step_capacity};
 pub use summary::{geometric_mean, max, mean, median, min, quantile};

@@ -4,7 +4,7 @@
 mod common;
 
 use common::{assert_close, read_json};
-use corobench_stats::{RatioIntervalMethod, StatsError, fit_pass_curve, fit_usl, ratio_ci};
+use corobench_stats::{RatioIntervalMethod, StatsError, fit_usl, ratio_ci};
 use serde::Deserialize;
 
 #[derive(Deserialize)]
@@ -69,45 +69,6 @@ fn usl_fits_match_scipy_curve_fit() {
         assert!(sse_gap <= USL_SSE_TOL, "{} gap {sse_gap:e}", context("SSE"));
     }
     assert!(fixture.cases.len() >= 5);
-}
-
-#[derive(Deserialize)]
-struct CurveFit {
-    intercept: f64,
-    slope: f64,
-    capacity: std::collections::BTreeMap<String, f64>,
-}
-
-#[derive(Deserialize)]
-struct CapacityCase {
-    name: String,
-    rates: Vec<f64>,
-    passed: Vec<usize>,
-    trials: Vec<usize>,
-    firth: CurveFit,
-}
-
-/// The Firth fit is compared with the shared relative tolerance, 1e-9: the
-/// script's optimum solves gradient = 0 to about 1e-12 (scipy's minimiser
-/// alone stops near 1e-7), and our Fisher scoring converges to 1e-11 in the
-/// standardised coefficients; worst seen 6e-13.
-#[test]
-fn capacity_point_estimates_match_scipy_firth_fits() {
-    let fixture: Fixture<CapacityCase> = read_json("capacity.json");
-    for case in &fixture.cases {
-        let trials: Vec<(f64, bool)> = (0..case.rates.len())
-            .flat_map(|i| (0..case.trials[i]).map(move |t| (i, t)))
-            .map(|(i, t)| (case.rates[i], t < case.passed[i]))
-            .collect();
-        let curve = fit_pass_curve(&trials).unwrap_or_else(|e| panic!("{}: {e}", case.name));
-        assert_close(curve.intercept, case.firth.intercept, &case.name);
-        assert_close(curve.slope, case.firth.slope, &case.name);
-        for (level, &capacity) in &case.firth.capacity {
-            let level: f64 = level.parse().unwrap();
-            let context = format!("{} at level {level}", case.name);
-            assert_close(curve.rate_at(level).unwrap(), capacity, &context);
-        }
-    }
 }
 
 #[derive(Deserialize)]

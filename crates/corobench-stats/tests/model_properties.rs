@@ -3,8 +3,8 @@
 //! behaves as a ratio should.
 
 use corobench_stats::{
-    Capacity, CapacityOptions, CapacityResampling, StatsError, bootstrap_ratio_of_medians_ci,
-    bootstrap_usl, estimate_capacity, fit_usl, hodges_lehmann_ratio, ratio_ci,
+    StatsError, StepCapacity, StepOptions, bootstrap_usl, estimate_step_capacity, fit_usl,
+    hodges_lehmann_ratio, ratio_ci,
 };
 use proptest::prelude::*;
 
@@ -41,17 +41,11 @@ fn trials() -> impl Strategy<Value = Vec<(f64, bool)>> {
     )
 }
 
-fn options(seed: u64, resampling: bool) -> CapacityOptions {
-    let resampling = if resampling {
-        CapacityResampling::Trials
-    } else {
-        CapacityResampling::FittedCurve
-    };
-    CapacityOptions {
+fn options(seed: u64) -> StepOptions {
+    StepOptions {
         resamples: 100,
         seed,
-        resampling,
-        ..CapacityOptions::default()
+        ..StepOptions::default()
     }
 }
 
@@ -104,7 +98,6 @@ proptest! {
             prop_assert!(ci.lo <= ci.estimate && ci.estimate <= ci.hi, "{ci:?}");
         }
         let _ = hodges_lehmann_ratio(&a, &b);
-        let _ = bootstrap_ratio_of_medians_ci(&a, &b, confidence, 100, 1);
     }
 
     #[test]
@@ -115,8 +108,6 @@ proptest! {
         if let Ok(ci) = ratio_ci(&a, &b, 0.95) {
             prop_assert!(ci.lo <= ci.estimate && ci.estimate <= ci.hi, "{ci:?}");
         }
-        let boot = bootstrap_ratio_of_medians_ci(&a, &b, 0.95, 100, 1).unwrap();
-        prop_assert!(boot.lo <= boot.hi, "{boot:?}");
     }
 
     #[test]
@@ -159,11 +150,11 @@ proptest! {
     #[test]
     fn capacity_never_panics(
         trials in prop::collection::vec((any_finite(), any::<bool>()), 0..20),
-        level in any_finite(),
+        confidence in any_finite(),
         seed in any::<u64>(),
     ) {
-        let options = CapacityOptions { level, ..options(seed, seed % 2 == 0) };
-        let _ = estimate_capacity(&trials, &options);
+        let options = StepOptions { confidence, ..options(seed) };
+        let _ = estimate_step_capacity(&trials, &options);
     }
 
     #[test]
@@ -171,7 +162,7 @@ proptest! {
         trials in prop::collection::vec((any_magnitude(), any::<bool>()), 1..20),
         seed in any::<u64>(),
     ) {
-        if let Ok(Capacity::Estimated(ci)) = estimate_capacity(&trials, &options(seed, seed % 2 == 0)) {
+        if let Ok(StepCapacity::Located(ci)) = estimate_step_capacity(&trials, &options(seed)) {
             prop_assert!(ci.lo <= ci.hi && !ci.estimate.is_nan(), "{ci:?}");
         }
     }
@@ -197,21 +188,12 @@ proptest! {
     }
 
     #[test]
-    fn capacity_is_fixed_by_its_seed(trials in trials(), seed in any::<u64>(), by_trials: bool) {
-        let options = options(seed, by_trials);
-        let first = estimate_capacity(&trials, &options);
-        prop_assert_eq!(&first, &estimate_capacity(&trials, &options));
-        if let Ok(Capacity::Estimated(ci)) = first {
-            prop_assert!(ci.lo <= ci.hi && ci.lo >= 0.0, "{ci:?}");
+    fn capacity_is_fixed_by_its_seed(trials in trials(), seed in any::<u64>()) {
+        let options = options(seed);
+        let first = estimate_step_capacity(&trials, &options);
+        prop_assert_eq!(&first, &estimate_step_capacity(&trials, &options));
+        if let Ok(StepCapacity::Located(ci)) = first {
+            prop_assert!(ci.lo <= ci.estimate && ci.estimate <= ci.hi && ci.lo >= 0.0, "{ci:?}");
         }
-    }
-
-    #[test]
-    fn ratio_bootstrap_is_fixed_by_its_seed(
-        a in positive_sample(), b in positive_sample(), seed in any::<u64>(),
-    ) {
-        let first = bootstrap_ratio_of_medians_ci(&a, &b, 0.95, 200, seed).unwrap();
-        prop_assert_eq!(first, bootstrap_ratio_of_medians_ci(&a, &b, 0.95, 200, seed).unwrap());
-        prop_assert!(first.lo <= first.hi);
     }
 }
