@@ -12,6 +12,16 @@ use std::fmt;
 use std::io::Write as _;
 use std::process::ExitCode;
 
+use corobench_analyze::AnalyzeError;
+use corobench_analyze::gate::GateSyntaxError;
+use corobench_load::LoadError;
+use corobench_model::MergeError;
+use corobench_spec::SpecError;
+use corobench_store::StoreError;
+use corobench_target::TargetError;
+
+use crate::runner::error::RunnerError;
+
 /// The documented exit statuses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Exit {
@@ -79,14 +89,120 @@ pub fn report(result: anyhow::Result<Exit>) -> ExitCode {
             if is_broken_pipe(&error) {
                 return Exit::Success.into();
             }
-            let exit = error
-                .chain()
-                .find_map(|cause| cause.downcast_ref::<Failure>())
-                .map_or(Exit::CheckFailed, |failure| failure.exit);
-            let _ = writeln!(std::io::stderr(), "error: {error:#}");
-            exit.into()
+            let _ = writeln!(std::io::stderr(), "error: {}", chain_text(&error));
+            status_of(&error).into()
         }
     }
+}
+
+/// The one exit policy: the status an error ends a command with, decided
+/// here alone from the first cause in its chain that has a say. Library
+/// crates and the runner return typed errors; the command layer adds a
+/// [`Failure`] only where it knows better (its own checks and messages).
+#[must_use]
+pub fn status_of(error: &anyhow::Error) -> Exit {
+    error
+        .chain()
+        .find_map(cause_status)
+        .unwrap_or(Exit::CheckFailed)
+}
+
+fn cause_status(cause: &(dyn std::error::Error + 'static)) -> Option<Exit> {
+    if let Some(failure) = cause.downcast_ref::<Failure>() {
+        return Some(failure.exit);
+    }
+    if let Some(error) = cause.downcast_ref::<StoreError>() {
+        return Some(store_status(error));
+    }
+    if let Some(error) = cause.downcast_ref::<TargetError>() {
+        return Some(target_status(error));
+    }
+    if let Some(error) = cause.downcast_ref::<LoadError>() {
+        return Some(load_status(error));
+    }
+    if let Some(error) = cause.downcast_ref::<RunnerError>() {
+        return Some(runner_status(error));
+    }
+    let input = cause.is::<SpecError>()
+        || cause.is::<AnalyzeError>()
+        || cause.is::<GateSyntaxError>()
+        || cause.is::<MergeError>();
+    input.then_some(Exit::Usage)
+}
+
+/// Store errors the user fixes with other arguments (another `--db`, run
+/// id or file) are usage errors; a full disk, a locked database or a
+/// failing device is not.
+fn store_status(error: &StoreError) -> Exit {
+    match error {
+        StoreError::Missing { .. }
+        | StoreError::CannotOpen { .. }
+        | StoreError::NewerSchema { .. }
+        | StoreError::Foreign { .. }
+        | StoreError::Corrupt { .. }
+        | StoreError::ReadOnly { .. }
+        | StoreError::UnknownRun { .. }
+        | StoreError::AmbiguousRun { .. }
+        | StoreError::NoRuns { .. } => Exit::Usage,
+        _ => Exit::CheckFailed,
+    }
+}
+
+/// A bad manifest, parameter, CPU list or setting is the user's to fix; a
+/// target that does not build, start or answer failed; a failing system
+/// call (CPU affinity, a file) is an unexpected error.
+fn target_status(error: &TargetError) -> Exit {
+    match error {
+        TargetError::Manifest { .. }
+        | TargetError::Manifests { .. }
+        | TargetError::TargetsDirNotFound { .. }
+        | TargetError::Parameter { .. }
+        | TargetError::CpuSet { .. }
+        | TargetError::Config { .. } => Exit::Usage,
+        TargetError::Build { .. }
+        | TargetError::Spawn { .. }
+        | TargetError::Exited { .. }
+        | TargetError::Unhealthy { .. }
+        | TargetError::PortInUse { .. }
+        | TargetError::Postgres { .. } => Exit::TargetFailed,
+        _ => Exit::CheckFailed,
+    }
+}
+
+/// A load that cannot be configured (or exceeds the file limit) is a usage
+/// error; a server that refuses connections failed.
+fn load_status(error: &LoadError) -> Exit {
+    match error {
+        LoadError::Config(_) | LoadError::FdLimit { .. } => Exit::Usage,
+        LoadError::Connect { .. } => Exit::TargetFailed,
+        _ => Exit::CheckFailed,
+    }
+}
+
+fn runner_status(error: &RunnerError) -> Exit {
+    match error {
+        RunnerError::BodyUnreadable { .. } | RunnerError::Host(_) => Exit::Usage,
+        RunnerError::Postgres(_) => Exit::TargetFailed,
+        RunnerError::OwnExecutable(_) => Exit::CheckFailed,
+    }
+}
+
+/// The error with its causes, `outer: inner`, leaving out a cause whose
+/// text the message before it already ends with (errors that print their
+/// source and also return it).
+fn chain_text(error: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in error.chain() {
+        let shown = cause.to_string();
+        if text.ends_with(&shown) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&shown);
+    }
+    text
 }
 
 /// A closed stdout (`corobench ... | head`) is not a failure.
@@ -96,4 +212,150 @@ fn is_broken_pipe(error: &anyhow::Error) -> bool {
             .downcast_ref::<std::io::Error>()
             .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::*;
+
+    type Example = (&'static str, anyhow::Error);
+
+    fn path() -> PathBuf {
+        PathBuf::from("runs.db")
+    }
+
+    fn os() -> std::io::Error {
+        std::io::Error::from_raw_os_error(libc::EPERM)
+    }
+
+    fn unexpected() -> Vec<Example> {
+        let setaffinity = TargetError::Os {
+            call: "sched_setaffinity",
+            source: os(),
+        };
+        vec![
+            ("a check", check_failed("a verify rule failed")),
+            (
+                "a full disk",
+                StoreError::DiskFull {
+                    path: path(),
+                    run_id: None,
+                }
+                .into(),
+            ),
+            (
+                "a locked database",
+                StoreError::Locked { path: path() }.into(),
+            ),
+            ("CPU affinity refused", setaffinity.into()),
+            ("an unknown error", anyhow::anyhow!("something else")),
+        ]
+    }
+
+    fn input() -> Vec<Example> {
+        let cpus = TargetError::CpuSet {
+            spec: "9".into(),
+            message: "no CPU 9".into(),
+        };
+        let body = RunnerError::BodyUnreadable {
+            workload: "w".into(),
+            path: path(),
+            error: os(),
+        };
+        let rule = corobench_analyze::gate::parse_rules("rps").unwrap_err();
+        vec![
+            ("a bad flag", usage("--trials 0")),
+            (
+                "a missing database",
+                StoreError::Missing { path: path() }.into(),
+            ),
+            ("no runs", StoreError::NoRuns { path: path() }.into()),
+            ("a bad CPU list", cpus.into()),
+            ("a bad load setting", LoadError::Config("bad".into()).into()),
+            ("an unreadable body", body.into()),
+            ("a gate rule", rule.into()),
+        ]
+    }
+
+    fn target() -> Vec<Example> {
+        let port = TargetError::PortInUse {
+            target: "t".into(),
+            port: 1,
+            retried: false,
+        };
+        let postgres = RunnerError::Postgres(TargetError::Postgres {
+            message: "no initdb".into(),
+        });
+        vec![
+            ("a target that failed", target_failed("did not start")),
+            ("a port in use", port.into()),
+            ("PostgreSQL", postgres.into()),
+        ]
+    }
+
+    /// One error of each kind the policy knows, with the status the README's
+    /// table gives it.
+    fn examples() -> Vec<(&'static str, anyhow::Error, Exit)> {
+        let with = |exit: Exit| move |(what, error): Example| (what, error, exit);
+        unexpected()
+            .into_iter()
+            .map(with(Exit::CheckFailed))
+            .chain(input().into_iter().map(with(Exit::Usage)))
+            .chain(target().into_iter().map(with(Exit::TargetFailed)))
+            .collect()
+    }
+
+    #[test]
+    fn each_kind_of_error_ends_with_its_status_even_under_context() {
+        for (what, error, expected) in examples() {
+            assert_eq!(status_of(&error), expected, "{what}");
+            let wrapped = error.context("while doing something");
+            assert_eq!(status_of(&wrapped), expected, "{what}, with context");
+        }
+    }
+
+    /// The README's exit table lists exactly the statuses commands end
+    /// with, and every failing status is reached by some kind of error.
+    #[test]
+    fn the_readme_table_and_the_policy_agree() {
+        let readme = include_str!("../../../README.md");
+        let table = readme
+            .split("Every command follows one table:")
+            .nth(1)
+            .expect("the README's exit table");
+        let codes: Vec<u8> = table
+            .lines()
+            .skip_while(|line| !line.starts_with('|'))
+            .take_while(|line| line.starts_with('|'))
+            .filter_map(|line| line.split('|').nth(1)?.trim().parse().ok())
+            .collect();
+        let all = [
+            Exit::Success,
+            Exit::CheckFailed,
+            Exit::Usage,
+            Exit::TargetFailed,
+            Exit::Interrupted,
+        ];
+        assert_eq!(codes, all.map(|exit| exit as u8));
+        let reached: Vec<Exit> = examples().into_iter().map(|(_, _, exit)| exit).collect();
+        for exit in [Exit::CheckFailed, Exit::Usage, Exit::TargetFailed] {
+            assert!(reached.contains(&exit), "{exit:?}");
+        }
+    }
+
+    #[test]
+    fn a_cause_already_in_its_message_is_printed_once() {
+        let error: anyhow::Error = TargetError::Os {
+            call: "sched_setaffinity",
+            source: std::io::Error::from_raw_os_error(libc::EPERM),
+        }
+        .into();
+        let text = chain_text(&error.context("pinning the server"));
+        assert_eq!(
+            text,
+            "pinning the server: sched_setaffinity failed: Operation not permitted (os error 1)"
+        );
+    }
 }

@@ -27,8 +27,8 @@ impl Targets {
     /// # Errors
     /// No targets folder, or a manifest that does not parse (exit 2).
     pub fn discover(explicit: Option<&Path>) -> anyhow::Result<Self> {
-        let dir = find_targets_dir(explicit).map_err(|e| exit::usage(e.to_string()))?;
-        let manifests = discover(&dir).map_err(|e| exit::usage(e.to_string()))?;
+        let dir = find_targets_dir(explicit)?;
+        let manifests = discover(&dir)?;
         let manifests = manifests
             .into_iter()
             .map(|m| {
@@ -154,7 +154,7 @@ impl Targets {
             .ok_or_else(|| exit::usage(format!("unknown target {target:?}")))?;
         manifest
             .resolve_parameters(given)
-            .map_err(|e| exit::usage(e.to_string()))
+            .map_err(anyhow::Error::from)
     }
 }
 

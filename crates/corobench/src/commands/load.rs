@@ -148,10 +148,10 @@ fn resolve_backend(arg: BackendArg) -> Backend {
 pub fn run(args: &LoadArgs) -> anyhow::Result<Exit> {
     let config = config_from(args)?;
     let warmup = config.warmup;
-    let mut load = LoadRun::prepare(config).map_err(classify)?;
+    let mut load = LoadRun::prepare(config)?;
     if let Some(start_at) = args.start_at {
         announce_start(start_at, warmup);
-        load = load.starting_at(start_at).map_err(classify)?;
+        load = load.starting_at(start_at)?;
     }
     let report = run_with_progress(load)?;
     super::shared::print_load_report(&report, args.json, &args.percentiles, load_summary::render)?;
@@ -160,7 +160,7 @@ pub fn run(args: &LoadArgs) -> anyhow::Result<Exit> {
 }
 
 fn config_from(args: &LoadArgs) -> anyhow::Result<LoadConfig> {
-    let endpoint = Endpoint::from_url(&args.url).map_err(|e| exit::usage(e.to_string()))?;
+    let endpoint = Endpoint::from_url(&args.url)?;
     let body = match (&args.body, &args.body_file) {
         (Some(text), _) => text.clone().into_bytes(),
         (None, Some(path)) => read_body_file(path)?,
@@ -196,7 +196,7 @@ fn config_from(args: &LoadArgs) -> anyhow::Result<LoadConfig> {
             .map_err(exit::usage)?,
         backend: resolve_backend(args.backend),
     };
-    config.validate().map_err(|e| exit::usage(e.to_string()))?;
+    config.validate()?;
     Ok(config)
 }
 
@@ -370,15 +370,6 @@ fn parse_cpus(text: &str) -> Result<Vec<usize>, String> {
     Ok(cpus)
 }
 
-/// Maps a load error to its exit status.
-fn classify(error: LoadError) -> anyhow::Error {
-    match error {
-        LoadError::Config(_) | LoadError::FdLimit { .. } => exit::usage(error.to_string()),
-        LoadError::Connect { .. } => exit::target_failed(error.to_string()),
-        other => anyhow::Error::new(other),
-    }
-}
-
 /// Runs the load on a worker thread while this thread shows live progress
 /// and turns Ctrl-C into an early, orderly end.
 fn run_with_progress(load: LoadRun) -> anyhow::Result<LoadReport> {
@@ -407,7 +398,7 @@ fn run_with_progress(load: LoadRun) -> anyhow::Result<LoadReport> {
             .map_err(|_| anyhow::anyhow!("the load thread panicked"))
     })?;
     line.finish();
-    let report = report.map_err(classify)?;
+    let report = report?;
     if stop.load(Ordering::Relaxed) {
         eprintln!(
             "interrupted: the report covers the {:.1}s measured before Ctrl-C",

@@ -77,7 +77,7 @@ pub fn merge_files(paths: &[PathBuf]) -> anyhow::Result<LoadReport> {
         .zip(&reports)
         .map(|(source, report)| MergeInput { source, report })
         .collect();
-    corobench_model::merge(&inputs).map_err(|e| exit::usage(e.to_string()))
+    corobench_model::merge(&inputs).map_err(anyhow::Error::from)
 }
 
 /// One report, read and checked to be a load report this version understands.

@@ -11,7 +11,7 @@ use corobench_model::{ClaimExpectation, ClaimScenario};
 use corobench_spec::{DEFAULT_SUITE, Plan, PlannedClaim};
 
 use super::shared::{TargetsDirArg, read_spec};
-use crate::exit::{self, Exit};
+use crate::exit::Exit;
 use crate::runner::provenance::cpu_list;
 use crate::targets::Targets;
 
@@ -47,9 +47,7 @@ pub fn run(args: &PlanArgs) -> anyhow::Result<Exit> {
     let targets = Targets::discover(args.dir.targets_dir.as_deref())?;
     let path = args.spec.as_deref();
     let text = read_spec(path)?;
-    let plan = targets
-        .resolve(&text, path)
-        .map_err(|e| exit::usage(e.to_string()))?;
+    let plan = targets.resolve(&text, path)?;
     write!(out, "{}", render(&plan))?;
     Ok(Exit::Success)
 }

@@ -6,7 +6,7 @@ use clap::{Args, ValueEnum};
 use corobench_report::{Format, RenderOptions};
 
 use super::shared::{StatsArgs, load_run, open_store, write_output};
-use crate::exit::{self, Exit};
+use crate::exit::Exit;
 use corobench_analyze::{self as analyze, AnalyzeOptions};
 
 /// Flags of `corobench report`.
@@ -94,8 +94,7 @@ pub fn run(args: &ReportArgs) -> anyhow::Result<Exit> {
         baseline: args.baseline.clone(),
         ..args.stats.analyze_options()
     };
-    let analysis =
-        analyze::analyze_run(&stored, &options).map_err(|e| exit::usage(e.to_string()))?;
+    let analysis = analyze::analyze_run(&stored, &options)?;
     let render = RenderOptions {
         color: args.stats.color.enabled(args.output.as_deref()),
         detail: args.detail,

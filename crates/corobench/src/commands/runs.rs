@@ -6,7 +6,7 @@ use clap::Args;
 use corobench_model::RunStatus;
 use corobench_store::RunListing;
 
-use super::shared::{DbArg, open_store, store_error};
+use super::shared::{DbArg, open_store};
 use crate::exit::Exit;
 use crate::runner::liveness;
 
@@ -27,7 +27,7 @@ pub struct RunsArgs {
 /// A missing or unreadable database (exit 2).
 pub fn run(args: &RunsArgs) -> anyhow::Result<Exit> {
     let store = open_store(&args.db.db)?;
-    let runs = store.runs().map_err(store_error)?;
+    let runs = store.runs()?;
     let mut out = std::io::stdout().lock();
     if args.json {
         let rows: Vec<serde_json::Value> = runs

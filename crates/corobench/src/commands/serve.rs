@@ -268,7 +268,7 @@ struct Workspace {
 
 impl Workspace {
     fn open() -> anyhow::Result<Self> {
-        let cache = BuildCache::from_env().map_err(|e| exit::usage(e.to_string()))?;
+        let cache = BuildCache::from_env()?;
         scratch::check_temp_dir()?;
         scratch::remove_stale();
         let work_dir = scratch::folder("serve");

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context as _;
 use clap::{Args, ValueEnum};
 use corobench_model::StoredRun;
-use corobench_store::{Store, StoreError};
+use corobench_store::Store;
 
 use crate::exit;
 use corobench_analyze::AnalyzeOptions;
@@ -107,7 +107,7 @@ impl ColorArg {
 /// # Errors
 /// The file is missing (exit 2) or is not a corobench database.
 pub fn open_store(path: &Path) -> anyhow::Result<Store> {
-    Store::open_existing(path).map_err(store_error)
+    Ok(Store::open_existing(path)?)
 }
 
 /// Resolves `id_or_prefix` (or `latest`) and loads that run.
@@ -116,7 +116,7 @@ pub fn open_store(path: &Path) -> anyhow::Result<Store> {
 /// No such run, or several runs share the prefix (exit 2, naming the
 /// candidates), or the run cannot be read.
 pub fn load_run(store: &Store, id_or_prefix: &str) -> anyhow::Result<StoredRun> {
-    let id = store.resolve_run_id(id_or_prefix).map_err(store_error)?;
+    let id = store.resolve_run_id(id_or_prefix)?;
     let mut stored = store
         .load_run(&id)
         .with_context(|| format!("cannot read run {id} from {}", store.path().display()))?;
@@ -126,24 +126,6 @@ pub fn load_run(store: &Store, id_or_prefix: &str) -> anyhow::Result<StoredRun> 
         stored.run.precision_goal = corobench_spec::precision_goal(&stored.run.spec_toml);
     }
     Ok(stored)
-}
-
-/// Store errors the user fixes with other arguments (another `--db`, run
-/// id or file) are usage errors, exit 2, from every command alike; a full
-/// disk or a failing device is exit 1.
-pub fn store_error(error: StoreError) -> anyhow::Error {
-    match error {
-        StoreError::Missing { .. }
-        | StoreError::CannotOpen { .. }
-        | StoreError::NewerSchema { .. }
-        | StoreError::Foreign { .. }
-        | StoreError::Corrupt { .. }
-        | StoreError::ReadOnly { .. }
-        | StoreError::UnknownRun { .. }
-        | StoreError::AmbiguousRun { .. }
-        | StoreError::NoRuns { .. } => exit::usage(error.to_string()),
-        other => anyhow::Error::new(other),
-    }
 }
 
 /// Runs `write` on stdout, or on `path` (created or truncated).

@@ -7,7 +7,6 @@ use std::io::Write as _;
 use corobench_report::{Format, RenderOptions};
 use corobench_store::Store;
 
-use crate::exit;
 use corobench_analyze::{AnalyzeOptions, analyze_run};
 
 /// Prints the stored run's report table on stdout.
@@ -26,7 +25,7 @@ pub fn print_run(
         baseline: baseline.map(str::to_string),
         ..AnalyzeOptions::default()
     };
-    let analysis = analyze_run(&stored, &options).map_err(|e| exit::usage(e.to_string()))?;
+    let analysis = analyze_run(&stored, &options)?;
     let mut out = std::io::stdout().lock();
     writeln!(out)?;
     let options = RenderOptions {

@@ -9,9 +9,9 @@ use std::time::Duration;
 use corobench_model::HostProvenance;
 use corobench_spec::{HostAddress, Hosts};
 
+use super::error::RunnerError;
 use super::events::RunObserver;
 use super::ssh::{self, Transport};
-use crate::exit;
 
 /// A probe or a mkdir: a connection and a few reads.
 const PROBE_LIMIT: Duration = Duration::from_secs(30);
@@ -95,14 +95,15 @@ fn ready(
         found = probe(transport, host, &binary)?;
     }
     if found.corobench_version != local_version() {
-        return Err(exit::usage(format!(
+        return Err(RunnerError::Host(format!(
             "{}: {binary} is {:?}, and this is {}: every host must run the same corobench \
              version; install it there, point `corobench` in [hosts] to it, or leave that key \
              out so that this binary is copied",
             host.text,
             found.corobench_version,
             local_version()
-        )));
+        ))
+        .into());
     }
     Ok(found)
 }
@@ -136,12 +137,13 @@ fn probe(transport: &ssh::Ssh, host: &HostAddress, binary: &str) -> anyhow::Resu
 }
 
 fn unreachable_host(host: &HostAddress, why: &str) -> anyhow::Error {
-    exit::usage(format!(
+    RunnerError::Host(format!(
         "{why}\n  corobench runs `ssh` with BatchMode=yes: the host must accept your key \
          without a password prompt and be in known_hosts; check with \
          `ssh -o BatchMode=yes {} true`",
         host.host
     ))
+    .into()
 }
 
 /// Copies this executable to `binary` on `host` (a temporary name, then
@@ -152,8 +154,7 @@ fn install(
     dir: &str,
     binary: &str,
 ) -> anyhow::Result<()> {
-    let local = std::env::current_exe()
-        .map_err(|e| exit::usage(format!("cannot find corobench's own executable: {e}")))?;
+    let local = std::env::current_exe().map_err(RunnerError::OwnExecutable)?;
     let partial = format!("{binary}.part");
     let mkdir = ["mkdir".to_string(), "-p".to_string(), dir.to_string()];
     ssh::run_bounded(

@@ -12,9 +12,9 @@ use corobench_model::BackendChoice;
 use corobench_spec::{Body, Plan};
 use corobench_target::{BuildCache, BuiltTarget, CpuSet, Postgres, ensure_payload};
 
+use super::error::RunnerError;
 use super::events::RunObserver;
 use super::provenance;
-use crate::exit;
 use crate::targets::Targets;
 use crate::verification::gate;
 
@@ -88,7 +88,7 @@ pub fn prepare(
     stop: Arc<AtomicBool>,
     observer: &dyn RunObserver,
 ) -> anyhow::Result<PreparedRun> {
-    let cache = BuildCache::from_env().map_err(|e| exit::usage(e.to_string()))?;
+    let cache = BuildCache::from_env()?;
     let env = environment(plan, &cache, stop, observer)?;
     let mut prepared = PreparedRun {
         env,
@@ -119,7 +119,7 @@ pub fn prepare_for_hosts(
     stop: Arc<AtomicBool>,
     observer: &dyn RunObserver,
 ) -> anyhow::Result<PreparedRun> {
-    let cache = BuildCache::from_env().map_err(|e| exit::usage(e.to_string()))?;
+    let cache = BuildCache::from_env()?;
     Ok(PreparedRun {
         env: environment(plan, &cache, stop, observer)?,
         postgres: None,
@@ -157,19 +157,11 @@ fn environment(
 /// Starts PostgreSQL on the server's CPUs (it is server-side work; the
 /// generator's CPUs must stay quiet), then restores this thread's CPUs.
 fn start_postgres(work_root: &Path, server_cpus: &CpuSet) -> anyhow::Result<Postgres> {
-    let original = CpuSet::allowed().map_err(|e| exit::usage(e.to_string()))?;
-    server_cpus
-        .apply_to_current_thread()
-        .map_err(|e| exit::usage(e.to_string()))?;
+    let original = CpuSet::allowed()?;
+    server_cpus.apply_to_current_thread()?;
     let started = Postgres::start(work_root);
-    original
-        .apply_to_current_thread()
-        .map_err(|e| exit::usage(e.to_string()))?;
-    started.map_err(|e| {
-        exit::target_failed(format!(
-            "PostgreSQL did not start, and the plan has /db workloads: {e}"
-        ))
-    })
+    original.apply_to_current_thread()?;
+    Ok(started.map_err(RunnerError::Postgres)?)
 }
 
 /// The spec's backend for this run; `auto` is io_uring where the kernel allows it.
@@ -188,8 +180,8 @@ fn resolve_backend(plan: &Plan, observer: &dyn RunObserver) -> corobench_load::B
 }
 
 fn cpu_set(cpus: &[usize]) -> anyhow::Result<CpuSet> {
-    let set = CpuSet::parse(&provenance::cpu_list(cpus)).map_err(|e| exit::usage(e.to_string()))?;
-    set.validate().map_err(|e| exit::usage(e.to_string()))?;
+    let set = CpuSet::parse(&provenance::cpu_list(cpus))?;
+    set.validate()?;
     Ok(set)
 }
 
@@ -200,13 +192,13 @@ fn bodies(plan: &Plan) -> anyhow::Result<BTreeMap<String, Vec<u8>>> {
         let body = match &workload.body {
             Body::Empty => continue,
             Body::Text(text) => text.clone().into_bytes(),
-            Body::File(path) => std::fs::read(path).map_err(|e| {
-                exit::usage(format!(
-                    "cannot read the body of workload {}: {}: {e}",
-                    workload.name,
-                    path.display()
-                ))
-            })?,
+            Body::File(path) => {
+                std::fs::read(path).map_err(|error| RunnerError::BodyUnreadable {
+                    workload: workload.name.clone(),
+                    path: path.clone(),
+                    error,
+                })?
+            }
         };
         bodies.insert(workload.name.clone(), body);
     }

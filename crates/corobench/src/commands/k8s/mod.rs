@@ -104,7 +104,7 @@ impl LayoutArgs {
         let text = read_spec(path)?;
         targets
             .resolve_for_cluster(&text, path)
-            .map_err(|e| exit::usage(e.to_string()))
+            .map_err(anyhow::Error::from)
     }
 
     /// The scenarios chosen with `--scenario`, or all of them.

@@ -155,7 +155,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
 }
 
 fn open_store(args: &RunArgs) -> anyhow::Result<Store> {
-    Store::open(&args.db.db).map_err(|e| exit::usage(e.to_string()))
+    Store::open(&args.db.db).map_err(anyhow::Error::from)
 }
 
 /// Stores a fresh run with its scenarios, and records this process as the
@@ -170,17 +170,11 @@ fn record_start(
     if start.fresh {
         let run = start::with_tools(start.run.clone(), prepared);
         let scenarios = start::scenario_records(&start.plan, targets, &prepared.env.bodies)?;
-        store
-            .create_run(&run, planned_per_scenario(&start.plan), &scenarios)
-            .map_err(|e| exit::usage(e.to_string()))?;
+        store.create_run(&run, planned_per_scenario(&start.plan), &scenarios)?;
     } else {
-        store
-            .set_run_status(&run_id, RunStatus::Running, None)
-            .map_err(|e| exit::usage(e.to_string()))?;
+        store.set_run_status(&run_id, RunStatus::Running, None)?;
     }
-    store
-        .set_run_process(&run_id, liveness::this_process())
-        .map_err(|e| exit::usage(e.to_string()))?;
+    store.set_run_process(&run_id, liveness::this_process())?;
     Ok(run_id)
 }
 

@@ -38,9 +38,7 @@ pub(super) struct Start {
 pub(super) fn fresh(args: &RunArgs, targets: &Targets) -> anyhow::Result<Start> {
     let path = args.spec.as_deref();
     let text = read_spec(path)?;
-    let mut plan = targets
-        .resolve(&text, path)
-        .map_err(|e| exit::usage(e.to_string()))?;
+    let mut plan = targets.resolve(&text, path)?;
     apply_overrides(&mut plan, args)?;
     check_baseline(&plan, args.baseline.as_deref())?;
     check_runnable(&plan)?;
@@ -157,12 +155,8 @@ fn check_runnable(plan: &Plan) -> anyhow::Result<()> {
 
 /// A stored run, its plan re-resolved from the stored spec, and what it holds.
 pub(super) fn resume(store: &Store, id: &str, targets: &Targets) -> anyhow::Result<Start> {
-    let id = store
-        .resolve_run_id(id)
-        .map_err(|e| exit::usage(e.to_string()))?;
-    let stored = store
-        .load_run(&id)
-        .map_err(|e| exit::usage(e.to_string()))?;
+    let id = store.resolve_run_id(id)?;
+    let stored = store.load_run(&id)?;
     if matches!(stored.run.status, RunStatus::Complete | RunStatus::Failed) {
         return Err(exit::usage(format!(
             "run {id} is already {}; see `corobench report {id}`",
@@ -211,9 +205,7 @@ pub(super) fn resume(store: &Store, id: &str, targets: &Targets) -> anyhow::Resu
 /// A run that another corobench is still measuring cannot be resumed: both
 /// would measure on the same CPUs at once.
 fn refuse_live(store: &Store, id: &str) -> anyhow::Result<()> {
-    let process = store
-        .run_process(id)
-        .map_err(|e| exit::usage(e.to_string()))?;
+    let process = store.run_process(id)?;
     match process.filter(liveness::is_alive) {
         Some(live) => Err(exit::usage(format!(
             "run {id} is still being measured by corobench process {}; wait for it, or stop \
