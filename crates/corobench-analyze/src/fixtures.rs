@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use corobench_model::{
     ErrorCounts, GeneratorUsage, LatencyHistogram, LoadReport, LoadWarning, ProgramMetric,
     ProgramResult, ProgramScenario, Provenance, ResourceSample, ResourceSummary, RunRecord,
-    RunStatus, ScenarioRecord, ScheduleKind, StatusCounts, TaskCounts, TrialFlag, TrialRecord,
-    TrialStatus, WorkloadRecord,
+    RunStatus, ScenarioRecord, ScheduleKind, StatusCounts, TrialFlag, TrialRecord, TrialStatus,
+    WorkloadRecord,
 };
 use corobench_model::{PrecisionGoal, StoredRun};
 
@@ -157,13 +157,14 @@ impl RunBuilder {
             .filter(|t| t.scenario_index == scenario_index)
             .count();
         let rss_bytes = 10 << 20;
-        TrialRecord {
+        let started = TrialRecord::started(
             scenario_index,
-            trial_index: u32::try_from(trial_index).unwrap(),
-            sequence: u32::try_from(self.run.trials.len()).unwrap(),
+            u32::try_from(trial_index).unwrap(),
+            u32::try_from(self.run.trials.len()).unwrap(),
+            1_700_000_000_000,
+        );
+        TrialRecord {
             status,
-            failure: None,
-            started_at_unix_ms: 1_700_000_000_000,
             resources: load.as_ref().map(|_| ResourceSummary {
                 samples: 2,
                 cpu_pct_mean: 50.0,
@@ -178,9 +179,7 @@ impl RunBuilder {
                 ..ResourceSample::default()
             }],
             load,
-            tasks: TaskCounts::default(),
-            flags: Vec::new(),
-            program: None,
+            ..started
         }
     }
 }

@@ -358,7 +358,61 @@ impl ProgramResult {
     }
 }
 
+impl TrialFlag {
+    /// The flags a load report raises by itself, wherever the trial ran:
+    /// a generator that was the limit, and requests that failed.
+    #[must_use]
+    pub fn of_load(load: &LoadReport) -> Vec<Self> {
+        let mut flags = Vec::new();
+        if load.generator_bound() {
+            flags.push(Self::GeneratorBound {
+                utilization: load.generator.utilization,
+            });
+        }
+        if load.errors.total() > 0 {
+            flags.push(Self::Errors {
+                error_rate: load.error_rate,
+            });
+        }
+        flags
+    }
+}
+
 impl TrialRecord {
+    /// Repetition `trial_index` of scenario `scenario_index`, at `sequence`
+    /// in the run's order, started at `started_at_unix_ms`, with nothing
+    /// measured yet: the one way a trial's record begins.
+    #[must_use]
+    pub fn started(
+        scenario_index: u32,
+        trial_index: u32,
+        sequence: u32,
+        started_at_unix_ms: i64,
+    ) -> Self {
+        Self {
+            scenario_index,
+            trial_index,
+            sequence,
+            status: TrialStatus::Ok,
+            failure: None,
+            started_at_unix_ms,
+            load: None,
+            resources: None,
+            resource_series: Vec::new(),
+            tasks: TaskCounts::default(),
+            flags: Vec::new(),
+            program: None,
+        }
+    }
+
+    /// The trial failed, for `why` (a first line, then details).
+    #[must_use]
+    pub fn failed(mut self, why: impl Into<String>) -> Self {
+        self.status = TrialStatus::Failed;
+        self.failure = Some(why.into());
+        self
+    }
+
     /// The figure an adaptive run narrows: req/s of a load, or a program's
     /// first reported figure. `None` for a trial that measured nothing.
     #[must_use]

@@ -12,6 +12,7 @@ pub mod targets;
 pub mod values;
 pub mod verification;
 pub mod wall_clock;
+pub mod workspace;
 
 use cli::{Cli, Command};
 use exit::Exit;

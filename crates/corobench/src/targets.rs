@@ -171,7 +171,7 @@ fn domain(spec: &ParameterSpec) -> Domain {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::exit::{Exit, Failure};
+    use crate::exit::Exit;
 
     fn fixtures() -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../corobench-target/tests/fixtures/targets")
@@ -196,12 +196,12 @@ mod tests {
         assert!(message.ends_with(
             "targets there: built, crasher, env-dump, flaky-port, forker, silent, stubborn, web"
         ));
-        assert_eq!(error.downcast_ref::<Failure>().unwrap().exit, Exit::Usage);
+        assert_eq!(crate::exit::status_of(&error), Exit::Usage);
     }
 
     #[test]
     fn a_missing_targets_dir_is_a_usage_error() {
         let error = Targets::discover(Some(Path::new("/nonexistent"))).unwrap_err();
-        assert_eq!(error.downcast_ref::<Failure>().unwrap().exit, Exit::Usage);
+        assert_eq!(crate::exit::status_of(&error), Exit::Usage);
     }
 }

@@ -7,7 +7,7 @@ use corobench_model::{
     LatencyHistogram, LoadReport, LoadWarning, Metric, OpenLoopReport, PrecisionGoal, Provenance,
     PublishedValues, ResourceSample, ResourceSummary, RunRecord, RunStatus, ScenarioRecord,
     Schedule, ScheduleKind, StatusCounts, TaskCounts, TimelineSecond, TrialFlag, TrialRecord,
-    TrialStatus, WorkloadRecord,
+    WorkloadRecord,
 };
 
 use crate::Store;
@@ -230,13 +230,8 @@ pub(super) fn ok_trial(scenario_index: u32, trial_index: u32, sequence: u32) -> 
             ctx_involuntary: 20,
         })
         .collect();
+    let started_at_unix_ms = 1_763_793_181_000 + i64::from(sequence) * 15_000;
     TrialRecord {
-        scenario_index,
-        trial_index,
-        sequence,
-        status: TrialStatus::Ok,
-        failure: None,
-        started_at_unix_ms: 1_763_793_181_000 + i64::from(sequence) * 15_000,
         load: Some(if scenario_index == 1 {
             load_report()
         } else {
@@ -266,27 +261,13 @@ pub(super) fn ok_trial(scenario_index: u32, trial_index: u32, sequence: u32) -> 
                 what: "threads 9 → 12".to_owned(),
             },
         ],
-        program: None,
+        ..TrialRecord::started(scenario_index, trial_index, sequence, started_at_unix_ms)
     }
 }
 
 pub(super) fn failed_trial(scenario_index: u32, trial_index: u32, sequence: u32) -> TrialRecord {
-    TrialRecord {
-        scenario_index,
-        trial_index,
-        sequence,
-        status: TrialStatus::Failed,
-        failure: Some(
-            "target exited with status 2 before it was healthy: bind: address in use".into(),
-        ),
-        started_at_unix_ms: 1_763_793_181_000,
-        load: None,
-        resources: None,
-        resource_series: Vec::new(),
-        tasks: TaskCounts::default(),
-        flags: Vec::new(),
-        program: None,
-    }
+    TrialRecord::started(scenario_index, trial_index, sequence, 1_763_793_181_000)
+        .failed("target exited with status 2 before it was healthy: bind: address in use")
 }
 
 /// A store holding [`RUN_ID`] with its scenarios and no trials.

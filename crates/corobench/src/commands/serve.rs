@@ -9,7 +9,6 @@
 
 use std::collections::BTreeMap;
 use std::io::{Read as _, Write};
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::RecvTimeoutError;
@@ -18,19 +17,17 @@ use std::time::Duration;
 use anyhow::Context as _;
 use clap::Args;
 use corobench_model::ResourceSample;
-use corobench_target::{
-    Availability, BuildCache, BuiltTarget, CpuSet, LaunchOptions, Manifest, RunningTarget,
-    ensure_payload,
-};
-use corobench_verify::{RuleResult, VerifyConfig};
+use corobench_target::{Availability, BuiltTarget, CpuSet, LaunchOptions, Manifest, RunningTarget};
+use corobench_verify::RuleResult;
 use serde_json::{Value, json};
 
 use super::shared::TargetsDirArg;
 use crate::exit::{self, Exit};
 use crate::targets::Targets;
-use crate::verification::RESPONSE_TIMEOUT;
+use crate::verification;
 use crate::wall_clock::unix_ms;
-use crate::{scratch, signals, values};
+use crate::workspace::Workspace;
+use crate::{signals, values};
 
 /// How often the loop looks at stdin, the signals and the target between samples.
 const POLL: Duration = Duration::from_millis(50);
@@ -198,10 +195,16 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<Exit> {
     let given: BTreeMap<String, String> = args.params.iter().cloned().collect();
     let parameters = targets.parameters(&manifest.name, &given)?;
     let cpus = args.cpus.as_deref().map(cpu_set).transpose()?;
-    let workspace = Workspace::open()?;
-    let built = workspace.build(manifest)?;
+    let workspace = Workspace::open("serve")?;
+    let built = build(&workspace, manifest)?;
     lifeline.check("building")?;
-    let mut target = workspace.start(&built, parameters, cpus, (args.port, args.listen))?;
+    let mut target = start(
+        &workspace,
+        &built,
+        parameters,
+        cpus,
+        (args.port, args.listen),
+    )?;
     lifeline.check("starting the target")?;
     if !args.no_verify {
         verify_running(&target, manifest)?;
@@ -256,95 +259,59 @@ fn parse_interval(text: &str) -> Result<Duration, String> {
     Ok(interval)
 }
 
-/// The build cache, the payload `/file` serves, and a scratch folder for
-/// build logs and uploads, removed at the end unless something failed.
-#[derive(Debug)]
-struct Workspace {
-    cache: BuildCache,
-    data_dir: PathBuf,
-    work_dir: PathBuf,
-    keep: std::cell::Cell<bool>,
+/// Builds the target in the workspace (or takes it from the cache).
+fn build(workspace: &Workspace, manifest: &Manifest) -> anyhow::Result<BuiltTarget> {
+    progress(&format!(
+        "building {} (or taking it from the cache)",
+        manifest.name
+    ));
+    let log = workspace
+        .work_dir
+        .join(format!("build-{}.log", manifest.name));
+    workspace.cache.build(manifest, &log).map_err(|e| {
+        workspace.keep_logs();
+        exit::target_failed(format!(
+            "{} did not build: {e} (logs kept in {})",
+            manifest.name,
+            workspace.work_dir.display()
+        ))
+    })
 }
 
-impl Workspace {
-    fn open() -> anyhow::Result<Self> {
-        let cache = BuildCache::from_env()?;
-        scratch::check_temp_dir()?;
-        scratch::remove_stale();
-        let work_dir = scratch::folder("serve");
-        std::fs::create_dir_all(&work_dir)
-            .with_context(|| format!("creating {}", work_dir.display()))?;
-        let data_dir = cache.root().join("data");
-        ensure_payload(&data_dir).context("writing the payload /file serves")?;
-        Ok(Self {
-            cache,
-            data_dir,
-            work_dir,
-            keep: std::cell::Cell::new(false),
-        })
-    }
-
-    fn build(&self, manifest: &Manifest) -> anyhow::Result<BuiltTarget> {
-        progress(&format!(
-            "building {} (or taking it from the cache)",
-            manifest.name
-        ));
-        let log = self.work_dir.join(format!("build-{}.log", manifest.name));
-        self.cache.build(manifest, &log).map_err(|e| {
-            self.keep.set(true);
-            exit::target_failed(format!(
-                "{} did not build: {e} (logs kept in {})",
-                manifest.name,
-                self.work_dir.display()
-            ))
-        })
-    }
-
-    /// Launches the target and waits until it is healthy.
-    fn start(
-        &self,
-        built: &BuiltTarget,
-        parameters: BTreeMap<String, String>,
-        cpus: Option<CpuSet>,
-        (port, listen): (Option<u16>, Option<std::net::IpAddr>),
-    ) -> anyhow::Result<RunningTarget> {
-        let name = &built.manifest.name;
-        progress(&format!("starting {name}"));
-        let options = LaunchOptions {
-            parameters,
-            cpus,
-            data_dir: self.data_dir.clone(),
-            upload_dir: self.work_dir.join("uploads"),
-            database_url: None,
-            port,
-            listen,
-            work_dir: None,
-        };
-        let mut target = built
-            .launch(&options)
-            .map_err(|e| exit::target_failed(format!("{name} did not start: {e}")))?;
-        target
-            .wait_healthy(built.manifest.run.ready_timeout())
-            .map_err(|e| exit::target_failed(format!("{name} did not become healthy: {e}")))?;
-        Ok(target)
-    }
-}
-
-impl Drop for Workspace {
-    fn drop(&mut self) {
-        if !self.keep.get() {
-            let _ = std::fs::remove_dir_all(&self.work_dir);
-        }
-    }
+/// Launches the target and waits until it is healthy.
+fn start(
+    workspace: &Workspace,
+    built: &BuiltTarget,
+    parameters: BTreeMap<String, String>,
+    cpus: Option<CpuSet>,
+    (port, listen): (Option<u16>, Option<std::net::IpAddr>),
+) -> anyhow::Result<RunningTarget> {
+    let name = &built.manifest.name;
+    progress(&format!("starting {name}"));
+    let options = LaunchOptions {
+        parameters,
+        cpus,
+        data_dir: workspace.data_dir.clone(),
+        upload_dir: workspace.work_dir.join("uploads"),
+        database_url: None,
+        port,
+        listen,
+        work_dir: None,
+    };
+    let mut target = built
+        .launch(&options)
+        .map_err(|e| exit::target_failed(format!("{name} did not start: {e}")))?;
+    target
+        .wait_healthy(built.manifest.run.ready_timeout())
+        .map_err(|e| exit::target_failed(format!("{name} did not become healthy: {e}")))?;
+    Ok(target)
 }
 
 /// Checks the running target against the contract (no database runs, so
 /// `/db` must answer 503); a broken rule stops it.
 fn verify_running(target: &RunningTarget, manifest: &Manifest) -> anyhow::Result<()> {
     progress(&format!("verifying {}", manifest.name));
-    let mut config = VerifyConfig::new(target.addr(), &manifest.name, &manifest.model);
-    config.timeout = RESPONSE_TIMEOUT;
-    let results = corobench_verify::verify(&config);
+    let results = verification::check_running(target, manifest, None);
     for warning in results.iter().filter(|r| !r.is_pass() && !r.is_fail()) {
         progress(&format!(
             "warning: {}",

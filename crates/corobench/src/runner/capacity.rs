@@ -213,7 +213,7 @@ impl CapacityRun<'_> {
             trial: ladders.trials[index as usize],
         };
         self.observer.on(RunEvent::TrialStarted { scenario, slot });
-        let TrialOutcome::Done(record) =
+        let TrialOutcome::Ended(record) =
             executor.run_trial(scenario, slot, sequence, self.observer)
         else {
             return Ok(false);

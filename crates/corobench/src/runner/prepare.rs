@@ -7,16 +7,16 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-use anyhow::Context as _;
 use corobench_model::BackendChoice;
 use corobench_spec::{Body, Plan};
-use corobench_target::{BuildCache, BuiltTarget, CpuSet, Postgres, ensure_payload};
+use corobench_target::{BuiltTarget, CpuSet, Postgres};
 
 use super::error::RunnerError;
 use super::events::RunObserver;
 use super::provenance;
 use crate::targets::Targets;
 use crate::verification::gate;
+use crate::workspace::Workspace;
 
 /// What every trial of a run shares.
 #[derive(Debug)]
@@ -50,6 +50,8 @@ pub struct ExcludedTarget {
 #[derive(Debug)]
 pub struct PreparedRun {
     pub env: TrialEnvironment,
+    /// The build cache, payload and scratch folder (`env.work_root`).
+    pub workspace: Workspace,
     pub postgres: Option<Postgres>,
     pub excluded: Vec<ExcludedTarget>,
     pub tool_versions: BTreeMap<String, String>,
@@ -69,10 +71,11 @@ impl PreparedRun {
 
 impl Drop for PreparedRun {
     fn drop(&mut self) {
+        // PostgreSQL's cluster lives in the scratch folder: stopped first,
+        // then the workspace removes the folder.
         if let Some(postgres) = self.postgres.take() {
             let _ = postgres.stop();
         }
-        let _ = std::fs::remove_dir_all(&self.env.work_root);
     }
 }
 
@@ -88,16 +91,17 @@ pub fn prepare(
     stop: Arc<AtomicBool>,
     observer: &dyn RunObserver,
 ) -> anyhow::Result<PreparedRun> {
-    let cache = BuildCache::from_env()?;
-    let env = environment(plan, &cache, stop, observer)?;
+    let workspace = Workspace::open("run")?;
+    let env = environment(plan, &workspace, stop, observer)?;
     let mut prepared = PreparedRun {
         env,
+        workspace,
         postgres: None,
         excluded: Vec::new(),
         tool_versions: BTreeMap::new(),
         target_sources: BTreeMap::new(),
     };
-    build_all(plan, targets, &cache, &mut prepared, observer);
+    build_all(plan, targets, &mut prepared, observer);
     if plan.scenarios.iter().any(|s| s.needs_database) {
         observer.preparing("starting PostgreSQL");
         let postgres = start_postgres(&prepared.env.work_root, &prepared.env.server_cpus)?;
@@ -119,9 +123,10 @@ pub fn prepare_for_hosts(
     stop: Arc<AtomicBool>,
     observer: &dyn RunObserver,
 ) -> anyhow::Result<PreparedRun> {
-    let cache = BuildCache::from_env()?;
+    let workspace = Workspace::open("run")?;
     Ok(PreparedRun {
-        env: environment(plan, &cache, stop, observer)?,
+        env: environment(plan, &workspace, stop, observer)?,
+        workspace,
         postgres: None,
         excluded: Vec::new(),
         tool_versions: BTreeMap::new(),
@@ -131,19 +136,14 @@ pub fn prepare_for_hosts(
 
 fn environment(
     plan: &Plan,
-    cache: &BuildCache,
+    workspace: &Workspace,
     stop: Arc<AtomicBool>,
     observer: &dyn RunObserver,
 ) -> anyhow::Result<TrialEnvironment> {
-    let work_root = crate::scratch::folder("run");
-    std::fs::create_dir_all(&work_root)
-        .with_context(|| format!("creating {}", work_root.display()))?;
-    let data_dir = cache.root().join("data");
-    ensure_payload(&data_dir).context("writing the payload /file serves")?;
     Ok(TrialEnvironment {
         built: BTreeMap::new(),
-        data_dir,
-        work_root,
+        data_dir: workspace.data_dir.clone(),
+        work_root: workspace.work_dir.clone(),
         database_url: None,
         bodies: bodies(plan)?,
         server_cpus: cpu_set(&plan.server_cpus)?,
@@ -208,7 +208,6 @@ fn bodies(plan: &Plan) -> anyhow::Result<BTreeMap<String, Vec<u8>>> {
 fn build_all(
     plan: &Plan,
     targets: &Targets,
-    cache: &BuildCache,
     prepared: &mut PreparedRun,
     observer: &dyn RunObserver,
 ) {
@@ -230,7 +229,7 @@ fn build_all(
         };
         observer.preparing(&format!("building {name}"));
         let log = prepared.env.work_root.join(format!("build-{name}.log"));
-        match cache.build(manifest, &log) {
+        match prepared.workspace.cache.build(manifest, &log) {
             Ok(built) => {
                 prepared
                     .target_sources

@@ -48,7 +48,7 @@ pub fn run(
             trial.status = TrialStatus::Ok;
             trial.resources = server_resources;
             trial.program = Some(program);
-            TrialOutcome::Done(Box::new(trial))
+            TrialOutcome::Ended(Box::new(trial))
         }
     }
 }

@@ -59,7 +59,7 @@ impl TrialExecutor for RemoteTrials<'_> {
     ) -> TrialOutcome {
         let blank = blank_record(slot, sequence);
         match self.measure(scenario, observer) {
-            Ok(measured) => TrialOutcome::Done(Box::new(measured.into_record(blank))),
+            Ok(measured) => TrialOutcome::Ended(Box::new(measured.into_record(blank))),
             Err(Ended::Interrupted) => TrialOutcome::Interrupted,
             Err(Ended::Failed(why)) => failed(blank, why),
         }
@@ -75,16 +75,7 @@ struct Measured {
 
 impl Measured {
     fn into_record(self, mut trial: TrialRecord) -> TrialRecord {
-        if self.load.generator_bound() {
-            trial.flags.push(TrialFlag::GeneratorBound {
-                utilization: self.load.generator.utilization,
-            });
-        }
-        if self.load.errors.total() > 0 {
-            trial.flags.push(TrialFlag::Errors {
-                error_rate: self.load.error_rate,
-            });
-        }
+        trial.flags = TrialFlag::of_load(&self.load);
         trial.flags.extend(self.flags);
         trial.resources = Some(corobench_sampler::summarize(&self.samples));
         trial.resource_series = self.samples;

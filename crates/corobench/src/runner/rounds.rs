@@ -24,7 +24,7 @@ pub const UNTIL_CI_CONFIDENCE: f64 = 0.95;
 #[derive(Debug)]
 pub enum TrialOutcome {
     /// Measured, or failed for a reason worth storing.
-    Done(Box<TrialRecord>),
+    Ended(Box<TrialRecord>),
     /// Ctrl-C arrived: nothing of this trial is kept.
     Interrupted,
 }
@@ -167,7 +167,7 @@ impl Rounds<'_> {
         let Step { slot, sequence } = trial;
         let scenario = &self.plan.scenarios[slot.scenario as usize];
         self.observer.on(RunEvent::TrialStarted { scenario, slot });
-        let TrialOutcome::Done(record) =
+        let TrialOutcome::Ended(record) =
             executor.run_trial(scenario, slot, sequence, self.observer)
         else {
             return Ok(false);

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use corobench_load::LoadError;
-use corobench_model::{ResourceSample, TaskCounts, TrialFlag, TrialRecord, TrialStatus};
+use corobench_model::{ResourceSample, TaskCounts, TrialFlag, TrialRecord};
 use corobench_spec::PlannedScenario;
 use corobench_target::{LaunchOptions, RunningTarget, TargetError};
 
@@ -135,31 +135,16 @@ pub fn run(
             what: format!("the target did not stop cleanly: {error}"),
         });
     }
-    TrialOutcome::Done(Box::new(trial))
+    TrialOutcome::Ended(Box::new(trial))
 }
 
 /// A record of `slot` with nothing measured yet.
 pub(super) fn blank_record(slot: TrialSlot, sequence: u32) -> TrialRecord {
-    TrialRecord {
-        scenario_index: slot.scenario,
-        trial_index: slot.trial,
-        sequence,
-        status: TrialStatus::Ok,
-        failure: None,
-        started_at_unix_ms: unix_ms(),
-        load: None,
-        resources: None,
-        resource_series: Vec::new(),
-        tasks: TaskCounts::default(),
-        flags: Vec::new(),
-        program: None,
-    }
+    TrialRecord::started(slot.scenario, slot.trial, sequence, unix_ms())
 }
 
-pub(super) fn failed(mut trial: TrialRecord, why: String) -> TrialOutcome {
-    trial.status = TrialStatus::Failed;
-    trial.failure = Some(why);
-    TrialOutcome::Done(Box::new(trial))
+pub(super) fn failed(trial: TrialRecord, why: String) -> TrialOutcome {
+    TrialOutcome::Ended(Box::new(trial.failed(why)))
 }
 
 /// The record of a trial that measured, with its flags and task counts.
@@ -274,17 +259,7 @@ fn flags(
     after: &Footprint,
     window: &[ResourceSample],
 ) -> Vec<TrialFlag> {
-    let mut flags = Vec::new();
-    if report.generator_bound() {
-        flags.push(TrialFlag::GeneratorBound {
-            utilization: report.generator.utilization,
-        });
-    }
-    if report.errors.total() > 0 {
-        flags.push(TrialFlag::Errors {
-            error_rate: report.error_rate,
-        });
-    }
+    let mut flags = TrialFlag::of_load(report);
     flags.extend(leak::check(before, after, window));
     flags
 }

@@ -12,7 +12,9 @@ pub mod session;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use corobench_target::{BuiltTarget, CpuSet, LaunchOptions, Postgres, StopReport, TargetError};
+use corobench_target::{
+    BuiltTarget, CpuSet, LaunchOptions, Manifest, Postgres, RunningTarget, StopReport, TargetError,
+};
 use corobench_verify::{DatabaseProbe, Outcome, ProbeError, RuleResult, VerifyConfig, verify};
 
 /// The contract's limit from SIGTERM to exit.
@@ -51,16 +53,28 @@ pub fn check_built(
     };
     let mut running = built.launch(&options)?;
     running.wait_healthy(manifest.run.ready_timeout())?;
-    let probe = env.database.map(PsqlProbe);
-    let mut config = VerifyConfig::new(running.addr(), &manifest.name, &manifest.model);
-    config.database = probe.as_ref().map(|p| p as &dyn DatabaseProbe);
-    config.timeout = RESPONSE_TIMEOUT;
-    let mut results = verify(&config);
+    let mut results = check_running(&running, manifest, env.database);
     if let Some(missing) = env.database_missing {
         soften_db(&mut results, missing);
     }
     results.push(sigterm_rule(running.stop(), manifest.run.stop_timeout()));
     Ok(results)
+}
+
+/// Every rule but `sigterm` against a target that is running: `verify`,
+/// the gate of `run` and `serve` alike. Without `database`, `/db` must
+/// answer 503.
+#[must_use]
+pub fn check_running(
+    running: &RunningTarget,
+    manifest: &Manifest,
+    database: Option<&Postgres>,
+) -> Vec<RuleResult> {
+    let probe = database.map(PsqlProbe);
+    let mut config = VerifyConfig::new(running.addr(), &manifest.name, &manifest.model);
+    config.database = probe.as_ref().map(|p| p as &dyn DatabaseProbe);
+    config.timeout = RESPONSE_TIMEOUT;
+    verify(&config)
 }
 
 /// A `db` that passed only because no database ran is a warning.

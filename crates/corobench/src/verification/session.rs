@@ -2,16 +2,13 @@
 //! shares (the build cache, a scratch folder, the payload and, once,
 //! PostgreSQL), and one verdict per target.
 
-use std::cell::Cell;
-use std::path::PathBuf;
-
-use anyhow::Context as _;
-use corobench_target::{BuildCache, Manifest, Postgres, TargetError, ensure_payload};
+use corobench_target::{Manifest, Postgres, TargetError};
 use corobench_verify::RuleResult;
 
 use super::program::{PREFERRED_SERVER, check_program};
 use super::{VerifyEnv, check_built};
 use crate::targets::Targets;
+use crate::workspace::Workspace;
 
 /// What became of one target.
 #[derive(Debug)]
@@ -27,14 +24,10 @@ pub enum Verdict {
 /// folder, the payload and (once) PostgreSQL.
 #[derive(Debug)]
 pub struct Session {
-    cache: BuildCache,
-    work_dir: PathBuf,
-    data_dir: PathBuf,
+    workspace: Workspace,
     pub database: Option<Postgres>,
     /// Why no database runs although one was wanted.
     database_missing: Option<String>,
-    /// A target failed: its logs in `work_dir` are kept for reading.
-    keep_work_dir: Cell<bool>,
     /// The server program targets that need one are checked against.
     program_server: Option<Manifest>,
 }
@@ -45,27 +38,16 @@ impl Session {
     /// # Errors
     /// An unusable cache or scratch folder.
     pub fn open(manifests: &[Manifest], targets: &Targets, no_db: bool) -> anyhow::Result<Self> {
-        let cache = BuildCache::from_env().context("choosing the build cache")?;
-        crate::scratch::check_temp_dir()?;
-        crate::scratch::remove_stale();
-        let work_dir = crate::scratch::folder("verify");
-        std::fs::create_dir_all(&work_dir)
-            .with_context(|| format!("creating {}", work_dir.display()))?;
-        let data_dir = cache.root().join("data");
-        ensure_payload(&data_dir).context("writing the payload /file serves")?;
         let mut session = Self {
-            cache,
-            work_dir,
-            data_dir,
+            workspace: Workspace::open("verify")?,
             database: None,
             database_missing: None,
-            keep_work_dir: Cell::new(false),
             program_server: program_server(targets),
         };
         let serves_db = |m: &&Manifest| m.program().is_none() && m.availability().is_available();
         if !no_db && manifests.iter().any(|m| serves_db(&m)) {
             progress("starting PostgreSQL");
-            match Postgres::start(&session.work_dir) {
+            match Postgres::start(&session.workspace.work_dir) {
                 Ok(database) => session.database = Some(database),
                 Err(error) => {
                     progress(&format!(
@@ -91,7 +73,7 @@ impl Session {
         match self.check(manifest) {
             Ok(results) => Verdict::Verified(results),
             Err(error) => {
-                self.keep_work_dir.set(true);
+                self.workspace.keep_logs();
                 Verdict::Failed(error.to_string())
             }
         }
@@ -100,13 +82,16 @@ impl Session {
     /// Build, then launch, health, rules and stop (shared with `corobench run`).
     fn check(&self, manifest: &Manifest) -> Result<Vec<RuleResult>, Box<TargetError>> {
         progress(&format!("building {}", manifest.name));
-        let log = self.work_dir.join(format!("build-{}.log", manifest.name));
-        let built = self.cache.build(manifest, &log)?;
+        let log = self
+            .workspace
+            .work_dir
+            .join(format!("build-{}.log", manifest.name));
+        let built = self.workspace.cache.build(manifest, &log)?;
         progress(&format!("verifying {}", manifest.name));
         if let Some(program) = manifest.program() {
             let server = match (program.needs_server(), &self.program_server) {
                 (false, _) => None,
-                (true, Some(server)) => Some(self.cache.build(server, &log)?),
+                (true, Some(server)) => Some(self.workspace.cache.build(server, &log)?),
                 (true, None) => {
                     return Err(Box::new(TargetError::Config {
                         message: format!(
@@ -123,8 +108,8 @@ impl Session {
 
     fn env(&self) -> VerifyEnv<'_> {
         VerifyEnv {
-            data_dir: self.data_dir.clone(),
-            work_dir: self.work_dir.clone(),
+            data_dir: self.workspace.data_dir.clone(),
+            work_dir: self.workspace.work_dir.clone(),
             database: self.database.as_ref(),
             database_missing: self.database_missing.as_deref(),
             cpus: None,
@@ -139,13 +124,11 @@ impl Drop for Session {
         {
             progress(&format!("warning: stopping PostgreSQL: {error}"));
         }
-        if self.keep_work_dir.get() {
+        if self.workspace.keeps_logs() {
             progress(&format!(
                 "build and target logs kept in {}",
-                self.work_dir.display()
+                self.workspace.work_dir.display()
             ));
-        } else {
-            let _ = std::fs::remove_dir_all(&self.work_dir);
         }
     }
 }

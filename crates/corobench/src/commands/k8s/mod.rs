@@ -32,7 +32,7 @@ pub enum K8sCommand {
     /// Write the manifests of each scenario's trial: target Pod, Service, generators' Job.
     Render(render::RenderArgs),
     /// Run one trial of each scenario on the cluster of a kubectl context, and merge it.
-    Run(run::RunArgs),
+    Run(run::ClusterRunArgs),
 }
 
 /// Runs `corobench k8s`.

@@ -47,7 +47,7 @@ const INDEX_ANNOTATION: &str = "batch.kubernetes.io/job-completion-index";
     corobench k8s run spec.toml --generators 4 --image registry.example/corobench:1\n  \
     corobench k8s run spec.toml --scenario 2 --context bench --namespace corobench"
 )]
-pub struct RunArgs {
+pub struct ClusterRunArgs {
     #[command(flatten)]
     pub layout: LayoutArgs,
 
@@ -70,7 +70,7 @@ pub struct RunArgs {
 /// # Errors
 /// A spec or scenario a layout cannot run (exit 2), no reachable cluster
 /// (exit 3), a trial that failed (exit 1), an interruption (exit 130).
-pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
+pub fn run(args: &ClusterRunArgs) -> anyhow::Result<Exit> {
     let plan = args.layout.plan()?;
     let options = args.layout.options();
     let layouts = args

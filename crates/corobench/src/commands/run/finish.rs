@@ -106,25 +106,12 @@ fn reasons(trials: &[TrialRecord]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use corobench_model::{TaskCounts, TrialRecord, TrialStatus};
+    use corobench_model::TrialRecord;
 
     use super::reasons;
 
     fn failed(why: &str) -> TrialRecord {
-        TrialRecord {
-            scenario_index: 0,
-            trial_index: 0,
-            sequence: 0,
-            status: TrialStatus::Failed,
-            failure: Some(why.to_string()),
-            started_at_unix_ms: 0,
-            load: None,
-            resources: None,
-            resource_series: Vec::new(),
-            tasks: TaskCounts::default(),
-            flags: Vec::new(),
-            program: None,
-        }
+        TrialRecord::started(0, 0, 0, 0).failed(why)
     }
 
     #[test]

@@ -102,7 +102,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
     let mut store = open_store(args)?;
     let observer = run_presenter(remaining_trials(&start.plan, &start.before));
     announce(&start, observer.as_ref());
-    scratch::remove_stale();
+
     let _cpus = cpu_claim::claim(&start.plan, observer.as_ref());
     let hosts = match &start.plan.hosts {
         Some(hosts) => Some(runner::hosts::connect(hosts, observer.as_ref())?),

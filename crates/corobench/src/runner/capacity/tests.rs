@@ -73,7 +73,7 @@ impl TrialExecutor for Service {
             mean_send_lag_us: 0.0,
             max_send_lag_us: 0,
         });
-        TrialOutcome::Done(Box::new(record(slot, sequence, Some(report))))
+        TrialOutcome::Ended(Box::new(record(slot, sequence, Some(report))))
     }
 }
 

@@ -5,7 +5,7 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use corobench_model::{TaskCounts, TrialRecord, TrialStatus};
+use corobench_model::{TrialRecord, TrialStatus};
 use corobench_spec::{Catalog, CatalogTarget, Plan, PlannedScenario, resolve};
 
 use super::{Rounds, RunTally, StoredTrials, TrialExecutor, TrialOutcome};
@@ -77,7 +77,7 @@ impl TrialExecutor for FakeTrials {
         }
         self.ran.borrow_mut().push((slot, sequence));
         let measured = (self.measures)(slot.scenario, slot.trial);
-        TrialOutcome::Done(Box::new(record(
+        TrialOutcome::Ended(Box::new(record(
             slot,
             sequence,
             measured.map(|rate| load(rate, &[100])),
@@ -91,23 +91,13 @@ pub(crate) fn record(
     sequence: u32,
     load: Option<corobench_model::LoadReport>,
 ) -> TrialRecord {
-    TrialRecord {
-        scenario_index: slot.scenario,
-        trial_index: slot.trial,
-        sequence,
-        status: if load.is_some() {
-            TrialStatus::Ok
-        } else {
-            TrialStatus::Failed
+    let trial = TrialRecord::started(slot.scenario, slot.trial, sequence, 0);
+    match load {
+        Some(load) => TrialRecord {
+            load: Some(load),
+            ..trial
         },
-        failure: load.is_none().then(|| "it failed".to_string()),
-        started_at_unix_ms: 0,
-        load,
-        resources: None,
-        resource_series: Vec::new(),
-        tasks: TaskCounts::default(),
-        flags: Vec::new(),
-        program: None,
+        None => trial.failed("it failed"),
     }
 }
 
