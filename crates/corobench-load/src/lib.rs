@@ -18,6 +18,7 @@ mod driver;
 mod epoll;
 mod error;
 pub mod limits;
+pub mod merge;
 mod os;
 mod pacer;
 mod progress;
@@ -37,6 +38,7 @@ pub use config::{Endpoint, LoadConfig, RequestTemplate, StopAfter};
 pub use corobench_model::LoadReport;
 pub use corobench_model::{Backend, BackendChoice, Schedule, ScheduleKind};
 pub use error::LoadError;
+pub use merge::{MergeError, MergeInput, merge};
 pub use progress::{Progress, ProgressSnapshot};
 pub use start::check_start_at;
 

@@ -6,7 +6,6 @@ pub mod capacity;
 pub mod claim;
 pub mod histogram;
 pub mod load;
-pub mod merge;
 pub mod resource;
 pub mod run;
 pub mod schedule;
@@ -31,7 +30,6 @@ pub use load::{
     ErrorCounts, GeneratorPart, GeneratorUsage, LoadReport, LoadWarning, MergeDetail,
     OpenLoopReport, StatusCounts, TimelineSecond, WindowPlacement,
 };
-pub use merge::{MergeError, MergeInput, merge};
 pub use resource::{ResourceSample, ResourceSummary};
 pub use run::{
     HostProvenance, MAX_TRIALS, PrecisionGoal, ProgramMetric, ProgramResult, ProgramScenario,

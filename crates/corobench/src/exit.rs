@@ -15,7 +15,7 @@ use std::process::ExitCode;
 use corobench_analyze::AnalyzeError;
 use corobench_analyze::gate::GateSyntaxError;
 use corobench_load::LoadError;
-use corobench_model::MergeError;
+use corobench_load::MergeError;
 use corobench_spec::SpecError;
 use corobench_store::StoreError;
 use corobench_target::TargetError;

@@ -4,8 +4,9 @@
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
+use corobench_load::MergeInput;
+use corobench_model::LoadReport;
 use corobench_model::load::LOAD_REPORT_SCHEMA_VERSION;
-use corobench_model::{LoadReport, MergeInput};
 
 use crate::exit::{self, Exit};
 use crate::output::merge_summary;
@@ -77,7 +78,7 @@ pub fn merge_files(paths: &[PathBuf]) -> anyhow::Result<LoadReport> {
         .zip(&reports)
         .map(|(source, report)| MergeInput { source, report })
         .collect();
-    corobench_model::merge(&inputs).map_err(anyhow::Error::from)
+    corobench_load::merge(&inputs).map_err(anyhow::Error::from)
 }
 
 /// One report, read and checked to be a load report this version understands.

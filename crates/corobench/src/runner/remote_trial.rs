@@ -9,9 +9,7 @@ use std::sync::atomic::Ordering;
 use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use corobench_model::{
-    LoadReport, MergeInput, ResourceSample, ScheduleKind, TrialFlag, TrialRecord,
-};
+use corobench_model::{LoadReport, ResourceSample, ScheduleKind, TrialFlag, TrialRecord};
 use corobench_spec::{HostAddress, PlannedScenario};
 
 use super::events::{Phase, RunEvent, RunObserver};
@@ -373,15 +371,15 @@ fn merge_reports(generators: &mut [Generator]) -> Result<LoadReport, Ended> {
             .map_err(|e| generator.failure(&format!("its output is no load report: {e}")))?;
         reports.push(report);
     }
-    let inputs: Vec<MergeInput<'_>> = generators
+    let inputs: Vec<corobench_load::MergeInput<'_>> = generators
         .iter()
         .zip(&reports)
-        .map(|(g, report)| MergeInput {
+        .map(|(g, report)| corobench_load::MergeInput {
             source: &g.host.text,
             report,
         })
         .collect();
-    corobench_model::merge(&inputs)
+    corobench_load::merge(&inputs)
         .map_err(|e| Ended::Failed(format!("the generators' reports do not merge: {e}")))
 }
 

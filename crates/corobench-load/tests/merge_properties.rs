@@ -2,10 +2,11 @@
 //! report is its own merge, and the merged histogram is exactly the
 //! histogram of every recorded latency.
 
+use corobench_load::{MergeInput, merge};
 use corobench_model::load::LOAD_REPORT_SCHEMA_VERSION;
 use corobench_model::{
-    ErrorCounts, GeneratorUsage, LatencyHistogram, LoadReport, LoadWarning, MergeInput,
-    OpenLoopReport, ScheduleKind, StatusCounts, TimelineSecond, WindowPlacement, WireMode, merge,
+    ErrorCounts, GeneratorUsage, LatencyHistogram, LoadReport, LoadWarning, OpenLoopReport,
+    ScheduleKind, StatusCounts, TimelineSecond, WindowPlacement, WireMode,
 };
 use proptest::prelude::*;
 

@@ -1,5 +1,8 @@
 //! Exact merging of the load reports of several generators that loaded one
-//! server at the same time.
+//! server at the same time. It lives with the generator because it is the
+//! other way a load report is made: by one generator, or by merging those
+//! of several, wherever they ran (`corobench merge`, a trial on hosts, a
+//! trial on Kubernetes).
 //!
 //! Histograms are added bucket by bucket and counts summed, so the merged
 //! percentiles are those of every recorded latency, not an average of
@@ -13,12 +16,12 @@
 use std::collections::BTreeSet;
 use std::fmt;
 
-use crate::histogram::{LatencyHistogram, LatencyReport};
-use crate::load::{
-    ErrorCounts, GeneratorPart, GeneratorUsage, LOAD_REPORT_SCHEMA_VERSION, LoadReport,
-    LoadWarning, MergeDetail, OpenLoopReport, StatusCounts, TimelineSecond, WindowPlacement,
+use corobench_model::load::LOAD_REPORT_SCHEMA_VERSION;
+use corobench_model::{
+    ErrorCounts, GeneratorPart, GeneratorUsage, LatencyHistogram, LatencyReport, LoadReport,
+    LoadWarning, MergeDetail, OpenLoopReport, ScheduleKind, StatusCounts, TimelineSecond,
+    WindowPlacement,
 };
-use crate::schedule::ScheduleKind;
 
 /// The share of the span any generator measured that all must have
 /// measured together; below it, the merged report carries a warning.
