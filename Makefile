@@ -4,8 +4,11 @@
 
 CARGO ?= cargo
 COROBENCH := target/release/corobench
+# The checks below measure nothing, so they use the build the tests already
+# made instead of a second, optimised build of the whole workspace.
+CHECK_COROBENCH := target/debug/corobench
 
-.PHONY: bench test deps deps-test build lint rust-test target-tests k8s-validate verify clean help
+.PHONY: bench test deps deps-test build check-build lint rust-test target-tests k8s-validate verify clean help
 
 help:
 	@echo "make bench    install what is needed, build, run the default suite and print its table"
@@ -14,7 +17,8 @@ help:
 bench: deps build
 	$(COROBENCH) run
 
-test: deps-test lint rust-test target-tests k8s-validate verify
+test:
+	@scripts/timed-steps.sh deps-test lint rust-test target-tests k8s-validate verify
 
 deps:
 	@scripts/deps.sh bench
@@ -24,6 +28,9 @@ deps-test:
 
 build:
 	$(CARGO) build --release --locked --bin corobench
+
+check-build:
+	$(CARGO) build --locked --bin corobench
 
 lint:
 	$(CARGO) fmt --all --check
@@ -37,13 +44,13 @@ target-tests:
 
 # `corobench k8s render` manifests checked offline against the Kubernetes
 # API's Go types (skipped where Go is missing).
-k8s-validate: build
-	scripts/k8s-validate.sh $(COROBENCH)
+k8s-validate: check-build
+	scripts/k8s-validate.sh $(CHECK_COROBENCH)
 
 # Every target that can run here, built and checked against the contract
 # (PostgreSQL included); Swoole lights up only where its extension is installed.
-verify: build
-	$(COROBENCH) verify
+verify: check-build
+	$(CHECK_COROBENCH) verify
 
 clean:
 	$(CARGO) clean

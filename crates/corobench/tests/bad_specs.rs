@@ -10,51 +10,48 @@
 //! panic. Targets come from a scratch folder: `alpha` (with a `workers`
 //! parameter) and `beta` can run, `gamma` cannot.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+mod lab;
 
-/// A scratch folder with the fixture targets.
-struct Lab {
-    dir: tempfile::TempDir,
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use lab::Lab;
+
+/// A lab whose targets are `alpha` (with a `workers` parameter), `beta`
+/// and `gamma`, which needs a command that does not exist.
+fn spec_lab() -> Lab {
+    let lab = Lab::new();
+    for (name, requires, parameters) in [
+        (
+            "alpha",
+            "",
+            "[parameters.workers]\ndefault = 1\nmin = 1\nmax = 64\nhelp = \"worker threads\"\n",
+        ),
+        ("beta", "", ""),
+        ("gamma", "\"corobench-no-such-command\"", ""),
+    ] {
+        let folder = lab.targets().join(name);
+        std::fs::create_dir_all(&folder).unwrap();
+        let manifest = format!(
+            "name = \"{name}\"\nmodel = \"goroutine-per-connection\"\nsummary = \"a fixture for spec tests\"\n\
+             language = \"Rust\"\nrequires = [{requires}]\n[run]\ncommand = [\"true\"]\n{parameters}"
+        );
+        std::fs::write(folder.join("target.toml"), manifest).unwrap();
+    }
+    lab
 }
 
-impl Lab {
-    fn new() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        for (name, requires, parameters) in [
-            (
-                "alpha",
-                "",
-                "[parameters.workers]\ndefault = 1\nmin = 1\nmax = 64\nhelp = \"worker threads\"\n",
-            ),
-            ("beta", "", ""),
-            ("gamma", "\"corobench-no-such-command\"", ""),
-        ] {
-            let folder = dir.path().join("targets").join(name);
-            std::fs::create_dir_all(&folder).unwrap();
-            let manifest = format!(
-                "name = \"{name}\"\nmodel = \"goroutine-per-connection\"\nsummary = \"a fixture for spec tests\"\n\
-                 language = \"Rust\"\nrequires = [{requires}]\n[run]\ncommand = [\"true\"]\n{parameters}"
-            );
-            std::fs::write(folder.join("target.toml"), manifest).unwrap();
-        }
-        std::fs::create_dir_all(dir.path().join("tmp")).unwrap();
-        Self { dir }
-    }
-
-    fn plan(&self, spec: &Path) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_corobench"))
-            .arg("plan")
-            .arg(spec)
-            .arg("--targets-dir")
-            .arg(self.dir.path().join("targets"))
-            .env("COROBENCH_TARGETS", self.dir.path().join("targets"))
-            .env("COROBENCH_CACHE", self.dir.path().join("cache"))
-            .env("TMPDIR", self.dir.path().join("tmp"))
-            .stdin(Stdio::null())
-            .output()
-            .expect("corobench runs")
-    }
+/// `corobench plan SPEC` against the lab's targets.
+fn plan(lab: &Lab, spec: &Path) -> Output {
+    let targets = lab.targets();
+    lab.command(&[
+        "plan",
+        spec.to_str().unwrap(),
+        "--targets-dir",
+        targets.to_str().unwrap(),
+    ])
+    .output()
+    .expect("corobench runs")
 }
 
 /// What a bad spec's header comments promise.
@@ -100,13 +97,13 @@ fn bad_specs() -> Vec<PathBuf> {
 
 #[test]
 fn every_bad_spec_is_refused_as_its_header_says() {
-    let lab = Lab::new();
+    let lab = spec_lab();
     let specs = bad_specs();
     assert!(specs.len() >= 20, "only {} bad specs", specs.len());
     let mut failures = Vec::new();
     for spec in &specs {
         let expected = expectation(spec);
-        let output = lab.plan(spec);
+        let output = plan(&lab, spec);
         let stderr = String::from_utf8_lossy(&output.stderr);
         let missing: Vec<&String> = expected
             .fragments
@@ -131,13 +128,13 @@ fn every_bad_spec_is_refused_as_its_header_says() {
 /// The fixtures themselves plan: what the bad specs break is theirs alone.
 #[test]
 fn a_good_spec_with_the_same_targets_plans() {
-    let lab = Lab::new();
-    let spec = lab.dir.path().join("good.toml");
+    let lab = spec_lab();
+    let spec = lab.path("good.toml");
     let text = "targets = [\"alpha\", \"gamma\"]\n[parameters.alpha]\nworkers = [1, 2]\n\
                 [parameters.gamma]\n[schedule]\nconnections = 8\nrates = [2.5, 1000]\n\
                 [[workloads]]\nname = \"plaintext\"\npath = \"/plaintext\"\n";
     std::fs::write(&spec, text).unwrap();
-    let output = lab.plan(&spec);
+    let output = plan(&lab, &spec);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
         output.status.success(),

@@ -4,67 +4,39 @@
 //! wait 400 ms, so below K the latency stays near zero and above K a share
 //! (r − K)/r of requests waits the 400 ms.
 
-use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+mod lab;
 
 use corobench_model::{CapacityEstimate, RunAnalysis};
+use lab::{Lab, text};
 
 /// The queue server's rate.
 const K: f64 = 1000.0;
 
-/// A scratch folder with the queue target and a capacity spec.
-struct Lab {
-    dir: tempfile::TempDir,
-}
-
-impl Lab {
-    fn new() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let target = dir.path().join("targets").join("queue");
-        std::fs::create_dir_all(&target).unwrap();
-        let binary = corobench_testkit::binary_path();
-        let manifest = format!(
-            "name = \"queue\"\nmodel = \"goroutine-per-connection\"\n\
-             summary = \"the test kit's contract server, at most {K} requests a second\"\n\
-             language = \"Rust\"\nrequires = []\n[run]\n\
-             command = [{binary:?}, \"--max-rate\", \"{K}\"]\nready_timeout_s = 20\nstop_timeout_s = 5\n"
-        );
-        std::fs::write(target.join("target.toml"), manifest).unwrap();
-        // Starting at 350 req/s, the search doubles to 700 and 1400, then
-        // bisects down to a bracket of at most 5% around the boundary. The
-        // objective sits far from both the near-zero latency below K and the
-        // second a request waits above it, so a busy machine cannot move it.
-        let spec = "name = \"capacity-smoke\"\ntargets = [\"queue\"]\n\
-                    [run]\nduration = \"1.5s\"\nwarmup = \"0.2s\"\nidle = \"0.1s\"\n\
-                    [schedule]\nconnections = 32\n\
-                    [[workloads]]\nname = \"plaintext\"\npath = \"/plaintext\"\n\
-                    [capacity]\nslo = [\"p99 <= 150ms\", \"errors <= 1%\"]\nstart_rate = 350\n\
-                    trials_per_rate = 2\n";
-        std::fs::write(dir.path().join("spec.toml"), spec).unwrap();
-        std::fs::create_dir_all(dir.path().join("tmp")).unwrap();
-        Self { dir }
-    }
-
-    fn path(&self, name: &str) -> PathBuf {
-        self.dir.path().join(name)
-    }
-
-    fn corobench(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_corobench"))
-            .args(args)
-            .arg("--db")
-            .arg(self.path("results.db"))
-            .env("COROBENCH_CACHE", self.path("cache"))
-            .env("COROBENCH_TARGETS", self.path("targets"))
-            .env("TMPDIR", self.path("tmp"))
-            .stdin(Stdio::null())
-            .output()
-            .expect("corobench runs")
-    }
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+/// A lab with the queue target and a capacity spec.
+fn queue_lab() -> Lab {
+    let lab = Lab::new();
+    let target = lab.targets().join("queue");
+    std::fs::create_dir_all(&target).unwrap();
+    let binary = corobench_testkit::binary_path();
+    let manifest = format!(
+        "name = \"queue\"\nmodel = \"goroutine-per-connection\"\n\
+         summary = \"the test kit's contract server, at most {K} requests a second\"\n\
+         language = \"Rust\"\nrequires = []\n[run]\n\
+         command = [{binary:?}, \"--max-rate\", \"{K}\"]\nready_timeout_s = 20\nstop_timeout_s = 5\n"
+    );
+    std::fs::write(target.join("target.toml"), manifest).unwrap();
+    // Starting at 350 req/s, the search doubles to 700 and 1400, then
+    // bisects down to a bracket of at most 5% around the boundary. The
+    // objective sits far from both the near-zero latency below K and the
+    // second a request waits above it, so a busy machine cannot move it.
+    let spec = "name = \"capacity-smoke\"\ntargets = [\"queue\"]\n\
+                [run]\nduration = \"1.5s\"\nwarmup = \"0.2s\"\nidle = \"0.1s\"\n\
+                [schedule]\nconnections = 32\n\
+                [[workloads]]\nname = \"plaintext\"\npath = \"/plaintext\"\n\
+                [capacity]\nslo = [\"p99 <= 150ms\", \"errors <= 1%\"]\nstart_rate = 350\n\
+                trials_per_rate = 2\n";
+    lab.write("spec.toml", spec);
+    lab
 }
 
 /// Where the capacity lies for p99 <= 150ms (between the near-zero latency
@@ -79,16 +51,16 @@ fn known_capacity() -> std::ops::RangeInclusive<f64> {
 
 #[test]
 fn the_capacity_interval_contains_the_known_capacity() {
-    let lab = Lab::new();
+    let lab = queue_lab();
     let spec = lab.path("spec.toml");
-    let run = lab.corobench(&["run", spec.to_str().unwrap()]);
+    let run = lab.run(&["run", spec.to_str().unwrap()]);
     assert!(
         run.status.success(),
         "{}\n{}",
         text(&run.stdout),
         text(&run.stderr)
     );
-    let report = lab.corobench(&["report", "latest", "--format", "json"]);
+    let report = lab.run(&["report", "latest", "--format", "json"]);
     assert!(report.status.success(), "{}", text(&report.stderr));
     let analysis: RunAnalysis = serde_json::from_slice(&report.stdout).unwrap();
     let capacity = analysis.capacity.expect("a capacity run has a capacity");
@@ -108,7 +80,7 @@ fn the_capacity_interval_contains_the_known_capacity() {
     // Every rate tried is its own scenario and every rate its trials.
     assert!(search.rates.len() >= 5, "{search:#?}");
     assert!(search.rates.iter().all(|r| r.passed + r.failed == 2));
-    let table = lab.corobench(&["report", "latest"]);
+    let table = lab.run(&["report", "latest"]);
     let shown = text(&table.stdout);
     assert!(shown.contains("Capacity"), "{shown}");
     assert!(shown.contains("latency by offered rate"), "{shown}");

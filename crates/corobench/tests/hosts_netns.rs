@@ -6,11 +6,14 @@
 //! which `make test` installs (scripts/deps.sh). Without root, network
 //! namespaces or sshd, the tests say why and return.
 
+mod lab;
+
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use corobench_store::Store;
+use lab::Lab;
 
 const SSHD: &str = "/usr/sbin/sshd";
 const SSH_PORT: u16 = 2222;
@@ -19,15 +22,15 @@ const RUN_LIMIT: Duration = Duration::from_secs(180);
 
 /// The namespaces, the sshd processes and the scratch folder; dropping it
 /// kills every process the test started in them and deletes them.
-struct Lab {
-    dir: tempfile::TempDir,
+struct Network {
+    lab: Lab,
     coordinator: String,
     /// Server, then the two generators, with their addresses.
     hosts: Vec<(String, String)>,
     sshd: Vec<Child>,
 }
 
-impl Lab {
+impl Network {
     /// `None` (and the reason printed) when this machine cannot host it.
     fn new() -> Option<Self> {
         if !Path::new(SSHD).exists() {
@@ -36,9 +39,13 @@ impl Lab {
             );
             return None;
         }
-        let tag = std::process::id() % 100_000;
+        // The tests of this file run at once in one process: each lab
+        // needs names of its own.
+        static LABS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let lab_number = LABS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let tag = format!("{}n{lab_number}", std::process::id() % 100_000);
         let mut lab = Self {
-            dir: tempfile::tempdir().unwrap(),
+            lab: Lab::new(),
             coordinator: format!("cbh{tag}c"),
             hosts: ["s", "g1", "g2"]
                 .iter()
@@ -56,7 +63,7 @@ impl Lab {
     }
 
     fn path(&self, name: &str) -> PathBuf {
-        self.dir.path().join(name)
+        self.lab.path(name)
     }
 
     /// A bridge in the coordinator's namespace; one veth pair to each host.
@@ -103,7 +110,7 @@ impl Lab {
             .map(|(_, addr)| format!("[{addr}]:{SSH_PORT} {host_key}"))
             .collect();
         std::fs::write(self.path("known_hosts"), known).unwrap();
-        let d = self.dir.path().display();
+        let d = self.lab.root().display();
         std::fs::write(
             self.path("ssh_config"),
             format!(
@@ -158,14 +165,7 @@ impl Lab {
 
     /// A spec of the test-kit target on the hosts; a short closed loop.
     fn write_spec(&self, duration: &str) -> PathBuf {
-        corobench_testkit::write_target(
-            &self.path("targets"),
-            "testkit",
-            "goroutine-per-connection",
-            corobench_testkit::binary_path(),
-            &[],
-        )
-        .unwrap();
+        self.lab.kit_target("testkit");
         let spec = format!(
             "name = \"hosts\"\ntargets = [\"testkit\"]\n\
              [run]\ntrials = 1\nduration = \"{duration}\"\nwarmup = \"0.2s\"\nidle = \"0s\"\n\
@@ -174,7 +174,7 @@ impl Lab {
              generators = [\"ssh://root@10.231.0.2\", \"ssh://root@10.231.0.3\"]\n\
              ssh_config = \"{d}/ssh_config\"\ntargets_dir = \"{d}/targets\"\n\
              install_dir = \"{d}/install\"\n",
-            d = self.dir.path().display()
+            d = self.lab.root().display()
         );
         let path = self.path("spec.toml");
         std::fs::write(&path, spec).unwrap();
@@ -183,17 +183,10 @@ impl Lab {
 
     /// `corobench run SPEC` in the coordinator's namespace.
     fn spawn_run(&self, spec: &Path) -> Child {
-        let scratch = self.path("tmp");
-        std::fs::create_dir_all(&scratch).unwrap();
-        self.in_coordinator(env!("CARGO_BIN_EXE_corobench"))
-            .arg("run")
-            .arg(spec)
-            .arg("--db")
-            .arg(self.path("results.db"))
-            .env("COROBENCH_CACHE", self.path("cache"))
-            .env("COROBENCH_TARGETS", self.path("targets"))
-            .env("TMPDIR", scratch)
-            .stdin(Stdio::null())
+        let mut command = self.in_coordinator(env!("CARGO_BIN_EXE_corobench"));
+        command.arg("run").arg(spec).arg("--db").arg(self.lab.db());
+        self.lab
+            .inside(&mut command)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -216,7 +209,7 @@ impl Lab {
     }
 }
 
-impl Drop for Lab {
+impl Drop for Network {
     fn drop(&mut self) {
         for ns in self.every_namespace() {
             for pid in netns_pids(&ns) {
@@ -299,8 +292,8 @@ fn finish(mut child: Child, limit: Duration) -> Output {
     child.wait_with_output().unwrap()
 }
 
-fn first_trial(lab: &Lab) -> corobench_model::TrialRecord {
-    let store = Store::open_existing(lab.path("results.db")).unwrap();
+fn first_trial(lab: &Network) -> corobench_model::TrialRecord {
+    let store = Store::open_existing(lab.lab.db()).unwrap();
     let id = store.resolve_run_id("latest").unwrap();
     let run = store.load_run(&id).unwrap();
     assert_eq!(run.trials.len(), 1, "one trial stored");
@@ -310,7 +303,7 @@ fn first_trial(lab: &Lab) -> corobench_model::TrialRecord {
 
 #[test]
 fn a_trial_on_three_hosts_merges_both_generators() {
-    let Some(lab) = Lab::new() else { return };
+    let Some(lab) = Network::new() else { return };
     let spec = lab.write_spec("1s");
     let out = finish(lab.spawn_run(&spec), RUN_LIMIT);
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -351,7 +344,7 @@ fn a_trial_on_three_hosts_merges_both_generators() {
 
 #[test]
 fn losing_the_server_host_fails_the_trial_and_leaves_nothing_running() {
-    let Some(lab) = Lab::new() else { return };
+    let Some(lab) = Network::new() else { return };
     let spec = lab.write_spec("1s");
     let run = lab.spawn_run(&spec);
     let server_ns = lab.hosts[0].0.clone();

@@ -2,66 +2,37 @@
 //! test-kit server, stored, reported in every format, and a client that
 //! fails, stored as a failed trial with its reason while the run goes on.
 
-use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+mod lab;
 
 use corobench_store::Store;
+use lab::{Lab, text};
 
-/// A scratch folder with a server target, the tiny client and a spec.
-struct Lab {
-    dir: tempfile::TempDir,
+/// A lab with a server target, the tiny client and a spec whose client
+/// asks for `paths`.
+fn program_lab(paths: &str) -> Lab {
+    let lab = Lab::new();
+    let binary = corobench_testkit::binary_path();
+    lab.kit_target("kit");
+    corobench_testkit::write_program_target(&lab.targets(), "tiny-client", binary).unwrap();
+    let spec = format!(
+        "name = \"programs\"\ntargets = [\"tiny-client\"]\n[run]\ntrials = 2\n\
+         [parameters.tiny-client]\nrequests = [5, 20]\npath = {paths}\n\
+         [program]\nserver = \"kit\"\n"
+    );
+    lab.write("spec.toml", &spec);
+    lab
 }
 
-impl Lab {
-    fn new(paths: &str) -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let binary = corobench_testkit::binary_path();
-        let targets = dir.path().join("targets");
-        corobench_testkit::write_target(&targets, "kit", "goroutine-per-connection", binary, &[])
-            .unwrap();
-        corobench_testkit::write_program_target(&targets, "tiny-client", binary).unwrap();
-        let spec = format!(
-            "name = \"programs\"\ntargets = [\"tiny-client\"]\n[run]\ntrials = 2\n\
-             [parameters.tiny-client]\nrequests = [5, 20]\npath = {paths}\n\
-             [program]\nserver = \"kit\"\n"
-        );
-        std::fs::write(dir.path().join("spec.toml"), spec).unwrap();
-        Self { dir }
-    }
-
-    fn path(&self, name: &str) -> PathBuf {
-        self.dir.path().join(name)
-    }
-
-    fn run(&self, args: &[&str]) -> Output {
-        let scratch = self.path("tmp");
-        std::fs::create_dir_all(&scratch).unwrap();
-        Command::new(env!("CARGO_BIN_EXE_corobench"))
-            .args(args)
-            .arg("--db")
-            .arg(self.path("results.db"))
-            .env("COROBENCH_CACHE", self.path("cache"))
-            .env("COROBENCH_TARGETS", self.path("targets"))
-            .env("TMPDIR", scratch)
-            .stdin(Stdio::null())
-            .output()
-            .expect("corobench runs")
-    }
-
-    fn report(&self, format: &str) -> String {
-        let output = self.run(&["report", "latest", "--format", format]);
-        assert!(output.status.success(), "{}", text(&output.stderr));
-        text(&output.stdout)
-    }
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+/// `corobench report latest --format FORMAT`, which must succeed.
+fn report(lab: &Lab, format: &str) -> String {
+    let output = lab.run(&["report", "latest", "--format", format]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    text(&output.stdout)
 }
 
 #[test]
 fn a_program_runs_beside_its_server_and_its_figures_are_reported() {
-    let lab = Lab::new("\"plaintext\"");
+    let lab = program_lab("\"plaintext\"");
     let spec = lab.path("spec.toml");
     let output = lab.run(&["run", spec.to_str().unwrap()]);
     assert!(output.status.success(), "stderr:\n{}", text(&output.stderr));
@@ -74,7 +45,7 @@ fn a_program_runs_beside_its_server_and_its_figures_are_reported() {
         table.contains("req/s") && table.contains("mean-ms"),
         "{table}"
     );
-    let store = Store::open_existing(lab.path("results.db")).unwrap();
+    let store = Store::open_existing(lab.db()).unwrap();
     let run = store
         .load_run(&store.resolve_run_id("latest").unwrap())
         .unwrap();
@@ -100,28 +71,28 @@ fn a_program_runs_beside_its_server_and_its_figures_are_reported() {
             "the server was sampled"
         );
     }
-    let json = lab.report("json");
+    let json = report(&lab, "json");
     assert!(json.contains("\"program:req/s\""), "{json}");
-    let gobench = lab.report("gobench");
+    let gobench = report(&lab, "gobench");
     assert!(gobench.contains("Unit req/s better=higher"), "{gobench}");
     assert!(
         gobench.contains(" ok ") || gobench.contains(" ok\n"),
         "{gobench}"
     );
     for format in ["md", "csv", "html"] {
-        assert!(lab.report(format).contains("req/s"), "{format}");
+        assert!(report(&lab, format).contains("req/s"), "{format}");
     }
 }
 
 #[test]
 fn a_failing_program_fails_its_trials_with_the_reason_and_the_run_goes_on() {
-    let lab = Lab::new("[\"plaintext\", \"missing\"]");
+    let lab = program_lab("[\"plaintext\", \"missing\"]");
     let spec = lab.path("spec.toml");
     let output = lab.run(&["run", spec.to_str().unwrap()]);
     assert!(output.status.success(), "stderr:\n{}", text(&output.stderr));
     let stderr = text(&output.stderr);
     assert!(stderr.contains("4 of 8 trials failed"), "{stderr}");
-    let store = Store::open_existing(lab.path("results.db")).unwrap();
+    let store = Store::open_existing(lab.db()).unwrap();
     let run = store
         .load_run(&store.resolve_run_id("latest").unwrap())
         .unwrap();

@@ -1,87 +1,50 @@
 //! `corobench run` end to end against test-kit targets (real processes):
 //! a smoke run, an interrupted run resumed, and corobench killed outright.
 
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+mod lab;
+
+use std::path::Path;
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 use corobench_store::Store;
+use lab::{Lab, text};
 
-/// A scratch folder with test-kit targets, a spec and a results database.
-struct Lab {
-    dir: tempfile::TempDir,
+/// A lab with test-kit targets and a spec of two workloads.
+fn smoke_lab(targets: &[&str], trials: u32, duration: &str) -> Lab {
+    let lab = Lab::new();
+    for name in targets {
+        lab.kit_target(name);
+    }
+    let list: Vec<String> = targets.iter().map(|t| format!("{t:?}")).collect();
+    let spec = format!(
+        "name = \"smoke\"\ntargets = [{}]\n[run]\ntrials = {trials}\nduration = \"{duration}\"\nwarmup = \"0.1s\"\nidle = \"0.1s\"\n\
+         [schedule]\nconnections = 4\n[[workloads]]\nname = \"plaintext\"\npath = \"/plaintext\"\n\
+         [[workloads]]\nname = \"json\"\npath = \"/json\"\n",
+        list.join(", ")
+    );
+    lab.write("spec.toml", &spec);
+    lab
 }
 
-impl Lab {
-    fn new(targets: &[&str], trials: u32, duration: &str) -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let binary = corobench_testkit::binary_path();
-        for name in targets {
-            corobench_testkit::write_target(
-                &dir.path().join("targets"),
-                name,
-                "goroutine-per-connection",
-                binary,
-                &[],
-            )
-            .unwrap();
-        }
-        let list: Vec<String> = targets.iter().map(|t| format!("{t:?}")).collect();
-        let spec = format!(
-            "name = \"smoke\"\ntargets = [{}]\n[run]\ntrials = {trials}\nduration = \"{duration}\"\nwarmup = \"0.1s\"\nidle = \"0.1s\"\n\
-             [schedule]\nconnections = 4\n[[workloads]]\nname = \"plaintext\"\npath = \"/plaintext\"\n\
-             [[workloads]]\nname = \"json\"\npath = \"/json\"\n",
-            list.join(", ")
-        );
-        std::fs::write(dir.path().join("spec.toml"), spec).unwrap();
-        Self { dir }
-    }
-
-    fn path(&self, name: &str) -> PathBuf {
-        self.dir.path().join(name)
-    }
-
-    fn command(&self, args: &[&str]) -> Command {
-        // A killed corobench cannot remove its work folder: keep it in ours.
-        let scratch = self.path("tmp");
-        std::fs::create_dir_all(&scratch).unwrap();
-        let mut command = Command::new(env!("CARGO_BIN_EXE_corobench"));
-        command
-            .args(args)
-            .arg("--db")
-            .arg(self.path("results.db"))
-            .env("COROBENCH_CACHE", self.path("cache"))
-            .env("COROBENCH_TARGETS", self.path("targets"))
-            .env("TMPDIR", scratch)
-            .stdin(Stdio::null());
-        command
-    }
-
-    fn run(&self, args: &[&str]) -> Output {
-        self.command(args).output().expect("corobench runs")
-    }
-
-    fn spawn(&self, args: &[&str]) -> Child {
-        self.command(args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("corobench starts")
-    }
-
-    fn stored_trials(&self) -> Vec<(u32, u32)> {
-        let Ok(store) = Store::open_existing(self.path("results.db")) else {
-            return Vec::new();
-        };
-        let Ok(id) = store.resolve_run_id("latest") else {
-            return Vec::new();
-        };
-        store.completed_trials(&id).unwrap_or_default()
-    }
+/// corobench started with `args`, its output piped.
+fn spawn(lab: &Lab, args: &[&str]) -> Child {
+    lab.command_with_db(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("corobench starts")
 }
 
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+/// The (scenario, trial) pairs stored in the latest run.
+fn stored_trials(lab: &Lab) -> Vec<(u32, u32)> {
+    let Ok(store) = Store::open_existing(lab.db()) else {
+        return Vec::new();
+    };
+    let Ok(id) = store.resolve_run_id("latest") else {
+        return Vec::new();
+    };
+    store.completed_trials(&id).unwrap_or_default()
 }
 
 /// Waits (bounded) until `ready` holds.
@@ -98,7 +61,7 @@ fn wait_for(what: &str, limit: Duration, mut ready: impl FnMut() -> bool) {
 
 #[test]
 fn a_run_stores_every_trial_and_prints_its_summary() {
-    let lab = Lab::new(&["kit-a", "kit-b"], 2, "0.3s");
+    let lab = smoke_lab(&["kit-a", "kit-b"], 2, "0.3s");
     let output = lab.run(&["run", lab.path("spec.toml").to_str().unwrap()]);
     assert!(output.status.success(), "stderr:\n{}", text(&output.stderr));
     let stdout = text(&output.stdout);
@@ -148,10 +111,10 @@ fn a_run_stores_every_trial_and_prints_its_summary() {
 
 #[test]
 fn an_interrupted_run_resumes_without_repeating_a_trial() {
-    let lab = Lab::new(&["kit-a", "kit-b"], 3, "0.5s");
-    let child = lab.spawn(&["run", lab.path("spec.toml").to_str().unwrap()]);
+    let lab = smoke_lab(&["kit-a", "kit-b"], 3, "0.5s");
+    let child = spawn(&lab, &["run", lab.path("spec.toml").to_str().unwrap()]);
     wait_for("two stored trials", Duration::from_secs(120), || {
-        lab.stored_trials().len() >= 2
+        stored_trials(&lab).len() >= 2
     });
     // SAFETY: kill only signals the child we started.
     unsafe { libc::kill(i32::try_from(child.id()).unwrap(), libc::SIGINT) };
@@ -164,7 +127,7 @@ fn an_interrupted_run_resumes_without_repeating_a_trial() {
     );
     let stderr = text(&output.stderr);
     assert!(stderr.contains("corobench run --resume"), "{stderr}");
-    let before = lab.stored_trials();
+    let before = stored_trials(&lab);
     assert!(
         before.len() < 12,
         "the run was interrupted before its end ({} trials)",
@@ -177,7 +140,7 @@ fn an_interrupted_run_resumes_without_repeating_a_trial() {
         "stderr:\n{}",
         text(&resumed.stderr)
     );
-    let after = lab.stored_trials();
+    let after = stored_trials(&lab);
     let expected: Vec<(u32, u32)> = (0..4).flat_map(|s| (0..3).map(move |t| (s, t))).collect();
     assert_eq!(after, expected, "every trial exactly once");
     for slot in &before {
@@ -195,8 +158,8 @@ fn an_interrupted_run_resumes_without_repeating_a_trial() {
 #[test]
 fn killing_corobench_leaves_no_target_running() {
     let name = format!("kit-orphan-{}", std::process::id());
-    let lab = Lab::new(&[&name], 1, "60s");
-    let mut child = lab.spawn(&["run", lab.path("spec.toml").to_str().unwrap()]);
+    let lab = smoke_lab(&[&name], 1, "60s");
+    let mut child = spawn(&lab, &["run", lab.path("spec.toml").to_str().unwrap()]);
     // The run is created after verification: a target found then is a trial's.
     wait_for("the trial's target", Duration::from_secs(120), || {
         Store::open_existing(lab.path("results.db"))
@@ -285,8 +248,8 @@ const STALLED: &str = "corobench itself was not running";
 
 #[test]
 fn a_stall_inside_the_window_fails_the_trial_and_blames_corobench() {
-    let lab = Lab::new(&["kit-stall"], 1, "6s");
-    let child = lab.spawn(&["run", lab.path("spec.toml").to_str().unwrap()]);
+    let lab = smoke_lab(&["kit-stall"], 1, "6s");
+    let child = spawn(&lab, &["run", lab.path("spec.toml").to_str().unwrap()]);
     wait_for_trial_target("kit-stall");
     // Health takes well under a second and the warm-up is 0.1 s: 1.5 s in,
     // the 6 s window is open.
@@ -313,8 +276,8 @@ fn a_stall_inside_the_window_fails_the_trial_and_blames_corobench() {
 
 #[test]
 fn a_stall_across_the_window_start_is_never_stored_as_a_normal_trial() {
-    let lab = Lab::new(&["kit-edge"], 1, "1s");
-    let child = lab.spawn(&["run", lab.path("spec.toml").to_str().unwrap()]);
+    let lab = smoke_lab(&["kit-edge"], 1, "1s");
+    let child = spawn(&lab, &["run", lab.path("spec.toml").to_str().unwrap()]);
     wait_for_trial_target("kit-edge");
     // Longer than the warm-up and the window together: whenever the stop
     // lands after the warm-up began, the window is lost.
@@ -337,14 +300,14 @@ fn a_stall_across_the_window_start_is_never_stored_as_a_normal_trial() {
 
 #[test]
 fn a_budgeted_run_stops_when_the_time_is_spent_and_names_what_fell_short() {
-    let lab = Lab::new(&["kit-a"], 2, "0.3s");
+    let lab = smoke_lab(&["kit-a"], 2, "0.3s");
     let spec = lab.path("spec.toml");
     let output = lab.run(&["run", spec.to_str().unwrap(), "--budget", "1s"]);
     assert!(output.status.success(), "stderr:\n{}", text(&output.stderr));
     let said = format!("{}{}", text(&output.stdout), text(&output.stderr));
     // A budgeted run gets at least six trials per scenario (the first
     // rounds always run); a 1 s budget is spent by then, so no more follow.
-    let stored = lab.stored_trials();
+    let stored = stored_trials(&lab);
     assert_eq!(stored.len(), 12, "{stored:?}");
     let reached = said.contains("every scenario's req/s interval is within");
     let fell_short = said.contains("did not reach ±5% in req/s") && said.contains("budget spent");

@@ -2,69 +2,49 @@
 //! line, the samples, and no process left behind when stdin closes (the
 //! lifeline) or a signal arrives.
 
+mod lab;
+
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};
 use std::net::TcpStream;
-use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdout, Command, Stdio};
+use std::path::Path;
+use std::process::{Child, ChildStdout, Stdio};
 
+use lab::Lab;
 use serde_json::Value;
 
-/// A scratch folder with one test-kit target, its cache and its temp folder.
-struct Lab {
-    dir: tempfile::TempDir,
+/// A lab with one test-kit target.
+fn kit_lab() -> Lab {
+    let lab = Lab::new();
+    lab.kit_target("kit");
+    lab
 }
 
-impl Lab {
-    fn new() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        corobench_testkit::write_target(
-            &dir.path().join("targets"),
-            "kit",
-            "goroutine-per-connection",
-            corobench_testkit::binary_path(),
-            &[],
-        )
-        .unwrap();
-        std::fs::create_dir_all(dir.path().join("tmp")).unwrap();
-        Self { dir }
-    }
+/// `corobench serve ARGS` with stdin and stdout piped, stderr to a file.
+fn serve(lab: &Lab, args: &[&str]) -> Child {
+    let stderr = std::fs::File::create(lab.path("stderr.log")).unwrap();
+    lab.command(&[&["serve"], args].concat())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(stderr)
+        .spawn()
+        .expect("corobench starts")
+}
 
-    fn path(&self, name: &str) -> PathBuf {
-        self.dir.path().join(name)
-    }
-
-    fn command(&self, args: &[&str]) -> Command {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_corobench"));
-        command
-            .arg("serve")
-            .args(args)
-            .env("COROBENCH_CACHE", self.path("cache"))
-            .env("COROBENCH_TARGETS", self.path("targets"))
-            .env("TMPDIR", self.path("tmp"));
-        command
-    }
-
-    /// `corobench serve ARGS` with stdin and stdout piped, stderr to a file.
-    fn serve(&self, args: &[&str]) -> Child {
-        let stderr = std::fs::File::create(self.path("stderr.log")).unwrap();
-        self.command(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(stderr)
-            .spawn()
-            .expect("corobench starts")
-    }
-
-    fn stderr(&self) -> String {
-        std::fs::read_to_string(self.path("stderr.log")).unwrap_or_default()
-    }
+/// What `serve` wrote on stderr so far.
+fn serve_stderr(lab: &Lab) -> String {
+    std::fs::read_to_string(lab.path("stderr.log")).unwrap_or_default()
 }
 
 /// The next JSON line on `lines`, or a panic quoting corobench's stderr.
 fn next_event(lines: &mut impl Iterator<Item = std::io::Result<String>>, lab: &Lab) -> Value {
     let line = lines
         .next()
-        .unwrap_or_else(|| panic!("serve printed no further line; stderr:\n{}", lab.stderr()))
+        .unwrap_or_else(|| {
+            panic!(
+                "serve printed no further line; stderr:\n{}",
+                serve_stderr(lab)
+            )
+        })
         .unwrap();
     serde_json::from_str(&line).unwrap_or_else(|e| panic!("{line:?} is not JSON: {e}"))
 }
@@ -98,8 +78,8 @@ fn group_is_gone(pgid: i32) -> bool {
 
 #[test]
 fn closing_stdin_stops_the_target_and_leaves_no_process() {
-    let lab = Lab::new();
-    let mut child = lab.serve(&["kit", "--sample-interval", "50ms"]);
+    let lab = kit_lab();
+    let mut child = serve(&lab, &["kit", "--sample-interval", "50ms"]);
     let (ready, mut lines) = ready(&mut child, &lab);
     assert_eq!(ready["target"], "kit");
     assert_eq!(ready["verified"], true);
@@ -128,14 +108,14 @@ fn closing_stdin_stops_the_target_and_leaves_no_process() {
     assert_eq!(last["event"], "stopped", "{last}");
     assert_eq!(last["reason"], "stdin closed", "{last}");
     let status = child.wait().unwrap();
-    assert_eq!(status.code(), Some(0), "stderr:\n{}", lab.stderr());
+    assert_eq!(status.code(), Some(0), "stderr:\n{}", serve_stderr(&lab));
     assert!(group_is_gone(pgid), "the target's processes outlived serve");
 }
 
 #[test]
 fn sigterm_stops_the_target_with_status_130() {
-    let lab = Lab::new();
-    let mut child = lab.serve(&["kit", "--no-verify"]);
+    let lab = kit_lab();
+    let mut child = serve(&lab, &["kit", "--no-verify"]);
     let (ready, _lines) = ready(&mut child, &lab);
     assert_eq!(ready["verified"], false);
     let pgid = i32::try_from(ready["pgid"].as_i64().unwrap()).unwrap();
@@ -143,20 +123,20 @@ fn sigterm_stops_the_target_with_status_130() {
     // SAFETY: kill with the pid of our own child, not reaped yet.
     assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
     let status = child.wait().unwrap();
-    assert_eq!(status.code(), Some(130), "stderr:\n{}", lab.stderr());
+    assert_eq!(status.code(), Some(130), "stderr:\n{}", serve_stderr(&lab));
     assert!(group_is_gone(pgid), "the target's processes outlived serve");
 }
 
 #[test]
 fn bad_requests_are_usage_errors() {
-    let lab = Lab::new();
+    let lab = kit_lab();
     for (args, expected) in [
         (&["nope"][..], "no target named \"nope\""),
         (&["kit", "--param", "novalue"][..], "is not a parameter"),
         (&["kit", "--param", "workers=2"][..], "workers"),
         (&["kit", "--sample-interval", "1ms"][..], "from 10ms to 1h"),
     ] {
-        let output = lab.command(args).stdin(Stdio::null()).output().unwrap();
+        let output = lab.command(&[&["serve"], args].concat()).output().unwrap();
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
         assert!(stderr.contains(expected), "{args:?}: {stderr}");

@@ -1,10 +1,13 @@
 //! `corobench verify` end to end, with the testkit's contract server as the
 //! target process.
 
+mod lab;
+
 use std::path::Path;
 use std::process::{Command, Output};
 
 use corobench_testkit::{Fault, binary_path, write_target};
+use lab::text;
 use serde_json::Value;
 
 const MODEL: &str = "worker-pool";
@@ -23,10 +26,6 @@ fn corobench_verify(targets: &Path, cache: &Path, args: &[&str]) -> Output {
         .env("TMPDIR", scratch)
         .output()
         .expect("run corobench verify")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 fn write_manifest(targets: &Path, name: &str, body: &str) {
