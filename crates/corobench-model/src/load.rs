@@ -35,13 +35,18 @@ pub struct ErrorCounts {
     pub status_4xx: u64,
     /// A complete response with a 5xx status.
     pub status_5xx: u64,
+    /// A complete response below 400 whose status class is not the one the
+    /// workload expects (`expect_status`): a redirect where a page was
+    /// expected, say. Absent from JSON when 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unexpected_status: u64,
 }
 
 impl ErrorCounts {
     /// Every error of every kind.
     #[must_use]
     pub fn total(&self) -> u64 {
-        self.transport() + self.status_4xx + self.status_5xx
+        self.transport() + self.status_4xx + self.status_5xx + self.unexpected_status
     }
 
     /// Errors in which no complete HTTP response arrived.
@@ -79,11 +84,12 @@ impl ErrorCounts {
         self.malformed += other.malformed;
         self.status_4xx += other.status_4xx;
         self.status_5xx += other.status_5xx;
+        self.unexpected_status += other.unexpected_status;
     }
 
     /// `(name, count)` for every kind, in a stable order, for printing.
     #[must_use]
-    pub fn by_kind(&self) -> [(&'static str, u64); 9] {
+    pub fn by_kind(&self) -> [(&'static str, u64); 10] {
         [
             ("connect", self.connect),
             ("fd_exhausted", self.fd_exhausted),
@@ -94,6 +100,7 @@ impl ErrorCounts {
             ("malformed", self.malformed),
             ("status_4xx", self.status_4xx),
             ("status_5xx", self.status_5xx),
+            ("unexpected_status", self.unexpected_status),
         ]
     }
 }
@@ -419,6 +426,24 @@ impl LoadReport {
         self.warnings
             .iter()
             .any(|w| matches!(w, LoadWarning::GeneratorBound { .. }))
+    }
+
+    /// Counts the responses below 400 outside the class of `expected` (a
+    /// workload's `expect_status`) as errors of their own kind, and the
+    /// error rate with them. The generator counts status classes, so the
+    /// class is what every response is checked against; the exact code is
+    /// checked on one answer before the first trial.
+    pub fn count_unexpected_status(&mut self, expected: u16) {
+        let s = self.status;
+        let unexpected = match expected {
+            100..=199 => s.success + s.redirection,
+            200..=299 => s.informational + s.redirection,
+            300..=399 => s.informational + s.success,
+            // An expected error: every answer below 400 is unexpected.
+            _ => s.informational + s.success + s.redirection,
+        };
+        self.errors.unexpected_status = unexpected;
+        self.error_rate = self.errors.rate(self.requests);
     }
 }
 

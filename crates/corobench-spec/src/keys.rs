@@ -15,6 +15,9 @@ pub(crate) const TOP_LEVEL: &[&str] = &[
     "claims",
     "capacity",
     "hosts",
+    // `[servers.NAME]`: the user's own servers, read into targets before
+    // the spec is resolved (their keys are checked there).
+    "servers",
 ];
 
 /// `[hosts]`.
@@ -74,6 +77,9 @@ pub(crate) const WORKLOAD: &[&str] = &[
     "headers",
     "body",
     "body_file",
+    "expect_status",
+    "expect_body",
+    "expect_header",
     "connections",
     "rates",
     "keepalive",

@@ -125,6 +125,28 @@ pub struct Workload {
     pub path: String,
     pub headers: Vec<(String, String)>,
     pub body: Body,
+    /// What a correct answer looks like (`expect_*`); empty: any answer
+    /// below 400.
+    pub expect: Expectation,
+}
+
+/// A workload's `expect_status`, `expect_body` and `expect_header`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Expectation {
+    /// The exact status code.
+    pub status: Option<u16>,
+    /// A piece of text the body holds.
+    pub body: Option<String>,
+    /// A header, and a piece of text its value holds.
+    pub header: Option<(String, String)>,
+}
+
+impl Expectation {
+    /// Whether the workload expects anything at all.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.status.is_none() && self.body.is_none() && self.header.is_none()
+    }
 }
 
 /// A request body, read by the runner (so planning stays cheap).

@@ -79,13 +79,15 @@ pub enum TargetError {
         stderr_tail: String,
     },
 
-    /// A target that did not answer `GET /healthz` with 200 in time.
-    #[error("target {target} did not answer GET /healthz with 200 on port {port} within {timeout:?} (last attempt: {last_attempt}); last lines of its stderr ({}):\n{stderr_tail}", stderr_log.display())]
+    /// A target that did not become ready in time (the contract's
+    /// `GET /healthz` answering 200, or a user server's own readiness).
+    #[error("target {target} was not ready on port {port} within {timeout:?}: it was told to listen there (PORT, {{port}}) and waited for until {waited_for}); last lines of its stderr ({}):\n{stderr_tail}", stderr_log.display())]
     Unhealthy {
         target: String,
         port: u16,
+        /// What readiness was waited for, and the last attempt.
+        waited_for: String,
         timeout: Duration,
-        last_attempt: String,
         stderr_log: PathBuf,
         stderr_tail: String,
     },

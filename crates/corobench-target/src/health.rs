@@ -1,19 +1,39 @@
-//! The health probe: one blocking `GET /healthz` over HTTP/1.1.
+//! The readiness probe: one blocking `GET PATH` over HTTP/1.1 (the
+//! contract's `/healthz`, or a user server's own path), or a connection.
 
 use std::io::{Read as _, Write as _};
 use std::net::{SocketAddr, TcpStream};
 use std::time::Duration;
+
+use crate::manifest::Readiness;
 
 /// How long one probe may take to connect, and then to answer.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(2);
 /// Enough of a response to hold its status line.
 const MAX_HEAD_BYTES: usize = 1024;
 
-/// The status code `GET /healthz` answered with, or why there was none.
+/// Whether the server at `addr` is ready as `readiness` says: `Err` with
+/// what the attempt found (refused, a status, not HTTP).
+///
+/// # Errors
+/// The server is not ready yet, and why.
+pub fn ready(addr: SocketAddr, readiness: &Readiness) -> Result<(), String> {
+    match readiness {
+        Readiness::Port => TcpStream::connect_timeout(&addr, PROBE_TIMEOUT)
+            .map(drop)
+            .map_err(|e| format!("connect: {e}")),
+        Readiness::Http(path) => match probe(addr, path)? {
+            200..=299 => Ok(()),
+            code => Err(format!("GET {path} answered {code}")),
+        },
+    }
+}
+
+/// The status code `GET PATH` answered with, or why there was none.
 ///
 /// # Errors
 /// A description of the failed attempt (refused, timed out, not HTTP).
-pub fn probe(addr: SocketAddr) -> Result<u16, String> {
+pub fn probe(addr: SocketAddr, path: &str) -> Result<u16, String> {
     let mut stream =
         TcpStream::connect_timeout(&addr, PROBE_TIMEOUT).map_err(|e| format!("connect: {e}"))?;
     stream
@@ -22,7 +42,7 @@ pub fn probe(addr: SocketAddr) -> Result<u16, String> {
     stream
         .set_write_timeout(Some(PROBE_TIMEOUT))
         .map_err(|e| e.to_string())?;
-    let request = format!("GET /healthz HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+    let request = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
     stream
         .write_all(request.as_bytes())
         .map_err(|e| format!("send: {e}"))?;
@@ -95,7 +115,7 @@ mod tests {
                 .unwrap();
             String::from_utf8_lossy(&request[..n]).into_owned()
         });
-        assert_eq!(probe(addr), Ok(200));
+        assert_eq!(probe(addr, "/healthz"), Ok(200));
         assert!(
             server
                 .join()
@@ -110,6 +130,6 @@ mod tests {
             .unwrap()
             .local_addr()
             .unwrap();
-        assert!(probe(addr).unwrap_err().starts_with("connect:"));
+        assert!(probe(addr, "/healthz").unwrap_err().starts_with("connect:"));
     }
 }

@@ -25,6 +25,7 @@ mod cache;
 mod command;
 mod cpuset;
 mod error;
+mod executable;
 mod gobench;
 mod group;
 mod guardian;
@@ -46,13 +47,14 @@ pub use availability::{Availability, find_on_path};
 pub use cache::{BuildCache, BuildOutcome, BuiltTarget};
 pub use cpuset::CpuSet;
 pub use error::TargetError;
+pub use executable::{executable, file_digest, server_provenance};
 pub use gobench::{BenchmarkError, BenchmarkResult, Measurement, check_units, parse_benchmarks};
 pub use group::{StopReport, install_child_reaper};
 pub use hash::{ALWAYS_EXCLUDED, source_hash};
 pub use launch::{LaunchOptions, free_port};
 pub use manifest::{
-    AvailableIf, BuildSpec, MANIFEST_FILE, MODELS, Manifest, ProgramServer, ProgramSpec, RunSpec,
-    TargetKind, discover, find_targets_dir,
+    AvailableIf, BuildSpec, MANIFEST_FILE, MODELS, Manifest, ProgramServer, ProgramSpec, Readiness,
+    RunSpec, SERVER_KEYS, StopSignal, TargetKind, discover, find_targets_dir, inline_servers,
 };
 pub use parameters::ParameterSpec;
 pub use payload::{PAYLOAD_BYTES, PAYLOAD_FILE, ensure_payload, payload_byte};

@@ -1,6 +1,7 @@
 //! `target.toml`: the manifest that says how a target is built, started and
 //! parametrised (format: docs/targets.md), and where targets are found.
 
+mod inline;
 mod parse;
 
 use std::collections::BTreeMap;
@@ -11,6 +12,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::TargetError;
 use crate::parameters::{self, ParameterSpec};
+
+pub use inline::{SERVER_KEYS, inline_servers};
 
 /// The concurrency model ids of docs/contract.md.
 pub const MODELS: &[&str] = &[
@@ -41,6 +44,10 @@ pub struct Manifest {
     /// A server (the default) or a program that runs to completion.
     #[serde(flatten)]
     pub kind: TargetKind,
+    /// Whether the server serves the HTTP contract (docs/contract.md) and is
+    /// verified against it; `false` for a user's own server, which is
+    /// checked by each workload's expectations instead.
+    pub contract: bool,
     /// Commands that must be on PATH.
     pub requires: Vec<String>,
     /// How to make an unavailable target available.
@@ -137,10 +144,68 @@ pub struct RunSpec {
     pub ready_timeout_s: u64,
     /// SIGTERM to SIGKILL.
     pub stop_timeout_s: u64,
+    /// How corobench tells the server is ready to be measured.
+    pub ready: Readiness,
+    /// The signal that asks the server to stop (SIGTERM unless the manifest
+    /// says otherwise); SIGKILL follows after `stop_timeout_s`.
+    pub stop_signal: StopSignal,
     /// The shortest warm-up a trial of this target gets, whatever the spec
     /// says: a runtime that compiles its hot code while serving (a JIT)
     /// would otherwise be measured while it compiles (servers only).
     pub min_warmup_s: u64,
+}
+
+/// `[run] ready`: when a started server counts as ready.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Readiness {
+    /// `GET PATH` answers 2xx (the contract's `/healthz` answers 200).
+    Http(String),
+    /// The port accepts a TCP connection.
+    Port,
+}
+
+impl std::fmt::Display for Readiness {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Http(path) => write!(f, "GET {path} answered 2xx"),
+            Self::Port => f.write_str("the port accepted a connection"),
+        }
+    }
+}
+
+/// `[run] stop_signal`: the signals a server may ask to be stopped with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum StopSignal {
+    #[serde(rename = "SIGTERM")]
+    Term,
+    #[serde(rename = "SIGINT")]
+    Int,
+    #[serde(rename = "SIGQUIT")]
+    Quit,
+    #[serde(rename = "SIGHUP")]
+    Hup,
+}
+
+impl StopSignal {
+    /// Every signal by its name, as the manifest spells it.
+    pub const NAMES: [(&'static str, Self); 4] = [
+        ("SIGTERM", Self::Term),
+        ("SIGINT", Self::Int),
+        ("SIGQUIT", Self::Quit),
+        ("SIGHUP", Self::Hup),
+    ];
+
+    /// The signal's number.
+    #[must_use]
+    pub fn number(self) -> i32 {
+        match self {
+            Self::Term => libc::SIGTERM,
+            Self::Int => libc::SIGINT,
+            Self::Quit => libc::SIGQUIT,
+            Self::Hup => libc::SIGHUP,
+        }
+    }
 }
 
 impl RunSpec {

@@ -152,17 +152,19 @@ impl RunningTarget {
                 deadline = Instant::now() + timeout;
                 continue;
             }
-            let last_attempt = match health::probe(self.addr()) {
-                Ok(200) => return Ok(()),
-                Ok(code) => format!("status {code}"),
-                Err(error) => error,
+            let last_attempt = match health::ready(self.addr(), &self.built.manifest.run.ready) {
+                Ok(()) => return Ok(()),
+                Err(why) => why,
             };
             if Instant::now() >= deadline {
                 return Err(TargetError::Unhealthy {
                     target: self.name().to_string(),
                     port: self.port,
+                    waited_for: format!(
+                        "{} (last attempt: {last_attempt}",
+                        self.built.manifest.run.ready
+                    ),
                     timeout,
-                    last_attempt,
                     stderr_log: self.stderr_log(),
                     stderr_tail: self.error_tail(),
                 });
@@ -218,7 +220,8 @@ impl RunningTarget {
             .any(|needle| text.contains(needle))
     }
 
-    /// SIGTERM to the group, up to the manifest's `stop_timeout_s` for every
+    /// The manifest's stop signal (SIGTERM unless it says otherwise) to the
+    /// group, up to the manifest's `stop_timeout_s` for every
     /// process to end, then SIGKILL to what is left; everything is reaped.
     ///
     /// # Errors
@@ -229,7 +232,7 @@ impl RunningTarget {
             unreachable!("only stop and drop take the group, and both consume the target");
         };
         group
-            .stop(libc::SIGTERM, true, timeout)
+            .stop(self.built.manifest.run.stop_signal.number(), true, timeout)
             .require_all_gone(&format!("target {}", self.name()))
     }
 }

@@ -184,7 +184,8 @@ fn an_unhealthy_target_times_out_with_the_stderr_tail() {
         .unwrap_err();
     let message = error.to_string();
     let expected_start = format!(
-        "target silent did not answer GET /healthz with 200 on port {} within 500ms (last attempt: connect:",
+        "target silent was not ready on port {} within 500ms: it was told to listen there \
+         (PORT, {{port}}) and waited for until GET /healthz answered 2xx (last attempt: connect:",
         running.port()
     );
     assert!(message.starts_with(&expected_start), "{message}");

@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use corobench_target::{
-    Availability, Manifest, ParameterSpec, ProgramServer, TargetError, TargetKind, discover,
-    find_targets_dir,
+    Availability, Manifest, ParameterSpec, ProgramServer, Readiness, StopSignal, TargetError,
+    TargetKind, discover, find_targets_dir,
 };
 
 fn fixtures() -> PathBuf {
@@ -119,7 +119,7 @@ fn discovery_lists_every_invalid_manifest() {
         "{message}"
     );
     assert!(
-        message.contains("a/target.toml:1: model: missing field `model`"),
+        message.contains("a/target.toml:1: run: missing field `run`"),
         "{message}"
     );
     assert!(
@@ -164,7 +164,7 @@ fn shape_errors_are_named() {
 
     let (_, message) = error_of(&GOOD.replace("model = \"worker-pool\"\n", ""));
     assert!(
-        message.contains("model: missing field `model`"),
+        message.contains("model: missing: a contract target names its concurrency model"),
         "{message}"
     );
 
@@ -614,4 +614,44 @@ fn server_url_is_only_for_programs_that_need_a_server() {
             ),
         ],
     );
+}
+
+#[test]
+fn a_user_server_needs_no_model_is_ready_on_its_port_and_names_its_stop_signal() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("api");
+    std::fs::create_dir(&folder).unwrap();
+    let text =
+        "name = \"api\"\ncontract = false\n[run]\ncommand = [\"./api\", \"--port\", \"{port}\"]\n";
+    let manifest = Manifest::parse(
+        &format!("{text}stop_signal = \"SIGINT\"\n"),
+        &folder.join("target.toml"),
+    )
+    .unwrap();
+    assert!(!manifest.contract);
+    assert_eq!(manifest.model, "user-server");
+    assert_eq!(manifest.run.ready, Readiness::Port);
+    assert_eq!(manifest.run.stop_signal, StopSignal::Int);
+    let with_path = text.replace("[run]\n", "[run]\nready = \"/health\"\n");
+    let manifest = Manifest::parse(&with_path, &folder.join("target.toml")).unwrap();
+    assert_eq!(manifest.run.ready, Readiness::Http("/health".to_owned()));
+    let contract = Manifest::parse(GOOD, &dir.path().join("probe").join("target.toml")).unwrap();
+    assert_eq!(contract.run.ready, Readiness::Http("/healthz".to_owned()));
+    assert_eq!(contract.run.stop_signal, StopSignal::Term);
+    for (bad, expected) in [
+        (
+            "ready = \"health\"",
+            "run.ready: \"health\" is neither a path",
+        ),
+        (
+            "stop_signal = \"SIGSTOP\"",
+            "run.stop_signal: \"SIGSTOP\": use one of SIGTERM",
+        ),
+    ] {
+        let text = text.replace("[run]\n", &format!("[run]\n{bad}\n"));
+        let message = Manifest::parse(&text, &folder.join("target.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(message.contains(expected), "{message}");
+    }
 }

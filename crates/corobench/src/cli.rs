@@ -34,6 +34,8 @@ pub enum Command {
     Suites(commands::suites::SuitesArgs),
     /// Measure every scenario of a suite (the default suite when none is given).
     Run(commands::run::RunArgs),
+    /// Compare your own servers, given as commands, on one request: a run in one line.
+    Bench(commands::bench::BenchArgs),
     /// List the runs stored in a results database.
     Runs(commands::runs::RunsArgs),
     /// Analyse a stored run: medians, intervals, comparisons, charts.

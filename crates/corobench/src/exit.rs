@@ -182,8 +182,8 @@ fn load_status(error: &LoadError) -> Exit {
 fn runner_status(error: &RunnerError) -> Exit {
     match error {
         RunnerError::BodyUnreadable { .. } | RunnerError::Host(_) => Exit::Usage,
-        RunnerError::Postgres(_) => Exit::TargetFailed,
-        RunnerError::OwnExecutable(_) => Exit::CheckFailed,
+        RunnerError::Postgres(_) | RunnerError::NotChecked { .. } => Exit::TargetFailed,
+        RunnerError::OwnExecutable(_) | RunnerError::Expectation { .. } => Exit::CheckFailed,
     }
 }
 
@@ -285,9 +285,9 @@ mod tests {
             port: 1,
             retried: false,
         };
-        let postgres = RunnerError::Postgres(TargetError::Postgres {
+        let postgres = RunnerError::Postgres(Box::new(TargetError::Postgres {
             message: "no initdb".into(),
-        });
+        }));
         vec![
             ("a target that failed", target_failed("did not start")),
             ("a port in use", port.into()),

@@ -32,6 +32,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
         Command::Plan(args) => commands::plan::run(&args),
         Command::Suites(args) => commands::suites::run(&args),
         Command::Run(args) => commands::run::run(&args),
+        Command::Bench(args) => commands::bench::run(&args),
         Command::Runs(args) => commands::runs::run(&args),
         Command::Report(args) => commands::report::run(&args),
         Command::Compare(args) => commands::compare::run(&args),

@@ -5,8 +5,10 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use corobench_spec::{Catalog, CatalogProgram, CatalogTarget, Domain, Limits, Plan, SpecError};
-use corobench_target::{Availability, Manifest, ParameterSpec, discover, find_targets_dir};
+use corobench_spec::{Catalog, CatalogProgram, CatalogTarget, Domain, Limits, Plan};
+use corobench_target::{
+    Availability, Manifest, ParameterSpec, TargetError, discover, find_targets_dir, inline_servers,
+};
 
 use crate::exit;
 
@@ -18,7 +20,9 @@ const CLUSTER_NODE_CPUS: usize = 1024;
 #[derive(Debug)]
 pub struct Targets {
     pub dir: PathBuf,
-    manifests: Vec<(Manifest, Availability)>,
+    /// Each manifest, whether it can run here, and whether the spec being
+    /// resolved defined it (`[servers.NAME]`) rather than the folder.
+    manifests: Vec<(Manifest, Availability, bool)>,
 }
 
 impl Targets {
@@ -27,13 +31,23 @@ impl Targets {
     /// # Errors
     /// No targets folder, or a manifest that does not parse (exit 2).
     pub fn discover(explicit: Option<&Path>) -> anyhow::Result<Self> {
-        let dir = find_targets_dir(explicit)?;
+        let dir = match find_targets_dir(explicit) {
+            // Without a targets folder, a spec may still measure the
+            // servers it defines itself.
+            Err(TargetError::TargetsDirNotFound { .. }) if explicit.is_none() => {
+                return Ok(Self {
+                    dir: PathBuf::from("(no targets folder found)"),
+                    manifests: Vec::new(),
+                });
+            }
+            found => found?,
+        };
         let manifests = discover(&dir)?;
         let manifests = manifests
             .into_iter()
             .map(|m| {
                 let availability = m.availability();
-                (m, availability)
+                (m, availability, false)
             })
             .collect();
         Ok(Self { dir, manifests })
@@ -43,8 +57,8 @@ impl Targets {
     pub fn get(&self, name: &str) -> Option<&Manifest> {
         self.manifests
             .iter()
-            .find(|(m, _)| m.name == name)
-            .map(|(m, _)| m)
+            .find(|(m, _, _)| m.name == name)
+            .map(|(m, _, _)| m)
     }
 
     /// The manifests named (in the order given, once each), or every one.
@@ -60,7 +74,7 @@ impl Targets {
             return Err(exit::usage(message));
         }
         if names.is_empty() {
-            return Ok(self.manifests.iter().map(|(m, _)| m.clone()).collect());
+            return Ok(self.manifests.iter().map(|(m, _, _)| m.clone()).collect());
         }
         let mut chosen: Vec<Manifest> = Vec::new();
         for name in names {
@@ -76,7 +90,7 @@ impl Targets {
         let known: Vec<&str> = self
             .manifests
             .iter()
-            .map(|(m, _)| m.name.as_str())
+            .map(|(m, _, _)| m.name.as_str())
             .collect();
         exit::usage(format!(
             "no target named {name:?} in {}; targets there: {}",
@@ -93,7 +107,7 @@ impl Targets {
         let targets = self
             .manifests
             .iter()
-            .map(|(m, availability)| CatalogTarget {
+            .map(|(m, availability, _)| CatalogTarget {
                 name: m.name.clone(),
                 available: match availability {
                     Availability::Available => Ok(()),
@@ -116,12 +130,22 @@ impl Targets {
         Catalog { targets, cpus }
     }
 
-    /// Resolves a spec against these targets and what this process can open.
+    /// Resolves a spec against these targets, and the servers it defines
+    /// itself (`[servers.NAME]`), and what this process can open. The
+    /// spec's servers stay among the targets (those of an earlier spec go).
     ///
     /// # Errors
-    /// As [`corobench_spec::resolve_within`].
-    pub fn resolve(&self, text: &str, path: Option<&Path>) -> Result<Plan, SpecError> {
-        corobench_spec::resolve_within(text, path, &self.catalog(), &Limits::of_this_process())
+    /// As [`corobench_spec::resolve_within`], a server table that is not a
+    /// valid server, or one named like a target of the targets folder.
+    pub fn resolve(&mut self, text: &str, path: Option<&Path>) -> anyhow::Result<Plan> {
+        self.add_spec_servers(text, path)?;
+        let limits = Limits::of_this_process();
+        Ok(corobench_spec::resolve_within(
+            text,
+            path,
+            &self.catalog(),
+            &limits,
+        )?)
     }
 
     /// Resolves a spec for machines other than this one (a cluster's nodes):
@@ -130,14 +154,48 @@ impl Targets {
     /// own bounds, not this process's.
     ///
     /// # Errors
-    /// As [`corobench_spec::resolve_within`].
-    pub fn resolve_for_cluster(&self, text: &str, path: Option<&Path>) -> Result<Plan, SpecError> {
+    /// As [`corobench_spec::resolve_within`], and a spec that defines its
+    /// own servers: the image holds the reference targets, not a user's
+    /// programs.
+    pub fn resolve_for_cluster(&self, text: &str, path: Option<&Path>) -> anyhow::Result<Plan> {
+        if let Some(server) = inline_servers(text, path)?.first() {
+            return Err(exit::usage(format!(
+                "[servers.{}]: a run on Kubernetes cannot start a server defined in the spec: \
+                 the image carries the reference targets only; build an image with your server \
+                 as a target (target.toml with contract = false) and name it in `targets`",
+                server.name
+            )));
+        }
         let mut catalog = self.catalog();
         for target in &mut catalog.targets {
             target.available = Ok(());
         }
         catalog.cpus = CLUSTER_NODE_CPUS;
-        corobench_spec::resolve_within(text, path, &catalog, &Limits::default())
+        Ok(corobench_spec::resolve_within(
+            text,
+            path,
+            &catalog,
+            &Limits::default(),
+        )?)
+    }
+
+    /// Puts the spec's own servers among the targets, in place of those of
+    /// an earlier spec.
+    fn add_spec_servers(&mut self, text: &str, path: Option<&Path>) -> anyhow::Result<()> {
+        self.manifests.retain(|(_, _, from_spec)| !from_spec);
+        for manifest in inline_servers(text, path)? {
+            if self.get(&manifest.name).is_some() {
+                return Err(exit::usage(format!(
+                    "[servers.{}]: {} already has a target of that name; name the server \
+                     otherwise",
+                    manifest.name,
+                    self.dir.display()
+                )));
+            }
+            let availability = manifest.availability();
+            self.manifests.push((manifest, availability, true));
+        }
+        Ok(())
     }
 
     /// Every parameter of `target`, defaults filled in for those not given.

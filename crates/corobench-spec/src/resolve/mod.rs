@@ -5,6 +5,7 @@
 
 mod capacity;
 mod claims;
+mod expectations;
 mod hosts;
 mod repeats;
 mod schedule;
@@ -23,7 +24,7 @@ use crate::document::{self, Table};
 use crate::error::{Locator, SpecError};
 use crate::keys;
 use crate::limits::{Limits, MAX_PLAN_BYTES, MAX_SCENARIOS};
-use crate::plan::{Body, Measurement, Plan, PlannedScenario, Workload};
+use crate::plan::{Body, Expectation, Measurement, Plan, PlannedScenario, Workload};
 use crate::program::{is_program, program_scenario};
 
 use settings::Settings;
@@ -258,6 +259,7 @@ fn program_runs(
                     path: String::new(),
                     headers: Vec::new(),
                     body: Body::Empty,
+                    expect: Expectation::default(),
                 },
                 schedule: Schedule::closed(0),
                 measurement: settings.measurement,

@@ -13,6 +13,7 @@ use crate::keys;
 use crate::limits::{Limits, MAX_BODY_FILE, MAX_BODY_TEXT, MAX_SCENARIOS};
 use crate::plan::{Body, Workload};
 
+use super::expectations;
 use super::schedule::{Bounds, Sweep};
 use super::settings::Settings;
 
@@ -135,6 +136,7 @@ fn workload(
             path,
             headers,
             body,
+            expect: expectations::expectation(table, at)?,
         },
         schedules: Vec::new(),
         key: String::new(),

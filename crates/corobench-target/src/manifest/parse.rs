@@ -9,7 +9,8 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use super::{
-    AvailableIf, BuildSpec, MODELS, Manifest, ProgramServer, ProgramSpec, RunSpec, TargetKind,
+    AvailableIf, BuildSpec, MODELS, Manifest, ProgramServer, ProgramSpec, Readiness, RunSpec,
+    StopSignal, TargetKind,
 };
 use crate::error::TargetError;
 use crate::parameters::ParameterSpec;
@@ -34,9 +35,12 @@ type Env = BTreeMap<String, Spanned<String>>;
 #[serde(deny_unknown_fields)]
 struct RawManifest {
     name: Spanned<String>,
-    model: Spanned<String>,
+    model: Option<Spanned<String>>,
+    #[serde(default)]
     summary: String,
+    #[serde(default)]
     language: String,
+    contract: Option<bool>,
     kind: Option<Spanned<RawKind>>,
     #[serde(default)]
     requires: Vec<Spanned<String>>,
@@ -92,6 +96,8 @@ struct RawRun {
     #[serde(default)]
     env: Env,
     ready_timeout_s: Option<Spanned<u64>>,
+    ready: Option<Spanned<String>>,
+    stop_signal: Option<Spanned<String>>,
     stop_timeout_s: Option<u64>,
     min_warmup_s: Option<Spanned<u64>>,
     time_limit_s: Option<Spanned<u64>>,
@@ -158,17 +164,19 @@ pub(super) fn parse(text: &str, path: &Path) -> Result<Manifest, TargetError> {
     let raw: RawManifest = toml::from_str(text).map_err(|e| source.toml_error(&e))?;
     let dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
     check_name(&source, &raw.name, &dir)?;
-    check_model(&source, &raw.model)?;
+    let contract = raw.contract.unwrap_or(true);
+    let model = model(&source, raw.model, contract)?;
     let parameters = raw
         .parameters
         .into_iter()
         .map(|(name, spec)| Ok((name.clone(), parameter(&source, &name, spec)?)))
         .collect::<Result<BTreeMap<_, _>, TargetError>>()?;
     let kind = target_kind(&source, raw.kind, raw.program, &raw.run)?;
-    let run = run(&source, raw.run, &parameters, &kind)?;
+    let run = run(&source, raw.run, &parameters, &kind, contract)?;
     Ok(Manifest {
         name: raw.name.into_inner(),
-        model: raw.model.into_inner(),
+        model,
+        contract,
         summary: raw.summary,
         language: raw.language,
         kind,
@@ -208,6 +216,28 @@ fn check_name(source: &Source, name: &Spanned<String>, dir: &Path) -> Result<(),
         return Err(source.error(&name.span(), "name", message));
     }
     Ok(())
+}
+
+/// A contract target names its concurrency model; a user's server may, in
+/// its own words, and is `user-server` otherwise.
+fn model(
+    source: &Source,
+    raw: Option<Spanned<String>>,
+    contract: bool,
+) -> Result<String, TargetError> {
+    match raw {
+        Some(model) if contract => check_model(source, &model).map(|()| model.into_inner()),
+        Some(model) => Ok(model.into_inner()),
+        None if contract => Err(source.error(
+            &(0..0),
+            "model",
+            format!(
+                "missing: a contract target names its concurrency model, one of: {}",
+                MODELS.join(", ")
+            ),
+        )),
+        None => Ok("user-server".to_owned()),
+    }
 }
 
 fn check_model(source: &Source, model: &Spanned<String>) -> Result<(), TargetError> {
@@ -457,6 +487,7 @@ fn run(
     raw: RawRun,
     parameters: &BTreeMap<String, ParameterSpec>,
     kind: &TargetKind,
+    contract: bool,
 ) -> Result<RunSpec, TargetError> {
     refuse_misplaced_server_url(source, &raw, kind)?;
     let names = run_placeholders(kind, parameters);
@@ -499,9 +530,61 @@ fn run(
         command,
         env,
         ready_timeout_s,
+        ready: readiness(source, raw.ready, contract)?,
+        stop_signal: stop_signal(source, raw.stop_signal)?,
         stop_timeout_s: raw.stop_timeout_s.unwrap_or(5),
         min_warmup_s,
     })
+}
+
+/// `ready = "/path"` or `"port"`; a contract target answers `/healthz`,
+/// a user's server is ready once its port accepts a connection.
+fn readiness(
+    source: &Source,
+    raw: Option<Spanned<String>>,
+    contract: bool,
+) -> Result<Readiness, TargetError> {
+    let Some(ready) = raw else {
+        return Ok(if contract {
+            Readiness::Http("/healthz".to_owned())
+        } else {
+            Readiness::Port
+        });
+    };
+    let text = ready.get_ref().trim();
+    if text == "port" {
+        return Ok(Readiness::Port);
+    }
+    let valid = text.starts_with('/') && !text.chars().any(|c| c.is_whitespace() || c.is_control());
+    if valid {
+        return Ok(Readiness::Http(text.to_owned()));
+    }
+    Err(source.error(
+        &ready.span(),
+        "run.ready",
+        format!(
+            "{text:?} is neither a path (\"/health\", answered 2xx when ready) nor \"port\" \
+             (ready once the port accepts a connection)"
+        ),
+    ))
+}
+
+fn stop_signal(source: &Source, raw: Option<Spanned<String>>) -> Result<StopSignal, TargetError> {
+    let Some(name) = raw else {
+        return Ok(StopSignal::Term);
+    };
+    StopSignal::NAMES
+        .iter()
+        .find(|(known, _)| known.eq_ignore_ascii_case(name.get_ref().trim()))
+        .map(|(_, signal)| *signal)
+        .ok_or_else(|| {
+            let names: Vec<&str> = StopSignal::NAMES.iter().map(|(n, _)| *n).collect();
+            source.error(
+                &name.span(),
+                "run.stop_signal",
+                format!("{:?}: use one of {}", name.get_ref(), names.join(", ")),
+            )
+        })
 }
 
 fn command(

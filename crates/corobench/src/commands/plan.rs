@@ -44,7 +44,7 @@ pub fn run(args: &PlanArgs) -> anyhow::Result<Exit> {
         write!(out, "{DEFAULT_SUITE}")?;
         return Ok(Exit::Success);
     }
-    let targets = Targets::discover(args.dir.targets_dir.as_deref())?;
+    let mut targets = Targets::discover(args.dir.targets_dir.as_deref())?;
     let path = args.spec.as_deref();
     let text = read_spec(path)?;
     let plan = targets.resolve(&text, path)?;

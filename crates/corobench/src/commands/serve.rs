@@ -206,7 +206,9 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<Exit> {
         (args.port, args.listen),
     )?;
     lifeline.check("starting the target")?;
-    if !args.no_verify {
+    // A user's server has no contract to check (its workloads' expectations
+    // are the coordinator's to check).
+    if !args.no_verify && manifest.contract {
         verify_running(&target, manifest)?;
         lifeline.check("verifying the target")?;
     }
@@ -346,7 +348,7 @@ fn ready_line(target: &RunningTarget, built: &BuiltTarget, args: &ServeArgs) -> 
         "tool_versions": built.manifest.tool_versions(),
         "parameters": target.parameters(),
         "cpus": args.cpus,
-        "verified": !args.no_verify,
+        "verified": !args.no_verify && built.manifest.contract,
         "corobench_version": env!("CARGO_PKG_VERSION"),
         "unix_ms": unix_ms(),
     })

@@ -32,7 +32,7 @@ pub struct SuitesArgs {
 /// # Errors
 /// No targets or suites folder (exit 2).
 pub fn run(args: &SuitesArgs) -> anyhow::Result<Exit> {
-    let targets = Targets::discover(args.dir.targets_dir.as_deref())?;
+    let mut targets = Targets::discover(args.dir.targets_dir.as_deref())?;
     let dir = args
         .suites_dir
         .clone()
@@ -47,7 +47,7 @@ pub fn run(args: &SuitesArgs) -> anyhow::Result<Exit> {
         "SUITE", "SCENARIOS", "TIME"
     )?;
     for path in paths {
-        writeln!(out, "{}", line(&targets, &path))?;
+        writeln!(out, "{}", line(&mut targets, &path))?;
     }
     writeln!(
         out,
@@ -71,7 +71,7 @@ fn suite_files(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
 }
 
 /// `name  scenarios  time  description`, or why the suite cannot run here.
-fn line(targets: &Targets, path: &Path) -> String {
+fn line(targets: &mut Targets, path: &Path) -> String {
     let name = path
         .file_stem()
         .map_or_else(String::new, |s| s.to_string_lossy().into_owned());

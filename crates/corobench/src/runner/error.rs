@@ -20,11 +20,26 @@ pub enum RunnerError {
     /// The plan has `/db` workloads and the private PostgreSQL cluster did
     /// not start.
     #[error("PostgreSQL did not start, and the plan has /db workloads: {0}")]
-    Postgres(TargetError),
+    Postgres(Box<TargetError>),
     /// A `[hosts]` host that cannot take part as the spec asks (unreachable
     /// over SSH, another corobench version): the spec or the host must change.
     #[error("{0}")]
     Host(String),
+    /// A user's server did not start for the check of its answers.
+    #[error("{target} did not start to be checked before the first trial: {why}")]
+    NotChecked { target: String, why: String },
+    /// A user's server answered a workload's request in a way its
+    /// expectations refuse: it would be measured doing something else.
+    #[error(
+        "{target} does not answer workload {workload} ({request}) as expected, so it is not \
+         measured: {problem}"
+    )]
+    Expectation {
+        target: String,
+        workload: String,
+        request: String,
+        problem: String,
+    },
     /// This executable could not be found to copy it to a host.
     #[error("cannot find corobench's own executable: {0}")]
     OwnExecutable(std::io::Error),

@@ -15,7 +15,7 @@ use super::error::RunnerError;
 use super::events::RunObserver;
 use super::provenance;
 use crate::targets::Targets;
-use crate::verification::gate;
+use crate::verification::{expectations, gate};
 use crate::workspace::Workspace;
 
 /// What every trial of a run shares.
@@ -109,6 +109,7 @@ pub fn prepare(
         prepared.postgres = Some(postgres);
     }
     gate::verify_all(plan, &mut prepared, observer);
+    expectations::check_all(plan, &prepared, observer)?;
     Ok(prepared)
 }
 
@@ -161,7 +162,7 @@ fn start_postgres(work_root: &Path, server_cpus: &CpuSet) -> anyhow::Result<Post
     server_cpus.apply_to_current_thread()?;
     let started = Postgres::start(work_root);
     original.apply_to_current_thread()?;
-    Ok(started.map_err(RunnerError::Postgres)?)
+    Ok(started.map_err(|e| RunnerError::Postgres(Box::new(e)))?)
 }
 
 /// The spec's backend for this run; `auto` is io_uring where the kernel allows it.
@@ -235,6 +236,10 @@ fn build_all(
                     .target_sources
                     .insert(name.to_string(), built.source_hash.clone());
                 prepared.tool_versions.extend(manifest.tool_versions());
+                if !manifest.contract {
+                    let provenance = corobench_target::server_provenance(&built);
+                    prepared.tool_versions.extend(provenance);
+                }
                 prepared.env.built.insert(name.to_string(), built);
             }
             Err(error) => prepared.excluded.push(ExcludedTarget {

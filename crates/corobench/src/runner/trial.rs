@@ -110,7 +110,7 @@ pub fn run(
         Err(why) => return failed(blank, why.to_string()),
     };
     let before = footprint(&target);
-    let measured = match window::measure(env, scenario, &target, observer) {
+    let mut measured = match window::measure(env, scenario, &target, observer) {
         Ok(Some(measured)) => measured,
         Ok(None) => return TrialOutcome::Interrupted,
         Err(why) if why.concerns_target() => {
@@ -118,6 +118,9 @@ pub fn run(
         }
         Err(why) => return failed(blank, why.to_string()),
     };
+    if let Some(code) = scenario.workload.expect.status {
+        measured.report.count_unexpected_status(code);
+    }
     observer.on(RunEvent::TrialPhase(Phase::Stopping));
     window::sleep_unless_stopped(&env.stop, scenario.measurement.idle);
     if env.stop.load(std::sync::atomic::Ordering::Relaxed) {
@@ -177,7 +180,7 @@ fn start(env: &TrialEnvironment, scenario: &PlannedScenario) -> Result<RunningTa
 }
 
 /// Starts server `target` fresh on the server CPUs and waits until it is healthy.
-pub(super) fn launch_server(
+pub(crate) fn launch_server(
     env: &TrialEnvironment,
     target: &str,
     parameters: &BTreeMap<String, String>,
@@ -262,4 +265,32 @@ fn flags(
     let mut flags = TrialFlag::of_load(report);
     flags.extend(leak::check(before, after, window));
     flags
+}
+
+#[cfg(test)]
+mod tests {
+    use corobench_analyze::fixtures::load;
+    use corobench_model::StatusCounts;
+
+    #[test]
+    fn answers_outside_the_expected_status_class_are_errors_of_their_own() {
+        let mut report = load(100.0, &[100; 100]);
+        report.requests = 100;
+        report.status = StatusCounts {
+            success: 90,
+            redirection: 10,
+            ..StatusCounts::default()
+        };
+        report.count_unexpected_status(200);
+        assert_eq!(report.errors.unexpected_status, 10);
+        assert!(
+            (report.error_rate - 0.10).abs() < 1e-12,
+            "{}",
+            report.error_rate
+        );
+        report.count_unexpected_status(302);
+        assert_eq!(report.errors.unexpected_status, 90);
+        report.count_unexpected_status(404);
+        assert_eq!(report.errors.unexpected_status, 100);
+    }
 }

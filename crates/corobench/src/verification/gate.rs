@@ -31,7 +31,7 @@ pub fn verify_all(plan: &Plan, prepared: &mut PreparedRun, observer: &dyn RunObs
         .env
         .built
         .iter()
-        .filter(|(_, built)| built.manifest.program().is_none())
+        .filter(|(_, built)| built.manifest.program().is_none() && built.manifest.contract)
         .map(|(name, _)| name.clone())
         .collect();
     for name in names {

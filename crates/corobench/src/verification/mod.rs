@@ -5,6 +5,7 @@
 //! [`gate`] of `corobench run`, which verifies each target once before
 //! measuring it and excludes one that breaks a rule the run depends on.
 
+pub mod expectations;
 pub mod gate;
 pub mod program;
 pub mod session;

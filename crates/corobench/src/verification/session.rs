@@ -70,6 +70,13 @@ impl Session {
                 hint.map_or_else(|| reason.clone(), |hint| format!("{reason} ({hint})")),
             );
         }
+        if !manifest.contract {
+            return Verdict::Skipped(
+                "a user's server (contract = false): it serves its own endpoints, which a run \
+                 checks against each workload's expectations"
+                    .to_owned(),
+            );
+        }
         match self.check(manifest) {
             Ok(results) => Verdict::Verified(results),
             Err(error) => {

@@ -102,9 +102,7 @@ impl LayoutArgs {
         let targets = Targets::discover(self.dir.targets_dir.as_deref())?;
         let path = self.spec.as_deref();
         let text = read_spec(path)?;
-        targets
-            .resolve_for_cluster(&text, path)
-            .map_err(anyhow::Error::from)
+        targets.resolve_for_cluster(&text, path)
     }
 
     /// The scenarios chosen with `--scenario`, or all of them.

@@ -91,13 +91,13 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
         anyhow::anyhow!("cannot become the reaper of targets' orphaned processes: {e}")
     })?;
     scratch::check_temp_dir()?;
-    let targets = Targets::discover(args.dir.targets_dir.as_deref())?;
+    let mut targets = Targets::discover(args.dir.targets_dir.as_deref())?;
     // A fresh run's spec is resolved before the store is opened: a spec
     // that does not resolve leaves no database file behind.
     let mut start = match &args.resume {
         // A resume reads a database that must exist and be corobench's.
-        Some(id) => start::resume(&shared::open_store(&args.db.db)?, id, &targets)?,
-        None => start::fresh(args, &targets)?,
+        Some(id) => start::resume(&shared::open_store(&args.db.db)?, id, &mut targets)?,
+        None => start::fresh(args, &mut targets)?,
     };
     let mut store = open_store(args)?;
     let observer = run_presenter(remaining_trials(&start.plan, &start.before));

@@ -35,7 +35,7 @@ pub(super) struct Start {
 }
 
 /// A new run from a spec file or the default suite, with flag overrides.
-pub(super) fn fresh(args: &RunArgs, targets: &Targets) -> anyhow::Result<Start> {
+pub(super) fn fresh(args: &RunArgs, targets: &mut Targets) -> anyhow::Result<Start> {
     let path = args.spec.as_deref();
     let text = read_spec(path)?;
     let mut plan = targets.resolve(&text, path)?;
@@ -154,7 +154,7 @@ fn check_runnable(plan: &Plan) -> anyhow::Result<()> {
 }
 
 /// A stored run, its plan re-resolved from the stored spec, and what it holds.
-pub(super) fn resume(store: &Store, id: &str, targets: &Targets) -> anyhow::Result<Start> {
+pub(super) fn resume(store: &Store, id: &str, targets: &mut Targets) -> anyhow::Result<Start> {
     let id = store.resolve_run_id(id)?;
     let stored = store.load_run(&id)?;
     if matches!(stored.run.status, RunStatus::Complete | RunStatus::Failed) {

@@ -1,0 +1,80 @@
+//! Which program a server's command runs, and its SHA-256: the provenance
+//! that tells two runs of "the same" server apart when the binary changed.
+
+use std::collections::BTreeMap;
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest as _, Sha256};
+
+use crate::cache::BuiltTarget;
+use crate::template;
+
+/// The executable the first word of the run command names, with `{out}`,
+/// `{dir}` and `{cache}` put in; a relative path is the target folder's, a
+/// bare name is looked up on PATH. `None` when it cannot be found.
+#[must_use]
+pub fn executable(built: &BuiltTarget) -> Option<PathBuf> {
+    let first = built.manifest.run.command.first()?;
+    let values: BTreeMap<String, String> = [
+        ("out", built.out_dir.as_path()),
+        ("dir", built.manifest.dir.as_path()),
+        ("cache", built.cache_root.as_path()),
+    ]
+    .into_iter()
+    .map(|(name, path)| (name.to_owned(), path.display().to_string()))
+    .collect();
+    let program = template::expand(first, &values).ok()?;
+    let path = Path::new(&program);
+    if path.components().count() > 1 {
+        let full = built.manifest.dir.join(path);
+        return full.is_file().then_some(full);
+    }
+    std::env::var_os("PATH")
+        .into_iter()
+        .flat_map(|paths| std::env::split_paths(&paths).collect::<Vec<_>>())
+        .map(|dir| dir.join(path))
+        .find(|candidate| candidate.is_file())
+}
+
+/// `sha256:HEX` of the file at `path`.
+///
+/// # Errors
+/// The file cannot be read.
+pub fn file_digest(path: &Path) -> std::io::Result<String> {
+    let mut file = std::fs::File::open(path)?;
+    let mut hasher = Sha256::new();
+    let mut buffer = vec![0u8; 1 << 16];
+    loop {
+        let read = file.read(&mut buffer)?;
+        if read == 0 {
+            break;
+        }
+        hasher.update(&buffer[..read]);
+    }
+    let hex: String = hasher
+        .finalize()
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect();
+    Ok(format!("sha256:{hex}"))
+}
+
+/// What a run records of a user's server: its command line, and the
+/// executable that ran with its digest (or why there is none).
+#[must_use]
+pub fn server_provenance(built: &BuiltTarget) -> Vec<(String, String)> {
+    let name = &built.manifest.name;
+    let command = built.manifest.run.command.join(" ");
+    let executable = match executable(built) {
+        Some(path) => match file_digest(&path) {
+            Ok(digest) => format!("{digest} {}", path.display()),
+            Err(e) => format!("{} (unreadable: {e})", path.display()),
+        },
+        None => "not found on PATH or in the server's folder".to_owned(),
+    };
+    vec![
+        (format!("{name} command"), command),
+        (format!("{name} executable"), executable),
+    ]
+}

@@ -1,0 +1,225 @@
+//! `[servers.NAME]` in a spec: a user's own server, described where it is
+//! measured instead of in a `target.toml`. Each table becomes a manifest
+//! with `contract = false` whose folder is the server's working directory,
+//! validated by the same rules as a `target.toml`; an error names the spec
+//! and the line of the server's table.
+
+use std::path::{Path, PathBuf};
+
+use toml::{Table, Value};
+
+use super::{MANIFEST_FILE, Manifest};
+use crate::error::TargetError;
+
+/// The keys of `[servers.NAME]`.
+pub const SERVER_KEYS: &[&str] = &[
+    "command",
+    "cwd",
+    "env",
+    "build",
+    "build_exclude",
+    "ready",
+    "ready_timeout_s",
+    "stop_signal",
+    "stop_timeout_s",
+    "min_warmup_s",
+    "version",
+    "parameters",
+    "model",
+    "summary",
+];
+
+/// The servers a spec defines itself, in name order; none when the spec
+/// has no `[servers]` (or does not parse: the spec's resolver says why).
+///
+/// # Errors
+/// A server table that is not one, a key it may not have, a `cwd` that is
+/// not a folder, or anything a `target.toml` would be refused for.
+pub fn inline_servers(
+    spec_text: &str,
+    spec_path: Option<&Path>,
+) -> Result<Vec<Manifest>, TargetError> {
+    let Ok(document) = spec_text.parse::<Table>() else {
+        return Ok(Vec::new());
+    };
+    let Some(servers) = document.get("servers") else {
+        return Ok(Vec::new());
+    };
+    let spec = Spec {
+        path: spec_path.map_or_else(|| PathBuf::from("<spec>"), Path::to_path_buf),
+        text: spec_text,
+        folder: spec_path
+            .and_then(Path::parent)
+            .filter(|p| !p.as_os_str().is_empty())
+            .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
+    };
+    let Value::Table(servers) = servers else {
+        return Err(spec.error(
+            "servers",
+            None,
+            "must be a table of servers: [servers.NAME]",
+        ));
+    };
+    servers
+        .iter()
+        .map(|(name, table)| spec.server(name, table))
+        .collect()
+}
+
+/// The spec a server comes from.
+struct Spec<'a> {
+    path: PathBuf,
+    text: &'a str,
+    folder: PathBuf,
+}
+
+impl Spec<'_> {
+    fn server(&self, name: &str, value: &Value) -> Result<Manifest, TargetError> {
+        let Value::Table(table) = value else {
+            return Err(self.error(&format!("servers.{name}"), Some(name), "must be a table"));
+        };
+        if let Some(key) = table.keys().find(|k| !SERVER_KEYS.contains(&k.as_str())) {
+            let message = format!("unknown key; a server takes: {}", SERVER_KEYS.join(", "));
+            return Err(self.error(&format!("servers.{name}.{key}"), Some(name), message));
+        }
+        let cwd = self.working_dir(name, table)?;
+        let text = manifest_text(name, table, &self.path).map_err(|(key, message)| {
+            self.error(&format!("servers.{name}.{key}"), Some(name), message)
+        })?;
+        let stand_in = cwd.join(name).join(MANIFEST_FILE);
+        let mut manifest =
+            Manifest::parse(&text, &stand_in).map_err(|error| self.rehome(name, error))?;
+        manifest.dir = cwd;
+        Ok(manifest)
+    }
+
+    /// `cwd`, relative to the spec's folder (the default).
+    fn working_dir(&self, name: &str, table: &Table) -> Result<PathBuf, TargetError> {
+        let cwd = match table.get("cwd") {
+            None => self.folder.clone(),
+            Some(Value::String(dir)) => self.folder.join(dir),
+            Some(_) => {
+                let key = format!("servers.{name}.cwd");
+                return Err(self.error(&key, Some(name), "must be a folder, as text"));
+            }
+        };
+        if !cwd.is_dir() {
+            let key = format!("servers.{name}.cwd");
+            let message = format!("{} is not a folder", cwd.display());
+            return Err(self.error(&key, Some(name), message));
+        }
+        Ok(std::fs::canonicalize(&cwd).unwrap_or(cwd))
+    }
+
+    /// A manifest error of the stand-in `target.toml`, told about the spec.
+    fn rehome(&self, name: &str, error: TargetError) -> TargetError {
+        match error {
+            TargetError::Manifest { key, message, .. } => {
+                let key = format!("servers.{name}.{}", key.trim_start_matches("run."));
+                self.error(&key, Some(name), message)
+            }
+            other => other,
+        }
+    }
+
+    fn error(&self, key: &str, server: Option<&str>, message: impl Into<String>) -> TargetError {
+        TargetError::Manifest {
+            path: self.path.clone(),
+            line: server.and_then(|name| self.table_line(name)),
+            key: key.to_owned(),
+            message: message.into(),
+        }
+    }
+
+    /// The line of `[servers.NAME]` in the spec.
+    fn table_line(&self, name: &str) -> Option<usize> {
+        let headers = [format!("[servers.{name}]"), format!("[servers.\"{name}\"]")];
+        self.text
+            .lines()
+            .position(|line| {
+                headers
+                    .iter()
+                    .any(|h| line.trim_start().starts_with(h.as_str()))
+            })
+            .map(|index| index + 1)
+    }
+}
+
+/// The `target.toml` a server table stands for, or the key at fault.
+fn manifest_text(name: &str, table: &Table, spec: &Path) -> Result<String, (String, String)> {
+    let mut manifest = Table::new();
+    manifest.insert("name".into(), Value::String(name.to_owned()));
+    manifest.insert("contract".into(), Value::Boolean(false));
+    let summary = format!("a server defined in {}", spec.display());
+    manifest.insert(
+        "summary".into(),
+        table
+            .get("summary")
+            .cloned()
+            .unwrap_or(Value::String(summary)),
+    );
+    if let Some(model) = table.get("model") {
+        manifest.insert("model".into(), model.clone());
+    }
+    if let Some(version) = table.get("version") {
+        manifest.insert(
+            "versions".into(),
+            Value::Array(vec![command_value("version", version)?]),
+        );
+    }
+    if let Some(build) = table.get("build") {
+        let mut section = Table::new();
+        section.insert("command".into(), command_value("build", build)?);
+        if let Some(exclude) = table.get("build_exclude") {
+            section.insert("exclude".into(), exclude.clone());
+        }
+        manifest.insert("build".into(), Value::Table(section));
+    }
+    let mut run = Table::new();
+    let command = table.get("command").ok_or_else(|| {
+        (
+            "command".to_owned(),
+            "missing: how to start the server, e.g. command = \"./api --port {port}\"".to_owned(),
+        )
+    })?;
+    run.insert("command".into(), command_value("command", command)?);
+    for key in [
+        "env",
+        "ready",
+        "ready_timeout_s",
+        "stop_signal",
+        "stop_timeout_s",
+        "min_warmup_s",
+    ] {
+        if let Some(value) = table.get(key) {
+            run.insert(key.into(), value.clone());
+        }
+    }
+    manifest.insert("run".into(), Value::Table(run));
+    if let Some(parameters) = table.get("parameters") {
+        manifest.insert("parameters".into(), parameters.clone());
+    }
+    toml::to_string(&manifest).map_err(|e| ("command".to_owned(), e.to_string()))
+}
+
+/// A command given as a list of words, or as one line split at spaces.
+fn command_value(key: &str, value: &Value) -> Result<Value, (String, String)> {
+    match value {
+        Value::Array(_) => Ok(value.clone()),
+        Value::String(line) if line.contains(['"', '\'', '\\']) => Err((
+            key.to_owned(),
+            "a command line with quotes or backslashes is ambiguous: give it as a list of words, \
+             e.g. [\"./api\", \"--name\", \"a b\"]"
+                .to_owned(),
+        )),
+        Value::String(line) => Ok(Value::Array(
+            line.split_whitespace()
+                .map(|w| Value::String(w.to_owned()))
+                .collect(),
+        )),
+        _ => Err((
+            key.to_owned(),
+            "must be a command: a line of text or a list of words".to_owned(),
+        )),
+    }
+}
