@@ -98,6 +98,15 @@ fn parse_rule(item: &str, start: usize) -> Result<GateRule, (usize, String)> {
     })
 }
 
+/// How a rule names `metric`: `rps`, `p99`, `program:B/op`.
+#[must_use]
+pub fn metric_word(metric: Metric) -> String {
+    METRIC_WORDS
+        .iter()
+        .find(|(_, m)| *m == metric)
+        .map_or_else(|| metric.id().to_string(), |(word, _)| (*word).to_owned())
+}
+
 fn metric_named(name: &str) -> Option<Metric> {
     if let Some(unit) = name.strip_prefix(ProgramUnit::ID_PREFIX) {
         return (!unit.is_empty()).then(|| Metric::Program(ProgramUnit::new(unit)));

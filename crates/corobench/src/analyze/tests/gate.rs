@@ -88,8 +88,10 @@ fn a_significant_change_whose_interval_reaches_the_threshold_passes() {
     assert!(check.reason.contains("reaches back"), "{}", check.reason);
 }
 
+/// Issue "wrong successes", item 2: a gate whose every check is NOT
+/// JUDGED has passed nothing, so it fails.
 #[test]
-fn too_few_trials_for_an_interval_are_not_judged() {
+fn too_few_trials_for_an_interval_are_not_judged_and_the_gate_fails() {
     let a = RunBuilder::new("a", 2)
         .scenario("t", &[], "plaintext", 4)
         .rates(&[100.0, 101.0])
@@ -103,7 +105,8 @@ fn too_few_trials_for_an_interval_are_not_judged() {
         .gate
         .unwrap();
     assert_eq!(gate.checks[0].outcome, GateOutcome::Undecided);
-    assert!(gate.passed());
+    assert_eq!(gate.judged(), 0);
+    assert!(!gate.passed());
 }
 
 #[test]
