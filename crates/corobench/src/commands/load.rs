@@ -419,8 +419,7 @@ fn run_with_progress(load: LoadRun) -> anyhow::Result<LoadReport> {
 
 /// A run where every request failed is not a measurement: say why, exit 1.
 fn check_something_succeeded(report: &LoadReport) -> anyhow::Result<()> {
-    let ok = report.status.informational + report.status.success + report.status.redirection;
-    if ok > 0 {
+    if report.status.succeeded() > 0 {
         return Ok(());
     }
     let kinds: Vec<String> = report

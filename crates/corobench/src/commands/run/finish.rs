@@ -34,7 +34,8 @@ pub(super) fn finish(
         .iter()
         .filter(|t| t.status == TrialStatus::Failed)
         .count();
-    let measured_nothing = !trials.is_empty() && failed == trials.len();
+    let measured_nothing =
+        !trials.is_empty() && (failed == trials.len() || no_response_succeeded(&trials));
     let status = match (interrupted, measured_nothing) {
         (true, _) => RunStatus::Interrupted,
         (false, true) => RunStatus::Failed,
@@ -60,6 +61,14 @@ pub(super) fn finish(
         );
         return Ok(Exit::Interrupted);
     }
+    if measured_nothing && failed < trials.len() {
+        return Err(exit::check_failed(format!(
+            "run {run_id} measured nothing: no request of its {} measured trials got a \
+             successful response ({}); check the workloads' paths and the targets",
+            trials.len() - failed,
+            error_responses(&trials)
+        )));
+    }
     if measured_nothing {
         return Err(exit::check_failed(format!(
             "run {run_id} measured nothing: all {failed} trials failed. {}",
@@ -74,6 +83,32 @@ pub(super) fn finish(
         );
     }
     Ok(Exit::Success)
+}
+
+/// Every trial that measured load got only error responses (a 404 for
+/// every request, say): the run measured nothing the user asked for.
+/// Program trials, which send no requests, never count as such.
+fn no_response_succeeded(trials: &[TrialRecord]) -> bool {
+    let measured: Vec<_> = trials
+        .iter()
+        .filter(|t| t.status != TrialStatus::Failed)
+        .map(|t| t.load.as_ref())
+        .collect();
+    !measured.is_empty()
+        && measured
+            .iter()
+            .all(|load| load.is_some_and(|l| l.status.succeeded() == 0))
+}
+
+/// `4xx: 1200, 5xx: 3, transport errors: 2` over every measured trial.
+fn error_responses(trials: &[TrialRecord]) -> String {
+    let (mut client, mut server, mut transport) = (0, 0, 0);
+    for load in trials.iter().filter_map(|t| t.load.as_ref()) {
+        client += load.status.client_error;
+        server += load.status.server_error;
+        transport += load.errors.transport();
+    }
+    format!("4xx: {client}, 5xx: {server}, transport errors: {transport}")
 }
 
 /// `Why: 12× the load could not start: …; 3× …` — the first line of each
