@@ -162,3 +162,35 @@ fn bad_requests_are_usage_errors() {
         assert!(stderr.contains(expected), "{args:?}: {stderr}");
     }
 }
+
+/// Issue "wrong successes", item 3: `serve --port P` with P in use used to
+/// announce `"verified": true` with the pid of a process that had already
+/// exited, its checks having reached the other server on P.
+#[test]
+fn a_port_in_use_is_refused_before_anything_is_announced() {
+    let lab = Lab::new();
+    let mut first = lab.serve(&["kit", "--no-verify"]);
+    let (ready_line, _lines) = ready(&mut first, &lab);
+    let port = ready_line["port"].as_u64().unwrap().to_string();
+    let mut second = lab
+        .command(&["kit", "--port", &port])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Stdin stays open, as a coordinator keeps it: serve ends by itself.
+    let lifeline = second.stdin.take();
+    let output = second.wait_with_output().unwrap();
+    drop(lifeline);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(3), "{stderr}");
+    assert!(!stdout.contains("\"ready\""), "{stdout}");
+    assert!(
+        stderr.contains(&format!("--port {port}: 127.0.0.1:{port} cannot be bound")),
+        "{stderr}"
+    );
+    drop(first.stdin.take());
+    assert_eq!(first.wait().unwrap().code(), Some(0), "{}", lab.stderr());
+}

@@ -207,6 +207,7 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<Exit> {
         verify_running(&target, manifest)?;
         lifeline.check("verifying the target")?;
     }
+    still_running(&mut target)?;
     let mut stdout = std::io::stdout().lock();
     let end = if print_line(&mut stdout, &ready_line(&target, &built, args)) {
         stream_samples(&mut target, args.sample_interval, &lifeline, &mut stdout)?
@@ -309,6 +310,9 @@ impl Workspace {
         (port, listen): (Option<u16>, Option<std::net::IpAddr>),
     ) -> anyhow::Result<RunningTarget> {
         let name = &built.manifest.name;
+        if let Some(port) = port {
+            port_free(listen.unwrap_or(std::net::Ipv4Addr::LOCALHOST.into()), port)?;
+        }
         progress(&format!("starting {name}"));
         let options = LaunchOptions {
             parameters,
@@ -328,6 +332,33 @@ impl Workspace {
             .map_err(|e| exit::target_failed(format!("{name} did not become healthy: {e}")))?;
         Ok(target)
     }
+}
+
+/// `--port P` where another process listens already: the target could not
+/// bind, and its health check and verification would reach the other one.
+fn port_free(ip: std::net::IpAddr, port: u16) -> anyhow::Result<()> {
+    std::net::TcpListener::bind((ip, port))
+        .map(drop)
+        .map_err(|e| {
+            exit::target_failed(format!(
+                "--port {port}: {ip}:{port} cannot be bound ({e}); another process listens \
+             there: pick another --port, or leave it out for a free one"
+            ))
+        })
+}
+
+/// The target corobench started must still run once it was checked: a
+/// process that exited (it could not bind, say) may have let the checks
+/// reach another server on its port, and is never announced.
+fn still_running(target: &mut RunningTarget) -> anyhow::Result<()> {
+    let Some(status) = target.exit_status() else {
+        return Ok(());
+    };
+    Err(exit::target_failed(format!(
+        "{} exited ({status}) before it was announced; last lines of its stderr:\n{}",
+        target.name(),
+        target.stderr_tail(STDERR_TAIL_LINES)
+    )))
 }
 
 impl Drop for Workspace {
