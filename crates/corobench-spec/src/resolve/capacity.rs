@@ -132,14 +132,7 @@ pub fn at_rate(scenario: &PlannedScenario, rate: f64, index: u32) -> PlannedScen
 /// The spec asked both for rates and for a capacity search, which chooses
 /// the rates itself.
 pub(super) fn refuse_rates(spec: &Table<'_>, at: &Locator<'_>) -> Result<(), SpecError> {
-    let schedule_rates = spec
-        .get("schedule")
-        .and_then(|f| field_in(f.value, "rates"));
-    let workload_rates = spec.get("workloads").and_then(|f| match f.value.get_ref() {
-        DeValue::Array(items) => items.iter().find_map(|w| field_in(w, "rates")),
-        _ => None,
-    });
-    match schedule_rates.or(workload_rates) {
+    match schedule_key(spec, "rates") {
         None => Ok(()),
         Some(span) => Err(at.at(
             span,
@@ -148,6 +141,40 @@ pub(super) fn refuse_rates(spec: &Table<'_>, at: &Locator<'_>) -> Result<(), Spe
              search starts with capacity.start_rate)",
         )),
     }
+}
+
+/// A capacity search runs open loops, which send one request at a time per
+/// connection: a pipeline depth would make every trial fail to start.
+pub(super) fn refuse_pipelining(
+    spec: &Table<'_>,
+    scenarios: &[PlannedScenario],
+    at: &Locator<'_>,
+) -> Result<(), SpecError> {
+    let Some(depth) = scenarios
+        .iter()
+        .map(|s| s.schedule.wire().pipeline)
+        .find(|depth| *depth > 1)
+    else {
+        return Ok(());
+    };
+    let span = schedule_key(spec, "pipeline").unwrap_or(0..0);
+    let message = format!(
+        "pipeline = {depth}: a capacity search offers rates in open loops, which send one \
+         request at a time per connection; remove `pipeline`"
+    );
+    Err(at.at(span, "pipeline", message))
+}
+
+/// Where a schedule key is written: in `[schedule]`, or else in the first
+/// workload that sets it.
+pub(super) fn schedule_key(spec: &Table<'_>, name: &str) -> Option<std::ops::Range<usize>> {
+    let in_schedule = spec.get("schedule").and_then(|f| field_in(f.value, name));
+    in_schedule.or_else(|| {
+        spec.get("workloads").and_then(|f| match f.value.get_ref() {
+            DeValue::Array(items) => items.iter().find_map(|w| field_in(w, name)),
+            _ => None,
+        })
+    })
 }
 
 fn field_in(value: &Value<'_>, name: &str) -> Option<std::ops::Range<usize>> {
