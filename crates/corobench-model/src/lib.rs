@@ -36,7 +36,7 @@ pub use resource::{ResourceSample, ResourceSummary};
 pub use run::{
     HostProvenance, ProgramMetric, ProgramResult, ProgramScenario, Provenance, RunProcess,
     RunRecord, RunStatus, ScenarioRecord, ServerChoice, TaskCounts, TrialFlag, TrialRecord,
-    TrialStatus, WorkloadRecord,
+    TrialStatus, WorkloadRecord, failure_line,
 };
 pub use schedule::{
     Backend, BackendChoice, MAX_PIPELINE, ScenarioKey, Schedule, ScheduleKind, WireMode,

@@ -319,6 +319,27 @@ impl ProgramResult {
     }
 }
 
+/// Lines of a failure's detail (a program's stderr) kept in its one-line form.
+const FAILURE_DETAIL_LINES: usize = 3;
+
+/// A failure on one line: its first line, and when that only introduces
+/// what follows (`…; last lines of its stderr:`), the last lines that
+/// follow, which hold the program's own message, joined by ` | `.
+#[must_use]
+pub fn failure_line(failure: &str) -> String {
+    let mut lines = failure.lines().map(str::trim).filter(|l| !l.is_empty());
+    let first = lines.next().unwrap_or_default();
+    if !first.ends_with(':') {
+        return first.to_owned();
+    }
+    let detail: Vec<&str> = lines.collect();
+    if detail.is_empty() {
+        return format!("{first} (empty)");
+    }
+    let shown = &detail[detail.len().saturating_sub(FAILURE_DETAIL_LINES)..];
+    format!("{first} {}", shown.join(" | "))
+}
+
 impl TrialRecord {
     /// The figure an adaptive run narrows: req/s of a load, or a program's
     /// first reported figure. `None` for a trial that measured nothing.

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use corobench_model::{RunStatus, TrialRecord, TrialStatus};
+use corobench_model::{RunStatus, TrialRecord, TrialStatus, failure_line};
 use corobench_store::Store;
 
 use super::RunArgs;
@@ -111,20 +111,20 @@ fn error_responses(trials: &[TrialRecord]) -> String {
     format!("4xx: {client}, 5xx: {server}, transport errors: {transport}")
 }
 
-/// `Why: 12× the load could not start: …; 3× …` — the first line of each
-/// distinct failure, most frequent first.
+/// `Why: 12× the load could not start: …; 3× …` — each distinct failure on
+/// one line (with the program's own message when the first line only
+/// introduces it), most frequent first.
 fn reasons(trials: &[TrialRecord]) -> String {
-    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
     for trial in trials.iter().filter(|t| t.status == TrialStatus::Failed) {
-        let first_line = trial
+        let line = trial
             .failure
             .as_deref()
-            .and_then(|f| f.lines().next())
-            .unwrap_or("no reason recorded");
-        *counts.entry(first_line).or_default() += 1;
+            .map_or_else(|| "no reason recorded".to_owned(), failure_line);
+        *counts.entry(line).or_default() += 1;
     }
-    let mut ranked: Vec<(&str, usize)> = counts.into_iter().collect();
-    ranked.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    let mut ranked: Vec<(String, usize)> = counts.into_iter().collect();
+    ranked.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     let shown: Vec<String> = ranked
         .iter()
         .take(REASONS_SHOWN)
@@ -173,6 +173,21 @@ mod tests {
             reasons(&trials),
             "Why: 2× the load could not start: too many connections; \
              1× the target exited during the measurement"
+        );
+    }
+
+    /// Issue "wrong successes", item 7: the reason ended at "last lines of
+    /// its stderr:" although the program's message followed it.
+    #[test]
+    fn a_reason_that_introduces_stderr_shows_the_program_message() {
+        let trials = [failed(
+            "the program exited with status 1; last lines of its stderr:\n\
+             starting\nconfig: min_ms 50 is above max_ms 10\n",
+        )];
+        assert_eq!(
+            reasons(&trials),
+            "Why: 1× the program exited with status 1; last lines of its stderr: \
+             starting | config: min_ms 50 is above max_ms 10"
         );
     }
 }
