@@ -159,3 +159,18 @@ fn server_mistakes_are_refused_with_the_key() {
         assert!(located, "{spec}: names the key or its line: {error}");
     }
 }
+
+/// Issue "wrong successes", item 8: a parameter named twice in
+/// `[program] server` kept its last value silently.
+#[test]
+fn a_server_parameter_named_twice_is_refused_with_both_values() {
+    let spec = "targets = [\"go-fanout-client\"]\n[program]\n\
+                server = \"go-nethttp gomaxprocs=1 gomaxprocs=2\"\n";
+    let error = plan(spec).unwrap_err();
+    assert!(
+        error.contains(
+            "gives gomaxprocs twice (gomaxprocs=1 and gomaxprocs=2): give each name once"
+        ),
+        "{error}"
+    );
+}

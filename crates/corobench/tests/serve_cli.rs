@@ -155,6 +155,11 @@ fn bad_requests_are_usage_errors() {
         (&["kit", "--param", "novalue"][..], "is not a parameter"),
         (&["kit", "--param", "workers=2"][..], "workers"),
         (&["kit", "--sample-interval", "1ms"][..], "from 10ms to 1h"),
+        // Issue "wrong successes", item 8: the last value used to win silently.
+        (
+            &["kit", "--param", "workers=2", "--param", "workers=4"][..],
+            "--param workers is given twice (workers=2 and workers=4)",
+        ),
     ] {
         let output = lab.command(args).stdin(Stdio::null()).output().unwrap();
         let stderr = String::from_utf8_lossy(&output.stderr);

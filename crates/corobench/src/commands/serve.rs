@@ -195,7 +195,7 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<Exit> {
     let lifeline = Lifeline::watch()?;
     let targets = Targets::discover(args.dir.targets_dir.as_deref())?;
     let manifest = server_manifest(&targets, &args.target)?;
-    let given: BTreeMap<String, String> = args.params.iter().cloned().collect();
+    let given = values::parameter_map(&args.params)?;
     let parameters = targets.parameters(&manifest.name, &given)?;
     let cpus = args.cpus.as_deref().map(cpu_set).transpose()?;
     let workspace = Workspace::open()?;
