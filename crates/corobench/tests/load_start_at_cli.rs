@@ -103,7 +103,7 @@ fn bad_instants_are_usage_errors() {
 fn an_interrupted_wait_reports_no_figures() {
     let server = TestServer::start(Knobs::default());
     let start_at = unix_seconds(SystemTime::now() + Duration::from_secs(3600));
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_corobench"))
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_corobench"))
         .args(["load", "--json", "-d", "1s", "--start-at", &start_at])
         .arg(server.url("/plaintext"))
         .stdin(std::process::Stdio::null())

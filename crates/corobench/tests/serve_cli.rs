@@ -199,3 +199,30 @@ fn a_port_in_use_is_refused_before_anything_is_announced() {
     drop(first.stdin.take());
     assert_eq!(first.wait().unwrap().code(), Some(0), "{}", lab.stderr());
 }
+
+/// Issue "wrong successes", item 11: the folder a target launched by a
+/// corobench killed with SIGKILL worked in stayed in the temporary folder;
+/// the next corobench removes it (and leaves those of live processes).
+#[test]
+fn a_dead_corobench_s_target_folder_is_removed_by_the_next() {
+    let lab = Lab::new();
+    let mut exited = Command::new("true").spawn().unwrap();
+    let dead_pid = exited.id();
+    exited.wait().unwrap();
+    let stale = lab
+        .path("tmp")
+        .join(format!("corobench-{dead_pid}-go-nethttp-0"));
+    let live = lab
+        .path("tmp")
+        .join(format!("corobench-{}-php-fpm-1", std::process::id()));
+    for folder in [&stale, &live] {
+        std::fs::create_dir_all(folder.join("uploads")).unwrap();
+    }
+    let mut child = lab.serve(&["kit", "--no-verify"]);
+    let (_ready, lines) = ready(&mut child, &lab);
+    drop(child.stdin.take());
+    assert!(lines.count() > 0, "serve printed no stopped line");
+    assert_eq!(child.wait().unwrap().code(), Some(0), "{}", lab.stderr());
+    assert!(!stale.exists(), "{} was left", stale.display());
+    assert!(live.exists(), "a live process's folder was removed");
+}
