@@ -226,3 +226,20 @@ fn a_dead_corobench_s_target_folder_is_removed_by_the_next() {
     assert!(!stale.exists(), "{} was left", stale.display());
     assert!(live.exists(), "a live process's folder was removed");
 }
+
+/// Issue "wrong successes", item 12: `serve </dev/null` exited 1, where the
+/// docs say a closed stdin ends serving with 0.
+#[test]
+fn stdin_closed_before_the_target_is_up_exits_0() {
+    let lab = Lab::new();
+    let output = lab
+        .command(&["kit", "--no-verify"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("stdin closed while"), "{stderr}");
+    assert!(stderr.contains("nothing is served"), "{stderr}");
+    assert!(!String::from_utf8_lossy(&output.stdout).contains("\"ready\""));
+}

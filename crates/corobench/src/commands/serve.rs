@@ -158,17 +158,19 @@ impl Lifeline {
         }
     }
 
-    /// Fails with the reason when serving must end before the target is up.
-    fn check(&self, during: &str) -> anyhow::Result<()> {
-        match self.cut() {
-            None => Ok(()),
-            Some(End::Signal) => Err(exit::Failure {
-                exit: Exit::Interrupted,
-                message: format!("interrupted while {during}"),
-            }
-            .into()),
-            Some(end) => Err(anyhow::anyhow!("{} while {during}", end.reason())),
-        }
+    /// The exit status when serving must end before the target is
+    /// announced, saying why: 130 after a signal, 0 when the lifeline was
+    /// cut (nobody waits for the target any more), as after it was announced.
+    fn early_exit(&self, during: &str) -> Option<Exit> {
+        let end = self.cut()?;
+        progress(&format!(
+            "{} while {during}: nothing is served",
+            end.reason()
+        ));
+        Some(match end {
+            End::Signal => Exit::Interrupted,
+            _ => Exit::Success,
+        })
     }
 }
 
@@ -200,12 +202,18 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<Exit> {
     let cpus = args.cpus.as_deref().map(cpu_set).transpose()?;
     let workspace = Workspace::open()?;
     let built = workspace.build(manifest)?;
-    lifeline.check("building")?;
+    if let Some(exit) = lifeline.early_exit("building") {
+        return Ok(exit);
+    }
     let mut target = workspace.start(&built, parameters, cpus, (args.port, args.listen))?;
-    lifeline.check("starting the target")?;
+    if let Some(exit) = lifeline.early_exit("starting the target") {
+        return Ok(exit);
+    }
     if !args.no_verify {
         verify_running(&target, manifest)?;
-        lifeline.check("verifying the target")?;
+        if let Some(exit) = lifeline.early_exit("verifying the target") {
+            return Ok(exit);
+        }
     }
     still_running(&mut target)?;
     let mut stdout = std::io::stdout().lock();
