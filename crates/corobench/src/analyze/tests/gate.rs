@@ -135,6 +135,21 @@ fn rules_name_a_metric_and_the_worse_direction() {
     assert_eq!(rules[1].text, "p99.9:+2.5%");
 }
 
+/// Issue "wrong successes", item 13: spaces around a rule's colon made
+/// `rps : -5%` an unknown metric `rps ` and `p99: +10%` a missing sign.
+#[test]
+fn spaces_around_the_colon_are_trimmed() {
+    let rules = parse_rules("rps : -5%, p99: +10% ").unwrap();
+    let read: Vec<(Metric, f64)> = rules.iter().map(|r| (r.metric, r.threshold)).collect();
+    assert_eq!(
+        read,
+        [(Metric::RequestsPerS, -0.05), (Metric::LatencyP99Us, 0.1)]
+    );
+    assert_eq!(rules[0].text, "rps:-5%");
+    let error = parse_rules("rps:  5%").unwrap_err();
+    assert_eq!(error.column, 7, "{error}");
+}
+
 #[test]
 fn bad_rules_say_where_and_show_an_example() {
     let cases = [
