@@ -375,3 +375,22 @@ fn a_run_whose_every_response_was_an_error_exits_1_as_failed() {
     let run = store.load_run(&id).unwrap();
     assert_eq!(run.run.status, corobench_model::RunStatus::Failed);
 }
+
+/// Issue "wrong successes", item 13: --max-trials without --until-ci or
+/// --budget (in flags or spec) was silently ignored.
+#[test]
+fn max_trials_without_an_adaptive_stop_is_refused() {
+    let lab = Lab::new(&["kit-a"], 1, "0.3s");
+    let output = lab.run(&[
+        "run",
+        lab.path("spec.toml").to_str().unwrap(),
+        "--max-trials",
+        "9",
+    ]);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--max-trials 9 bounds the trials --until-ci or --budget add"),
+        "{stderr}"
+    );
+}
