@@ -174,3 +174,20 @@ fn a_server_parameter_named_twice_is_refused_with_both_values() {
         "{error}"
     );
 }
+
+/// Issue "wrong successes", item 13: `rates` in a spec of program targets
+/// alone applied to nothing and was ignored without a word.
+#[test]
+fn rates_in_a_spec_of_programs_alone_are_refused() {
+    for spec in [
+        "targets = [\"go-ants-tasks\"]\n[schedule]\nrates = [100]\n",
+        "targets = [\"go-ants-tasks\"]\n[[workloads]]\nname = \"w\"\npath = \"/\"\nrates = [5]\n",
+    ] {
+        let error = plan(spec).unwrap_err();
+        assert!(
+            error.contains("every target of this spec is a program")
+                && error.contains("`rates` would apply to nothing"),
+            "{spec}: {error}"
+        );
+    }
+}

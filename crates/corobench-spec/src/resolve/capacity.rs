@@ -71,14 +71,22 @@ fn objectives(value: &Value<'_>, at: &Locator<'_>) -> Result<Vec<Slo>, SpecError
         DeValue::Array(items) => items.iter().collect(),
         _ => vec![value],
     };
-    items
-        .into_iter()
-        .map(|item| {
-            let text = document::text(item, "capacity.slo", "\"p99 <= 10ms\"", at)?;
-            text.parse::<Slo>()
-                .map_err(|e| at.at(item.span(), "capacity.slo", e.to_string()))
-        })
-        .collect()
+    let mut slos: Vec<Slo> = Vec::with_capacity(items.len());
+    for item in items {
+        let text = document::text(item, "capacity.slo", "\"p99 <= 10ms\"", at)?;
+        let slo = text
+            .parse::<Slo>()
+            .map_err(|e| at.at(item.span(), "capacity.slo", e.to_string()))?;
+        // Two objectives on one measure: which was meant cannot be told.
+        if let Some(earlier) = slos.iter().find(|s| s.measure == slo.measure) {
+            let message = format!(
+                "\"{earlier}\" and \"{slo}\" bound the same measure: give each objective once"
+            );
+            return Err(at.at(item.span(), "capacity.slo", message));
+        }
+        slos.push(slo);
+    }
+    Ok(slos)
 }
 
 /// min_rate ≤ start_rate ≤ max_rate, or the search has nowhere to go.
@@ -163,6 +171,23 @@ pub(super) fn refuse_pipelining(
          request at a time per connection; remove `pipeline`"
     );
     Err(at.at(span, "pipeline", message))
+}
+
+/// Program targets run to completion and serve no rate: `rates` in a spec
+/// of program targets alone would apply to nothing.
+pub(super) fn refuse_rates_for_programs(
+    spec: &Table<'_>,
+    at: &Locator<'_>,
+) -> Result<(), SpecError> {
+    match schedule_key(spec, "rates") {
+        None => Ok(()),
+        Some(span) => Err(at.at(
+            span,
+            "rates",
+            "every target of this spec is a program, which runs to completion rather than \
+             serve a rate: `rates` would apply to nothing; remove it",
+        )),
+    }
 }
 
 /// Where a schedule key is written: in `[schedule]`, or else in the first

@@ -70,6 +70,7 @@ pub fn resolve_within(
     let program = program_scenario(spec.get("program"), &selection.run, catalog, &at)?;
     // A spec of program targets alone needs no workload.
     let workloads = if servers.is_empty() && !programs.is_empty() {
+        capacity::refuse_rates_for_programs(&spec, &at)?;
         Vec::new()
     } else {
         workloads::read(&spec, path, &settings, limits, &at)?
