@@ -121,7 +121,35 @@ impl Targets {
     /// # Errors
     /// As [`corobench_spec::resolve_within`].
     pub fn resolve(&self, text: &str, path: Option<&Path>) -> Result<Plan, SpecError> {
-        corobench_spec::resolve_within(text, path, &self.catalog(), &Limits::of_this_process())
+        let plan = corobench_spec::resolve_within(
+            text,
+            path,
+            &self.catalog(),
+            &Limits::of_this_process(),
+        )?;
+        self.check_combinations(&plan, path)?;
+        Ok(plan)
+    }
+
+    /// Each scenario's parameters as its manifest takes them together
+    /// (`max_ms` at least `min_ms`): a combination the target would refuse
+    /// fails every trial of the scenario, so the spec is refused first.
+    fn check_combinations(&self, plan: &Plan, path: Option<&Path>) -> Result<(), SpecError> {
+        for scenario in &plan.scenarios {
+            let Some(manifest) = self.get(&scenario.target) else {
+                continue;
+            };
+            if let Err(error) = manifest.resolve_parameters(&scenario.parameters) {
+                return Err(SpecError {
+                    file: path
+                        .map_or_else(|| "<default suite>".to_owned(), |p| p.display().to_string()),
+                    position: None,
+                    key: Some(format!("parameters.{}", scenario.target)),
+                    message: format!("{error}; scenario {} cannot run", scenario.key),
+                });
+            }
+        }
+        Ok(())
     }
 
     /// Resolves a spec for machines other than this one (a cluster's nodes):
