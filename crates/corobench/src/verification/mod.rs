@@ -30,6 +30,8 @@ pub struct VerifyEnv<'a> {
     /// Why no database runs although one was wanted.
     pub database_missing: Option<&'a str>,
     pub cpus: Option<CpuSet>,
+    /// Set by Ctrl-C: the rules not yet checked are skipped.
+    pub cancel: Option<&'a std::sync::atomic::AtomicBool>,
 }
 
 /// Launches `built` with its default parameters, checks every rule, stops it.
@@ -55,7 +57,13 @@ pub fn check_built(
     let mut config = VerifyConfig::new(running.addr(), &manifest.name, &manifest.model);
     config.database = probe.as_ref().map(|p| p as &dyn DatabaseProbe);
     config.timeout = RESPONSE_TIMEOUT;
+    config.cancel = env.cancel;
     let mut results = verify(&config);
+    if config.cancelled() {
+        // Dropped, the target is killed at once: a stop that waits for
+        // SIGTERM would only delay the interruption.
+        return Ok(results);
+    }
     if let Some(missing) = env.database_missing {
         soften_db(&mut results, missing);
     }
