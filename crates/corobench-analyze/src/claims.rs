@@ -177,7 +177,7 @@ fn no_trial(name: &str, scenario: &ScenarioAnalysis, metric: Metric) -> String {
         .trials
         .iter()
         .find_map(|t| t.failure.as_deref())
-        .and_then(|f| f.lines().next());
+        .map(corobench_model::failure_line);
     let why = match (scenario.trials_ok, scenario.trials_failed, failure) {
         (0, 0, _) => {
             "none ran (its target was not built or not verified; see the run's notes)".to_owned()

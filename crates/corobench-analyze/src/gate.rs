@@ -61,12 +61,15 @@ fn parse_rule(item: &str, start: usize) -> Result<GateRule, (usize, String)> {
     if item.is_empty() {
         return Err((start, "empty rule: write METRIC:±PERCENT%".to_owned()));
     }
-    let Some((name, threshold)) = item.rsplit_once(':') else {
+    let Some((written_name, written_threshold)) = item.rsplit_once(':') else {
         return Err((
             start + item.len(),
             format!("expected `:` and a threshold after `{item}`, e.g. `{item}:+10%`"),
         ));
     };
+    // Spaces around the colon are no part of either side.
+    let (name, threshold) = (written_name.trim_end(), written_threshold.trim());
+    let skipped = written_threshold.len() - written_threshold.trim_start().len();
     let metric = metric_named(name).ok_or_else(|| {
         (
             start,
@@ -76,13 +79,21 @@ fn parse_rule(item: &str, start: usize) -> Result<GateRule, (usize, String)> {
             ),
         )
     })?;
-    let threshold_at = start + name.len() + 1;
+    let threshold_at = start + written_name.len() + 1 + skipped;
     let fraction = parse_threshold(threshold, threshold_at)?;
     Ok(GateRule {
         metric,
         threshold: fraction,
-        text: item.to_owned(),
+        text: format!("{name}:{threshold}"),
     })
+}
+
+/// How a rule names `metric`: `rps`, `p99`, `program:B/op`.
+#[must_use]
+pub fn metric_word(metric: Metric) -> String {
+    metric
+        .word()
+        .map_or_else(|| metric.id().to_string(), str::to_owned)
 }
 
 fn metric_named(name: &str) -> Option<Metric> {

@@ -100,7 +100,7 @@ fn trial_count_warnings(facts: &ScenarioFacts<'_>) -> Vec<(WarningKind, String)>
                 "{} of {measured} trials failed and are left out (first failure: {}); \
                  fix what it names, then rerun",
                 failed.len(),
-                first_line(reason)
+                corobench_model::failure_line(reason)
             ),
         ));
     }
@@ -364,8 +364,4 @@ pub(crate) fn percent(fraction: f64) -> String {
     } else {
         format!("{pct}%")
     }
-}
-
-fn first_line(text: &str) -> &str {
-    text.lines().next().unwrap_or(text).trim()
 }

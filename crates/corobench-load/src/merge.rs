@@ -29,6 +29,14 @@ pub const MIN_OVERLAP_RATIO: f64 = 0.9;
 
 const US_PER_S: f64 = 1e6;
 
+/// The longest measured window a generator report can have: `corobench
+/// load -d` allows a day. A longer one was not written by corobench.
+pub const MAX_WINDOW_S: f64 = 24.0 * 3600.0;
+
+/// The longest merged timeline: windows of a day that must overlap span
+/// two days at most. Nothing longer is allocated.
+const MAX_TIMELINE_S: u64 = 2 * 24 * 3600;
+
 /// One report to merge and where it came from (a file name, for messages
 /// and for the per-generator detail).
 #[derive(Clone, Copy, Debug)]
@@ -70,6 +78,13 @@ pub enum MergeError {
         has: String,
         lacks: String,
     },
+    /// A size read from a report that no generator can have measured.
+    Implausible {
+        source: String,
+        what: &'static str,
+        value: String,
+        limit: String,
+    },
 }
 
 impl fmt::Display for MergeError {
@@ -108,6 +123,16 @@ impl fmt::Display for MergeError {
                 "{has} has {which} and {lacks} has none: the reports were not made the \
                  same way"
             ),
+            Self::Implausible {
+                source,
+                what,
+                value,
+                limit,
+            } => write!(
+                f,
+                "{source}: its {what} is {value}, beyond {limit}: no corobench load wrote \
+                 that; merge the reports as `corobench load --json` wrote them"
+            ),
         }
     }
 }
@@ -127,6 +152,7 @@ pub fn merge(inputs: &[MergeInput<'_>]) -> Result<LoadReport, MergeError> {
     let parts = generator_parts(inputs)?;
     let window = CommonWindow::of(&parts)?;
     let totals = Totals::of(inputs)?;
+    check_timeline_length(inputs, window.timeline_start_unix_s)?;
     let timeline = merge_timelines(inputs, window.timeline_start_unix_s);
     Ok(assemble(first.report, parts, &window, totals, timeline))
 }
@@ -186,7 +212,45 @@ fn generator_parts(inputs: &[MergeInput<'_>]) -> Result<Vec<GeneratorPart>, Merg
     }
     parts.sort_by(|a, b| part_key(a).cmp(&part_key(b)));
     check_no_duplicates(&parts)?;
+    for part in &parts {
+        check_window_length(part)?;
+    }
     Ok(parts)
+}
+
+/// A window of a negative, infinite or more than a day's length is no
+/// generator's: refused before any size is derived from it.
+fn check_window_length(part: &GeneratorPart) -> Result<(), MergeError> {
+    if (0.0..=MAX_WINDOW_S).contains(&part.elapsed_s) {
+        return Ok(());
+    }
+    Err(MergeError::Implausible {
+        source: part.source.clone(),
+        what: "measured window (elapsed_s)",
+        value: format!("{}s", part.elapsed_s),
+        limit: format!("{MAX_WINDOW_S}s"),
+    })
+}
+
+/// Refuses inputs whose timelines, placed on the wall clock, would need a
+/// merged timeline longer than [`MAX_TIMELINE_S`].
+fn check_timeline_length(
+    inputs: &[MergeInput<'_>],
+    timeline_start_unix_s: u64,
+) -> Result<(), MergeError> {
+    for input in inputs {
+        let first_second = timeline_start(input.report).saturating_sub(timeline_start_unix_s);
+        let needed = first_second.saturating_add(input.report.timeline.len() as u64);
+        if needed > MAX_TIMELINE_S {
+            return Err(MergeError::Implausible {
+                source: input.source.to_string(),
+                what: "timeline, placed by its window start",
+                value: format!("{needed} seconds after the earliest start"),
+                limit: format!("{MAX_TIMELINE_S} seconds"),
+            });
+        }
+    }
+    Ok(())
 }
 
 fn part_key(part: &GeneratorPart) -> (u64, Option<&str>, &str, u64) {

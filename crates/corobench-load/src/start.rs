@@ -83,9 +83,9 @@ pub fn check_start_at(start_at: SystemTime, now: SystemTime) -> Result<(), LoadE
         .or_else(|_| now.duration_since(start_at))
         .unwrap_or_default();
     if distance > MAX_DURATION {
-        let hours = distance.as_secs() / 3600;
+        let hours = distance.as_secs_f64() / 3600.0;
         return Err(LoadError::Config(format!(
-            "--start-at is {hours}h away from this host's clock; it must be within 24h \
+            "--start-at is {hours:.0}h away from this host's clock; it must be within 24h \
              (check the date and that the time is UTC, written with a Z)"
         )));
     }
@@ -135,6 +135,16 @@ mod tests {
             .to_string();
         assert!(message.contains("--start-at is 25h away"), "{message}");
         assert!(check_start_at(now - 48 * hour, now).is_err());
+    }
+
+    /// Issue "wrong successes", item 13: "now + 25 h", read a moment later,
+    /// was reported as "24h away" (whole hours, rounded down).
+    #[test]
+    fn the_distance_is_rounded_to_the_nearest_hour() {
+        let now = SystemTime::now();
+        let almost = Duration::from_secs(25 * 3600) - Duration::from_millis(20);
+        let message = check_start_at(now + almost, now).unwrap_err().to_string();
+        assert!(message.contains("--start-at is 25h away"), "{message}");
     }
 
     #[test]

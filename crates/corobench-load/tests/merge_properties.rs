@@ -384,3 +384,39 @@ fn windows_that_overlap_in_part_are_merged_with_a_warning() {
         (1, 1)
     );
 }
+
+/// Issue "wrong successes", item 4: a crafted report whose window began in
+/// 1970 and lasted 1.9e9 s overlapped every other one, and merging them
+/// allocated a timeline of 71 GB. Sizes are bounded before allocating.
+#[test]
+fn a_report_with_an_impossible_window_is_refused_before_allocating() {
+    let a = sample(0, 1.0);
+    let mut crafted = sample(1, 1.9e9);
+    crafted.placement.window_start_unix_us = Some(1);
+    let message = refusal(&[("a.json", &a), ("crafted.json", &crafted)]);
+    assert!(
+        message.contains(
+            "crafted.json: its measured window (elapsed_s) is 1900000000s, beyond 86400s"
+        ),
+        "{message}"
+    );
+    // A merged report whose timeline is said to start in 2096.
+    let mut merged_detail = merged(&[&sample(2, 1.0), &sample(3, 1.0)]);
+    merged_detail
+        .merged
+        .as_mut()
+        .expect("a merged report")
+        .timeline_start_unix_s = 4_000_000_000;
+    let message = refusal(&[("a.json", &a), ("merged.json", &merged_detail)]);
+    assert!(
+        message.contains("merged.json: its timeline, placed by its window start"),
+        "{message}"
+    );
+    let mut negative = sample(4, 1.0);
+    negative.elapsed_s = f64::NAN;
+    let message = refusal(&[("a.json", &a), ("nan.json", &negative)]);
+    assert!(
+        message.contains("nan.json: its measured window"),
+        "{message}"
+    );
+}

@@ -754,10 +754,27 @@ impl Gate {
             .filter(|c| c.outcome == GateOutcome::Failed)
     }
 
-    /// No check failed.
+    /// The checks that were judged, passed or failed.
+    #[must_use]
+    pub fn judged(&self) -> usize {
+        self.checks
+            .iter()
+            .filter(|c| c.outcome != GateOutcome::Undecided)
+            .count()
+    }
+
+    /// No check failed and at least one was judged: a gate that could
+    /// judge nothing has passed nothing.
     #[must_use]
     pub fn passed(&self) -> bool {
-        self.failures().next().is_none()
+        self.judged() > 0 && self.failures().next().is_none()
+    }
+
+    /// The rules that matched no metric of any scenario both runs measured.
+    pub fn unmatched_rules(&self) -> impl Iterator<Item = &GateRule> {
+        self.rules
+            .iter()
+            .filter(|rule| !self.checks.iter().any(|c| c.rule == rule.text))
     }
 }
 

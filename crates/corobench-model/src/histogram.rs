@@ -126,6 +126,15 @@ impl LatencyHistogram {
     /// histogram was made with other bounds or precision: its buckets would
     /// not line up with corobench's, so adding it could not be exact.
     pub fn from_v2_bytes(bytes: &[u8]) -> Result<Self, HistogramDecodeError> {
+        let inflated;
+        let bytes = match read_u32(bytes, 0) {
+            Some(V2_DEFLATE_COOKIE) => {
+                inflated = inflate(bytes)?;
+                &inflated[..]
+            }
+            _ => bytes,
+        };
+        check_v2_header(bytes)?;
         let mut cursor = std::io::Cursor::new(bytes);
         let decoded: Histogram<u64> = Deserializer::new()
             .deserialize(&mut cursor)
@@ -188,6 +197,77 @@ impl LatencyHistogram {
 }
 
 /// Refuses a histogram whose settings differ from [`LatencyHistogram::new`]'s.
+/// The cookies of the V2 encoding and of V2 wrapped in DEFLATE (with the
+/// 0x10 flag of 8-byte words, as every V2 encoder writes them).
+const V2_COOKIE: u32 = 0x1c84_9313;
+const V2_DEFLATE_COOKIE: u32 = 0x1c84_9314;
+/// Bytes of a V2 header before its payload.
+const V2_HEADER_BYTES: usize = 40;
+/// The most an encoding of corobench's histogram can take (each of its
+/// about 17,000 counts in at most 9 bytes, with room to spare): a deflated
+/// one that inflates beyond it was not made by corobench.
+const MAX_V2_BYTES: usize = 1 << 20;
+
+/// The big-endian `u32` at `at`, if the bytes reach that far.
+fn read_u32(bytes: &[u8], at: usize) -> Option<u32> {
+    let word = bytes.get(at..at + 4)?;
+    Some(u32::from_be_bytes(word.try_into().ok()?))
+}
+
+/// The V2 encoding inside a DEFLATE one, at most [`MAX_V2_BYTES`] of it.
+fn inflate(bytes: &[u8]) -> Result<Vec<u8>, HistogramDecodeError> {
+    use std::io::Read as _;
+    let length = read_u32(bytes, 4).map_or(usize::MAX, |n| n as usize);
+    let payload = bytes
+        .get(8..)
+        .filter(|rest| rest.len() >= length)
+        .ok_or_else(|| HistogramDecodeError("its length exceeds its bytes".to_owned()))?;
+    let mut inflated = Vec::new();
+    flate2::read::ZlibDecoder::new(&payload[..length])
+        .take(MAX_V2_BYTES as u64 + 1)
+        .read_to_end(&mut inflated)
+        .map_err(|e| HistogramDecodeError(format!("its compressed payload: {e}")))?;
+    if inflated.len() > MAX_V2_BYTES {
+        return Err(HistogramDecodeError(format!(
+            "it inflates beyond {MAX_V2_BYTES} bytes, more than any corobench histogram"
+        )));
+    }
+    Ok(inflated)
+}
+
+/// A V2 header whose payload length fits the bytes there are and whose
+/// bounds and precision are corobench's, checked before the decoder
+/// allocates anything from them (a crafted header asked for gigabytes).
+fn check_v2_header(bytes: &[u8]) -> Result<(), HistogramDecodeError> {
+    let fail = |why: &str| Err(HistogramDecodeError(why.to_owned()));
+    if bytes.len() < V2_HEADER_BYTES || read_u32(bytes, 0) != Some(V2_COOKIE) {
+        return fail("it is not an HdrHistogram V2 encoding");
+    }
+    let payload = read_u32(bytes, 4).map_or(usize::MAX, |n| n as usize);
+    if payload > bytes.len() - V2_HEADER_BYTES {
+        return fail("its payload length exceeds its bytes");
+    }
+    let word = |at: usize| bytes.get(at..at + 8).and_then(|w| w.try_into().ok());
+    let (digits, low, high) = (
+        read_u32(bytes, 12),
+        word(16).map(u64::from_be_bytes),
+        word(24).map(u64::from_be_bytes),
+    );
+    let ours = (
+        Some(u32::from(LATENCY_SIGNIFICANT_DIGITS)),
+        Some(LATENCY_LOWEST_US),
+        Some(LATENCY_HIGHEST_US),
+    );
+    if (digits, low, high) == ours {
+        return Ok(());
+    }
+    Err(settings_differ(
+        low.unwrap_or_default(),
+        high.unwrap_or_default(),
+        u64::from(digits.unwrap_or_default()),
+    ))
+}
+
 fn check_settings(histogram: &Histogram<u64>) -> Result<(), HistogramDecodeError> {
     let settings = (histogram.low(), histogram.high(), histogram.sigfig());
     let ours = (
@@ -198,12 +278,20 @@ fn check_settings(histogram: &Histogram<u64>) -> Result<(), HistogramDecodeError
     if settings == ours {
         return Ok(());
     }
-    Err(HistogramDecodeError(format!(
-        "its settings differ from corobench's (lowest {} µs, highest {} µs, {} significant \
-         digits where corobench uses {} µs, {} µs, {}), so it cannot be added exactly; \
-         record it with corobench's settings",
-        settings.0, settings.1, settings.2, ours.0, ours.1, ours.2
-    )))
+    Err(settings_differ(
+        settings.0,
+        settings.1,
+        u64::from(settings.2),
+    ))
+}
+
+fn settings_differ(low: u64, high: u64, digits: u64) -> HistogramDecodeError {
+    HistogramDecodeError(format!(
+        "its settings differ from corobench's (lowest {low} µs, highest {high} µs, {digits} \
+         significant digits where corobench uses {LATENCY_LOWEST_US} µs, \
+         {LATENCY_HIGHEST_US} µs, {LATENCY_SIGNIFICANT_DIGITS}), so it cannot be added \
+         exactly; record it with corobench's settings"
+    ))
 }
 
 impl Serialize for LatencyHistogram {
@@ -307,6 +395,44 @@ mod tests {
         V2Serializer::new().serialize(&other, &mut bytes).unwrap();
         let error = LatencyHistogram::from_v2_bytes(&bytes).unwrap_err();
         assert!(error.to_string().contains("settings differ"), "{error}");
+    }
+
+    /// Issue "wrong successes", item 4: sizes read from a report are bounded
+    /// before allocating. A V2 header claiming a 4 GB payload, or a
+    /// deflated one inflating past any corobench histogram, is refused.
+    #[test]
+    fn refuses_sizes_no_corobench_histogram_has() {
+        let mut bytes = LatencyHistogram::new().to_v2_bytes();
+        bytes[4..8].copy_from_slice(&u32::MAX.to_be_bytes());
+        let error = LatencyHistogram::from_v2_bytes(&bytes).unwrap_err();
+        assert!(
+            error.to_string().contains("payload length exceeds"),
+            "{error}"
+        );
+        let mut huge_bounds = LatencyHistogram::new().to_v2_bytes();
+        huge_bounds[24..32].copy_from_slice(&u64::MAX.to_be_bytes());
+        let error = LatencyHistogram::from_v2_bytes(&huge_bounds).unwrap_err();
+        assert!(error.to_string().contains("settings differ"), "{error}");
+        // Zeros that inflate to twice the most a corobench histogram takes.
+        let mut deflated = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+        std::io::Write::write_all(&mut deflated, &vec![0_u8; 2 * MAX_V2_BYTES]).unwrap();
+        let payload = deflated.finish().unwrap();
+        let mut bomb = V2_DEFLATE_COOKIE.to_be_bytes().to_vec();
+        bomb.extend_from_slice(&u32::try_from(payload.len()).unwrap().to_be_bytes());
+        bomb.extend_from_slice(&payload);
+        let error = LatencyHistogram::from_v2_bytes(&bomb).unwrap_err();
+        assert!(error.to_string().contains("inflates beyond"), "{error}");
+    }
+
+    #[test]
+    fn compressed_encodings_still_decode() {
+        let mut h = LatencyHistogram::new();
+        h.record_us(250);
+        let mut bytes = Vec::new();
+        hdrhistogram::serialization::V2DeflateSerializer::new()
+            .serialize(&h.0, &mut bytes)
+            .unwrap();
+        assert_eq!(LatencyHistogram::from_v2_bytes(&bytes).unwrap(), h);
     }
 
     #[test]

@@ -34,7 +34,7 @@ pub use resource::{ResourceSample, ResourceSummary};
 pub use run::{
     HostProvenance, MAX_TRIALS, PrecisionGoal, ProgramMetric, ProgramResult, ProgramScenario,
     Provenance, RunProcess, RunRecord, RunStatus, ScenarioRecord, ServerChoice, StoredRun,
-    TaskCounts, TrialFlag, TrialRecord, TrialStatus, WorkloadRecord,
+    TaskCounts, TrialFlag, TrialRecord, TrialStatus, WorkloadRecord, failure_line,
 };
 pub use schedule::{
     Backend, BackendChoice, MAX_PIPELINE, ScenarioKey, Schedule, ScheduleKind, WireMode,

@@ -153,6 +153,12 @@ impl StatusCounts {
     pub fn total(&self) -> u64 {
         self.informational + self.success + self.redirection + self.client_error + self.server_error
     }
+
+    /// Responses that are no error: 1xx, 2xx and 3xx.
+    #[must_use]
+    pub fn succeeded(&self) -> u64 {
+        self.informational + self.success + self.redirection
+    }
 }
 
 /// One second of the measured window.

@@ -378,6 +378,27 @@ impl TrialFlag {
     }
 }
 
+/// Lines of a failure's detail (a program's stderr) kept in its one-line form.
+const FAILURE_DETAIL_LINES: usize = 3;
+
+/// A failure on one line: its first line, and when that only introduces
+/// what follows (`…; last lines of its stderr:`), the last lines that
+/// follow, which hold the program's own message, joined by ` | `.
+#[must_use]
+pub fn failure_line(failure: &str) -> String {
+    let mut lines = failure.lines().map(str::trim).filter(|l| !l.is_empty());
+    let first = lines.next().unwrap_or_default();
+    if !first.ends_with(':') {
+        return first.to_owned();
+    }
+    let detail: Vec<&str> = lines.collect();
+    if detail.is_empty() {
+        return format!("{first} (empty)");
+    }
+    let shown = &detail[detail.len().saturating_sub(FAILURE_DETAIL_LINES)..];
+    format!("{first} {}", shown.join(" | "))
+}
+
 impl TrialRecord {
     /// Repetition `trial_index` of scenario `scenario_index`, at `sequence`
     /// in the run's order, started at `started_at_unix_ms`, with nothing

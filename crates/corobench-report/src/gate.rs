@@ -60,12 +60,10 @@ pub fn gate_summary(gate: &Gate) -> String {
         let _ = writeln!(text, "{label} {}", check_line(check));
     }
     let failed = gate.failures().count();
-    let judged = gate
-        .checks
-        .iter()
-        .filter(|c| c.outcome != GateOutcome::Undecided)
-        .count();
-    if failed == 0 {
+    let judged = gate.judged();
+    if judged == 0 {
+        let _ = writeln!(text, "gate failed: {}", nothing_judged(gate));
+    } else if failed == 0 {
         let _ = writeln!(
             text,
             "gate passed: {judged} metrics of {} scenarios within thresholds",
@@ -80,6 +78,20 @@ pub fn gate_summary(gate: &Gate) -> String {
         );
     }
     text
+}
+
+/// Why a gate judged nothing.
+fn nothing_judged(gate: &Gate) -> String {
+    if gate.scenarios == 0 {
+        "no scenario was measured by both runs: there was nothing to judge".to_owned()
+    } else {
+        format!(
+            "none of the {} checks on {} scenarios could be judged (see NOT JUDGED above): \
+             rerun with more trials",
+            gate.checks.len(),
+            gate.scenarios
+        )
+    }
 }
 
 /// `plaintext/c=64 req/s (rps:-5%): A 31.2k, B 27.9k, change -10.31% [-12.05%,
@@ -155,7 +167,8 @@ fn junit(comparison: &RunComparison, gate: &Gate) -> String {
 }
 
 /// One `::error` per offender, one `::warning` per check that could not be
-/// judged, and a `::notice` with the verdict.
+/// judged, and a `::notice` with the verdict (an `::error` when nothing
+/// could be judged).
 fn github(gate: &Gate) -> String {
     let mut text = String::new();
     for check in &gate.checks {
@@ -174,9 +187,14 @@ fn github(gate: &Gate) -> String {
     }
     let summary = gate_summary(gate);
     let verdict = summary.lines().last().unwrap_or_default();
+    let level = if gate.judged() == 0 {
+        "error"
+    } else {
+        "notice"
+    };
     let _ = writeln!(
         text,
-        "::notice title=corobench gate::{}",
+        "::{level} title=corobench gate::{}",
         github_data(verdict)
     );
     text

@@ -101,3 +101,36 @@ fn the_gate_round_trips_through_json() {
     let back: RunComparison = serde_json::from_str(&json).unwrap();
     assert_eq!(back, comparison);
 }
+
+/// Issue "wrong successes", item 2: a gate whose every check could not be
+/// judged, or that had no scenario to judge, fails and says why.
+#[test]
+fn a_gate_that_judged_nothing_fails_and_says_why() {
+    let comparison = gated(vec![check(
+        "go-nethttp/io-5ms/c=8",
+        GateOutcome::Undecided,
+        "no ratio interval for B/A: too few trials",
+    )]);
+    let gate = comparison.gate.as_ref().unwrap();
+    assert!(!gate.passed());
+    let summary = gate_summary(gate);
+    assert!(
+        summary.ends_with(
+            "gate failed: none of the 1 checks on 2 scenarios could be judged \
+             (see NOT JUDGED above): rerun with more trials\n"
+        ),
+        "{summary}"
+    );
+    let github = rendered(GateFormat::Github, &comparison);
+    assert!(
+        github.contains("::error title=corobench gate::gate failed"),
+        "{github}"
+    );
+    let mut nothing = gated(Vec::new());
+    nothing.gate.as_mut().unwrap().scenarios = 0;
+    let summary = gate_summary(nothing.gate.as_ref().unwrap());
+    assert!(
+        summary.contains("no scenario was measured by both runs"),
+        "{summary}"
+    );
+}

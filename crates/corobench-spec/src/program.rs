@@ -11,7 +11,7 @@ use corobench_model::{ProgramScenario, ServerChoice};
 
 use crate::catalog::Catalog;
 use crate::document::{self, Field, Table};
-use crate::error::{Locator, SpecError};
+use crate::error::{Locator, SpecError, shown};
 use crate::keys;
 
 /// Whether `target` is a program target.
@@ -91,6 +91,9 @@ fn server_choice(
     }
     if let Err(reason) = &known.available {
         return Err(fail(format!("{target} cannot run here: {reason}")));
+    }
+    if let Some(message) = crate::values::repeated_word(words.clone()) {
+        return Err(fail(format!("{} {message}", shown(text))));
     }
     let mut parameters = BTreeMap::new();
     for word in words {

@@ -74,6 +74,24 @@ pub fn parse_cpu_list(text: &str, cpus: usize) -> Result<Vec<usize>, String> {
     Ok(list)
 }
 
+/// The first `name=value` word whose name an earlier word gave already,
+/// as a message naming both: `c=8 c=16` must not keep the last silently.
+pub(crate) fn repeated_word<'w>(words: impl IntoIterator<Item = &'w str>) -> Option<String> {
+    let mut seen: Vec<(&str, &str)> = Vec::new();
+    for word in words {
+        let Some((name, _)) = word.split_once('=') else {
+            continue;
+        };
+        if let Some((_, earlier)) = seen.iter().find(|(n, _)| *n == name) {
+            return Some(format!(
+                "gives {name} twice ({earlier} and {word}): give each name once"
+            ));
+        }
+        seen.push((name, word));
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

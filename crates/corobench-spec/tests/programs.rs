@@ -159,3 +159,35 @@ fn server_mistakes_are_refused_with_the_key() {
         assert!(located, "{spec}: names the key or its line: {error}");
     }
 }
+
+/// Issue "wrong successes", item 8: a parameter named twice in
+/// `[program] server` kept its last value silently.
+#[test]
+fn a_server_parameter_named_twice_is_refused_with_both_values() {
+    let spec = "targets = [\"go-fanout-client\"]\n[program]\n\
+                server = \"go-nethttp gomaxprocs=1 gomaxprocs=2\"\n";
+    let error = plan(spec).unwrap_err();
+    assert!(
+        error.contains(
+            "gives gomaxprocs twice (gomaxprocs=1 and gomaxprocs=2): give each name once"
+        ),
+        "{error}"
+    );
+}
+
+/// Issue "wrong successes", item 13: `rates` in a spec of program targets
+/// alone applied to nothing and was ignored without a word.
+#[test]
+fn rates_in_a_spec_of_programs_alone_are_refused() {
+    for spec in [
+        "targets = [\"go-ants-tasks\"]\n[schedule]\nrates = [100]\n",
+        "targets = [\"go-ants-tasks\"]\n[[workloads]]\nname = \"w\"\npath = \"/\"\nrates = [5]\n",
+    ] {
+        let error = plan(spec).unwrap_err();
+        assert!(
+            error.contains("every target of this spec is a program")
+                && error.contains("`rates` would apply to nothing"),
+            "{spec}: {error}"
+        );
+    }
+}

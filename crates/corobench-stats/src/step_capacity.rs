@@ -4,6 +4,10 @@
 //! through one half, interpolated in ln(rate) between the two rates that
 //! bracket the fall.
 //!
+//! A rate passes when more than half of its trials pass: a tie (one pass,
+//! one failure) is a failure, the rule corobench's search applies to each
+//! rate, so the estimate and the search never disagree on a rate.
+//!
 //! Why not a logistic curve ([`crate::capacity`])? A capacity search tries
 //! rates across a wide range (a quarter of the capacity to twice it) and
 //! the pass/fail boundary of a real server is sharp: every trial below it
@@ -58,7 +62,7 @@ pub struct LocatedCapacity {
     pub lo: f64,
     pub hi: f64,
     pub confidence: f64,
-    /// The highest rate fitted to pass at least half the time, and the next
+    /// The highest rate fitted to pass more than half the time, and the next
     /// rate tried above it.
     pub bracket: (f64, f64),
     /// The observed pass fractions never rise from one rate to the next;
@@ -72,11 +76,11 @@ pub struct LocatedCapacity {
 #[derive(Debug, Clone, PartialEq)]
 pub enum StepCapacity {
     Located(LocatedCapacity),
-    /// The fitted pass fraction is at least one half at every rate tried.
+    /// The fitted pass fraction is above one half at every rate tried.
     AtLeast {
         rate: f64,
     },
-    /// The fitted pass fraction is below one half at every rate tried.
+    /// The fitted pass fraction is one half or below at every rate tried.
     Below {
         rate: f64,
     },
@@ -182,10 +186,15 @@ fn non_increasing(rates: &[Rate]) -> Vec<f64> {
         .collect()
 }
 
-/// The last rate whose fitted fraction is at least one half, when a rate
-/// with a lower one follows it.
+/// Whether a fitted pass fraction is a pass: more than one half (a tie
+/// fails).
+fn passes(fraction: f64) -> bool {
+    fraction > 0.5
+}
+
+/// The last rate fitted to pass, when a rate fitted to fail follows it.
 fn crossing(fitted: &[f64]) -> Option<usize> {
-    let passing = fitted.iter().take_while(|p| **p >= 0.5).count();
+    let passing = fitted.iter().take_while(|p| passes(**p)).count();
     (passing > 0 && passing < fitted.len()).then(|| passing - 1)
 }
 
@@ -198,7 +207,7 @@ fn interpolate(rates: &[Rate], fitted: &[f64], at: usize) -> f64 {
 }
 
 fn outside(rates: &[Rate], fitted: &[f64]) -> StepCapacity {
-    if fitted.first().is_some_and(|p| *p >= 0.5) {
+    if fitted.first().is_some_and(|p| passes(*p)) {
         StepCapacity::AtLeast {
             rate: rates[rates.len() - 1].rate,
         }
@@ -224,7 +233,7 @@ fn bootstrap(rates: &[Rate], options: &StepOptions) -> Vec<f64> {
             }
             let fitted = non_increasing(&resample);
             match crossing(&fitted) {
-                None if fitted[0] >= 0.5 => f64::INFINITY,
+                None if passes(fitted[0]) => f64::INFINITY,
                 None => 0.0,
                 Some(at) => draw_within(&resample, &fitted, at, &mut rng).exp(),
             }

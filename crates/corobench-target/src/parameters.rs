@@ -10,11 +10,14 @@ use crate::error::TargetError;
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ParameterSpec {
-    /// An integer in `min..=max`.
+    /// An integer in `min..=max`, and at least the value of the integer
+    /// parameter `at_least` names, if any (`max_ms` at least `min_ms`).
     Integer {
         default: i64,
         min: i64,
         max: i64,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        at_least: Option<String>,
         help: String,
     },
     /// One of `choices`.
@@ -97,7 +100,7 @@ pub fn resolve(
             return Err(error(name, format!("unknown parameter: {known}")));
         }
     }
-    declared
+    let values = declared
         .iter()
         .map(|(name, spec)| {
             let value = match given.get(name) {
@@ -106,7 +109,35 @@ pub fn resolve(
             };
             Ok((name.clone(), value))
         })
-        .collect()
+        .collect::<Result<BTreeMap<String, String>, TargetError>>()?;
+    check_floors(declared, &values).map_err(|(name, message)| error(name, message))?;
+    Ok(values)
+}
+
+/// Every `at_least` of `declared` holds among `values` (canonical integers).
+fn check_floors<'d>(
+    declared: &'d BTreeMap<String, ParameterSpec>,
+    values: &BTreeMap<String, String>,
+) -> Result<(), (&'d str, String)> {
+    let number = |name: &str| values.get(name).and_then(|v| v.parse::<i64>().ok());
+    for (name, spec) in declared {
+        let ParameterSpec::Integer {
+            at_least: Some(floor),
+            ..
+        } = spec
+        else {
+            continue;
+        };
+        if let (Some(value), Some(least)) = (number(name), number(floor))
+            && value < least
+        {
+            return Err((
+                name,
+                format!("{name}={value} is below {floor}={least}: it must be at least {floor}"),
+            ));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -121,6 +152,7 @@ mod tests {
                 default: 1,
                 min: 1,
                 max: 256,
+                at_least: None,
                 help: String::new(),
             },
         );
@@ -192,6 +224,29 @@ mod tests {
             error
                 .to_string()
                 .ends_with("use one of blocking, nonblocking")
+        );
+    }
+
+    /// Issue "wrong successes", item 5: go-ants-tasks with min_ms above
+    /// max_ms failed every trial; the manifest's `at_least` refuses it.
+    #[test]
+    fn a_value_below_its_floor_is_refused() {
+        let mut declared = declared();
+        let integer = |default, at_least: Option<&str>| ParameterSpec::Integer {
+            default,
+            min: 1,
+            max: 1000,
+            at_least: at_least.map(str::to_owned),
+            help: String::new(),
+        };
+        declared.insert("min_ms".into(), integer(10, None));
+        declared.insert("max_ms".into(), integer(59, Some("min_ms")));
+        let ok = resolve("t", &declared, &given(&[("min_ms", "59")])).unwrap();
+        assert_eq!(ok["max_ms"], "59");
+        let error = resolve("t", &declared, &given(&[("min_ms", "60")])).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "target t: parameter max_ms: max_ms=59 is below min_ms=60: it must be at least min_ms"
         );
     }
 }

@@ -16,6 +16,7 @@ mod rules;
 
 use std::fmt;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use serde::Serialize;
@@ -59,6 +60,9 @@ pub struct VerifyConfig<'a> {
     pub database: Option<&'a dyn DatabaseProbe>,
     /// How long an ordinary response may take.
     pub timeout: Duration,
+    /// Set (by Ctrl-C) to stop checking: the rules not yet checked are
+    /// reported as interrupted rather than waited for.
+    pub cancel: Option<&'a AtomicBool>,
 }
 
 impl fmt::Debug for VerifyConfig<'_> {
@@ -83,7 +87,14 @@ impl<'a> VerifyConfig<'a> {
             model,
             database: None,
             timeout: Duration::from_secs(5),
+            cancel: None,
         }
+    }
+
+    /// Whether checking was asked to stop.
+    #[must_use]
+    pub fn cancelled(&self) -> bool {
+        self.cancel.is_some_and(|c| c.load(Ordering::Relaxed))
     }
 }
 

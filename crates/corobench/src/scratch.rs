@@ -1,8 +1,9 @@
 //! Scratch folders: a run works in `$TMPDIR/corobench-run-PID`, a
 //! verification in `$TMPDIR/corobench-verify-PID`, a served target in
 //! `$TMPDIR/corobench-serve-PID`, each removed when it
-//! ends. A corobench killed with SIGKILL cannot remove its own, so every
-//! run and verification first removes those whose process is gone.
+//! ends; each target it launches works in `$TMPDIR/corobench-PID-NAME-N`.
+//! A corobench killed with SIGKILL cannot remove its own, so every run,
+//! verification and `serve` first removes those whose process is gone.
 
 use std::path::PathBuf;
 
@@ -50,14 +51,19 @@ pub fn remove_stale() {
     }
 }
 
-/// The pid in `corobench-run-PID` or `corobench-verify-PID`.
+/// The pid in `corobench-run-PID`, `corobench-verify-PID`,
+/// `corobench-serve-PID`, or a launched target's `corobench-PID-NAME-N`.
 fn owner_pid(name: &str) -> Option<u32> {
     let rest = name.strip_prefix("corobench-")?;
-    KINDS
+    if let Some(pid) = KINDS
         .iter()
-        .find_map(|kind| rest.strip_prefix(kind)?.strip_prefix('-'))?
-        .parse()
-        .ok()
+        .find_map(|kind| rest.strip_prefix(kind)?.strip_prefix('-'))
+    {
+        return pid.parse().ok();
+    }
+    let (pid, target) = rest.split_once('-')?;
+    let digits = !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit());
+    (digits && target.contains('-')).then(|| pid.parse().ok())?
 }
 
 #[cfg(test)]
@@ -71,5 +77,16 @@ mod tests {
         assert_eq!(owner_pid("corobench-run-12x"), None);
         assert_eq!(owner_pid("corobench-cpu-0.lock"), None);
         assert_eq!(owner_pid("other-run-1"), None);
+    }
+
+    /// Issue "wrong successes", item 11: the work folders of targets that a
+    /// killed corobench launched were left behind for good.
+    #[test]
+    fn a_launched_target_folder_names_its_owner() {
+        assert_eq!(owner_pid("corobench-4242-php-fpm-3"), Some(4242));
+        assert_eq!(owner_pid("corobench-77-go-nethttp-0"), Some(77));
+        assert_eq!(owner_pid("corobench-77-"), None);
+        assert_eq!(owner_pid("corobench-77"), None);
+        assert_eq!(owner_pid("corobench-7x-go-0"), None);
     }
 }

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use corobench_spec::{Catalog, CatalogProgram, CatalogTarget, Domain, Limits, Plan};
+use corobench_spec::{Catalog, CatalogProgram, CatalogTarget, Domain, Limits, Plan, SpecError};
 use corobench_target::{
     Availability, Manifest, ParameterSpec, TargetError, discover, find_targets_dir, inline_servers,
 };
@@ -136,16 +136,35 @@ impl Targets {
     ///
     /// # Errors
     /// As [`corobench_spec::resolve_within`], a server table that is not a
-    /// valid server, or one named like a target of the targets folder.
+    /// valid server, one named like a target of the targets folder, or
+    /// parameters a target refuses together.
     pub fn resolve(&mut self, text: &str, path: Option<&Path>) -> anyhow::Result<Plan> {
         self.add_spec_servers(text, path)?;
         let limits = Limits::of_this_process();
-        Ok(corobench_spec::resolve_within(
-            text,
-            path,
-            &self.catalog(),
-            &limits,
-        )?)
+        let plan = corobench_spec::resolve_within(text, path, &self.catalog(), &limits)?;
+        self.check_combinations(&plan, path)?;
+        Ok(plan)
+    }
+
+    /// Each scenario's parameters as its manifest takes them together
+    /// (`max_ms` at least `min_ms`): a combination the target would refuse
+    /// fails every trial of the scenario, so the spec is refused first.
+    fn check_combinations(&self, plan: &Plan, path: Option<&Path>) -> Result<(), SpecError> {
+        for scenario in &plan.scenarios {
+            let Some(manifest) = self.get(&scenario.target) else {
+                continue;
+            };
+            if let Err(error) = manifest.resolve_parameters(&scenario.parameters) {
+                return Err(SpecError {
+                    file: path
+                        .map_or_else(|| "<default suite>".to_owned(), |p| p.display().to_string()),
+                    position: None,
+                    key: Some(format!("parameters.{}", scenario.target)),
+                    message: format!("{error}; scenario {} cannot run", scenario.key),
+                });
+            }
+        }
+        Ok(())
     }
 
     /// Resolves a spec for machines other than this one (a cluster's nodes):

@@ -52,6 +52,26 @@ pub fn parse_parameter(text: &str) -> Result<(String, String), String> {
     }
 }
 
+/// `--param` values by name; a name given twice is refused with both
+/// values, rather than keeping the last silently.
+///
+/// # Errors
+/// A name given twice (exit 2).
+pub fn parameter_map(
+    pairs: &[(String, String)],
+) -> anyhow::Result<std::collections::BTreeMap<String, String>> {
+    let mut map = std::collections::BTreeMap::new();
+    for (name, value) in pairs {
+        if let Some(earlier) = map.insert(name.clone(), value.clone()) {
+            return Err(crate::exit::usage(format!(
+                "--param {name} is given twice ({name}={earlier} and {name}={value}): give \
+                 each parameter once"
+            )));
+        }
+    }
+    Ok(map)
+}
+
 /// One percentile in 0..=100 (`--percentiles` splits its list at commas).
 ///
 /// # Errors

@@ -8,7 +8,8 @@
 //!
 //! and the binary must exit so, print each fragment on stderr, and never
 //! panic. Targets come from a scratch folder: `alpha` (with a `workers`
-//! parameter) and `beta` can run, `gamma` cannot.
+//! parameter), `beta` and `delta` (whose `max_ms` must be at least its
+//! `min_ms`, as go-ants-tasks') can run, `gamma` cannot.
 
 mod lab;
 
@@ -29,6 +30,12 @@ fn spec_lab() -> Lab {
         ),
         ("beta", "", ""),
         ("gamma", "\"corobench-no-such-command\"", ""),
+        (
+            "delta",
+            "",
+            "[parameters.min_ms]\ndefault = 10\nmin = 1\nmax = 100\n\
+             [parameters.max_ms]\ndefault = 20\nmin = 1\nmax = 100\nat_least = \"min_ms\"\n",
+        ),
     ] {
         let folder = lab.targets().join(name);
         std::fs::create_dir_all(&folder).unwrap();

@@ -85,3 +85,23 @@ fn the_capacity_interval_contains_the_known_capacity() {
     assert!(shown.contains("Capacity"), "{shown}");
     assert!(shown.contains("latency by offered rate"), "{shown}");
 }
+
+/// Issue "wrong successes", item 13: a capacity run showed --trials and
+/// --budget in its header and ignored them; they are refused before any
+/// trial.
+#[test]
+fn flags_a_capacity_search_ignores_are_refused() {
+    let lab = queue_lab();
+    let spec = lab.path("spec.toml");
+    for flag in [&["--trials", "5"][..], &["--budget", "1m"][..]] {
+        let mut args = vec!["run", spec.to_str().unwrap()];
+        args.extend_from_slice(flag);
+        let output = lab.run(&args);
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{flag:?}: {stderr}");
+        assert!(
+            stderr.contains(&format!("{} does not apply to a capacity search", flag[0])),
+            "{stderr}"
+        );
+    }
+}

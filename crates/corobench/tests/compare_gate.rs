@@ -91,6 +91,26 @@ fn bad_rules_exit_2_with_the_column_and_an_example() {
     );
 }
 
+/// Issue "wrong successes", item 2: a rule that matches no metric used to
+/// print `gate passed: 0 metrics of 20 scenarios` and exit 0.
+#[test]
+fn a_rule_that_matches_no_metric_exits_2_naming_it() {
+    let fixture = Fixture::new();
+    let output = gate(
+        &fixture,
+        [&fixture.run_a, &fixture.run_b],
+        "rps:-5%,program:nosuch:+5%",
+        &[],
+    );
+    let message = usage_error(&output);
+    assert!(
+        message.contains("`program:nosuch:+5%` matches no metric of the 16 scenarios"),
+        "{message}"
+    );
+    assert!(message.contains("they have: rps,"), "{message}");
+    assert!(!message.contains("gate passed"), "{message}");
+}
+
 #[test]
 fn gate_formats_need_rules() {
     let fixture = Fixture::new();

@@ -48,7 +48,7 @@ fn render(extra: &[&str], scratch: &Path) -> Output {
 #[test]
 fn rendered_manifests_match_the_snapshots() {
     let scratch = tempfile::tempdir().unwrap();
-    let output = render(&["--start-at", "1795507200"], scratch.path());
+    let output = render(&["--start-at", "4102444800"], scratch.path());
     assert!(
         output.status.success(),
         "{}",
@@ -189,4 +189,60 @@ fn run_without_a_reachable_cluster_names_the_context_it_tried() {
         !results.exists(),
         "nothing is written before a cluster answers"
     );
+}
+
+/// `corobench k8s render SPEC -o OUT EXTRA…`, which must exit 2; its stderr.
+fn refused_render(spec: &Path, out: &Path, extra: &[&str], scratch: &Path) -> String {
+    let mut args = vec![
+        "k8s",
+        "render",
+        spec.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let output = corobench(&args, scratch);
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert_eq!(output.status.code(), Some(2), "{extra:?}: {stderr}");
+    stderr
+}
+
+/// Issue "wrong successes", item 9: invalid values rendered manifests a
+/// cluster refuses (or a start in 1970) and exited 0; a capacity spec was
+/// rendered as one fixed rate without a word; `-o FILE` exited 1.
+#[test]
+fn invalid_values_capacity_specs_and_a_file_as_output_are_usage_errors() {
+    let scratch = tempfile::tempdir().unwrap();
+    let spec = fixture_spec();
+    let out = scratch.path().join("out");
+    for (extra, expected) in [
+        (&["--image", ""][..], "is not an image name"),
+        (
+            &["--server-memory", "2GB"][..],
+            "\"2GB\" is not a memory quantity",
+        ),
+        (
+            &["--server-memory=-1Gi"][..],
+            "\"-1Gi\" is not a memory quantity",
+        ),
+        (
+            &["--generator-memory", "0"][..],
+            "\"0\" is not a memory quantity",
+        ),
+        (&["--start-at", "0"][..], "\"0\" has already passed"),
+    ] {
+        let stderr = refused_render(&spec, &out, extra, scratch.path());
+        assert!(stderr.contains(expected), "{extra:?}: {stderr}");
+    }
+    let file = scratch.path().join("a-file");
+    std::fs::write(&file, "").unwrap();
+    let stderr = refused_render(&spec, &file, &[], scratch.path());
+    assert!(stderr.contains("is a file; name a folder"), "{stderr}");
+    let capacity = scratch.path().join("capacity.toml");
+    let text = "targets = [\"web\"]\n[[workloads]]\nname = \"plaintext\"\npath = \"/plaintext\"\n\
+                [capacity]\nslo = \"p99 <= 10ms\"\n";
+    std::fs::write(&capacity, text).unwrap();
+    let stderr = refused_render(&capacity, &out, &[], scratch.path());
+    assert!(stderr.contains("the spec searches capacity"), "{stderr}");
+    assert!(!out.exists(), "manifests were written");
 }

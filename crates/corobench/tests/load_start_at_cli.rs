@@ -95,3 +95,37 @@ fn bad_instants_are_usage_errors() {
         assert!(stderr(&output).contains(expected), "{}", stderr(&output));
     }
 }
+
+/// Issue "wrong successes", item 10: Ctrl-C while waiting for --start-at
+/// printed a report whose window "opened 3597 s before --start-at". An
+/// interrupted wait says so, with no figures, and exits 130.
+#[test]
+fn an_interrupted_wait_reports_no_figures() {
+    let server = TestServer::start(Knobs::default());
+    let start_at = unix_seconds(SystemTime::now() + Duration::from_secs(3600));
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_corobench"))
+        .args(["load", "--json", "-d", "1s", "--start-at", &start_at])
+        .arg(server.url("/plaintext"))
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Long enough for the signal handler to be installed; the wait is an hour.
+    std::thread::sleep(Duration::from_millis(700));
+    let pid = libc::pid_t::try_from(child.id()).unwrap();
+    // SAFETY: kill with the pid of our own child, not reaped yet.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGINT) }, 0);
+    let output = child.wait_with_output().unwrap();
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(130), "{err}");
+    assert!(
+        err.contains("interrupted before the measured window opened"),
+        "{err}"
+    );
+    assert!(
+        output.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+}

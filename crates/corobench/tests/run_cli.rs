@@ -313,3 +313,47 @@ fn a_budgeted_run_stops_when_the_time_is_spent_and_names_what_fell_short() {
     let fell_short = said.contains("did not reach ±5% in req/s") && said.contains("budget spent");
     assert!(reached || fell_short, "{said}");
 }
+
+/// Issue "wrong successes", item 6: a run in which every request got a 404
+/// measured nothing the user asked for; it used to exit 0 as complete.
+#[test]
+fn a_run_whose_every_response_was_an_error_exits_1_as_failed() {
+    let lab = smoke_lab(&["kit-a"], 1, "0.3s");
+    let spec = std::fs::read_to_string(lab.path("spec.toml")).unwrap();
+    let spec = spec
+        .replace("path = \"/plaintext\"", "path = \"/no-such-endpoint\"")
+        .replace("path = \"/json\"", "path = \"/no-such-endpoint-either\"");
+    std::fs::write(lab.path("spec.toml"), spec).unwrap();
+    let output = lab.run(&["run", lab.path("spec.toml").to_str().unwrap()]);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "stderr:\n{stderr}");
+    assert!(
+        stderr.contains(
+            "measured nothing: no request of its 2 measured trials got a successful response (4xx: "
+        ),
+        "{stderr}"
+    );
+    let store = Store::open_existing(lab.path("results.db")).unwrap();
+    let id = store.resolve_run_id("latest").unwrap();
+    let run = store.load_run(&id).unwrap();
+    assert_eq!(run.run.status, corobench_model::RunStatus::Failed);
+}
+
+/// Issue "wrong successes", item 13: --max-trials without --until-ci or
+/// --budget (in flags or spec) was silently ignored.
+#[test]
+fn max_trials_without_an_adaptive_stop_is_refused() {
+    let lab = smoke_lab(&["kit-a"], 1, "0.3s");
+    let output = lab.run(&[
+        "run",
+        lab.path("spec.toml").to_str().unwrap(),
+        "--max-trials",
+        "9",
+    ]);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--max-trials 9 bounds the trials --until-ci or --budget add"),
+        "{stderr}"
+    );
+}

@@ -135,10 +135,101 @@ fn bad_requests_are_usage_errors() {
         (&["kit", "--param", "novalue"][..], "is not a parameter"),
         (&["kit", "--param", "workers=2"][..], "workers"),
         (&["kit", "--sample-interval", "1ms"][..], "from 10ms to 1h"),
+        // Issue "wrong successes", item 8: the last value used to win silently.
+        (
+            &["kit", "--param", "workers=2", "--param", "workers=4"][..],
+            "--param workers is given twice (workers=2 and workers=4)",
+        ),
     ] {
         let output = lab.command(&[&["serve"], args].concat()).output().unwrap();
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
         assert!(stderr.contains(expected), "{args:?}: {stderr}");
     }
+}
+
+/// Issue "wrong successes", item 3: `serve --port P` with P in use used to
+/// announce `"verified": true` with the pid of a process that had already
+/// exited, its checks having reached the other server on P.
+#[test]
+fn a_port_in_use_is_refused_before_anything_is_announced() {
+    let lab = kit_lab();
+    let mut first = serve(&lab, &["kit", "--no-verify"]);
+    let (ready_line, _lines) = ready(&mut first, &lab);
+    let port = ready_line["port"].as_u64().unwrap().to_string();
+    let mut second = lab
+        .command(&["serve", "kit", "--port", &port])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Stdin stays open, as a coordinator keeps it: serve ends by itself.
+    let lifeline = second.stdin.take();
+    let output = second.wait_with_output().unwrap();
+    drop(lifeline);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(3), "{stderr}");
+    assert!(!stdout.contains("\"ready\""), "{stdout}");
+    assert!(
+        stderr.contains(&format!("--port {port}: 127.0.0.1:{port} cannot be bound")),
+        "{stderr}"
+    );
+    drop(first.stdin.take());
+    assert_eq!(
+        first.wait().unwrap().code(),
+        Some(0),
+        "{}",
+        serve_stderr(&lab)
+    );
+}
+
+/// Issue "wrong successes", item 11: the folder a target launched by a
+/// corobench killed with SIGKILL worked in stayed in the temporary folder;
+/// the next corobench removes it (and leaves those of live processes).
+#[test]
+fn a_dead_corobench_s_target_folder_is_removed_by_the_next() {
+    let lab = kit_lab();
+    let mut exited = std::process::Command::new("true").spawn().unwrap();
+    let dead_pid = exited.id();
+    exited.wait().unwrap();
+    let stale = lab
+        .path("tmp")
+        .join(format!("corobench-{dead_pid}-go-nethttp-0"));
+    let live = lab
+        .path("tmp")
+        .join(format!("corobench-{}-php-fpm-1", std::process::id()));
+    for folder in [&stale, &live] {
+        std::fs::create_dir_all(folder.join("uploads")).unwrap();
+    }
+    let mut child = serve(&lab, &["kit", "--no-verify"]);
+    let (_ready, lines) = ready(&mut child, &lab);
+    drop(child.stdin.take());
+    assert!(lines.count() > 0, "serve printed no stopped line");
+    assert_eq!(
+        child.wait().unwrap().code(),
+        Some(0),
+        "{}",
+        serve_stderr(&lab)
+    );
+    assert!(!stale.exists(), "{} was left", stale.display());
+    assert!(live.exists(), "a live process's folder was removed");
+}
+
+/// Issue "wrong successes", item 12: `serve </dev/null` exited 1, where the
+/// docs say a closed stdin ends serving with 0.
+#[test]
+fn stdin_closed_before_the_target_is_up_exits_0() {
+    let lab = kit_lab();
+    let output = lab
+        .command(&["serve", "kit", "--no-verify"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("stdin closed while"), "{stderr}");
+    assert!(stderr.contains("nothing is served"), "{stderr}");
+    assert!(!String::from_utf8_lossy(&output.stdout).contains("\"ready\""));
 }

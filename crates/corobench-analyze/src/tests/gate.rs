@@ -88,8 +88,10 @@ fn a_significant_change_whose_interval_reaches_the_threshold_passes() {
     assert!(check.reason.contains("reaches back"), "{}", check.reason);
 }
 
+/// Issue "wrong successes", item 2: a gate whose every check is NOT
+/// JUDGED has passed nothing, so it fails.
 #[test]
-fn too_few_trials_for_an_interval_are_not_judged() {
+fn too_few_trials_for_an_interval_are_not_judged_and_the_gate_fails() {
     let a = RunBuilder::new("a", 2)
         .scenario("t", &[], "plaintext", 4)
         .rates(&[100.0, 101.0])
@@ -103,7 +105,8 @@ fn too_few_trials_for_an_interval_are_not_judged() {
         .gate
         .unwrap();
     assert_eq!(gate.checks[0].outcome, GateOutcome::Undecided);
-    assert!(gate.passed());
+    assert_eq!(gate.judged(), 0);
+    assert!(!gate.passed());
 }
 
 #[test]
@@ -130,6 +133,21 @@ fn rules_name_a_metric_and_the_worse_direction() {
         ]
     );
     assert_eq!(rules[1].text, "p99.9:+2.5%");
+}
+
+/// Issue "wrong successes", item 13: spaces around a rule's colon made
+/// `rps : -5%` an unknown metric `rps ` and `p99: +10%` a missing sign.
+#[test]
+fn spaces_around_the_colon_are_trimmed() {
+    let rules = parse_rules("rps : -5%, p99: +10% ").unwrap();
+    let read: Vec<(Metric, f64)> = rules.iter().map(|r| (r.metric, r.threshold)).collect();
+    assert_eq!(
+        read,
+        [(Metric::RequestsPerS, -0.05), (Metric::LatencyP99Us, 0.1)]
+    );
+    assert_eq!(rules[0].text, "rps:-5%");
+    let error = parse_rules("rps:  5%").unwrap_err();
+    assert_eq!(error.column, 7, "{error}");
 }
 
 #[test]

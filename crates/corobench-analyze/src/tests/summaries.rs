@@ -284,3 +284,23 @@ fn a_closed_loop_that_breaks_littles_law_is_flagged() {
     );
     assert!(little[0].contains("+300% off"), "{}", little[0]);
 }
+
+/// Issue "wrong successes", item 7: a failure whose first line only
+/// introduces the program's stderr shows that stderr's last lines.
+#[test]
+fn a_failure_that_introduces_stderr_is_shown_with_it() {
+    let run = RunBuilder::new("r1", 7)
+        .scenario("fast", &[], "plaintext", 4)
+        .rates(&SIX)
+        .failed("the program exited with status 2; last lines of its stderr:\npanic: no config")
+        .build();
+    let analysis = analyze_run(&run, &AnalyzeOptions::default()).unwrap();
+    assert!(
+        analysis.warnings[0].message.contains(
+            "(first failure: the program exited with status 2; last lines of its stderr: \
+             panic: no config)"
+        ),
+        "{}",
+        analysis.warnings[0].message
+    );
+}

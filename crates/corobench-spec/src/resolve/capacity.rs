@@ -71,14 +71,22 @@ fn objectives(value: &Value<'_>, at: &Locator<'_>) -> Result<Vec<Slo>, SpecError
         DeValue::Array(items) => items.iter().collect(),
         _ => vec![value],
     };
-    items
-        .into_iter()
-        .map(|item| {
-            let text = document::text(item, "capacity.slo", "\"p99 <= 10ms\"", at)?;
-            text.parse::<Slo>()
-                .map_err(|e| at.at(item.span(), "capacity.slo", e.to_string()))
-        })
-        .collect()
+    let mut slos: Vec<Slo> = Vec::with_capacity(items.len());
+    for item in items {
+        let text = document::text(item, "capacity.slo", "\"p99 <= 10ms\"", at)?;
+        let slo = text
+            .parse::<Slo>()
+            .map_err(|e| at.at(item.span(), "capacity.slo", e.to_string()))?;
+        // Two objectives on one measure: which was meant cannot be told.
+        if let Some(earlier) = slos.iter().find(|s| s.measure == slo.measure) {
+            let message = format!(
+                "\"{earlier}\" and \"{slo}\" bound the same measure: give each objective once"
+            );
+            return Err(at.at(item.span(), "capacity.slo", message));
+        }
+        slos.push(slo);
+    }
+    Ok(slos)
 }
 
 /// min_rate ≤ start_rate ≤ max_rate, or the search has nowhere to go.
@@ -132,14 +140,7 @@ pub fn at_rate(scenario: &PlannedScenario, rate: f64, index: u32) -> PlannedScen
 /// The spec asked both for rates and for a capacity search, which chooses
 /// the rates itself.
 pub(super) fn refuse_rates(spec: &Table<'_>, at: &Locator<'_>) -> Result<(), SpecError> {
-    let schedule_rates = spec
-        .get("schedule")
-        .and_then(|f| field_in(f.value, "rates"));
-    let workload_rates = spec.get("workloads").and_then(|f| match f.value.get_ref() {
-        DeValue::Array(items) => items.iter().find_map(|w| field_in(w, "rates")),
-        _ => None,
-    });
-    match schedule_rates.or(workload_rates) {
+    match schedule_key(spec, "rates") {
         None => Ok(()),
         Some(span) => Err(at.at(
             span,
@@ -148,6 +149,57 @@ pub(super) fn refuse_rates(spec: &Table<'_>, at: &Locator<'_>) -> Result<(), Spe
              search starts with capacity.start_rate)",
         )),
     }
+}
+
+/// A capacity search runs open loops, which send one request at a time per
+/// connection: a pipeline depth would make every trial fail to start.
+pub(super) fn refuse_pipelining(
+    spec: &Table<'_>,
+    scenarios: &[PlannedScenario],
+    at: &Locator<'_>,
+) -> Result<(), SpecError> {
+    let Some(depth) = scenarios
+        .iter()
+        .map(|s| s.schedule.wire().pipeline)
+        .find(|depth| *depth > 1)
+    else {
+        return Ok(());
+    };
+    let span = schedule_key(spec, "pipeline").unwrap_or(0..0);
+    let message = format!(
+        "pipeline = {depth}: a capacity search offers rates in open loops, which send one \
+         request at a time per connection; remove `pipeline`"
+    );
+    Err(at.at(span, "pipeline", message))
+}
+
+/// Program targets run to completion and serve no rate: `rates` in a spec
+/// of program targets alone would apply to nothing.
+pub(super) fn refuse_rates_for_programs(
+    spec: &Table<'_>,
+    at: &Locator<'_>,
+) -> Result<(), SpecError> {
+    match schedule_key(spec, "rates") {
+        None => Ok(()),
+        Some(span) => Err(at.at(
+            span,
+            "rates",
+            "every target of this spec is a program, which runs to completion rather than \
+             serve a rate: `rates` would apply to nothing; remove it",
+        )),
+    }
+}
+
+/// Where a schedule key is written: in `[schedule]`, or else in the first
+/// workload that sets it.
+pub(super) fn schedule_key(spec: &Table<'_>, name: &str) -> Option<std::ops::Range<usize>> {
+    let in_schedule = spec.get("schedule").and_then(|f| field_in(f.value, name));
+    in_schedule.or_else(|| {
+        spec.get("workloads").and_then(|f| match f.value.get_ref() {
+            DeValue::Array(items) => items.iter().find_map(|w| field_in(w, name)),
+            _ => None,
+        })
+    })
 }
 
 fn field_in(value: &Value<'_>, name: &str) -> Option<std::ops::Range<usize>> {

@@ -346,6 +346,9 @@ impl<'d> Selector<'d> {
                 shown(target)
             )));
         }
+        if let Some(message) = crate::values::repeated_word(words.clone()) {
+            return Err(fail(format!("{} {message}", shown(text))));
+        }
         let mut selector = Self {
             field,
             text,

@@ -7,7 +7,7 @@ use toml::de::DeValue;
 use crate::document::{self, Field, Table, Value};
 use crate::error::{Locator, SpecError};
 use crate::keys;
-use crate::plan::{HostAddress, Hosts, PlannedScenario};
+use crate::plan::{Body, HostAddress, Hosts, PlannedScenario};
 use crate::values::parse_cpu_list;
 
 /// The most generator hosts one trial fans out to: the coordinator holds
@@ -209,7 +209,8 @@ pub(super) fn refuse_unsupported(
         .find(|s| s.program.is_none() && (s.schedule.connections as usize) < count)
     {
         let message = format!(
-            "{} has {} connections for {count} generator hosts: each host needs at least one;              raise connections or list fewer generators",
+            "{} has {} connections for {count} generator hosts: each host needs at least one; \
+             raise connections or list fewer generators",
             thin.key, thin.schedule.connections
         );
         return Err(at.at(span, "hosts.generators", message));
@@ -224,6 +225,33 @@ pub(super) fn refuse_unsupported(
             "{} is a program target, and programs run on this machine only: list it in a \
              spec without [hosts]",
             program.target
+        );
+        return Err(at.at(span, "hosts", message));
+    }
+    refuse_binary_bodies(scenarios, span, at)
+}
+
+/// Generator hosts get the body on their command line, as text: a body
+/// file that is not text (not UTF-8, or with a NUL byte) would fail every
+/// trial, so it is refused before the first.
+fn refuse_binary_bodies(
+    scenarios: &[PlannedScenario],
+    span: std::ops::Range<usize>,
+    at: &Locator<'_>,
+) -> Result<(), SpecError> {
+    for scenario in scenarios {
+        let Body::File(path) = &scenario.workload.body else {
+            continue;
+        };
+        let text = std::fs::read(path).map(String::from_utf8);
+        if matches!(&text, Ok(Ok(text)) if !text.contains('\0')) {
+            continue;
+        }
+        let message = format!(
+            "workload {} has a binary body_file ({}), and generator hosts get the body as \
+             text on their command line: use a text body with [hosts], or run without [hosts]",
+            scenario.workload.name,
+            path.display()
         );
         return Err(at.at(span, "hosts", message));
     }

@@ -71,6 +71,7 @@ pub fn resolve_within(
     let program = program_scenario(spec.get("program"), &selection.run, catalog, &at)?;
     // A spec of program targets alone needs no workload.
     let workloads = if servers.is_empty() && !programs.is_empty() {
+        capacity::refuse_rates_for_programs(&spec, &at)?;
         Vec::new()
     } else {
         workloads::read(&spec, path, &settings, limits, &at)?
@@ -88,11 +89,13 @@ pub fn resolve_within(
     if let Some(settings) = &capacity {
         capacity::refuse_rates(&spec, &at)?;
         capacity::refuse_programs(&scenarios, spec.get("capacity"), &at)?;
+        capacity::refuse_pipelining(&spec, &scenarios, &at)?;
         scenarios = scenarios
             .iter()
             .map(|s| at_rate(s, settings.start_rate, s.index))
             .collect();
     }
+    schedule::refuse_empty_windows(&scenarios, capacity.as_ref(), &spec, &at)?;
     let workload_names: Vec<String> = workloads.iter().map(|w| w.workload.name.clone()).collect();
     let context = claims::Context {
         catalog,

@@ -4,11 +4,12 @@
 
 use std::ops::Range;
 
-use corobench_model::{MAX_PIPELINE, Schedule};
+use corobench_model::{CapacitySettings, MAX_PIPELINE, Schedule};
 
 use crate::document::{self, Table, Value};
 use crate::error::{Locator, SpecError};
 use crate::limits::{Limits, MAX_CONNECTIONS, MAX_RATE, MIN_RATE};
+use crate::plan::PlannedScenario;
 
 use super::repeats::refuse_repeats;
 
@@ -156,6 +157,40 @@ impl Sweep {
                 .collect(),
         }
     }
+}
+
+/// An open-loop rate so low that not one request falls in the measured
+/// window makes every trial fail with nothing measured: refused here, for
+/// `rates` and for the lowest rate a capacity search may try.
+pub(super) fn refuse_empty_windows(
+    scenarios: &[PlannedScenario],
+    capacity: Option<&CapacitySettings>,
+    spec: &Table<'_>,
+    at: &Locator<'_>,
+) -> Result<(), SpecError> {
+    for scenario in scenarios {
+        let lowest = capacity.map_or(scenario.schedule.rate_per_s(), |c| Some(c.min_rate));
+        let Some(rate) = lowest else { continue };
+        let window_s = scenario.measurement.duration.as_secs_f64();
+        if rate * window_s >= 1.0 {
+            continue;
+        }
+        let (key, span) = match capacity {
+            Some(_) => (
+                "capacity.min_rate",
+                spec.get("capacity").map(|f| f.key_span.clone()),
+            ),
+            None => ("rates", super::capacity::schedule_key(spec, "rates")),
+        };
+        let message = format!(
+            "{key} {rate} req/s sends no request in a {window_s}s window ({}): raise the rate \
+             to at least {:.3} req/s or lengthen run.duration",
+            scenario.key.as_str(),
+            1.0 / window_s
+        );
+        return Err(at.at(span.unwrap_or(0..0), key, message));
+    }
+    Ok(())
 }
 
 fn connections(

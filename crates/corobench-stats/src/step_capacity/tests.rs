@@ -65,8 +65,23 @@ fn a_rise_in_the_pass_fraction_is_pooled_and_reported() {
     let data = trials(&[(100.0, 3, 0), (200.0, 1, 2), (300.0, 2, 1), (400.0, 0, 3)]);
     let c = located(estimate_step_capacity(&data, &StepOptions::default()).unwrap());
     assert!(!c.monotone);
-    // 200 and 300 pool to one half: the fall is past 300.
-    assert_eq!(c.bracket, (300.0, 400.0));
+    // 200 and 300 pool to one half, a tie, which fails: the fall is past 100.
+    assert_eq!(c.bracket, (100.0, 200.0));
+}
+
+/// Issue "wrong successes", item 1: a rate at one pass and one failure is a
+/// failure here as in the search, never an "every rate passed".
+#[test]
+fn a_rate_whose_trials_tie_fails() {
+    let tied = trials(&[(100.0, 2, 0), (200.0, 1, 1), (400.0, 1, 1)]);
+    let c = located(estimate_step_capacity(&tied, &StepOptions::default()).unwrap());
+    assert_eq!(c.bracket, (100.0, 200.0));
+    assert!(c.estimate > 100.0 && c.estimate <= 200.0, "{c:?}");
+    let only_ties = trials(&[(100.0, 1, 1), (200.0, 1, 1)]);
+    assert_eq!(
+        estimate_step_capacity(&only_ties, &StepOptions::default()).unwrap(),
+        StepCapacity::Below { rate: 100.0 }
+    );
 }
 
 #[test]

@@ -110,6 +110,8 @@ struct RawParameter {
     min: Option<i64>,
     max: Option<i64>,
     choices: Option<Vec<String>>,
+    /// Another integer parameter this one may not be below.
+    at_least: Option<String>,
     #[serde(default)]
     help: String,
 }
@@ -171,6 +173,7 @@ pub(super) fn parse(text: &str, path: &Path) -> Result<Manifest, TargetError> {
         .into_iter()
         .map(|(name, spec)| Ok((name.clone(), parameter(&source, &name, spec)?)))
         .collect::<Result<BTreeMap<_, _>, TargetError>>()?;
+    check_floors(&source, &parameters)?;
     let kind = target_kind(&source, raw.kind, raw.program, &raw.run)?;
     let run = run(&source, raw.run, &parameters, &kind, contract)?;
     Ok(Manifest {
@@ -192,6 +195,37 @@ pub(super) fn parse(text: &str, path: &Path) -> Result<Manifest, TargetError> {
         parameters,
         dir,
     })
+}
+
+/// `at_least` names another integer parameter, and the defaults keep it.
+fn check_floors(
+    source: &Source,
+    parameters: &BTreeMap<String, ParameterSpec>,
+) -> Result<(), TargetError> {
+    for (name, spec) in parameters {
+        let ParameterSpec::Integer {
+            at_least: Some(floor),
+            default,
+            ..
+        } = spec
+        else {
+            continue;
+        };
+        let fail = |message: String| {
+            Err(source.error(&(0..0), format!("parameters.{name}.at_least"), message))
+        };
+        match parameters.get(floor) {
+            Some(ParameterSpec::Integer { default: least, .. }) if floor != name => {
+                if default < least {
+                    return fail(format!(
+                        "default {default} is below the default of {floor} ({least})"
+                    ));
+                }
+            }
+            _ => return fail(format!("{floor:?} is not another integer parameter")),
+        }
+    }
+    Ok(())
 }
 
 fn check_name(source: &Source, name: &Spanned<String>, dir: &Path) -> Result<(), TargetError> {
@@ -659,12 +693,13 @@ fn parameter(
                 default,
                 min,
                 max,
+                at_least: raw.at_least,
                 help: raw.help,
             })
         }
         (toml::Value::String(default), Some(choices)) => {
-            if raw.min.is_some() || raw.max.is_some() {
-                return fail("a parameter with choices takes no min or max".into());
+            if raw.min.is_some() || raw.max.is_some() || raw.at_least.is_some() {
+                return fail("a parameter with choices takes no min, max or at_least".into());
             }
             if !choices.contains(&default) {
                 return fail(format!(

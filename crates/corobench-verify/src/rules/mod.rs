@@ -85,32 +85,54 @@ fn joined(check: std::thread::ScopedJoinHandle<'_, Check>) -> Check {
         .unwrap_or_else(|_| Err("the check itself panicked".to_owned()))
 }
 
+/// What a rule not checked because verification was cancelled says.
+const INTERRUPTED: &str = "not checked: verification was interrupted";
+
+/// The rules other than date-not-cached and db, one after the other; once
+/// `config` is cancelled, the rest are reported as interrupted at once.
 fn run_quick_rules(
     target: Target,
     config: &VerifyConfig<'_>,
     sweep: &headers::Sweep,
 ) -> Vec<(&'static str, Check)> {
-    let keep_alive = connection::keep_alive(target);
-    let pipelining = connection::pipelining(target, &keep_alive);
-    vec![
-        ("healthz", basic::healthz(target)),
-        ("plaintext", basic::plaintext(target)),
-        ("json", basic::json(target)),
-        ("header-server", sweep.server(config.target_name)),
-        ("header-date", sweep.date()),
-        ("header-content-type", sweep.content_type()),
-        ("header-content-length", sweep.content_length()),
-        ("keep-alive", keep_alive),
-        ("pipelining", pipelining),
-        ("io", endpoints::io(target)),
-        ("file", endpoints::file(target)),
-        ("upload", upload::upload(target)),
-        ("mixed", endpoints::mixed(target)),
-        ("stats", endpoints::stats(target, config.model)),
-        ("not-found", basic::not_found(target)),
-        ("bad-parameter", basic::bad_parameter(target)),
-        ("method-not-allowed", basic::method_not_allowed(target)),
-    ]
+    let keep_alive = std::cell::OnceCell::new();
+    let keep_alive = || {
+        keep_alive
+            .get_or_init(|| connection::keep_alive(target))
+            .clone()
+    };
+    let rules: [(&'static str, &dyn Fn() -> Check); 17] = [
+        ("healthz", &|| basic::healthz(target)),
+        ("plaintext", &|| basic::plaintext(target)),
+        ("json", &|| basic::json(target)),
+        ("header-server", &|| sweep.server(config.target_name)),
+        ("header-date", &|| sweep.date()),
+        ("header-content-type", &|| sweep.content_type()),
+        ("header-content-length", &|| sweep.content_length()),
+        ("keep-alive", &keep_alive),
+        ("pipelining", &|| {
+            connection::pipelining(target, &keep_alive())
+        }),
+        ("io", &|| endpoints::io(target)),
+        ("file", &|| endpoints::file(target)),
+        ("upload", &|| upload::upload(target)),
+        ("mixed", &|| endpoints::mixed(target)),
+        ("stats", &|| endpoints::stats(target, config.model)),
+        ("not-found", &|| basic::not_found(target)),
+        ("bad-parameter", &|| basic::bad_parameter(target)),
+        ("method-not-allowed", &|| basic::method_not_allowed(target)),
+    ];
+    rules
+        .iter()
+        .map(|(name, rule)| {
+            let check = if config.cancelled() {
+                Err(INTERRUPTED.to_owned())
+            } else {
+                rule()
+            };
+            (*name, check)
+        })
+        .collect()
 }
 
 fn result(rule: &'static str, check: Check) -> RuleResult {

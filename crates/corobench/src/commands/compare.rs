@@ -116,6 +116,7 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<Exit> {
     let b = load_run(&store, &args.run_b)?;
     let options = args.stats.analyze_options();
     let comparison = analyze::compare_runs_gated(&a, &b, &options, rules.as_deref());
+    rules_matched(&comparison)?;
     let render = RenderOptions {
         color: args.stats.color.enabled(args.output.as_deref()),
         ..RenderOptions::default()
@@ -127,6 +128,34 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<Exit> {
         Rendering::Gate(format) => Ok(corobench_report::render_gate(format, &comparison, out)?),
     })?;
     Ok(gate_exit(&comparison))
+}
+
+/// A rule that matches no metric of the scenarios both runs measured (a
+/// misspelt program unit, a metric neither run has) is an error, not a
+/// pass. With no scenario in common the gate judges nothing and fails.
+fn rules_matched(comparison: &RunComparison) -> anyhow::Result<()> {
+    let Some(gate) = comparison.gate.as_ref().filter(|g| g.scenarios > 0) else {
+        return Ok(());
+    };
+    let unmatched: Vec<String> = gate
+        .unmatched_rules()
+        .map(|rule| format!("`{}`", rule.text))
+        .collect();
+    if unmatched.is_empty() {
+        return Ok(());
+    }
+    let measured: Vec<String> = comparison
+        .tables
+        .iter()
+        .map(|t| gate::metric_word(t.metric))
+        .collect();
+    Err(usage(format!(
+        "--fail-on: {} matches no metric of the {} scenarios both runs measured; \
+         they have: {}",
+        unmatched.join(", "),
+        gate.scenarios,
+        measured.join(", ")
+    )))
 }
 
 /// With a gate: its offenders and verdict on stderr, exit 1 when it failed.

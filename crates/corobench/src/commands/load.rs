@@ -377,13 +377,16 @@ fn run_with_progress(load: LoadRun) -> anyhow::Result<LoadReport> {
     let cancel = load.cancel_flag();
     let stop = signals::stop_flag()?;
     let line = LiveLine::new();
+    // Whether Ctrl-C came before the measured window opened (during a
+    // --start-at wait or the warm-up): then nothing was measured.
+    let mut stopped_before_window = false;
     let report = std::thread::scope(|scope| {
         let worker = scope.spawn(move || load.run());
         let (mut last, mut last_at) = (progress.snapshot(), Instant::now());
         while !worker.is_finished() {
             std::thread::sleep(Duration::from_millis(100));
-            if stop.load(Ordering::Relaxed) {
-                cancel.store(true, Ordering::Relaxed);
+            if stop.load(Ordering::Relaxed) && !cancel.swap(true, Ordering::Relaxed) {
+                stopped_before_window = !progress.snapshot().measuring;
             }
             let now = progress.snapshot();
             let seconds = last_at.elapsed().as_secs_f64();
@@ -399,6 +402,15 @@ fn run_with_progress(load: LoadRun) -> anyhow::Result<LoadReport> {
     })?;
     line.finish();
     let report = report?;
+    if stopped_before_window {
+        return Err(exit::Failure {
+            exit: Exit::Interrupted,
+            message: "interrupted before the measured window opened (while waiting for \
+                      --start-at or warming up): nothing was measured, so there is no report"
+                .to_owned(),
+        }
+        .into());
+    }
     if stop.load(Ordering::Relaxed) {
         eprintln!(
             "interrupted: the report covers the {:.1}s measured before Ctrl-C",
@@ -410,8 +422,7 @@ fn run_with_progress(load: LoadRun) -> anyhow::Result<LoadReport> {
 
 /// A run where every request failed is not a measurement: say why, exit 1.
 fn check_something_succeeded(report: &LoadReport) -> anyhow::Result<()> {
-    let ok = report.status.informational + report.status.success + report.status.redirection;
-    if ok > 0 {
+    if report.status.succeeded() > 0 {
         return Ok(());
     }
     let kinds: Vec<String> = report

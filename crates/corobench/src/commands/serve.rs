@@ -155,17 +155,19 @@ impl Lifeline {
         }
     }
 
-    /// Fails with the reason when serving must end before the target is up.
-    fn check(&self, during: &str) -> anyhow::Result<()> {
-        match self.cut() {
-            None => Ok(()),
-            Some(End::Signal) => Err(exit::Failure {
-                exit: Exit::Interrupted,
-                message: format!("interrupted while {during}"),
-            }
-            .into()),
-            Some(end) => Err(anyhow::anyhow!("{} while {during}", end.reason())),
-        }
+    /// The exit status when serving must end before the target is
+    /// announced, saying why: 130 after a signal, 0 when the lifeline was
+    /// cut (nobody waits for the target any more), as after it was announced.
+    fn early_exit(&self, during: &str) -> Option<Exit> {
+        let end = self.cut()?;
+        progress(&format!(
+            "{} while {during}: nothing is served",
+            end.reason()
+        ));
+        Some(match end {
+            End::Signal => Exit::Interrupted,
+            _ => Exit::Success,
+        })
     }
 }
 
@@ -192,12 +194,14 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<Exit> {
     let lifeline = Lifeline::watch()?;
     let targets = Targets::discover(args.dir.targets_dir.as_deref())?;
     let manifest = server_manifest(&targets, &args.target)?;
-    let given: BTreeMap<String, String> = args.params.iter().cloned().collect();
+    let given = values::parameter_map(&args.params)?;
     let parameters = targets.parameters(&manifest.name, &given)?;
     let cpus = args.cpus.as_deref().map(cpu_set).transpose()?;
     let workspace = Workspace::open("serve")?;
     let built = build(&workspace, manifest)?;
-    lifeline.check("building")?;
+    if let Some(exit) = lifeline.early_exit("building") {
+        return Ok(exit);
+    }
     let mut target = start(
         &workspace,
         &built,
@@ -205,13 +209,18 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<Exit> {
         cpus,
         (args.port, args.listen),
     )?;
-    lifeline.check("starting the target")?;
+    if let Some(exit) = lifeline.early_exit("starting the target") {
+        return Ok(exit);
+    }
     // A user's server has no contract to check (its workloads' expectations
     // are the coordinator's to check).
     if !args.no_verify && manifest.contract {
         verify_running(&target, manifest)?;
-        lifeline.check("verifying the target")?;
+        if let Some(exit) = lifeline.early_exit("verifying the target") {
+            return Ok(exit);
+        }
     }
+    still_running(&mut target)?;
     let mut stdout = std::io::stdout().lock();
     let end = if print_line(&mut stdout, &ready_line(&target, &built, args)) {
         stream_samples(&mut target, args.sample_interval, &lifeline, &mut stdout)?
@@ -289,6 +298,9 @@ fn start(
     (port, listen): (Option<u16>, Option<std::net::IpAddr>),
 ) -> anyhow::Result<RunningTarget> {
     let name = &built.manifest.name;
+    if let Some(port) = port {
+        port_free(listen.unwrap_or(std::net::Ipv4Addr::LOCALHOST.into()), port)?;
+    }
     progress(&format!("starting {name}"));
     let options = LaunchOptions {
         parameters,
@@ -309,11 +321,38 @@ fn start(
     Ok(target)
 }
 
+/// `--port P` where another process listens already: the target could not
+/// bind, and its health check and verification would reach the other one.
+fn port_free(ip: std::net::IpAddr, port: u16) -> anyhow::Result<()> {
+    std::net::TcpListener::bind((ip, port))
+        .map(drop)
+        .map_err(|e| {
+            exit::target_failed(format!(
+                "--port {port}: {ip}:{port} cannot be bound ({e}); another process listens \
+             there: pick another --port, or leave it out for a free one"
+            ))
+        })
+}
+
+/// The target corobench started must still run once it was checked: a
+/// process that exited (it could not bind, say) may have let the checks
+/// reach another server on its port, and is never announced.
+fn still_running(target: &mut RunningTarget) -> anyhow::Result<()> {
+    let Some(status) = target.exit_status() else {
+        return Ok(());
+    };
+    Err(exit::target_failed(format!(
+        "{} exited ({status}) before it was announced; last lines of its stderr:\n{}",
+        target.name(),
+        target.stderr_tail(STDERR_TAIL_LINES)
+    )))
+}
+
 /// Checks the running target against the contract (no database runs, so
 /// `/db` must answer 503); a broken rule stops it.
 fn verify_running(target: &RunningTarget, manifest: &Manifest) -> anyhow::Result<()> {
     progress(&format!("verifying {}", manifest.name));
-    let results = verification::check_running(target, manifest, None);
+    let results = verification::check_running(target, manifest, None, None);
     for warning in results.iter().filter(|r| !r.is_pass() && !r.is_fail()) {
         progress(&format!(
             "warning: {}",

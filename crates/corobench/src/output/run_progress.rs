@@ -155,7 +155,7 @@ impl RunObserver for TerminalPresenter {
 }
 
 /// `[3/12] go-nethttp/plaintext/c=64 trial 1: 50.1k req/s, p99 2.9ms`, or
-/// the first line of why it failed.
+/// why it failed, on one line.
 fn trial_line(scenario: &PlannedScenario, record: &TrialRecord, done: u64, total: u64) -> String {
     let summary = match (&record.status, &record.load) {
         (TrialStatus::Ok, Some(load)) => {
@@ -183,18 +183,34 @@ fn trial_line(scenario: &PlannedScenario, record: &TrialRecord, done: u64, total
         }),
         _ => format!(
             "FAILED: {}",
-            record
-                .failure
-                .as_deref()
-                .unwrap_or("no reason recorded")
-                .lines()
-                .next()
-                .unwrap_or("")
+            corobench_model::failure_line(
+                record.failure.as_deref().unwrap_or("no reason recorded")
+            )
         ),
     };
     format!(
-        "[{done}/{total}] {} trial {}: {summary}",
+        "{} {} trial {}: {summary}",
+        counter(done, total),
         scenario.key,
         record.trial_index + 1
     )
+}
+
+/// `[3/12]`. The total is what was planned when the run (or its resume)
+/// began plus what a search added since; it never reads below the trials
+/// done (`[1/0]` on a resume whose stored trials met the first estimate).
+fn counter(done: u64, total: u64) -> String {
+    format!("[{done}/{}]", total.max(done))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::counter;
+
+    /// Issue "wrong successes", item 13: a resumed run printed `[1/0]`.
+    #[test]
+    fn the_counter_never_reads_more_done_than_planned() {
+        assert_eq!(counter(1, 0), "[1/1]");
+        assert_eq!(counter(3, 12), "[3/12]");
+    }
 }

@@ -139,11 +139,23 @@ fn probe(transport: &ssh::Ssh, host: &HostAddress, binary: &str) -> anyhow::Resu
 fn unreachable_host(host: &HostAddress, why: &str) -> anyhow::Error {
     RunnerError::Host(format!(
         "{why}\n  corobench runs `ssh` with BatchMode=yes: the host must accept your key \
-         without a password prompt and be in known_hosts; check with \
-         `ssh -o BatchMode=yes {} true`",
-        host.host
+         without a password prompt and be in known_hosts; check with `{}`",
+        check_command(host)
     ))
     .into()
+}
+
+/// The `ssh` command that tries `host` as corobench reaches it: its port
+/// and user too, or the check would try another account or port.
+fn check_command(host: &HostAddress) -> String {
+    let mut command = "ssh -o BatchMode=yes".to_owned();
+    if let Some(port) = host.port {
+        command.push_str(&format!(" -p {port}"));
+    }
+    if let Some(user) = &host.user {
+        command.push_str(&format!(" -l {user}"));
+    }
+    format!("{command} {} true", host.host)
 }
 
 /// Copies this executable to `binary` on `host` (a temporary name, then
@@ -182,4 +194,24 @@ fn install(
     )
     .map_err(|why| unreachable_host(host, &why))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use corobench_spec::parse_address;
+
+    use super::check_command;
+
+    /// Issue "wrong successes", item 13: the hint dropped the port and the
+    /// user, so the check it suggested tried another account or port.
+    #[test]
+    fn the_ssh_hint_keeps_the_port_and_the_user() {
+        let host = parse_address("ssh://bench@10.0.0.2:2222").unwrap();
+        assert_eq!(
+            check_command(&host),
+            "ssh -o BatchMode=yes -p 2222 -l bench 10.0.0.2 true"
+        );
+        let plain = parse_address("ssh://10.0.0.3").unwrap();
+        assert_eq!(check_command(&plain), "ssh -o BatchMode=yes 10.0.0.3 true");
+    }
 }

@@ -7,6 +7,8 @@
 //! wrong still serves `/plaintext` exactly as the contract says. Every other
 //! rule (headers, keep-alive, dates, errors, SIGTERM) always bears.
 
+use std::sync::atomic::Ordering;
+
 use corobench_spec::Plan;
 use corobench_verify::RuleResult;
 
@@ -35,6 +37,9 @@ pub fn verify_all(plan: &Plan, prepared: &mut PreparedRun, observer: &dyn RunObs
         .map(|(name, _)| name.clone())
         .collect();
     for name in names {
+        if prepared.env.stop.load(Ordering::Relaxed) {
+            return;
+        }
         observer.preparing(&format!("verifying {name}"));
         let verdict = {
             let env = &prepared.env;
@@ -44,9 +49,14 @@ pub fn verify_all(plan: &Plan, prepared: &mut PreparedRun, observer: &dyn RunObs
                 database: prepared.postgres.as_ref(),
                 database_missing: None,
                 cpus: Some(env.server_cpus.clone()),
+                cancel: Some(&env.stop),
             };
             check_built(&env.built[&name], &verify_env)
         };
+        // Interrupted: what was not checked says nothing about the target.
+        if prepared.env.stop.load(Ordering::Relaxed) {
+            return;
+        }
         match verdict {
             Ok(results) => judge(plan, prepared, &name, &results, observer),
             Err(error) => {

@@ -33,6 +33,8 @@ pub struct VerifyEnv<'a> {
     /// Why no database runs although one was wanted.
     pub database_missing: Option<&'a str>,
     pub cpus: Option<CpuSet>,
+    /// Set by Ctrl-C: the rules not yet checked are skipped.
+    pub cancel: Option<&'a std::sync::atomic::AtomicBool>,
 }
 
 /// Launches `built` with its default parameters, checks every rule, stops it.
@@ -54,7 +56,15 @@ pub fn check_built(
     };
     let mut running = built.launch(&options)?;
     running.wait_healthy(manifest.run.ready_timeout())?;
-    let mut results = check_running(&running, manifest, env.database);
+    let mut results = check_running(&running, manifest, env.database, env.cancel);
+    if env
+        .cancel
+        .is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed))
+    {
+        // Dropped, the target is killed at once: a stop that waits for
+        // SIGTERM would only delay the interruption.
+        return Ok(results);
+    }
     if let Some(missing) = env.database_missing {
         soften_db(&mut results, missing);
     }
@@ -70,11 +80,13 @@ pub fn check_running(
     running: &RunningTarget,
     manifest: &Manifest,
     database: Option<&Postgres>,
+    cancel: Option<&std::sync::atomic::AtomicBool>,
 ) -> Vec<RuleResult> {
     let probe = database.map(PsqlProbe);
     let mut config = VerifyConfig::new(running.addr(), &manifest.name, &manifest.model);
     config.database = probe.as_ref().map(|p| p as &dyn DatabaseProbe);
     config.timeout = RESPONSE_TIMEOUT;
+    config.cancel = cancel;
     verify(&config)
 }
 

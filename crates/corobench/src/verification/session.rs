@@ -120,6 +120,7 @@ impl Session {
             database: self.database.as_ref(),
             database_missing: self.database_missing.as_deref(),
             cpus: None,
+            cancel: None,
         }
     }
 }

@@ -68,15 +68,15 @@ pub struct LayoutArgs {
     pub namespace: String,
 
     /// Image with corobench and the targets, built from the repository's Containerfile
-    #[arg(long, default_value = concat!("corobench:", env!("CARGO_PKG_VERSION")), value_name = "IMAGE")]
+    #[arg(long, default_value = concat!("corobench:", env!("CARGO_PKG_VERSION")), value_parser = parse_image, value_name = "IMAGE")]
     pub image: String,
 
     /// Memory of the target Pod (requested and limited alike, for Guaranteed QoS)
-    #[arg(long, default_value = "2Gi", value_name = "QUANTITY")]
+    #[arg(long, default_value = "2Gi", value_parser = parse_memory, value_name = "QUANTITY")]
     pub server_memory: String,
 
     /// Memory of each generator pod
-    #[arg(long, default_value = "1Gi", value_name = "QUANTITY")]
+    #[arg(long, default_value = "1Gi", value_parser = parse_memory, value_name = "QUANTITY")]
     pub generator_memory: String,
 
     #[command(flatten)]
@@ -102,7 +102,15 @@ impl LayoutArgs {
         let targets = Targets::discover(self.dir.targets_dir.as_deref())?;
         let path = self.spec.as_deref();
         let text = read_spec(path)?;
-        targets.resolve_for_cluster(&text, path)
+        let plan = targets.resolve_for_cluster(&text, path)?;
+        if plan.capacity.is_some() {
+            return Err(exit::usage(
+                "the spec searches capacity ([capacity]), which a Kubernetes layout cannot run \
+                 yet: each scenario would run once at start_rate, a fixed rate; run the search \
+                 with `corobench run`, or give the rates to measure with `rates`",
+            ));
+        }
+        Ok(plan)
     }
 
     /// The scenarios chosen with `--scenario`, or all of them.
@@ -122,6 +130,40 @@ impl LayoutArgs {
                 ))
             })
     }
+}
+
+/// `--image`: a name a container runtime can pull, so not empty and
+/// without spaces or control characters.
+fn parse_image(text: &str) -> Result<String, String> {
+    if text.is_empty() || text.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Err(format!(
+            "{text:?} is not an image name: give one without spaces, e.g. \
+             registry.example/corobench:1"
+        ));
+    }
+    Ok(text.to_owned())
+}
+
+/// `--server-memory`, `--generator-memory`: a positive Kubernetes memory
+/// quantity, a whole number with a binary (Ki, Mi, Gi, Ti) or decimal (k, M,
+/// G, T) suffix or none (bytes); `2GB` or `-1Gi` would be refused by the
+/// cluster only when the Pod is created.
+fn parse_memory(text: &str) -> Result<String, String> {
+    const SUFFIXES: [&str; 9] = ["Ki", "Mi", "Gi", "Ti", "k", "M", "G", "T", ""];
+    let number = SUFFIXES
+        .iter()
+        .find_map(|suffix| text.strip_suffix(suffix))
+        .unwrap_or(text);
+    let positive = !number.is_empty()
+        && number.bytes().all(|b| b.is_ascii_digit())
+        && number.bytes().any(|b| b != b'0');
+    if positive {
+        return Ok(text.to_owned());
+    }
+    Err(format!(
+        "{text:?} is not a memory quantity: write a positive whole number with Ki, Mi, Gi, Ti \
+         (or k, M, G, T), e.g. 2Gi or 512Mi"
+    ))
 }
 
 /// A namespace must be a DNS label; saying so here beats kubectl's message

@@ -44,6 +44,12 @@ pub struct RenderArgs {
 /// A spec that does not resolve, no scenario that a Pod layout can run
 /// (exit 2), or a folder that cannot be written.
 pub fn run(args: &RenderArgs) -> anyhow::Result<Exit> {
+    if args.output.exists() && !args.output.is_dir() {
+        return Err(exit::usage(format!(
+            "-o {}: is a file; name a folder to write the manifests into",
+            args.output.display()
+        )));
+    }
     let plan = args.layout.plan()?;
     let options = args.layout.options();
     let mut written = Vec::new();
@@ -122,8 +128,16 @@ fn next_steps(args: &RenderArgs, first: u32) -> String {
     )
 }
 
-/// `--start-at`: checked as `corobench load` checks it, kept as written.
+/// `--start-at`: read as `corobench load` reads it, kept as written; an
+/// instant already past (`0` is 1970) would start every generator late and
+/// without warm-up.
 fn parse_start_at(text: &str) -> Result<String, String> {
-    values::parse_instant(text)?;
+    let instant = values::parse_instant(text)?;
+    if instant < std::time::SystemTime::now() {
+        return Err(format!(
+            "{text:?} has already passed: give an instant ahead of when the manifests will be \
+             applied, e.g. $(( $(date +%s) + 60 ))"
+        ));
+    }
     Ok(text.trim().to_string())
 }

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use corobench_model::{RunStatus, TrialRecord, TrialStatus};
+use corobench_model::{RunStatus, TrialRecord, TrialStatus, failure_line};
 use corobench_store::Store;
 
 use super::RunArgs;
@@ -34,7 +34,8 @@ pub(super) fn finish(
         .iter()
         .filter(|t| t.status == TrialStatus::Failed)
         .count();
-    let measured_nothing = !trials.is_empty() && failed == trials.len();
+    let measured_nothing =
+        !trials.is_empty() && (failed == trials.len() || no_response_succeeded(&trials));
     let status = match (interrupted, measured_nothing) {
         (true, _) => RunStatus::Interrupted,
         (false, true) => RunStatus::Failed,
@@ -60,6 +61,14 @@ pub(super) fn finish(
         );
         return Ok(Exit::Interrupted);
     }
+    if measured_nothing && failed < trials.len() {
+        return Err(exit::check_failed(format!(
+            "run {run_id} measured nothing: no request of its {} measured trials got a \
+             successful response ({}); check the workloads' paths and the targets",
+            trials.len() - failed,
+            error_responses(&trials)
+        )));
+    }
     if measured_nothing {
         return Err(exit::check_failed(format!(
             "run {run_id} measured nothing: all {failed} trials failed. {}",
@@ -76,20 +85,46 @@ pub(super) fn finish(
     Ok(Exit::Success)
 }
 
-/// `Why: 12× the load could not start: …; 3× …` — the first line of each
-/// distinct failure, most frequent first.
+/// Every trial that measured load got only error responses (a 404 for
+/// every request, say): the run measured nothing the user asked for.
+/// Program trials, which send no requests, never count as such.
+fn no_response_succeeded(trials: &[TrialRecord]) -> bool {
+    let measured: Vec<_> = trials
+        .iter()
+        .filter(|t| t.status != TrialStatus::Failed)
+        .map(|t| t.load.as_ref())
+        .collect();
+    !measured.is_empty()
+        && measured
+            .iter()
+            .all(|load| load.is_some_and(|l| l.status.succeeded() == 0))
+}
+
+/// `4xx: 1200, 5xx: 3, transport errors: 2` over every measured trial.
+fn error_responses(trials: &[TrialRecord]) -> String {
+    let (mut client, mut server, mut transport) = (0, 0, 0);
+    for load in trials.iter().filter_map(|t| t.load.as_ref()) {
+        client += load.status.client_error;
+        server += load.status.server_error;
+        transport += load.errors.transport();
+    }
+    format!("4xx: {client}, 5xx: {server}, transport errors: {transport}")
+}
+
+/// `Why: 12× the load could not start: …; 3× …` — each distinct failure on
+/// one line (with the program's own message when the first line only
+/// introduces it), most frequent first.
 fn reasons(trials: &[TrialRecord]) -> String {
-    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
     for trial in trials.iter().filter(|t| t.status == TrialStatus::Failed) {
-        let first_line = trial
+        let line = trial
             .failure
             .as_deref()
-            .and_then(|f| f.lines().next())
-            .unwrap_or("no reason recorded");
-        *counts.entry(first_line).or_default() += 1;
+            .map_or_else(|| "no reason recorded".to_owned(), failure_line);
+        *counts.entry(line).or_default() += 1;
     }
-    let mut ranked: Vec<(&str, usize)> = counts.into_iter().collect();
-    ranked.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    let mut ranked: Vec<(String, usize)> = counts.into_iter().collect();
+    ranked.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     let shown: Vec<String> = ranked
         .iter()
         .take(REASONS_SHOWN)
@@ -125,6 +160,21 @@ mod tests {
             reasons(&trials),
             "Why: 2× the load could not start: too many connections; \
              1× the target exited during the measurement"
+        );
+    }
+
+    /// Issue "wrong successes", item 7: the reason ended at "last lines of
+    /// its stderr:" although the program's message followed it.
+    #[test]
+    fn a_reason_that_introduces_stderr_shows_the_program_message() {
+        let trials = [failed(
+            "the program exited with status 1; last lines of its stderr:\n\
+             starting\nconfig: min_ms 50 is above max_ms 10\n",
+        )];
+        assert_eq!(
+            reasons(&trials),
+            "Why: 1× the program exited with status 1; last lines of its stderr: \
+             starting | config: min_ms 50 is above max_ms 10"
         );
     }
 }

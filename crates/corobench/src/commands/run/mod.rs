@@ -255,15 +255,28 @@ fn announce_unmet(plan: &Plan, goal: f64, unmet: &[Unmet], observer: &dyn RunObs
     }
 }
 
+/// How many trials the run plans, as its header says it: a capacity
+/// search's trials per rate, not the `[run]` trials it does not use.
+fn trials_text(plan: &Plan) -> String {
+    let scenarios = plan.scenarios.len();
+    let per_scenario = planned_per_scenario(plan);
+    if plan.capacity.is_some() {
+        return format!(
+            "{scenarios} capacity searches × {per_scenario} trials per rate, rates added as \
+             the search goes"
+        );
+    }
+    let trials = scenarios as u64 * u64::from(per_scenario);
+    format!("{scenarios} scenarios × {per_scenario} trials = {trials} trials")
+}
+
 fn announce(start: &Start, observer: &dyn RunObserver) {
     let (plan, run, before) = (&start.plan, &start.run, &start.before);
-    let trials = plan.scenarios.len() as u64 * u64::from(plan.trials.min);
     observer.notice(&format!(
-        "run {} · suite {} · {} scenarios × {} trials = {trials} trials ({} stored) · seed {}",
+        "run {} · suite {} · {} ({} stored) · seed {}",
         run.id,
         plan.name,
-        plan.scenarios.len(),
-        plan.trials.min,
+        trials_text(plan),
         before.slots.len(),
         plan.seed
     ));
@@ -289,4 +302,39 @@ fn remaining_trials(plan: &Plan, before: &StoredTrials) -> u64 {
     // A capacity search adds trials as it adds rates; it starts with one rate.
     (plan.scenarios.len() as u64 * u64::from(planned_per_scenario(plan)))
         .saturating_sub(before.slots.len() as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use corobench_spec::{Catalog, CatalogTarget, resolve};
+
+    use super::trials_text;
+
+    /// Issue "wrong successes", item 13: a capacity run's header showed the
+    /// `[run]` trials that its search does not use.
+    #[test]
+    fn a_capacity_run_s_header_counts_trials_per_rate() {
+        let catalog = Catalog {
+            targets: vec![CatalogTarget {
+                name: "fast".to_owned(),
+                available: Ok(()),
+                parameters: BTreeMap::new(),
+                min_warmup: std::time::Duration::ZERO,
+                program: None,
+            }],
+            cpus: 2,
+        };
+        let base = "targets = [\"fast\"]\n[run]\ntrials = 7\n\
+                    [[workloads]]\nname = \"json\"\npath = \"/json\"\n";
+        let fixed = resolve(base, None, &catalog).unwrap();
+        assert_eq!(trials_text(&fixed), "1 scenarios × 7 trials = 7 trials");
+        let search = format!("{base}[capacity]\nslo = \"p99 <= 10ms\"\ntrials_per_rate = 3\n");
+        let search = resolve(&search, None, &catalog).unwrap();
+        assert_eq!(
+            trials_text(&search),
+            "1 capacity searches × 3 trials per rate, rates added as the search goes"
+        );
+    }
 }

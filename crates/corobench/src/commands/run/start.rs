@@ -73,6 +73,7 @@ pub(super) fn fresh(args: &RunArgs, targets: &mut Targets) -> anyhow::Result<Sta
 /// The flags that override the spec; a maximum below the minimum is refused
 /// rather than silently raised.
 fn apply_overrides(plan: &mut Plan, args: &RunArgs) -> anyhow::Result<()> {
+    refuse_ignored_flags(plan, args)?;
     if let Some(trials) = args.trials {
         plan.trials.min = trials;
         plan.trials.max = plan.trials.max.max(trials);
@@ -99,12 +100,41 @@ fn apply_overrides(plan: &mut Plan, args: &RunArgs) -> anyhow::Result<()> {
                 plan.trials.min
             )));
         }
+        if plan.trials.until_ci.is_none() {
+            return Err(exit::usage(format!(
+                "--max-trials {max} bounds the trials --until-ci or --budget add, and this run \
+                 has neither: add one, or give a fixed count with --trials"
+            )));
+        }
         plan.trials.max = max;
     }
     if let Some(seed) = args.seed {
         plan.seed = seed;
     }
     Ok(())
+}
+
+/// A capacity search gives each rate `trials_per_rate` trials: the flags
+/// that set how many trials a scenario gets would be ignored, so they are
+/// refused rather than shown in the run's header as if they applied.
+fn refuse_ignored_flags(plan: &Plan, args: &RunArgs) -> anyhow::Result<()> {
+    let Some(capacity) = &plan.capacity else {
+        return Ok(());
+    };
+    let given = [
+        ("--trials", args.trials.is_some()),
+        ("--until-ci", args.until_ci.is_some()),
+        ("--budget", args.budget.is_some()),
+        ("--max-trials", args.max_trials.is_some()),
+    ];
+    let Some((flag, _)) = given.iter().find(|(_, set)| *set) else {
+        return Ok(());
+    };
+    Err(exit::usage(format!(
+        "{flag} does not apply to a capacity search: each rate gets capacity.trials_per_rate \
+         ({}) trials; remove {flag}, or set trials_per_rate in the spec",
+        capacity.trials_per_rate
+    )))
 }
 
 /// `--baseline` must name a target the run measures: found out after the

@@ -2,8 +2,9 @@
 //! function of what is stored, so a resumed run picks up exactly where it
 //! stopped and the walk is tested without running anything.
 //!
-//! Each rate gets `trials_per_rate` judged trials and passes when most of
-//! them pass, so one noisy trial cannot end the search. While every rate
+//! Each rate gets `trials_per_rate` judged trials and passes when more of
+//! them pass than fail (a tie fails, as in the estimate), so one noisy
+//! trial cannot end the search. While every rate
 //! passes, the next is `growth` times the highest; once a rate fails, the
 //! search bisects (geometrically) between the highest passing and the
 //! lowest failing rate until they are within `precision`. A rate the

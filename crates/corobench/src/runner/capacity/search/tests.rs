@@ -161,3 +161,37 @@ fn rates_read_well() {
     assert_eq!(round_rate(123_456.0).to_string(), "123000");
     assert_eq!(round_rate(0.1234).to_string(), "0.123");
 }
+
+/// Issue "wrong successes", item 1: with two trials a rate, a rate at one
+/// pass and one failure fails for the search and for the estimate alike;
+/// the estimate must not say "every rate passed" after a bisection.
+#[test]
+fn a_rate_whose_trials_tie_fails_for_search_and_estimate_alike() {
+    use corobench_stats::{StepCapacity, StepOptions, estimate_step_capacity};
+    let settings = CapacitySettings {
+        trials_per_rate: 2,
+        ..settings()
+    };
+    // Above 5000 req/s the first trial at a rate passes and the second fails.
+    let (tried, finish) = walk(&settings, |rate, k| {
+        if rate <= 5000.0 || k == 0 {
+            Judged::Passed
+        } else {
+            Judged::Failed
+        }
+    });
+    assert_eq!(finish, Finish::Converged, "{tried:?}");
+    let (pass, fail) = bracket(&tried, &settings);
+    assert!(pass <= 5000.0 && 5000.0 < fail, "{pass}..{fail}");
+    let outcomes: Vec<(f64, bool)> = tried
+        .iter()
+        .flat_map(|t| {
+            std::iter::repeat_n((t.rate, true), t.passed as usize)
+                .chain(std::iter::repeat_n((t.rate, false), t.failed as usize))
+        })
+        .collect();
+    match estimate_step_capacity(&outcomes, &StepOptions::default()).unwrap() {
+        StepCapacity::Located(c) => assert_eq!(c.bracket, (pass, fail), "{tried:?}"),
+        other => panic!("the estimate disagrees with the search: {other:?} for {tried:?}"),
+    }
+}
