@@ -102,6 +102,13 @@ impl RunningTarget {
         &self.built.manifest.name
     }
 
+    /// Whether the target serves the HTTP contract (its `/stats` among
+    /// it); a user's server does not, and is asked nothing of it.
+    #[must_use]
+    pub fn serves_contract(&self) -> bool {
+        self.built.manifest.contract
+    }
+
     /// The parameters the target runs with, defaults included.
     #[must_use]
     pub fn parameters(&self) -> &std::collections::BTreeMap<String, String> {

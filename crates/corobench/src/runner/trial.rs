@@ -249,7 +249,10 @@ fn footprint(target: &RunningTarget) -> Footprint {
     let pgid = u32::try_from(target.pgid()).unwrap_or(0);
     let tree = corobench_sampler::snapshot(pgid).ok();
     Footprint {
-        tasks: stats_probe::tasks(target.addr()),
+        tasks: target
+            .serves_contract()
+            .then(|| stats_probe::tasks(target.addr()))
+            .flatten(),
         processes: tree.as_ref().map_or(0, |t| t.processes),
         threads: tree.as_ref().map_or(0, |t| t.threads),
         rss_bytes: tree.as_ref().map_or(0, |t| t.rss_bytes),

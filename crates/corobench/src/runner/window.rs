@@ -61,7 +61,7 @@ pub(super) fn measure(
         env,
         duration: scenario.measurement.duration,
         pgid,
-        addr: target.addr(),
+        stats: target.serves_contract().then(|| target.addr()),
         progress: run.progress(),
         cancel: run.cancel_flag(),
         observer,
@@ -112,7 +112,9 @@ struct Watch<'a> {
     env: &'a TrialEnvironment,
     duration: Duration,
     pgid: u32,
-    addr: SocketAddr,
+    /// Where the contract's `/stats` is asked for tasks; `None` for a
+    /// user's server, which has no such endpoint.
+    stats: Option<SocketAddr>,
     progress: Arc<Progress>,
     cancel: Arc<AtomicBool>,
     observer: &'a dyn RunObserver,
@@ -184,10 +186,10 @@ impl<'scope> Window<'scope> {
     /// Starts the sampler and the halfway probe.
     fn open(scope: &'scope Scope<'scope, '_>, watch: &Watch<'_>) -> Result<Self, TrialError> {
         let sampler = start_sampler(watch.env, watch.pgid)?;
-        let (stop, addr, half) = (Arc::clone(&watch.env.stop), watch.addr, watch.duration / 2);
+        let (stop, stats, half) = (Arc::clone(&watch.env.stop), watch.stats, watch.duration / 2);
         let peak = scope.spawn(move || {
             sleep_unless_stopped(&stop, half);
-            stats_probe::tasks(addr)
+            stats.and_then(stats_probe::tasks)
         });
         Ok(Self {
             started: Instant::now(),
