@@ -1,0 +1,3 @@
+module example.com/orders-service
+
+go 1.22
