@@ -21,6 +21,7 @@ pub mod limits;
 mod os;
 mod pacer;
 mod progress;
+mod ready;
 mod recorder;
 mod report;
 pub mod response;
@@ -42,6 +43,7 @@ pub use start::check_start_at;
 
 use crate::clock::{Clock, ns};
 use crate::core::{Shared, ThreadPace, ThreadPlan, ThreadResult};
+use crate::ready::ReadyGate;
 use crate::start::Origin;
 
 /// File descriptors the generator needs besides one per connection.
@@ -55,6 +57,7 @@ pub struct LoadRun {
     progress: Arc<Progress>,
     cancel: Arc<AtomicBool>,
     start_at: Option<SystemTime>,
+    prime: bool,
 }
 
 impl LoadRun {
@@ -91,6 +94,7 @@ impl LoadRun {
             progress,
             cancel: Arc::new(AtomicBool::new(false)),
             start_at: None,
+            prime: false,
         })
     }
 
@@ -106,6 +110,16 @@ impl LoadRun {
         check_start_at(start_at, SystemTime::now())?;
         self.start_at = Some(start_at);
         Ok(self)
+    }
+
+    /// Open loop: has every connection complete one request before the
+    /// schedule begins (not recorded), so that a server's slow first
+    /// answers on a new connection (accepting it, starting a worker for it)
+    /// are not charged to the steady rate. Other schedules ignore it.
+    #[must_use]
+    pub fn priming(mut self, prime: bool) -> Self {
+        self.prime = prime;
+        self
     }
 
     /// Live counters to show while the run goes on.
@@ -145,10 +159,13 @@ impl LoadRun {
             addr: config.endpoint.addr,
             timeout_ns: ns(config.timeout),
             window_start_ns,
-            deadline_ns: match config.stop {
-                StopAfter::Duration(d) => Some(window_start_ns.saturating_add(ns(d))),
+            warmup_after_ready_ns: origin.warmup_after_ready_ns,
+            duration_ns: match config.stop {
+                StopAfter::Duration(d) => Some(ns(d)),
                 StopAfter::Requests(_) => None,
             },
+            ready: ReadyGate::new(config.threads as usize),
+            prime: self.prime,
             cancel: self.cancel,
             progress: self.progress,
         });

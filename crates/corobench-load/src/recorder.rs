@@ -35,6 +35,9 @@ pub(crate) struct Recorder {
     pub(crate) bytes_read: u64,
     pub(crate) bytes_written: u64,
     pub(crate) timeline: Vec<SecondTotals>,
+    /// Once the window has closed: its last second, where anything that
+    /// happens while draining and belongs to no request's send is put.
+    last_second: Option<usize>,
     pub(crate) send_lag: LagTotals,
 }
 
@@ -72,6 +75,7 @@ impl Recorder {
             // Reserve for the usual window only: a duration of years must not
             // allocate its whole series up front; longer ones grow as they go.
             timeline: Vec::with_capacity(expected_seconds.min(MAX_RESERVED_SECONDS) + 2),
+            last_second: None,
             send_lag: LagTotals::default(),
         }
     }
@@ -96,12 +100,21 @@ impl Recorder {
         self.send_lag = LagTotals::default();
     }
 
+    /// The window has closed at `now_ns`: outcomes may still be recorded
+    /// (the drain), but the timeline ends with the second that holds `now_ns`.
+    pub(crate) fn end_window(&mut self, now_ns: u64) {
+        self.last_second = Some(self.index_of(now_ns.saturating_sub(1)));
+    }
+
     #[inline]
     pub(crate) fn measuring(&self) -> bool {
         self.measuring
     }
 
     /// A complete response. `intended_ns` equals `sent_ns` in a closed loop.
+    /// The timeline puts it in the second its request was sent in (the
+    /// window's first for a request sent before it opened), so that an
+    /// answer collected after the window closed still lands in the window.
     #[inline]
     pub(crate) fn response(&mut self, status: u16, intended_ns: u64, sent_ns: u64, now_ns: u64) {
         if !self.measuring {
@@ -119,7 +132,7 @@ impl Recorder {
             _ => {}
         }
         self.responses += 1;
-        let second = self.second(now_ns);
+        let second = self.second(sent_ns);
         second.requests += 1;
         second.latency_sum_us = second.latency_sum_us.saturating_add(latency_us);
         second.max_latency_us = second.max_latency_us.max(latency_us);
@@ -128,9 +141,11 @@ impl Recorder {
         }
     }
 
-    /// A request (or connection attempt) that ended without a usable response.
+    /// A request (or connection attempt) that ended without a usable
+    /// response; the timeline counts it in the second that holds `at_ns`
+    /// (the request's send, or the failed attempt's end).
     #[inline]
-    pub(crate) fn error(&mut self, kind: ErrorKind, now_ns: u64) {
+    pub(crate) fn error(&mut self, kind: ErrorKind, at_ns: u64) {
         if !self.measuring {
             return;
         }
@@ -144,7 +159,7 @@ impl Recorder {
             ErrorKind::Malformed => &mut self.errors.malformed,
         };
         *counter += 1;
-        self.second(now_ns).errors += 1;
+        self.second(at_ns).errors += 1;
     }
 
     /// A connection was established `connect_ns` after its socket was created.
@@ -187,9 +202,16 @@ impl Recorder {
     }
 
     #[inline]
-    fn second(&mut self, now_ns: u64) -> &mut SecondTotals {
-        let index =
-            usize::try_from(now_ns.saturating_sub(self.window_start_ns) / NS_PER_S).unwrap_or(0);
+    fn index_of(&self, at_ns: u64) -> usize {
+        usize::try_from(at_ns.saturating_sub(self.window_start_ns) / NS_PER_S).unwrap_or(0)
+    }
+
+    #[inline]
+    fn second(&mut self, at_ns: u64) -> &mut SecondTotals {
+        let mut index = self.index_of(at_ns);
+        if let Some(last) = self.last_second {
+            index = index.min(last);
+        }
         if index >= self.timeline.len() {
             self.timeline.resize(index + 1, SecondTotals::default());
         }
@@ -243,7 +265,11 @@ mod tests {
         assert_eq!((r.responses, r.errors.status_5xx, r.errors.read), (2, 1, 1));
         assert_eq!(r.outcomes(), 3);
         assert_eq!(r.timeline.len(), 2);
-        assert_eq!(r.timeline[1].errors, 2);
+        assert_eq!(
+            (r.timeline[0].errors, r.timeline[1].errors),
+            (1, 1),
+            "the 503 belongs to the second its request was sent in"
+        );
         assert_eq!(r.latency.count(), 2);
     }
 
@@ -255,6 +281,22 @@ mod tests {
         r.response(200, 0, 900_000_000, 901_000_000);
         assert_eq!(r.latency.summary().max_us / 1000, 901);
         assert_eq!(r.uncorrected.as_ref().unwrap().summary().max_us / 100, 10);
+    }
+
+    #[test]
+    fn answers_after_the_window_land_in_the_second_they_were_sent_in() {
+        let mut r = Recorder::new(false, false, 2);
+        r.begin_window(0);
+        r.response(200, NS_PER_S, NS_PER_S, NS_PER_S + 10);
+        r.end_window(2 * NS_PER_S);
+        // Sent in the last second, answered 300 ms after the window closed.
+        r.response(200, 1_900_000_000, 1_900_000_000, 2_200_000_000);
+        r.read_bytes(100, 2_200_000_000);
+        r.error(ErrorKind::Connect, 2_300_000_000);
+        assert_eq!(r.timeline.len(), 2, "the drain adds no second");
+        assert_eq!(r.timeline[1].requests, 2);
+        assert_eq!(r.timeline[1].max_latency_us, 300_000);
+        assert_eq!((r.timeline[1].bytes_read, r.timeline[1].errors), (100, 1));
     }
 
     #[test]

@@ -66,11 +66,11 @@ pub(crate) fn run_thread(shared: &Shared, plan: &ThreadPlan) -> Result<ThreadRes
     let mut next_sweep = start.saturating_add(SWEEP_INTERVAL_NS);
     loop {
         let now = shared.clock.now_ns();
-        if driver.core.turn(shared, now) == Turn::Finish {
+        if driver.turn(now) == Turn::Finish {
             break;
         }
         buffers.publish();
-        let timeout = driver.core.wait_ns(shared, now, driver.can_send());
+        let timeout = driver.core.wait_ns(now, driver.can_send());
         driver.io.submit_and_wait(timeout)?;
         completions.clear();
         completions.extend(

@@ -28,7 +28,7 @@ pub use claim::{
 };
 pub use histogram::{LatencyHistogram, LatencyReport, LatencySummary, PercentileValue};
 pub use load::{
-    ErrorCounts, GeneratorPart, GeneratorUsage, LoadReport, LoadWarning, MergeDetail,
+    DrainReport, ErrorCounts, GeneratorPart, GeneratorUsage, LoadReport, LoadWarning, MergeDetail,
     OpenLoopReport, StatusCounts, TimelineSecond, WindowPlacement,
 };
 pub use merge::{MergeError, MergeInput, merge};

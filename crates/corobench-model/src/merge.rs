@@ -15,8 +15,9 @@ use std::fmt;
 
 use crate::histogram::{LatencyHistogram, LatencyReport};
 use crate::load::{
-    ErrorCounts, GeneratorPart, GeneratorUsage, LOAD_REPORT_SCHEMA_VERSION, LoadReport,
-    LoadWarning, MergeDetail, OpenLoopReport, StatusCounts, TimelineSecond, WindowPlacement,
+    DrainReport, ErrorCounts, GeneratorPart, GeneratorUsage, LOAD_REPORT_SCHEMA_VERSION,
+    LoadReport, LoadWarning, MergeDetail, OpenLoopReport, StatusCounts, TimelineSecond,
+    WindowPlacement,
 };
 use crate::schedule::ScheduleKind;
 
@@ -125,7 +126,25 @@ pub fn merge(inputs: &[MergeInput<'_>]) -> Result<LoadReport, MergeError> {
     let window = CommonWindow::of(&parts)?;
     let totals = Totals::of(inputs)?;
     let timeline = merge_timelines(inputs, window.timeline_start_unix_s);
-    Ok(assemble(first.report, parts, &window, totals, timeline))
+    let mut report = assemble(first.report, parts, &window, totals, timeline);
+    report.drain = merge_drains(inputs);
+    report.ready_s = inputs
+        .iter()
+        .filter_map(|input| input.report.ready_s)
+        .reduce(f64::max);
+    Ok(report)
+}
+
+/// The generators' drains: every answer and timeout, and the longest drain.
+fn merge_drains(inputs: &[MergeInput<'_>]) -> Option<DrainReport> {
+    inputs
+        .iter()
+        .filter_map(|input| input.report.drain)
+        .reduce(|a, b| DrainReport {
+            responses: a.responses + b.responses,
+            timeouts: a.timeouts + b.timeouts,
+            elapsed_s: a.elapsed_s.max(b.elapsed_s),
+        })
 }
 
 /// Refuses to merge reports of different URLs, methods, loop kinds or wire modes.
@@ -479,6 +498,8 @@ fn assemble(
         open_loop,
         connect_latency: totals.connect.map(|h| h.report()),
         generator,
+        drain: None,
+        ready_s: None,
         timeline,
         warnings: Vec::new(),
         merged: None,
@@ -588,6 +609,19 @@ fn warnings(
         merged.push(LoadWarning::ScheduleMissed {
             requested_rate_per_s: open.requested_rate_per_s,
             achieved_rate_per_s: open.achieved_rate_per_s,
+        });
+    }
+    let lag = all().filter_map(|w| match w {
+        LoadWarning::ScheduleNotKept {
+            max_send_lag_us,
+            bound_us,
+        } => Some((*max_send_lag_us, *bound_us)),
+        _ => None,
+    });
+    if let Some((max_send_lag_us, bound_us)) = lag.reduce(|a, b| (a.0.max(b.0), a.1)) {
+        merged.push(LoadWarning::ScheduleNotKept {
+            max_send_lag_us,
+            bound_us,
         });
     }
     let ports = all().filter_map(|w| match w {

@@ -150,6 +150,8 @@ fn report(rec: &Recorded, open: bool) -> LoadReport {
         open_loop,
         connect_latency: None,
         generator: usage(rec, requests),
+        drain: None,
+        ready_s: None,
         timeline: timeline(&rec.responses),
         warnings: Vec::new(),
         merged: None,

@@ -134,3 +134,35 @@ fn a_run_where_nothing_succeeded_is_exit_1_with_the_reason() {
         "the measured figures are still shown"
     );
 }
+
+#[test]
+fn an_open_loop_warms_up_for_a_second_unless_told_otherwise() {
+    let server = TestServer::start(Knobs::default());
+    let url = server.url("/");
+    let cases: [(&[&str], f64); 3] = [
+        (&["-R", "1000"], 1.0),
+        (&[], 0.0),
+        (&["-R", "1000", "--warmup", "0s"], 0.0),
+    ];
+    for (extra, warmup_s) in cases {
+        let mut args = vec!["load", "--json", "-c", "2", "-n", "20"];
+        args.extend_from_slice(extra);
+        args.push(&url);
+        let output = corobench(&args);
+        assert!(output.status.success(), "{}", stderr(&output));
+        let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(report["warmup_s"], warmup_s, "{extra:?}");
+    }
+}
+
+#[test]
+fn a_timed_run_says_what_it_drained() {
+    let server = TestServer::start(Knobs::default());
+    let output = corobench(&["load", "-d", "300ms", "-c", "2", &server.url("/")]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        text.contains("  Drain       ") && text.contains("answered after the window closed"),
+        "no drain line in:\n{text}"
+    );
+}

@@ -34,10 +34,10 @@ pub(crate) fn run_thread(shared: &Shared, plan: &ThreadPlan) -> Result<ThreadRes
     let mut next_sweep = start.saturating_add(SWEEP_INTERVAL_NS);
     loop {
         let now = shared.clock.now_ns();
-        if driver.core.turn(shared, now) == Turn::Finish {
+        if driver.turn(now) == Turn::Finish {
             break;
         }
-        let timeout = driver.core.wait_ns(shared, now, driver.can_send());
+        let timeout = driver.core.wait_ns(now, driver.can_send());
         let ready = driver
             .io
             .epoll

@@ -176,6 +176,8 @@ pub(super) fn load_report() -> LoadReport {
             utilization: 0.97,
             max_rss_bytes: 8 << 20,
         },
+        drain: None,
+        ready_s: None,
         timeline: (0..10)
             .map(|second| TimelineSecond {
                 second,

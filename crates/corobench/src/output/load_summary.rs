@@ -35,6 +35,15 @@ pub fn render(report: &LoadReport, percentiles: &[f64]) -> String {
             latency_us(open.max_send_lag_us as f64)
         );
     }
+    if let Some(drain) = report.drain {
+        let _ = writeln!(
+            out,
+            "  Drain       {} answered after the window closed, in {}; {} timed out",
+            thousands(drain.responses),
+            latency_us(drain.elapsed_s * 1e6),
+            thousands(drain.timeouts)
+        );
+    }
     let label = if report.latency_uncorrected.is_some() {
         "Latency*"
     } else {

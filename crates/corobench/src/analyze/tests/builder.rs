@@ -218,6 +218,8 @@ pub(crate) fn load(requests_per_s: f64, latencies_us: &[u64]) -> LoadReport {
             utilization: 0.2,
             max_rss_bytes: 0,
         },
+        drain: None,
+        ready_s: None,
         timeline: Vec::new(),
         warnings: Vec::new(),
         merged: None,
