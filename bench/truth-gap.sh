@@ -5,7 +5,8 @@
 # handler's own service time: 1 ms, and 50 ms for every 20th request. It
 # runs with GOMAXPROCS=1 on CPU 0; each generator runs a closed loop of 20
 # connections on CPU 1 for SECONDS, alone, after a reset of the oracle's
-# record: `corobench load` on each backend, then wrk (`--latency`). The
+# record: `corobench load` on each backend (epoll also with kernel receive
+# stamps, `--kernel-stamps`), then wrk (`--latency`). The
 # table gives each generator's p50/p90/p99, the oracle's for the same
 # requests, and the gap (generator − oracle): what the kernel, the server's
 # HTTP handling outside its handler and the generator itself add.
@@ -59,8 +60,13 @@ generator() {
     if [ "$tool" = wrk ]; then
         taskset -c "$generator_cpu" wrk -t1 -c"$connections" -d"${seconds}s" --latency "$url" > "$log"
     else
+        local backend=${tool#corobench-} stamps=()
+        if [ "$backend" = epoll-kernel ]; then
+            backend=epoll
+            stamps=(--kernel-stamps)
+        fi
         taskset -c "$generator_cpu" "$COROBENCH" load -t1 -c"$connections" -d"${seconds}s" \
-            --backend "${tool#corobench-}" --percentiles 50,90,99 --json "$url" > "$log"
+            --backend "$backend" "${stamps[@]}" --percentiles 50,90,99 --json "$url" > "$log"
     fi
 }
 
@@ -73,7 +79,7 @@ truth > /dev/null
 results=$out/results.txt
 : > "$results"
 for round in $(seq "$rounds"); do
-    for tool in corobench-epoll corobench-io_uring wrk; do
+    for tool in corobench-epoll corobench-epoll-kernel corobench-io_uring wrk; do
         log=$out/$tool-r$round.out
         generator "$tool" "$log"
         truth > "$log.truth"
@@ -98,11 +104,13 @@ def generator_us(tool, log):
     by = {x["percentile"]: x["latency_us"] for x in report["latency"]["percentiles"]}
     return {p: float(by[float(p)]) for p in (50, 90, 99)}
 
-rows = {}
+rows, cpu = {}, {}
 for line in open(sys.argv[1]):
     tool, _, log = line.split()
     gen = generator_us(tool, log)
     truth = json.load(open(log + ".truth"))
+    if tool != "wrk":
+        cpu.setdefault(tool, []).append(json.load(open(log))["generator"]["cpu_us_per_request"])
     rows.setdefault(tool, []).append(
         {p: (gen[p], truth[f"p{p}_us"]) for p in (50, 90, 99)})
 
@@ -115,5 +123,7 @@ for tool, runs in rows.items():
         t = statistics.median(r[p][1] for r in runs) / 1e3
         cells.append(f"{g:7.3f} / {t:7.3f} ({g - t:+6.3f})")
     print(f"{tool:20}" + "".join(f"{c:>26}" for c in cells))
+print("\ncorobench's CPU per request (median): " + ", ".join(
+    f"{tool} {statistics.median(v):.2f} µs" for tool, v in cpu.items()))
 PY
 echo "raw output in $out"

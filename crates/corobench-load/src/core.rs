@@ -41,6 +41,10 @@ pub(crate) struct Shared {
     /// Open loop: every connection has one request answered before the
     /// schedule begins.
     pub(crate) prime: bool,
+    /// Responses are stamped when the kernel received them (epoll only).
+    pub(crate) kernel_stamps: bool,
+    /// The run's clock zero by the wall clock, in ns since the Unix epoch.
+    pub(crate) base_unix_ns: u64,
     pub(crate) cancel: Arc<AtomicBool>,
     pub(crate) progress: Arc<Progress>,
 }

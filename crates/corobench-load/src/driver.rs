@@ -387,8 +387,10 @@ impl<'a, I: Io> Driver<'a, I> {
     }
 
     /// Frames received bytes, which may hold several responses (pipelining);
-    /// returns whether the connection is still open.
-    pub(crate) fn bytes(&mut self, i: usize, bytes: &[u8], now: u64) -> bool {
+    /// returns whether the connection is still open. `received` is when
+    /// they arrived (the kernel's stamp, or `now`): responses complete
+    /// then; whatever is sent next leaves `now`.
+    pub(crate) fn bytes(&mut self, i: usize, bytes: &[u8], received: u64, now: u64) -> bool {
         self.core.recorder.read_bytes(bytes.len(), now);
         let mut rest = bytes;
         while !rest.is_empty() {
@@ -407,7 +409,7 @@ impl<'a, I: Io> Driver<'a, I> {
                     keep_alive,
                 }) => {
                     rest = &rest[consumed..];
-                    if !self.answered(i, status, keep_alive, rest, now) {
+                    if !self.answered(i, (status, keep_alive), rest, received, now) {
                         return false;
                     }
                 }
@@ -423,11 +425,18 @@ impl<'a, I: Io> Driver<'a, I> {
 
     /// The oldest request in flight got its response (`rest` is what
     /// followed it in the same read). Returns whether the connection stays.
-    fn answered(&mut self, i: usize, status: u16, keep_alive: bool, rest: &[u8], now: u64) -> bool {
+    fn answered(
+        &mut self,
+        i: usize,
+        (status, keep_alive): (u16, bool),
+        rest: &[u8],
+        received: u64,
+        now: u64,
+    ) -> bool {
         self.ready.mark(i);
         let conn = &mut self.conns[i];
         if let Some(request) = conn.in_flight.pop() {
-            self.core.response(status, request, now);
+            self.core.response(status, request, received);
         }
         // Every request answered before all were written is not HTTP/1.1
         // as we speak it; a connection per request ends after its response.

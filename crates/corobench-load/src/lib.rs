@@ -25,6 +25,7 @@ mod ready;
 mod recorder;
 mod report;
 pub mod response;
+mod stamps;
 mod start;
 mod uring;
 
@@ -58,6 +59,7 @@ pub struct LoadRun {
     cancel: Arc<AtomicBool>,
     start_at: Option<SystemTime>,
     prime: bool,
+    kernel_stamps: bool,
 }
 
 impl LoadRun {
@@ -95,6 +97,7 @@ impl LoadRun {
             cancel: Arc::new(AtomicBool::new(false)),
             start_at: None,
             prime: false,
+            kernel_stamps: false,
         })
     }
 
@@ -120,6 +123,24 @@ impl LoadRun {
     pub fn priming(mut self, prime: bool) -> Self {
         self.prime = prime;
         self
+    }
+
+    /// Stamps each response with the moment the kernel received it
+    /// (`SO_TIMESTAMPING`, software) rather than when the event loop read
+    /// it, so that the generator's own wake-up is not part of the latency.
+    ///
+    /// # Errors
+    /// The io_uring backend, whose multishot receives carry no stamps.
+    pub fn kernel_stamps(mut self, on: bool) -> Result<Self, LoadError> {
+        if on && self.config.backend != Backend::Epoll {
+            return Err(LoadError::Config(
+                "kernel receive stamps (--kernel-stamps) need --backend epoll: the io_uring \
+                 backend's multishot receives carry no timestamps"
+                    .into(),
+            ));
+        }
+        self.kernel_stamps = on;
+        Ok(self)
     }
 
     /// Live counters to show while the run goes on.
@@ -166,11 +187,13 @@ impl LoadRun {
             },
             ready: ReadyGate::new(config.threads as usize),
             prime: self.prime,
+            kernel_stamps: self.kernel_stamps,
+            base_unix_ns: start::unix_ns(origin.wall),
             cancel: self.cancel,
             progress: self.progress,
         });
         let results = run_threads(&shared, config)?;
-        Ok(report::build(config, &results, &origin))
+        Ok(report::build(config, &results, &origin, self.kernel_stamps))
     }
 }
 

@@ -36,7 +36,12 @@ pub const SCHEDULE_KEPT_RATIO: f64 = 0.99;
 /// pool that cannot offer the rate asked for.
 pub const SCHEDULE_LAG_BOUND_US: u64 = 10_000;
 
-pub(crate) fn build(config: &LoadConfig, results: &[ThreadResult], origin: &Origin) -> LoadReport {
+pub(crate) fn build(
+    config: &LoadConfig,
+    results: &[ThreadResult],
+    origin: &Origin,
+    kernel_stamps: bool,
+) -> LoadReport {
     let start = results.iter().map(|r| r.window_start_ns).min().unwrap_or(0);
     let end = results
         .iter()
@@ -110,6 +115,7 @@ pub(crate) fn build(config: &LoadConfig, results: &[ThreadResult], origin: &Orig
         generator,
         drain: drain_report(results),
         ready_s: ready_s(results),
+        kernel_stamps,
         timeline: merge_timelines(&timelines),
         warnings: Vec::new(),
         merged: None,

@@ -114,6 +114,11 @@ fn sleep_until(when: SystemTime, cancel: &AtomicBool) {
     }
 }
 
+/// Nanoseconds since the Unix epoch (0 before it).
+pub(crate) fn unix_ns(time: SystemTime) -> u64 {
+    time.duration_since(UNIX_EPOCH).map_or(0, ns)
+}
+
 /// Microseconds since the Unix epoch (0 before it).
 pub(crate) fn unix_us(time: SystemTime) -> u64 {
     time.duration_since(UNIX_EPOCH)

@@ -231,7 +231,7 @@ fn on_recv(
     match (result, buffer) {
         (n, Some(bid)) if n > 0 => {
             let len = usize::try_from(n).unwrap_or(0);
-            driver.bytes(i, buffers.slice(bid, len), now);
+            driver.bytes(i, buffers.slice(bid, len), now, now);
         }
         (0, _) => driver.eof(i, now),
         // Out of buffers: the receive ended and is re-armed once buffers are back.

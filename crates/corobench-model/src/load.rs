@@ -448,6 +448,11 @@ pub struct LoadReport {
     /// from closed loops and from reports made before the schedule waited.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub ready_s: Option<f64>,
+    /// Responses were stamped when the kernel received them
+    /// (`SO_TIMESTAMPING`) rather than when the generator read them.
+    /// Absent when not.
+    #[serde(skip_serializing_if = "std::ops::Not::not", default)]
+    pub kernel_stamps: bool,
     pub timeline: Vec<TimelineSecond>,
     pub warnings: Vec<LoadWarning>,
     /// Present when `corobench merge` made this report from several.

@@ -128,6 +128,7 @@ pub fn merge(inputs: &[MergeInput<'_>]) -> Result<LoadReport, MergeError> {
     let timeline = merge_timelines(inputs, window.timeline_start_unix_s);
     let mut report = assemble(first.report, parts, &window, totals, timeline);
     report.drain = merge_drains(inputs);
+    report.kernel_stamps = inputs.iter().all(|input| input.report.kernel_stamps);
     report.ready_s = inputs
         .iter()
         .filter_map(|input| input.report.ready_s)
@@ -500,6 +501,7 @@ fn assemble(
         generator,
         drain: None,
         ready_s: None,
+        kernel_stamps: false,
         timeline,
         warnings: Vec::new(),
         merged: None,

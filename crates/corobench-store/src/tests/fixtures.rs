@@ -178,6 +178,7 @@ pub(super) fn load_report() -> LoadReport {
         },
         drain: None,
         ready_s: None,
+        kernel_stamps: false,
         timeline: (0..10)
             .map(|second| TimelineSecond {
                 second,

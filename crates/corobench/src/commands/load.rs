@@ -63,6 +63,11 @@ pub struct LoadArgs {
     #[arg(long, requires = "rate")]
     pub prime: bool,
 
+    /// Stamp each response when the kernel received it (SO_TIMESTAMPING)
+    /// rather than when corobench read it; epoll backend only
+    #[arg(long)]
+    pub kernel_stamps: bool,
+
     /// Open a new connection for every request and close it after the
     /// response (`Connection: close`); the connect is part of each request's
     /// latency, and -c bounds the connections open at once
@@ -156,6 +161,7 @@ pub fn run(args: &LoadArgs) -> anyhow::Result<Exit> {
     let config = config_from(args)?;
     let warmup = config.warmup;
     let mut load = LoadRun::prepare(config)
+        .and_then(|load| load.kernel_stamps(args.kernel_stamps))
         .map_err(classify)?
         .priming(args.prime);
     if let Some(start_at) = args.start_at {
