@@ -5,8 +5,8 @@
 # handler's own service time: 1 ms, and 50 ms for every 20th request. It
 # runs with GOMAXPROCS=1 on CPU 0; each generator runs a closed loop of 20
 # connections on CPU 1 for SECONDS, alone, after a reset of the oracle's
-# record: `corobench load` on each backend (epoll also with kernel receive
-# stamps, `--kernel-stamps`), then wrk (`--latency`). The
+# record: `corobench load` on each backend, each with its own clock and with
+# kernel receive stamps (`--kernel-stamps`), then wrk (`--latency`). The
 # table gives each generator's p50/p90/p99, the oracle's for the same
 # requests, and the gap (generator − oracle): what the kernel, the server's
 # HTTP handling outside its handler and the generator itself add.
@@ -61,8 +61,8 @@ generator() {
         taskset -c "$generator_cpu" wrk -t1 -c"$connections" -d"${seconds}s" --latency "$url" > "$log"
     else
         local backend=${tool#corobench-} stamps=()
-        if [ "$backend" = epoll-kernel ]; then
-            backend=epoll
+        if [ "${backend%-kernel}" != "$backend" ]; then
+            backend=${backend%-kernel}
             stamps=(--kernel-stamps)
         fi
         taskset -c "$generator_cpu" "$COROBENCH" load -t1 -c"$connections" -d"${seconds}s" \
@@ -79,7 +79,8 @@ truth > /dev/null
 results=$out/results.txt
 : > "$results"
 for round in $(seq "$rounds"); do
-    for tool in corobench-epoll corobench-epoll-kernel corobench-io_uring wrk; do
+    for tool in corobench-epoll corobench-epoll-kernel corobench-io_uring \
+        corobench-io_uring-kernel wrk; do
         log=$out/$tool-r$round.out
         generator "$tool" "$log"
         truth > "$log.truth"
@@ -115,14 +116,14 @@ for line in open(sys.argv[1]):
         {p: (gen[p], truth[f"p{p}_us"]) for p in (50, 90, 99)})
 
 print("\nlatency in ms, medians over rounds: generator / oracle (gap = generator - oracle)")
-print(f"{'generator':20}" + "".join(f"{'p' + str(p):>26}" for p in (50, 90, 99)))
+print(f"{'generator':26}" + "".join(f"{'p' + str(p):>26}" for p in (50, 90, 99)))
 for tool, runs in rows.items():
     cells = []
     for p in (50, 90, 99):
         g = statistics.median(r[p][0] for r in runs) / 1e3
         t = statistics.median(r[p][1] for r in runs) / 1e3
         cells.append(f"{g:7.3f} / {t:7.3f} ({g - t:+6.3f})")
-    print(f"{tool:20}" + "".join(f"{c:>26}" for c in cells))
+    print(f"{tool:26}" + "".join(f"{c:>26}" for c in cells))
 print("\ncorobench's CPU per request (median): " + ", ".join(
     f"{tool} {statistics.median(v):.2f} µs" for tool, v in cpu.items()))
 PY

@@ -128,19 +128,11 @@ impl LoadRun {
     /// Stamps each response with the moment the kernel received it
     /// (`SO_TIMESTAMPING`, software) rather than when the event loop read
     /// it, so that the generator's own wake-up is not part of the latency.
-    ///
-    /// # Errors
-    /// The io_uring backend, whose multishot receives carry no stamps.
-    pub fn kernel_stamps(mut self, on: bool) -> Result<Self, LoadError> {
-        if on && self.config.backend != Backend::Epoll {
-            return Err(LoadError::Config(
-                "kernel receive stamps (--kernel-stamps) need --backend epoll: the io_uring \
-                 backend's multishot receives carry no timestamps"
-                    .into(),
-            ));
-        }
+    /// The io_uring backend then receives with multishot `recvmsg` (Linux 6.0).
+    #[must_use]
+    pub fn kernel_stamps(mut self, on: bool) -> Self {
         self.kernel_stamps = on;
-        Ok(self)
+        self
     }
 
     /// Live counters to show while the run goes on.

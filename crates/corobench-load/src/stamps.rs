@@ -1,8 +1,9 @@
 //! Kernel receive timestamps (`SO_TIMESTAMPING`, software): the moment the
 //! kernel took a response's bytes off the wire, instead of the moment the
 //! generator's event loop got round to reading them. The epoll backend
-//! reads with `recvmsg` when they are asked for; the stamp is on the
-//! realtime clock and is moved onto the run's monotonic clock.
+//! reads with `recvmsg` when they are asked for, the io_uring backend with
+//! a multishot `recvmsg` (Linux 6.0); the stamp is on the realtime clock
+//! and is moved onto the run's monotonic clock.
 
 use std::io;
 use std::mem;
@@ -10,9 +11,9 @@ use std::os::fd::RawFd;
 
 use socket2::Socket;
 
-/// `SO_TIMESTAMPING` (with 64-bit `time_t`, as on every 64-bit Linux but
-/// MIPS and SPARC, which this backend does not build for); the control
-/// message that carries the stamps has the same number.
+/// `SO_TIMESTAMPING` with a 64-bit `time_t` on x86_64 and aarch64 (MIPS and
+/// SPARC number it differently); the control message that carries the
+/// stamps has the same number.
 const SO_TIMESTAMPING: libc::c_int = 37;
 
 /// Room for one `SCM_TIMESTAMPING` control message (three timespecs).
@@ -64,6 +65,26 @@ pub(crate) fn recv(
         return Err(io::Error::last_os_error());
     }
     Ok((n.unsigned_abs(), stamp_of(&msg)))
+}
+
+/// The software receive stamp among the control messages in `control`
+/// (as a multishot `recvmsg` lays them out in its buffer).
+pub(crate) fn stamp_in(control: &[u8]) -> Option<u64> {
+    // SAFETY: an all-zero msghdr is valid (no name, no buffers).
+    let mut msg: libc::msghdr = unsafe { mem::zeroed() };
+    // Only read through: the CMSG macros take a mutable pointer.
+    msg.msg_control = control.as_ptr().cast_mut().cast();
+    msg.msg_controllen = control.len();
+    stamp_of(&msg)
+}
+
+/// A `recvmsg` template for multishot receives that asks for room for
+/// the stamps and no peer address.
+pub(crate) fn multishot_template() -> Box<libc::msghdr> {
+    // SAFETY: an all-zero msghdr is valid (no name, no buffers).
+    let mut msg: Box<libc::msghdr> = Box::new(unsafe { mem::zeroed() });
+    msg.msg_controllen = CONTROL_BYTES;
+    msg
 }
 
 /// The software receive stamp among `msg`'s control messages.

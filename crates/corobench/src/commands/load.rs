@@ -64,7 +64,7 @@ pub struct LoadArgs {
     pub prime: bool,
 
     /// Stamp each response when the kernel received it (SO_TIMESTAMPING)
-    /// rather than when corobench read it; epoll backend only
+    /// rather than when corobench read it
     #[arg(long)]
     pub kernel_stamps: bool,
 
@@ -161,8 +161,8 @@ pub fn run(args: &LoadArgs) -> anyhow::Result<Exit> {
     let config = config_from(args)?;
     let warmup = config.warmup;
     let mut load = LoadRun::prepare(config)
-        .and_then(|load| load.kernel_stamps(args.kernel_stamps))
         .map_err(classify)?
+        .kernel_stamps(args.kernel_stamps)
         .priming(args.prime);
     if let Some(start_at) = args.start_at {
         announce_start(start_at, warmup);
