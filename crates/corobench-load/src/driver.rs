@@ -7,6 +7,7 @@ use std::io;
 use crate::conn::{Conn, Phase};
 use crate::core::{Core, InFlight, Shared, ThreadPlan, Turn};
 use crate::os;
+use crate::ready::Readiness;
 use crate::recorder::ErrorKind;
 use crate::response::Feed;
 
@@ -53,32 +54,6 @@ pub(crate) struct Driver<'a, I> {
     listed: Vec<bool>,
     /// Open loop, before the schedule: which connections are ready.
     ready: Readiness,
-}
-
-/// Open loop, before the schedule: which connections are ready (see
-/// [`crate::ready`]) and since when the thread has been opening them.
-#[derive(Debug, Default)]
-struct Readiness {
-    conns: Vec<bool>,
-    count: usize,
-    opened_ns: u64,
-    /// This thread has told the other threads it is ready.
-    arrived: bool,
-}
-
-impl Readiness {
-    fn mark(&mut self, i: usize) {
-        if let Some(ready) = self.conns.get_mut(i) {
-            if !*ready {
-                *ready = true;
-                self.count += 1;
-            }
-        }
-    }
-
-    fn is_ready(&self, i: usize) -> bool {
-        self.conns.get(i).copied().unwrap_or(true)
-    }
 }
 
 impl<'a, I: Io> Driver<'a, I> {

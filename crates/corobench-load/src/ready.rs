@@ -48,6 +48,34 @@ impl ReadyGate {
     }
 }
 
+/// Open loop, before the schedule: which connections are ready (see
+/// [`crate::ready`]) and since when the thread has been opening them.
+#[derive(Debug, Default)]
+pub(crate) struct Readiness {
+    pub(crate) conns: Vec<bool>,
+    pub(crate) count: usize,
+    pub(crate) opened_ns: u64,
+    /// This thread has told the other threads it is ready.
+    pub(crate) arrived: bool,
+}
+
+impl Readiness {
+    /// Connection `i` is ready (established, or primed); once is enough.
+    pub(crate) fn mark(&mut self, i: usize) {
+        if let Some(ready) = self.conns.get_mut(i) {
+            if !*ready {
+                *ready = true;
+                self.count += 1;
+            }
+        }
+    }
+
+    /// Whether connection `i` was marked ready.
+    pub(crate) fn is_ready(&self, i: usize) -> bool {
+        self.conns.get(i).copied().unwrap_or(true)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -64,5 +92,20 @@ mod tests {
         );
         gate.arrive(20);
         assert_eq!(gate.zero_ns(), Some(20), "set by the last to arrive");
+    }
+
+    #[test]
+    fn a_connection_ready_twice_counts_once() {
+        let mut ready = Readiness {
+            conns: vec![false; 2],
+            ..Readiness::default()
+        };
+        ready.mark(1);
+        ready.mark(1);
+        assert_eq!(
+            ready.count, 1,
+            "a reconnect does not ready a second connection"
+        );
+        assert!(ready.is_ready(1) && !ready.is_ready(0));
     }
 }
