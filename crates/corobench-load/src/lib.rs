@@ -129,10 +129,23 @@ impl LoadRun {
     /// (`SO_TIMESTAMPING`, software) rather than when the event loop read
     /// it, so that the generator's own wake-up is not part of the latency.
     /// The io_uring backend then receives with multishot `recvmsg` (Linux 6.0).
-    #[must_use]
-    pub fn kernel_stamps(mut self, on: bool) -> Self {
+    ///
+    /// # Errors
+    /// The io_uring backend on a kernel older than 6.0.
+    pub fn kernel_stamps(mut self, on: bool) -> Result<Self, LoadError> {
+        if on && self.config.backend == Backend::IoUring {
+            let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+            let version = stamps::kernel_version(release.trim());
+            if version.is_none_or(|v| v < stamps::URING_MIN_KERNEL) {
+                return Err(LoadError::Config(format!(
+                    "kernel receive stamps (--kernel-stamps) on the io_uring backend need Linux \
+                     6.0 or newer (multishot recvmsg), this is {}; use --backend epoll",
+                    release.trim()
+                )));
+            }
+        }
         self.kernel_stamps = on;
-        self
+        Ok(self)
     }
 
     /// Live counters to show while the run goes on.

@@ -19,6 +19,19 @@ const SO_TIMESTAMPING: libc::c_int = 37;
 /// Room for one `SCM_TIMESTAMPING` control message (three timespecs).
 pub(crate) const CONTROL_BYTES: usize = 128;
 
+/// The io_uring backend receives stamped bytes with a multishot `recvmsg`,
+/// which Linux has since 6.0: `(6, 0)`.
+pub(crate) const URING_MIN_KERNEL: (u32, u32) = (6, 0);
+
+/// The running kernel's `(major, minor)` version, from a release string
+/// such as `6.18.44-fc`.
+pub(crate) fn kernel_version(release: &str) -> Option<(u32, u32)> {
+    let mut parts = release.split(|c: char| !c.is_ascii_digit());
+    let major = parts.next()?.parse().ok()?;
+    let minor = parts.next()?.parse().ok()?;
+    Some((major, minor))
+}
+
 /// Asks the kernel to stamp what arrives on `socket` in software.
 pub(crate) fn enable(socket: &Socket) -> io::Result<()> {
     use std::os::fd::AsRawFd as _;
@@ -154,6 +167,14 @@ mod tests {
             std::thread::sleep(std::time::Duration::from_millis(10));
         }
         panic!("no segment of 100 carried a software receive stamp");
+    }
+
+    #[test]
+    fn kernel_versions_are_read_from_the_release() {
+        assert_eq!(kernel_version("6.18.44-fc-v657"), Some((6, 18)));
+        assert_eq!(kernel_version("5.15.0-91-generic"), Some((5, 15)));
+        assert_eq!(kernel_version("garbage"), None);
+        assert!(kernel_version("5.19.1").unwrap() < URING_MIN_KERNEL);
     }
 
     #[test]

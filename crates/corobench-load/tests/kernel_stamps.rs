@@ -18,7 +18,7 @@ fn kernel_stamped_responses_are_counted_and_timed() {
         });
         let config = config(&server, backend, 4, StopAfter::Requests(200));
         let report = LoadRun::prepare(config)
-            .and_then(|run| run.kernel_stamps(true).run())
+            .and_then(|run| run.kernel_stamps(true)?.run())
             .expect("the load runs");
         assert!(report.kernel_stamps, "{backend:?}");
         assert_eq!(report.requests, 200, "{backend:?}");
@@ -42,7 +42,7 @@ fn large_stamped_responses_are_framed_whole() {
         });
         let config = config(&server, backend, 2, StopAfter::Requests(50));
         let report = LoadRun::prepare(config)
-            .and_then(|run| run.kernel_stamps(true).run())
+            .and_then(|run| run.kernel_stamps(true)?.run())
             .expect("the load runs");
         assert_eq!(
             report.status.success, 50,

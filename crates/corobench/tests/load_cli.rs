@@ -166,3 +166,29 @@ fn a_timed_run_says_what_it_drained() {
         "no drain line in:\n{text}"
     );
 }
+
+#[test]
+fn kernel_stamps_are_said_in_the_report() {
+    let server = TestServer::start(Knobs::default());
+    let url = server.url("/");
+    for backend in ["epoll", "io_uring"] {
+        let args = [
+            "load",
+            "--json",
+            "-c",
+            "2",
+            "-n",
+            "50",
+            "--kernel-stamps",
+            "--backend",
+            backend,
+            &url,
+        ];
+        let output = corobench(&args);
+        assert!(output.status.success(), "{backend}: {}", stderr(&output));
+        let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(report["kernel_stamps"], true, "{backend}");
+        let errors = load_report_schema_errors(&report);
+        assert!(errors.is_empty(), "{backend}: {errors:#?}");
+    }
+}

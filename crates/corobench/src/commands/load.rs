@@ -161,8 +161,8 @@ pub fn run(args: &LoadArgs) -> anyhow::Result<Exit> {
     let config = config_from(args)?;
     let warmup = config.warmup;
     let mut load = LoadRun::prepare(config)
+        .and_then(|load| load.kernel_stamps(args.kernel_stamps))
         .map_err(classify)?
-        .kernel_stamps(args.kernel_stamps)
         .priming(args.prime);
     if let Some(start_at) = args.start_at {
         announce_start(start_at, warmup);
