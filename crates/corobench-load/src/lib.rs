@@ -274,7 +274,24 @@ fn run_threads(shared: &Arc<Shared>, config: &LoadConfig) -> Result<Vec<ThreadRe
         .collect()
 }
 
+/// Runs one generator thread. One that fails ends the run: the others are
+/// cancelled, and the open loop's start stops waiting for this one.
 fn run_thread(
+    backend: Backend,
+    shared: &Shared,
+    plan: &ThreadPlan,
+) -> Result<ThreadResult, LoadError> {
+    let result = drive_thread(backend, shared, plan);
+    if result.is_err() {
+        shared
+            .cancel
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+        shared.ready.arrive(shared.clock.now_ns());
+    }
+    result
+}
+
+fn drive_thread(
     backend: Backend,
     shared: &Shared,
     plan: &ThreadPlan,

@@ -192,3 +192,20 @@ fn a_schedule_the_connections_cannot_keep_is_flagged() {
         );
     }
 }
+
+#[test]
+fn a_thread_that_cannot_start_does_not_hold_the_others() {
+    // The second thread cannot be pinned; the first, waiting for every
+    // thread to be ready before its schedule begins, must not wait forever.
+    let server = TestServer::start(Knobs::default());
+    let config = LoadConfig {
+        threads: 2,
+        schedule: Schedule::open(100.0, 2),
+        cpus: Some(vec![0, 1 << 20]),
+        ..timed(&server, Backend::Epoll, 2, Duration::from_secs(60))
+    };
+    let error = LoadRun::prepare(config)
+        .and_then(LoadRun::run)
+        .expect_err("a thread could not be pinned");
+    assert!(error.to_string().contains("cannot pin"), "{error}");
+}
