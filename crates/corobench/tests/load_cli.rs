@@ -156,6 +156,18 @@ fn an_open_loop_warms_up_for_a_second_unless_told_otherwise() {
 }
 
 #[test]
+fn an_open_loop_says_when_its_schedule_began() {
+    let server = TestServer::start(Knobs::default());
+    let output = corobench(&["load", "-n", "20", "-c", "2", "-R", "500", &server.url("/")]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        text.contains("once every connection was ready"),
+        "no start in:\n{text}"
+    );
+}
+
+#[test]
 fn a_timed_run_says_what_it_drained() {
     let server = TestServer::start(Knobs::default());
     let output = corobench(&["load", "-d", "300ms", "-c", "2", &server.url("/")]);

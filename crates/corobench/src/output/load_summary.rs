@@ -34,6 +34,13 @@ pub fn render(report: &LoadReport, percentiles: &[f64]) -> String {
             latency_us(open.mean_send_lag_us),
             latency_us(open.max_send_lag_us as f64)
         );
+        if let Some(ready_s) = report.ready_s {
+            let _ = writeln!(
+                out,
+                "              began {} after the start, once every connection was ready",
+                latency_us(ready_s * 1e6)
+            );
+        }
     }
     if let Some(drain) = report.drain {
         let _ = writeln!(
