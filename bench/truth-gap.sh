@@ -105,13 +105,16 @@ def generator_us(tool, log):
     by = {x["percentile"]: x["latency_us"] for x in report["latency"]["percentiles"]}
     return {p: float(by[float(p)]) for p in (50, 90, 99)}
 
-rows, cpu = {}, {}
+rows, cpu, delay = {}, {}, {}
 for line in open(sys.argv[1]):
     tool, _, log = line.split()
     gen = generator_us(tool, log)
     truth = json.load(open(log + ".truth"))
     if tool != "wrk":
-        cpu.setdefault(tool, []).append(json.load(open(log))["generator"]["cpu_us_per_request"])
+        report = json.load(open(log))
+        cpu.setdefault(tool, []).append(report["generator"]["cpu_us_per_request"])
+        if report.get("kernel_stamps"):
+            delay.setdefault(tool, []).append(report["kernel_stamps"]["mean_read_delay_us"])
     rows.setdefault(tool, []).append(
         {p: (gen[p], truth[f"p{p}_us"]) for p in (50, 90, 99)})
 
@@ -126,5 +129,7 @@ for tool, runs in rows.items():
     print(f"{tool:26}" + "".join(f"{c:>26}" for c in cells))
 print("\ncorobench's CPU per request (median): " + ", ".join(
     f"{tool} {statistics.median(v):.2f} µs" for tool, v in cpu.items()))
+print("from the kernel's receipt to corobench's read, mean (median over rounds): " + ", ".join(
+    f"{tool} {statistics.median(v):.1f} µs" for tool, v in delay.items()))
 PY
 echo "raw output in $out"

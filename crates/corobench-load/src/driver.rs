@@ -412,6 +412,9 @@ impl<'a, I: Io> Driver<'a, I> {
         let conn = &mut self.conns[i];
         if let Some(request) = conn.in_flight.pop() {
             self.core.response(status, request, received);
+            if received < now {
+                self.core.recorder.read_late(now - received);
+            }
         }
         // Every request answered before all were written is not HTTP/1.1
         // as we speak it; a connection per request ends after its response.

@@ -39,6 +39,8 @@ pub(crate) struct Recorder {
     /// happens while draining and belongs to no request's send is put.
     last_second: Option<usize>,
     pub(crate) send_lag: LagTotals,
+    /// Kernel stamps: how long after the kernel's receipt responses were read.
+    pub(crate) read_delay: LagTotals,
 }
 
 /// Sums for one second of the timeline.
@@ -51,12 +53,40 @@ pub(crate) struct SecondTotals {
     pub(crate) max_latency_us: u64,
 }
 
-/// How late open-loop requests left.
+/// How late open-loop requests left (or stamped responses were read).
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct LagTotals {
     pub(crate) sent: u64,
     pub(crate) sum_us: u64,
     pub(crate) max_us: u64,
+}
+
+impl LagTotals {
+    /// The threads' totals together.
+    pub(crate) fn total<'a>(all: impl Iterator<Item = &'a Self>) -> Self {
+        all.fold(Self::default(), |a, b| Self {
+            sent: a.sent + b.sent,
+            sum_us: a.sum_us.saturating_add(b.sum_us),
+            max_us: a.max_us.max(b.max_us),
+        })
+    }
+
+    /// The mean in µs; 0 without any.
+    pub(crate) fn mean_us(&self) -> f64 {
+        if self.sent == 0 {
+            0.0
+        } else {
+            self.sum_us as f64 / self.sent as f64
+        }
+    }
+
+    #[inline]
+    fn add(&mut self, lag_ns: u64) {
+        let lag_us = lag_ns / NS_PER_US;
+        self.sent += 1;
+        self.sum_us = self.sum_us.saturating_add(lag_us);
+        self.max_us = self.max_us.max(lag_us);
+    }
 }
 
 impl Recorder {
@@ -77,6 +107,7 @@ impl Recorder {
             timeline: Vec::with_capacity(expected_seconds.min(MAX_RESERVED_SECONDS) + 2),
             last_second: None,
             send_lag: LagTotals::default(),
+            read_delay: LagTotals::default(),
         }
     }
 
@@ -98,6 +129,7 @@ impl Recorder {
         self.bytes_written = 0;
         self.timeline.clear();
         self.send_lag = LagTotals::default();
+        self.read_delay = LagTotals::default();
     }
 
     /// The window has closed at `now_ns`: outcomes may still be recorded
@@ -189,10 +221,15 @@ impl Recorder {
     #[inline]
     pub(crate) fn sent_late(&mut self, lag_ns: u64) {
         if self.measuring {
-            let lag_us = lag_ns / NS_PER_US;
-            self.send_lag.sent += 1;
-            self.send_lag.sum_us = self.send_lag.sum_us.saturating_add(lag_us);
-            self.send_lag.max_us = self.send_lag.max_us.max(lag_us);
+            self.send_lag.add(lag_ns);
+        }
+    }
+
+    /// A stamped response was read `delay_ns` after the kernel received it.
+    #[inline]
+    pub(crate) fn read_late(&mut self, delay_ns: u64) {
+        if self.measuring {
+            self.read_delay.add(delay_ns);
         }
     }
 

@@ -2,15 +2,15 @@
 
 use corobench_model::load::LOAD_REPORT_SCHEMA_VERSION;
 use corobench_model::{
-    DrainReport, ErrorCounts, GeneratorUsage, LatencyHistogram, LoadReport, LoadWarning,
-    OpenLoopReport, StatusCounts,
+    DrainReport, ErrorCounts, GeneratorUsage, KernelStamps, LatencyHistogram, LoadReport,
+    LoadWarning, OpenLoopReport, StatusCounts,
 };
 
 use crate::clock::NS_PER_S;
 use crate::config::LoadConfig;
 use crate::core::ThreadResult;
 use crate::os;
-use crate::recorder::merge_timelines;
+use crate::recorder::{LagTotals, merge_timelines};
 use crate::start::Origin;
 
 /// Generator CPU over (elapsed × threads) at or above which a run is generator-bound.
@@ -115,13 +115,23 @@ pub(crate) fn build(
         generator,
         drain: drain_report(results),
         ready_s: ready_s(results),
-        kernel_stamps,
+        kernel_stamps: kernel_stamps.then(|| stamps_report(results)),
         timeline: merge_timelines(&timelines),
         warnings: Vec::new(),
         merged: None,
     };
     report.warnings = warnings(&report);
     report
+}
+
+/// Kernel stamps: how long after the kernel's receipt responses were read.
+fn stamps_report(results: &[ThreadResult]) -> KernelStamps {
+    let delay = LagTotals::total(results.iter().map(|r| &r.recorder.read_delay));
+    KernelStamps {
+        stamped: delay.sent,
+        mean_read_delay_us: delay.mean_us(),
+        max_read_delay_us: delay.max_us,
+    }
 }
 
 /// Open loop: when the schedule began (the same moment for every thread).
@@ -169,8 +179,8 @@ fn open_loop_report(
     elapsed_s: f64,
 ) -> Option<OpenLoopReport> {
     let rate_per_s = config.schedule.rate_per_s()?;
-    let sent: u64 = results.iter().map(|r| r.recorder.send_lag.sent).sum();
-    let lag_sum_us: u64 = results.iter().map(|r| r.recorder.send_lag.sum_us).sum();
+    let lag = LagTotals::total(results.iter().map(|r| &r.recorder.send_lag));
+    let sent = lag.sent;
     Some(OpenLoopReport {
         requested_rate_per_s: rate_per_s,
         achieved_rate_per_s: if elapsed_s > 0.0 {
@@ -180,16 +190,8 @@ fn open_loop_report(
         },
         scheduled: results.iter().map(|r| r.scheduled).sum(),
         sent,
-        mean_send_lag_us: if sent == 0 {
-            0.0
-        } else {
-            lag_sum_us as f64 / sent as f64
-        },
-        max_send_lag_us: results
-            .iter()
-            .map(|r| r.recorder.send_lag.max_us)
-            .max()
-            .unwrap_or(0),
+        mean_send_lag_us: lag.mean_us(),
+        max_send_lag_us: lag.max_us,
     })
 }
 

@@ -20,7 +20,12 @@ fn kernel_stamped_responses_are_counted_and_timed() {
         let report = LoadRun::prepare(config)
             .and_then(|run| run.kernel_stamps(true)?.run())
             .expect("the load runs");
-        assert!(report.kernel_stamps, "{backend:?}");
+        let stamps = report.kernel_stamps.expect("the report says it stamped");
+        assert!(
+            stamps.stamped > 0 && stamps.stamped <= report.requests,
+            "{backend:?}: {stamps:?}"
+        );
+        assert!(stamps.max_read_delay_us as f64 >= stamps.mean_read_delay_us);
         assert_eq!(report.requests, 200, "{backend:?}");
         assert_eq!(report.errors.total(), 0, "{backend:?}: {:?}", report.errors);
         let p50_us = report.latency.summary.percentile_us(50.0).unwrap();

@@ -28,8 +28,8 @@ pub use claim::{
 };
 pub use histogram::{LatencyHistogram, LatencyReport, LatencySummary, PercentileValue};
 pub use load::{
-    DrainReport, ErrorCounts, GeneratorPart, GeneratorUsage, LoadReport, LoadWarning, MergeDetail,
-    OpenLoopReport, StatusCounts, TimelineSecond, WindowPlacement,
+    DrainReport, ErrorCounts, GeneratorPart, GeneratorUsage, KernelStamps, LoadReport, LoadWarning,
+    MergeDetail, OpenLoopReport, StatusCounts, TimelineSecond, WindowPlacement,
 };
 pub use merge::{MergeError, MergeInput, merge};
 pub use resource::{ResourceSample, ResourceSummary};

@@ -195,6 +195,19 @@ pub struct DrainReport {
     pub elapsed_s: f64,
 }
 
+/// Kernel receive stamps, and what they tell of the generator: the time
+/// from the kernel's receipt of a response to the generator's read of it
+/// (its wake-up and event-loop turn), which the stamps take out of the
+/// latency.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct KernelStamps {
+    /// Responses in the window whose bytes carried a stamp earlier than
+    /// the read (the first ones of a run may carry none).
+    pub stamped: u64,
+    pub mean_read_delay_us: f64,
+    pub max_read_delay_us: u64,
+}
+
 /// The generator's own cost, so a reader can tell whether it measured itself.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GeneratorUsage {
@@ -448,11 +461,11 @@ pub struct LoadReport {
     /// from closed loops and from reports made before the schedule waited.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub ready_s: Option<f64>,
-    /// Responses were stamped when the kernel received them
-    /// (`SO_TIMESTAMPING`) rather than when the generator read them.
-    /// Absent when not.
-    #[serde(skip_serializing_if = "std::ops::Not::not", default)]
-    pub kernel_stamps: bool,
+    /// With `--kernel-stamps`: responses were stamped when the kernel
+    /// received them (`SO_TIMESTAMPING`) rather than when the generator read
+    /// them, and how long the generator took to read them. Absent when not.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub kernel_stamps: Option<KernelStamps>,
     pub timeline: Vec<TimelineSecond>,
     pub warnings: Vec<LoadWarning>,
     /// Present when `corobench merge` made this report from several.

@@ -15,9 +15,9 @@ use std::fmt;
 
 use crate::histogram::{LatencyHistogram, LatencyReport};
 use crate::load::{
-    DrainReport, ErrorCounts, GeneratorPart, GeneratorUsage, LOAD_REPORT_SCHEMA_VERSION,
-    LoadReport, LoadWarning, MergeDetail, OpenLoopReport, StatusCounts, TimelineSecond,
-    WindowPlacement,
+    DrainReport, ErrorCounts, GeneratorPart, GeneratorUsage, KernelStamps,
+    LOAD_REPORT_SCHEMA_VERSION, LoadReport, LoadWarning, MergeDetail, OpenLoopReport, StatusCounts,
+    TimelineSecond, WindowPlacement,
 };
 use crate::schedule::ScheduleKind;
 
@@ -128,12 +128,30 @@ pub fn merge(inputs: &[MergeInput<'_>]) -> Result<LoadReport, MergeError> {
     let timeline = merge_timelines(inputs, window.timeline_start_unix_s);
     let mut report = assemble(first.report, parts, &window, totals, timeline);
     report.drain = merge_drains(inputs);
-    report.kernel_stamps = inputs.iter().all(|input| input.report.kernel_stamps);
+    report.kernel_stamps = merge_stamps(inputs);
     report.ready_s = inputs
         .iter()
         .filter_map(|input| input.report.ready_s)
         .reduce(f64::max);
     Ok(report)
+}
+
+/// The generators' read delays, when every one stamped at the kernel.
+fn merge_stamps(inputs: &[MergeInput<'_>]) -> Option<KernelStamps> {
+    let all: Option<Vec<KernelStamps>> = inputs.iter().map(|i| i.report.kernel_stamps).collect();
+    all?.into_iter().reduce(|a, b| {
+        let stamped = a.stamped + b.stamped;
+        let sum = a.mean_read_delay_us * a.stamped as f64 + b.mean_read_delay_us * b.stamped as f64;
+        KernelStamps {
+            stamped,
+            mean_read_delay_us: if stamped == 0 {
+                0.0
+            } else {
+                sum / stamped as f64
+            },
+            max_read_delay_us: a.max_read_delay_us.max(b.max_read_delay_us),
+        }
+    })
 }
 
 /// The generators' drains: every answer and timeout, and the longest drain.
@@ -501,7 +519,7 @@ fn assemble(
         generator,
         drain: None,
         ready_s: None,
-        kernel_stamps: false,
+        kernel_stamps: None,
         timeline,
         warnings: Vec::new(),
         merged: None,

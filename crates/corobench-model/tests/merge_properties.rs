@@ -152,7 +152,7 @@ fn report(rec: &Recorded, open: bool) -> LoadReport {
         generator: usage(rec, requests),
         drain: None,
         ready_s: None,
-        kernel_stamps: false,
+        kernel_stamps: None,
         timeline: timeline(&rec.responses),
         warnings: Vec::new(),
         merged: None,

@@ -178,7 +178,7 @@ pub(super) fn load_report() -> LoadReport {
         },
         drain: None,
         ready_s: None,
-        kernel_stamps: false,
+        kernel_stamps: None,
         timeline: (0..10)
             .map(|second| TimelineSecond {
                 second,

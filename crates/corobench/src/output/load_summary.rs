@@ -79,6 +79,15 @@ pub fn render(report: &LoadReport, percentiles: &[f64]) -> String {
         if g.threads == 1 { "" } else { "s" },
         bytes(g.max_rss_bytes as f64)
     );
+    if let Some(stamps) = report.kernel_stamps {
+        let _ = writeln!(
+            out,
+            "  Stamps      {} responses stamped by the kernel, read {} after on average (max {})",
+            thousands(stamps.stamped),
+            latency_us(stamps.mean_read_delay_us),
+            latency_us(stamps.max_read_delay_us as f64)
+        );
+    }
     for warning in &report.warnings {
         let _ = writeln!(out, "\n  warning: {warning}");
     }

@@ -220,7 +220,7 @@ pub(crate) fn load(requests_per_s: f64, latencies_us: &[u64]) -> LoadReport {
         },
         drain: None,
         ready_s: None,
-        kernel_stamps: false,
+        kernel_stamps: None,
         timeline: Vec::new(),
         warnings: Vec::new(),
         merged: None,
