@@ -9,6 +9,7 @@ use crate::clock::{Clock, NS_PER_MS};
 use crate::os::CpuTime;
 use crate::pacer::Pacer;
 use crate::progress::Progress;
+use crate::ready::{READY_POLL_NS, ReadyGate};
 use crate::recorder::{ErrorKind, Recorder};
 
 /// Read-only facts every thread of a run shares.
@@ -27,10 +28,23 @@ pub(crate) struct Shared {
     pub(crate) head_request: bool,
     pub(crate) addr: std::net::SocketAddr,
     pub(crate) timeout_ns: u64,
-    /// When the warm-up ends and the measured window opens.
+    /// When the warm-up ends and the measured window opens at the earliest
+    /// (a closed loop: exactly then).
     pub(crate) window_start_ns: u64,
-    /// When the measured window closes (duration runs).
-    pub(crate) deadline_ns: Option<u64>,
+    /// Open loop: the warm-up after the schedule's time zero; the window
+    /// opens at the later of that and `window_start_ns`.
+    pub(crate) warmup_after_ready_ns: u64,
+    /// The measured window's length (duration runs).
+    pub(crate) duration_ns: Option<u64>,
+    /// Open loop: where the threads wait for each other to be ready.
+    pub(crate) ready: ReadyGate,
+    /// Open loop: every connection has one request answered before the
+    /// schedule begins.
+    pub(crate) prime: bool,
+    /// Responses are stamped when the kernel received them (epoll only).
+    pub(crate) kernel_stamps: bool,
+    /// The run's clock zero by the wall clock, in ns since the Unix epoch.
+    pub(crate) base_unix_ns: u64,
     pub(crate) cancel: Arc<AtomicBool>,
     pub(crate) progress: Arc<Progress>,
 }
@@ -83,13 +97,34 @@ pub(crate) struct ThreadResult {
     pub(crate) window_end_ns: u64,
     /// Open loop: requests whose intended time fell inside the window.
     pub(crate) scheduled: u64,
+    /// Timed windows: the answers collected after the window closed.
+    pub(crate) drain: Option<Drain>,
+    /// Open loop: the schedule's time zero.
+    pub(crate) ready_ns: Option<u64>,
+}
+
+/// One thread's drain after its timed window closed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Drain {
+    /// Responses recorded after the window closed.
+    pub(crate) responses: u64,
+    /// Requests still unanswered when it gave up.
+    pub(crate) timeouts: u64,
+    pub(crate) elapsed_ns: u64,
 }
 
 /// The per-thread decision maker.
 #[derive(Debug)]
 pub(crate) struct Core {
     pub(crate) recorder: Recorder,
+    /// Open loop: this thread's share of the rate.
+    pace: Option<ThreadPace>,
+    /// Open loop, once every thread is ready: the schedule.
     pacer: Option<Pacer>,
+    /// When the window opens and closes: set at the start in a closed
+    /// loop, once the schedule begins in an open one.
+    window_open_ns: u64,
+    deadline_ns: Option<u64>,
     /// Requests that may still be started (`-n` runs).
     budget: Option<u64>,
     in_flight: u64,
@@ -97,6 +132,13 @@ pub(crate) struct Core {
     cpu_at_start: CpuTime,
     window_start_ns: u64,
     window_end_ns: Option<u64>,
+    /// Timed windows, once closed: until when answers are awaited, and
+    /// what arrived since.
+    drain_until_ns: Option<u64>,
+    drain: Drain,
+    cpu_at_end: Option<CpuTime>,
+    /// Open loop: the schedule's time zero, once it began.
+    ready_ns: Option<u64>,
     /// Open loop: requests due by the time the window opened.
     scheduled_before_window: u64,
     published_outcomes: u64,
@@ -108,18 +150,27 @@ pub(crate) const SWEEP_INTERVAL_NS: u64 = 10 * NS_PER_MS;
 impl Core {
     pub(crate) fn new(shared: &Shared, plan: &ThreadPlan) -> Self {
         let open = plan.pace.is_some();
-        let start_ns = shared.clock.now_ns();
+        let window_open_ns = if open {
+            u64::MAX
+        } else {
+            shared.window_start_ns
+        };
         Self {
             recorder: Recorder::new(open, !shared.keepalive, plan.expected_seconds),
-            pacer: plan
-                .pace
-                .map(|pace| Pacer::new(start_ns, pace.rate_per_s, pace.phase)),
+            pace: plan.pace,
+            pacer: None,
+            window_open_ns,
+            deadline_ns: deadline(window_open_ns, shared.duration_ns, open),
             budget: plan.requests,
             in_flight: 0,
             index: plan.index,
             cpu_at_start: CpuTime::default(),
             window_start_ns: 0,
             window_end_ns: None,
+            drain_until_ns: None,
+            drain: Drain::default(),
+            ready_ns: None,
+            cpu_at_end: None,
             scheduled_before_window: 0,
             published_outcomes: 0,
         }
@@ -127,7 +178,37 @@ impl Core {
 
     /// Whether the schedule is open (fixed rate) rather than closed.
     pub(crate) fn open_loop(&self) -> bool {
+        self.pace.is_some()
+    }
+
+    /// Open loop: whether the schedule has begun (every thread was ready).
+    pub(crate) fn scheduling(&self) -> bool {
         self.pacer.is_some()
+    }
+
+    /// Open loop: begins the schedule at `zero_ns`, when every thread got
+    /// ready; the window opens after the warm-up that follows.
+    pub(crate) fn start_schedule(&mut self, shared: &Shared, zero_ns: u64) {
+        let Some(pace) = self.pace else {
+            return;
+        };
+        self.pacer = Some(Pacer::new(zero_ns, pace.rate_per_s, pace.phase));
+        self.window_open_ns = shared
+            .window_start_ns
+            .max(zero_ns.saturating_add(shared.warmup_after_ready_ns));
+        self.deadline_ns = deadline(self.window_open_ns, shared.duration_ns, false);
+        self.ready_ns = Some(zero_ns);
+    }
+
+    /// Open loop, before the schedule: a request that readies a connection
+    /// (answered, it is not recorded).
+    pub(crate) fn priming_request(&mut self, now_ns: u64) -> InFlight {
+        self.in_flight += 1;
+        InFlight {
+            intended_ns: now_ns,
+            sent_ns: now_ns,
+            in_window: false,
+        }
     }
 
     /// A connection is free: returns the request it should send now, or
@@ -143,13 +224,14 @@ impl Core {
         if self.window_end_ns.is_some() || self.budget == Some(0) {
             return None;
         }
-        let intended_ns = match self.pacer.as_mut() {
-            None => now_ns,
-            Some(pacer) => pacer.take_due(now_ns)?,
+        let intended_ns = match (self.pace, self.pacer.as_mut()) {
+            (None, _) => now_ns,
+            (Some(_), Some(pacer)) => pacer.take_due(now_ns)?,
+            (Some(_), None) => return None,
         };
         let in_window = self.recorder.measuring();
         if in_window {
-            if self.pacer.is_some() {
+            if self.pace.is_some() {
                 self.recorder.sent_late(now_ns.saturating_sub(intended_ns));
             }
             if let Some(budget) = self.budget.as_mut() {
@@ -186,7 +268,7 @@ impl Core {
     /// in the window.
     #[inline]
     fn outcome_counts(&self, request: InFlight) -> bool {
-        if self.budget.is_none() && self.pacer.is_none() {
+        if self.budget.is_none() && self.pace.is_none() {
             self.recorder.measuring()
         } else {
             request.in_window && self.recorder.measuring()
@@ -199,15 +281,28 @@ impl Core {
         if self.outcome_counts(request) {
             self.recorder
                 .response(status, request.intended_ns, request.sent_ns, now_ns);
+            if self.draining() {
+                self.drain.responses += 1;
+            }
         }
     }
 
-    /// A request that was in flight failed.
-    pub(crate) fn request_failed(&mut self, kind: ErrorKind, request: InFlight, now_ns: u64) {
+    /// A request that was in flight failed; the timeline puts the error
+    /// in the second the request was sent in.
+    pub(crate) fn request_failed(&mut self, kind: ErrorKind, request: InFlight, _now_ns: u64) {
         self.in_flight = self.in_flight.saturating_sub(1);
         if self.outcome_counts(request) {
-            self.recorder.error(kind, now_ns);
+            self.recorder.error(kind, request.sent_ns);
+            if self.draining() && kind == ErrorKind::Timeout {
+                self.drain.timeouts += 1;
+            }
         }
+    }
+
+    /// Whether the timed window has closed and answers owed are awaited.
+    #[inline]
+    pub(crate) fn draining(&self) -> bool {
+        self.drain_until_ns.is_some()
     }
 
     /// An error no request in flight owns: a connection that could not be
@@ -225,19 +320,45 @@ impl Core {
         self.recorder.error(kind, now_ns);
     }
 
-    /// Opens the window when the warm-up ends and decides whether to go on.
+    /// Opens the window when the warm-up ends, closes it at the deadline,
+    /// and decides whether to go on. A timed window that closes with
+    /// requests in flight drains: nothing more is sent, and the thread goes
+    /// on reading until every request is answered or the timeout has passed
+    /// since the window closed (the requests still unanswered then are for
+    /// the driver to time out).
     pub(crate) fn turn(&mut self, shared: &Shared, now_ns: u64) -> Turn {
-        if !self.recorder.measuring() && now_ns >= shared.window_start_ns {
+        if !self.recorder.measuring() && now_ns >= self.window_open_ns {
             self.begin_window(now_ns);
         }
-        let out_of_time = shared
-            .deadline_ns
-            .is_some_and(|deadline| now_ns >= deadline);
-        let all_done = self.budget == Some(0) && self.in_flight == 0 && self.recorder.measuring();
         let cancelled = shared.cancel.load(Ordering::Relaxed);
         self.publish(shared);
+        if let Some(until) = self.drain_until_ns {
+            return self.drain_turn(until, cancelled, now_ns);
+        }
+        let out_of_time = self.deadline_ns.is_some_and(|deadline| now_ns >= deadline);
+        let all_done = self.budget == Some(0) && self.in_flight == 0 && self.recorder.measuring();
         if out_of_time || all_done || cancelled {
             self.window_end_ns = Some(now_ns);
+            self.cpu_at_end = Some(CpuTime::of_this_thread());
+            self.recorder.end_window(now_ns);
+        }
+        if out_of_time && !all_done && !cancelled && self.recorder.measuring() {
+            self.drain_until_ns = Some(now_ns.saturating_add(shared.timeout_ns));
+            return self.drain_turn(now_ns.saturating_add(shared.timeout_ns), false, now_ns);
+        }
+        if out_of_time || all_done || cancelled {
+            Turn::Finish
+        } else {
+            Turn::Continue
+        }
+    }
+
+    /// A turn while draining: done when nothing is in flight any more, the
+    /// timeout has passed, or the run is cancelled.
+    fn drain_turn(&mut self, until_ns: u64, cancelled: bool, now_ns: u64) -> Turn {
+        let closed_ns = self.window_end_ns.unwrap_or(now_ns);
+        self.drain.elapsed_ns = now_ns.saturating_sub(closed_ns);
+        if self.in_flight == 0 || now_ns >= until_ns || cancelled {
             Turn::Finish
         } else {
             Turn::Continue
@@ -268,12 +389,17 @@ impl Core {
     }
 
     /// How long the thread may sleep before something is due.
-    pub(crate) fn wait_ns(&self, shared: &Shared, now_ns: u64, can_send: bool) -> u64 {
+    pub(crate) fn wait_ns(&self, now_ns: u64, can_send: bool) -> u64 {
         let mut wake = now_ns.saturating_add(SWEEP_INTERVAL_NS);
         if !self.recorder.measuring() {
-            wake = wake.min(shared.window_start_ns);
+            wake = wake.min(self.window_open_ns);
         }
-        if let Some(deadline) = shared.deadline_ns {
+        if self.open_loop() && !self.scheduling() {
+            wake = wake.min(now_ns.saturating_add(READY_POLL_NS));
+        }
+        if let Some(until) = self.drain_until_ns {
+            wake = wake.min(until);
+        } else if let Some(deadline) = self.deadline_ns {
             wake = wake.min(deadline);
         }
         if can_send {
@@ -291,12 +417,24 @@ impl Core {
                 .scheduled_by(window_end_ns)
                 .saturating_sub(self.scheduled_before_window)
         });
+        let cpu_at_end = self.cpu_at_end.unwrap_or_else(CpuTime::of_this_thread);
         ThreadResult {
-            cpu: CpuTime::of_this_thread().since(self.cpu_at_start),
+            cpu: cpu_at_end.since(self.cpu_at_start),
             recorder: self.recorder,
             window_start_ns: self.window_start_ns,
             window_end_ns,
             scheduled,
+            drain: self.drain_until_ns.map(|_| self.drain),
+            ready_ns: self.ready_ns,
         }
     }
+}
+
+/// When a window opening at `open_ns` closes; `None` for `-n` runs, and
+/// while an open loop waits for its schedule (`pending`).
+fn deadline(open_ns: u64, duration_ns: Option<u64>, pending: bool) -> Option<u64> {
+    if pending {
+        return None;
+    }
+    duration_ns.map(|d| open_ns.saturating_add(d))
 }

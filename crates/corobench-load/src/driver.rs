@@ -5,8 +5,9 @@
 use std::io;
 
 use crate::conn::{Conn, Phase};
-use crate::core::{Core, InFlight, Shared, ThreadPlan};
+use crate::core::{Core, InFlight, Shared, ThreadPlan, Turn};
 use crate::os;
+use crate::ready::Readiness;
 use crate::recorder::ErrorKind;
 use crate::response::Feed;
 
@@ -51,6 +52,8 @@ pub(crate) struct Driver<'a, I> {
     idle: Vec<usize>,
     /// Whether a connection is already in `idle` (never listed twice).
     listed: Vec<bool>,
+    /// Open loop, before the schedule: which connections are ready.
+    ready: Readiness,
 }
 
 impl<'a, I: Io> Driver<'a, I> {
@@ -65,7 +68,58 @@ impl<'a, I: Io> Driver<'a, I> {
             core: Core::new(shared, plan),
             idle: Vec::with_capacity(n),
             listed: vec![false; n],
+            ready: Readiness {
+                conns: vec![false; n],
+                ..Readiness::default()
+            },
         }
+    }
+
+    /// One turn of the thread's loop (see [`Core::turn`]). When a drain
+    /// ends with requests still unanswered, they time out now: the drain
+    /// waited the whole timeout for them.
+    pub(crate) fn turn(&mut self, now: u64) -> Turn {
+        if self.core.open_loop() && !self.core.scheduling() {
+            self.await_schedule(now);
+        }
+        let turn = self.core.turn(self.shared, now);
+        if turn == Turn::Finish && self.core.draining() {
+            for i in 0..self.conns.len() {
+                self.fail_in_flight(i, ErrorKind::Timeout, now);
+            }
+        }
+        turn
+    }
+
+    /// Open loop, before the schedule: tells the other threads once this
+    /// one is ready (every connection ready, or the timeout passed since
+    /// they were opened; a connection per request has none to open), and
+    /// begins the schedule once they all are.
+    fn await_schedule(&mut self, now: u64) {
+        let ready = &self.ready;
+        if !ready.arrived
+            && (ready.count == self.conns.len()
+                || !self.shared.keepalive
+                || now.saturating_sub(ready.opened_ns) >= self.shared.timeout_ns)
+        {
+            self.ready.arrived = true;
+            self.shared.ready.arrive(now);
+        }
+        if let Some(zero_ns) = self.shared.ready.zero_ns() {
+            self.core.start_schedule(self.shared, zero_ns);
+        }
+    }
+
+    /// Whether connection `i` should send a priming request now.
+    fn wants_priming(&self, i: usize) -> bool {
+        let conn = &self.conns[i];
+        self.shared.prime
+            && self.shared.keepalive
+            && self.core.open_loop()
+            && !self.core.scheduling()
+            && !self.ready.is_ready(i)
+            && conn.phase == Phase::Idle
+            && conn.in_flight.is_empty()
     }
 
     /// Whether an idle connection waits for the schedule (the thread must wake on time).
@@ -74,6 +128,7 @@ impl<'a, I: Io> Driver<'a, I> {
     }
 
     pub(crate) fn open_all(&mut self, now: u64) {
+        self.ready.opened_ns = now;
         if !self.shared.keepalive {
             // Each connection opens with its first request: open the window
             // first if it is due, so those requests belong to it.
@@ -112,6 +167,9 @@ impl<'a, I: Io> Driver<'a, I> {
         self.core
             .recorder
             .connected(now.saturating_sub(conn.started_ns));
+        if !self.shared.prime {
+            self.ready.mark(i);
+        }
         match conn.in_flight.len() {
             0 => self.became_free(i, now),
             waiting => self.start_write(i, waiting, now),
@@ -152,6 +210,12 @@ impl<'a, I: Io> Driver<'a, I> {
     /// A kept-alive connection has room for requests: fills it, or (open
     /// loop, nothing due) lists it as idle.
     fn top_up(&mut self, i: usize, now: u64) {
+        if self.wants_priming(i) {
+            let request = self.core.priming_request(now);
+            self.conns[i].in_flight.push(request);
+            self.start_write(i, 1, now);
+            return;
+        }
         if self.shared.keepalive && !self.fill(i, now) {
             self.list_idle(i);
         }
@@ -298,8 +362,10 @@ impl<'a, I: Io> Driver<'a, I> {
     }
 
     /// Frames received bytes, which may hold several responses (pipelining);
-    /// returns whether the connection is still open.
-    pub(crate) fn bytes(&mut self, i: usize, bytes: &[u8], now: u64) -> bool {
+    /// returns whether the connection is still open. `received` is when
+    /// they arrived (the kernel's stamp, or `now`): responses complete
+    /// then; whatever is sent next leaves `now`.
+    pub(crate) fn bytes(&mut self, i: usize, bytes: &[u8], received: u64, now: u64) -> bool {
         self.core.recorder.read_bytes(bytes.len(), now);
         let mut rest = bytes;
         while !rest.is_empty() {
@@ -318,7 +384,7 @@ impl<'a, I: Io> Driver<'a, I> {
                     keep_alive,
                 }) => {
                     rest = &rest[consumed..];
-                    if !self.answered(i, status, keep_alive, rest, now) {
+                    if !self.answered(i, (status, keep_alive), rest, received, now) {
                         return false;
                     }
                 }
@@ -334,10 +400,21 @@ impl<'a, I: Io> Driver<'a, I> {
 
     /// The oldest request in flight got its response (`rest` is what
     /// followed it in the same read). Returns whether the connection stays.
-    fn answered(&mut self, i: usize, status: u16, keep_alive: bool, rest: &[u8], now: u64) -> bool {
+    fn answered(
+        &mut self,
+        i: usize,
+        (status, keep_alive): (u16, bool),
+        rest: &[u8],
+        received: u64,
+        now: u64,
+    ) -> bool {
+        self.ready.mark(i);
         let conn = &mut self.conns[i];
         if let Some(request) = conn.in_flight.pop() {
-            self.core.response(status, request, now);
+            self.core.response(status, request, received);
+            if received < now {
+                self.core.recorder.read_late(now - received);
+            }
         }
         // Every request answered before all were written is not HTTP/1.1
         // as we speak it; a connection per request ends after its response.
@@ -383,6 +460,11 @@ impl<'a, I: Io> Driver<'a, I> {
     }
 
     fn fail_in_flight(&mut self, i: usize, kind: ErrorKind, now: u64) {
+        if !self.conns[i].in_flight.is_empty() {
+            // A priming request that failed still readies its connection:
+            // the schedule must not wait for a server that cannot answer.
+            self.ready.mark(i);
+        }
         while let Some(request) = self.conns[i].in_flight.pop() {
             self.core.request_failed(kind, request, now);
         }
@@ -401,7 +483,10 @@ impl<'a, I: Io> Driver<'a, I> {
             let conn = &self.conns[i];
             let oldest_sent_ns = conn.in_flight.oldest().map_or(now, |r| r.sent_ns);
             match conn.phase {
-                Phase::Closed if conn.retry_at_ns <= now => self.start(i, now),
+                // A draining thread sends nothing more: no reconnects.
+                Phase::Closed if conn.retry_at_ns <= now && !self.core.draining() => {
+                    self.start(i, now);
+                }
                 Phase::Connecting if now.saturating_sub(conn.started_ns) > timeout => {
                     self.connect_failed(i, &io::Error::from(io::ErrorKind::TimedOut), now);
                 }

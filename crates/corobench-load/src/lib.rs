@@ -22,9 +22,11 @@ pub mod merge;
 mod os;
 mod pacer;
 mod progress;
+mod ready;
 mod recorder;
 mod report;
 pub mod response;
+mod stamps;
 mod start;
 mod uring;
 
@@ -44,6 +46,7 @@ pub use start::check_start_at;
 
 use crate::clock::{Clock, ns};
 use crate::core::{Shared, ThreadPace, ThreadPlan, ThreadResult};
+use crate::ready::ReadyGate;
 use crate::start::Origin;
 
 /// File descriptors the generator needs besides one per connection.
@@ -57,6 +60,8 @@ pub struct LoadRun {
     progress: Arc<Progress>,
     cancel: Arc<AtomicBool>,
     start_at: Option<SystemTime>,
+    prime: bool,
+    kernel_stamps: bool,
 }
 
 impl LoadRun {
@@ -93,6 +98,8 @@ impl LoadRun {
             progress,
             cancel: Arc::new(AtomicBool::new(false)),
             start_at: None,
+            prime: false,
+            kernel_stamps: false,
         })
     }
 
@@ -107,6 +114,39 @@ impl LoadRun {
     pub fn starting_at(mut self, start_at: SystemTime) -> Result<Self, LoadError> {
         check_start_at(start_at, SystemTime::now())?;
         self.start_at = Some(start_at);
+        Ok(self)
+    }
+
+    /// Open loop: has every connection complete one request before the
+    /// schedule begins (not recorded), so that a server's slow first
+    /// answers on a new connection (accepting it, starting a worker for it)
+    /// are not charged to the steady rate. Other schedules ignore it.
+    #[must_use]
+    pub fn priming(mut self, prime: bool) -> Self {
+        self.prime = prime;
+        self
+    }
+
+    /// Stamps each response with the moment the kernel received it
+    /// (`SO_TIMESTAMPING`, software) rather than when the event loop read
+    /// it, so that the generator's own wake-up is not part of the latency.
+    /// The io_uring backend then receives with multishot `recvmsg` (Linux 6.0).
+    ///
+    /// # Errors
+    /// The io_uring backend on a kernel older than 6.0.
+    pub fn kernel_stamps(mut self, on: bool) -> Result<Self, LoadError> {
+        if on && self.config.backend == Backend::IoUring {
+            let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+            let version = stamps::kernel_version(release.trim());
+            if version.is_none_or(|v| v < stamps::URING_MIN_KERNEL) {
+                return Err(LoadError::Config(format!(
+                    "kernel receive stamps (--kernel-stamps) on the io_uring backend need Linux \
+                     6.0 or newer (multishot recvmsg), this is {}; use --backend epoll",
+                    release.trim()
+                )));
+            }
+        }
+        self.kernel_stamps = on;
         Ok(self)
     }
 
@@ -147,15 +187,20 @@ impl LoadRun {
             addr: config.endpoint.addr,
             timeout_ns: ns(config.timeout),
             window_start_ns,
-            deadline_ns: match config.stop {
-                StopAfter::Duration(d) => Some(window_start_ns.saturating_add(ns(d))),
+            warmup_after_ready_ns: origin.warmup_after_ready_ns,
+            duration_ns: match config.stop {
+                StopAfter::Duration(d) => Some(ns(d)),
                 StopAfter::Requests(_) => None,
             },
+            ready: ReadyGate::new(config.threads as usize),
+            prime: self.prime,
+            kernel_stamps: self.kernel_stamps,
+            base_unix_ns: start::unix_ns(origin.wall),
             cancel: self.cancel,
             progress: self.progress,
         });
         let results = run_threads(&shared, config)?;
-        Ok(report::build(config, &results, &origin))
+        Ok(report::build(config, &results, &origin, self.kernel_stamps))
     }
 }
 
@@ -231,7 +276,24 @@ fn run_threads(shared: &Arc<Shared>, config: &LoadConfig) -> Result<Vec<ThreadRe
         .collect()
 }
 
+/// Runs one generator thread. One that fails ends the run: the others are
+/// cancelled, and the open loop's start stops waiting for this one.
 fn run_thread(
+    backend: Backend,
+    shared: &Shared,
+    plan: &ThreadPlan,
+) -> Result<ThreadResult, LoadError> {
+    let result = drive_thread(backend, shared, plan);
+    if result.is_err() {
+        shared
+            .cancel
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+        shared.ready.arrive(shared.clock.now_ns());
+    }
+    result
+}
+
+fn drive_thread(
     backend: Backend,
     shared: &Shared,
     plan: &ThreadPlan,

@@ -18,9 +18,9 @@ use std::fmt;
 
 use corobench_model::load::LOAD_REPORT_SCHEMA_VERSION;
 use corobench_model::{
-    ErrorCounts, GeneratorPart, GeneratorUsage, LatencyHistogram, LatencyReport, LoadReport,
-    LoadWarning, MergeDetail, OpenLoopReport, ScheduleKind, StatusCounts, TimelineSecond,
-    WindowPlacement,
+    DrainReport, ErrorCounts, GeneratorPart, GeneratorUsage, KernelStamps, LatencyHistogram,
+    LatencyReport, LoadReport, LoadWarning, MergeDetail, OpenLoopReport, ScheduleKind,
+    StatusCounts, TimelineSecond, WindowPlacement,
 };
 
 /// The share of the span any generator measured that all must have
@@ -154,7 +154,44 @@ pub fn merge(inputs: &[MergeInput<'_>]) -> Result<LoadReport, MergeError> {
     let totals = Totals::of(inputs)?;
     check_timeline_length(inputs, window.timeline_start_unix_s)?;
     let timeline = merge_timelines(inputs, window.timeline_start_unix_s);
-    Ok(assemble(first.report, parts, &window, totals, timeline))
+    let mut report = assemble(first.report, parts, &window, totals, timeline);
+    report.drain = merge_drains(inputs);
+    report.kernel_stamps = merge_stamps(inputs);
+    report.ready_s = inputs
+        .iter()
+        .filter_map(|input| input.report.ready_s)
+        .reduce(f64::max);
+    Ok(report)
+}
+
+/// The generators' read delays, when every one stamped at the kernel.
+fn merge_stamps(inputs: &[MergeInput<'_>]) -> Option<KernelStamps> {
+    let all: Option<Vec<KernelStamps>> = inputs.iter().map(|i| i.report.kernel_stamps).collect();
+    all?.into_iter().reduce(|a, b| {
+        let stamped = a.stamped + b.stamped;
+        let sum = a.mean_read_delay_us * a.stamped as f64 + b.mean_read_delay_us * b.stamped as f64;
+        KernelStamps {
+            stamped,
+            mean_read_delay_us: if stamped == 0 {
+                0.0
+            } else {
+                sum / stamped as f64
+            },
+            max_read_delay_us: a.max_read_delay_us.max(b.max_read_delay_us),
+        }
+    })
+}
+
+/// The generators' drains: every answer and timeout, and the longest drain.
+fn merge_drains(inputs: &[MergeInput<'_>]) -> Option<DrainReport> {
+    inputs
+        .iter()
+        .filter_map(|input| input.report.drain)
+        .reduce(|a, b| DrainReport {
+            responses: a.responses + b.responses,
+            timeouts: a.timeouts + b.timeouts,
+            elapsed_s: a.elapsed_s.max(b.elapsed_s),
+        })
 }
 
 /// Refuses to merge reports of different URLs, methods, loop kinds or wire modes.
@@ -546,6 +583,9 @@ fn assemble(
         open_loop,
         connect_latency: totals.connect.map(|h| h.report()),
         generator,
+        drain: None,
+        ready_s: None,
+        kernel_stamps: None,
         timeline,
         warnings: Vec::new(),
         merged: None,
@@ -655,6 +695,19 @@ fn warnings(
         merged.push(LoadWarning::ScheduleMissed {
             requested_rate_per_s: open.requested_rate_per_s,
             achieved_rate_per_s: open.achieved_rate_per_s,
+        });
+    }
+    let lag = all().filter_map(|w| match w {
+        LoadWarning::ScheduleNotKept {
+            max_send_lag_us,
+            bound_us,
+        } => Some((*max_send_lag_us, *bound_us)),
+        _ => None,
+    });
+    if let Some((max_send_lag_us, bound_us)) = lag.reduce(|a, b| (a.0.max(b.0), a.1)) {
+        merged.push(LoadWarning::ScheduleNotKept {
+            max_send_lag_us,
+            bound_us,
         });
     }
     let ports = all().filter_map(|w| match w {

@@ -35,7 +35,12 @@ pub(crate) struct Recorder {
     pub(crate) bytes_read: u64,
     pub(crate) bytes_written: u64,
     pub(crate) timeline: Vec<SecondTotals>,
+    /// Once the window has closed: its last second, where anything that
+    /// happens while draining and belongs to no request's send is put.
+    last_second: Option<usize>,
     pub(crate) send_lag: LagTotals,
+    /// Kernel stamps: how long after the kernel's receipt responses were read.
+    pub(crate) read_delay: LagTotals,
 }
 
 /// Sums for one second of the timeline.
@@ -48,12 +53,40 @@ pub(crate) struct SecondTotals {
     pub(crate) max_latency_us: u64,
 }
 
-/// How late open-loop requests left.
+/// How late open-loop requests left (or stamped responses were read).
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct LagTotals {
     pub(crate) sent: u64,
     pub(crate) sum_us: u64,
     pub(crate) max_us: u64,
+}
+
+impl LagTotals {
+    /// The threads' totals together.
+    pub(crate) fn total<'a>(all: impl Iterator<Item = &'a Self>) -> Self {
+        all.fold(Self::default(), |a, b| Self {
+            sent: a.sent + b.sent,
+            sum_us: a.sum_us.saturating_add(b.sum_us),
+            max_us: a.max_us.max(b.max_us),
+        })
+    }
+
+    /// The mean in µs; 0 without any.
+    pub(crate) fn mean_us(&self) -> f64 {
+        if self.sent == 0 {
+            0.0
+        } else {
+            self.sum_us as f64 / self.sent as f64
+        }
+    }
+
+    #[inline]
+    fn add(&mut self, lag_ns: u64) {
+        let lag_us = lag_ns / NS_PER_US;
+        self.sent += 1;
+        self.sum_us = self.sum_us.saturating_add(lag_us);
+        self.max_us = self.max_us.max(lag_us);
+    }
 }
 
 impl Recorder {
@@ -72,7 +105,9 @@ impl Recorder {
             // Reserve for the usual window only: a duration of years must not
             // allocate its whole series up front; longer ones grow as they go.
             timeline: Vec::with_capacity(expected_seconds.min(MAX_RESERVED_SECONDS) + 2),
+            last_second: None,
             send_lag: LagTotals::default(),
+            read_delay: LagTotals::default(),
         }
     }
 
@@ -94,6 +129,13 @@ impl Recorder {
         self.bytes_written = 0;
         self.timeline.clear();
         self.send_lag = LagTotals::default();
+        self.read_delay = LagTotals::default();
+    }
+
+    /// The window has closed at `now_ns`: outcomes may still be recorded
+    /// (the drain), but the timeline ends with the second that holds `now_ns`.
+    pub(crate) fn end_window(&mut self, now_ns: u64) {
+        self.last_second = Some(self.index_of(now_ns.saturating_sub(1)));
     }
 
     #[inline]
@@ -102,6 +144,9 @@ impl Recorder {
     }
 
     /// A complete response. `intended_ns` equals `sent_ns` in a closed loop.
+    /// The timeline puts it in the second its request was sent in (the
+    /// window's first for a request sent before it opened), so that an
+    /// answer collected after the window closed still lands in the window.
     #[inline]
     pub(crate) fn response(&mut self, status: u16, intended_ns: u64, sent_ns: u64, now_ns: u64) {
         if !self.measuring {
@@ -119,7 +164,7 @@ impl Recorder {
             _ => {}
         }
         self.responses += 1;
-        let second = self.second(now_ns);
+        let second = self.second(sent_ns);
         second.requests += 1;
         second.latency_sum_us = second.latency_sum_us.saturating_add(latency_us);
         second.max_latency_us = second.max_latency_us.max(latency_us);
@@ -128,9 +173,11 @@ impl Recorder {
         }
     }
 
-    /// A request (or connection attempt) that ended without a usable response.
+    /// A request (or connection attempt) that ended without a usable
+    /// response; the timeline counts it in the second that holds `at_ns`
+    /// (the request's send, or the failed attempt's end).
     #[inline]
-    pub(crate) fn error(&mut self, kind: ErrorKind, now_ns: u64) {
+    pub(crate) fn error(&mut self, kind: ErrorKind, at_ns: u64) {
         if !self.measuring {
             return;
         }
@@ -144,7 +191,7 @@ impl Recorder {
             ErrorKind::Malformed => &mut self.errors.malformed,
         };
         *counter += 1;
-        self.second(now_ns).errors += 1;
+        self.second(at_ns).errors += 1;
     }
 
     /// A connection was established `connect_ns` after its socket was created.
@@ -174,10 +221,15 @@ impl Recorder {
     #[inline]
     pub(crate) fn sent_late(&mut self, lag_ns: u64) {
         if self.measuring {
-            let lag_us = lag_ns / NS_PER_US;
-            self.send_lag.sent += 1;
-            self.send_lag.sum_us = self.send_lag.sum_us.saturating_add(lag_us);
-            self.send_lag.max_us = self.send_lag.max_us.max(lag_us);
+            self.send_lag.add(lag_ns);
+        }
+    }
+
+    /// A stamped response was read `delay_ns` after the kernel received it.
+    #[inline]
+    pub(crate) fn read_late(&mut self, delay_ns: u64) {
+        if self.measuring {
+            self.read_delay.add(delay_ns);
         }
     }
 
@@ -187,9 +239,16 @@ impl Recorder {
     }
 
     #[inline]
-    fn second(&mut self, now_ns: u64) -> &mut SecondTotals {
-        let index =
-            usize::try_from(now_ns.saturating_sub(self.window_start_ns) / NS_PER_S).unwrap_or(0);
+    fn index_of(&self, at_ns: u64) -> usize {
+        usize::try_from(at_ns.saturating_sub(self.window_start_ns) / NS_PER_S).unwrap_or(0)
+    }
+
+    #[inline]
+    fn second(&mut self, at_ns: u64) -> &mut SecondTotals {
+        let mut index = self.index_of(at_ns);
+        if let Some(last) = self.last_second {
+            index = index.min(last);
+        }
         if index >= self.timeline.len() {
             self.timeline.resize(index + 1, SecondTotals::default());
         }
@@ -243,7 +302,11 @@ mod tests {
         assert_eq!((r.responses, r.errors.status_5xx, r.errors.read), (2, 1, 1));
         assert_eq!(r.outcomes(), 3);
         assert_eq!(r.timeline.len(), 2);
-        assert_eq!(r.timeline[1].errors, 2);
+        assert_eq!(
+            (r.timeline[0].errors, r.timeline[1].errors),
+            (1, 1),
+            "the 503 belongs to the second its request was sent in"
+        );
         assert_eq!(r.latency.count(), 2);
     }
 
@@ -255,6 +318,22 @@ mod tests {
         r.response(200, 0, 900_000_000, 901_000_000);
         assert_eq!(r.latency.summary().max_us / 1000, 901);
         assert_eq!(r.uncorrected.as_ref().unwrap().summary().max_us / 100, 10);
+    }
+
+    #[test]
+    fn answers_after_the_window_land_in_the_second_they_were_sent_in() {
+        let mut r = Recorder::new(false, false, 2);
+        r.begin_window(0);
+        r.response(200, NS_PER_S, NS_PER_S, NS_PER_S + 10);
+        r.end_window(2 * NS_PER_S);
+        // Sent in the last second, answered 300 ms after the window closed.
+        r.response(200, 1_900_000_000, 1_900_000_000, 2_200_000_000);
+        r.read_bytes(100, 2_200_000_000);
+        r.error(ErrorKind::Connect, 2_300_000_000);
+        assert_eq!(r.timeline.len(), 2, "the drain adds no second");
+        assert_eq!(r.timeline[1].requests, 2);
+        assert_eq!(r.timeline[1].max_latency_us, 300_000);
+        assert_eq!((r.timeline[1].bytes_read, r.timeline[1].errors), (100, 1));
     }
 
     #[test]

@@ -22,8 +22,11 @@ pub(crate) struct Origin {
     pub(crate) instant: Instant,
     /// The same moment by the wall clock.
     pub(crate) wall: SystemTime,
-    /// When the measured window opens, in nanoseconds after `instant`.
+    /// When the measured window opens (at the earliest, in an open loop),
+    /// in nanoseconds after `instant`.
     pub(crate) window_start_ns: u64,
+    /// Open loop: the warm-up that follows the schedule's start.
+    pub(crate) warmup_after_ready_ns: u64,
     /// The wall-clock instant the window was asked to open at, if any.
     pub(crate) start_at: Option<SystemTime>,
 }
@@ -36,6 +39,7 @@ impl Origin {
             instant,
             wall,
             window_start_ns: ns(warmup),
+            warmup_after_ready_ns: ns(warmup),
             start_at: None,
         }
     }
@@ -53,6 +57,9 @@ impl Origin {
             instant,
             wall,
             window_start_ns: start_at.duration_since(wall).map_or(0, ns),
+            // The window opens at `start_at`, or as soon as the schedule
+            // begins if the generator is ready only after it.
+            warmup_after_ready_ns: 0,
             start_at: Some(start_at),
         }
     }
@@ -105,6 +112,11 @@ fn sleep_until(when: SystemTime, cancel: &AtomicBool) {
             _ => return,
         }
     }
+}
+
+/// Nanoseconds since the Unix epoch (0 before it).
+pub(crate) fn unix_ns(time: SystemTime) -> u64 {
+    time.duration_since(UNIX_EPOCH).map_or(0, ns)
 }
 
 /// Microseconds since the Unix epoch (0 before it).
@@ -162,6 +174,7 @@ mod tests {
             instant: Instant::now(),
             wall: UNIX_EPOCH + Duration::from_secs(100),
             window_start_ns: 0,
+            warmup_after_ready_ns: 0,
             start_at: Some(UNIX_EPOCH + Duration::from_micros(100_000_250)),
         };
         let placement = origin.placement(1_000);

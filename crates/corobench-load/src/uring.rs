@@ -14,6 +14,7 @@ use crate::conn::{self, Conn, Phase};
 use crate::core::{SWEEP_INTERVAL_NS, Shared, ThreadPlan, ThreadResult, Turn};
 use crate::driver::{Driver, Io, Write};
 use crate::error::LoadError;
+use crate::stamps;
 
 mod buffers;
 
@@ -58,6 +59,7 @@ pub(crate) fn run_thread(shared: &Shared, plan: &ThreadPlan) -> Result<ThreadRes
         addr: Box::new(SockAddr::from(shared.addr)),
         armed_receives: 0,
         confirm_sends: shared.pipeline > 1,
+        stamps: shared.kernel_stamps.then(stamps::multishot_template),
     };
     let mut driver = Driver::new(shared, plan, io);
     let mut completions: Vec<(u64, i32, u32)> = Vec::with_capacity(COMPLETION_ENTRIES as usize);
@@ -66,11 +68,11 @@ pub(crate) fn run_thread(shared: &Shared, plan: &ThreadPlan) -> Result<ThreadRes
     let mut next_sweep = start.saturating_add(SWEEP_INTERVAL_NS);
     loop {
         let now = shared.clock.now_ns();
-        if driver.core.turn(shared, now) == Turn::Finish {
+        if driver.turn(now) == Turn::Finish {
             break;
         }
         buffers.publish();
-        let timeout = driver.core.wait_ns(shared, now, driver.can_send());
+        let timeout = driver.core.wait_ns(now, driver.can_send());
         driver.io.submit_and_wait(timeout)?;
         completions.clear();
         completions.extend(
@@ -230,14 +232,41 @@ fn on_recv(
 ) {
     match (result, buffer) {
         (n, Some(bid)) if n > 0 => {
-            let len = usize::try_from(n).unwrap_or(0);
-            driver.bytes(i, buffers.slice(bid, len), now);
+            let data = buffers.slice(bid, usize::try_from(n).unwrap_or(0));
+            match driver.io.stamps.as_deref().copied() {
+                None => {
+                    driver.bytes(i, data, now, now);
+                }
+                Some(template) => on_stamped_recv(driver, i, data, &template, now),
+            }
         }
         (0, _) => driver.eof(i, now),
         // Out of buffers: the receive ended and is re-armed once buffers are back.
         (n, _) if n == -libc::ENOBUFS => {}
         _ => driver.read_failed(i, now),
     }
+}
+
+/// A multishot `recvmsg`'s buffer: a header, the control messages (the
+/// kernel's stamp), then the bytes received.
+fn on_stamped_recv(
+    driver: &mut Driver<'_, UringIo>,
+    i: usize,
+    data: &[u8],
+    template: &libc::msghdr,
+    now: u64,
+) {
+    let Ok(out) = types::RecvMsgOut::parse(data, template) else {
+        return driver.read_failed(i, now);
+    };
+    let payload = out.payload_data();
+    if payload.is_empty() {
+        return driver.eof(i, now);
+    }
+    let base = driver.shared.base_unix_ns;
+    let received =
+        stamps::stamp_in(out.control_data()).map_or(now, |at| stamps::on_run_clock(at, base, now));
+    driver.bytes(i, payload, received, now);
 }
 
 /// Arms a multishot receive on a connected socket (again, when one ended).
@@ -249,9 +278,12 @@ fn rearm_recv(driver: &mut Driver<'_, UringIo>, i: usize) {
     let Some(socket) = conn.socket.as_ref() else {
         return;
     };
-    let entry = opcode::RecvMulti::new(types::Fd(socket.as_raw_fd()), BUFFER_GROUP)
-        .build()
-        .user_data(user_data(Op::Recv, i, conn.generation));
+    let fd = types::Fd(socket.as_raw_fd());
+    let entry = match driver.io.stamps.as_deref() {
+        None => opcode::RecvMulti::new(fd, BUFFER_GROUP).build(),
+        Some(template) => opcode::RecvMsgMulti::new(fd, template, BUFFER_GROUP).build(),
+    }
+    .user_data(user_data(Op::Recv, i, conn.generation));
     driver.io.push(&entry);
     driver.io.armed_receives += 1;
 }
@@ -267,6 +299,9 @@ struct UringIo {
     /// Pipelining: a send reports its success, and the connection's next
     /// send waits for it, so that two sends never interleave their bytes.
     confirm_sends: bool,
+    /// With kernel receive stamps: the template of the multishot
+    /// `recvmsg`s, boxed because queued receives point at it.
+    stamps: Option<Box<libc::msghdr>>,
 }
 
 impl std::fmt::Debug for UringIo {
@@ -315,6 +350,9 @@ impl Io for UringIo {
     fn connect(&mut self, i: usize, conn: &mut Conn, addr: SocketAddr) -> io::Result<()> {
         // A blocking socket: io_uring waits for readiness itself.
         let socket = conn::new_socket(addr, false)?;
+        if self.stamps.is_some() {
+            stamps::enable(&socket)?;
+        }
         let entry = opcode::Connect::new(
             types::Fd(socket.as_raw_fd()),
             self.addr.as_ptr().cast(),

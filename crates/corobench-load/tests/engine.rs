@@ -61,8 +61,9 @@ fn warm_up_requests_are_not_counted() {
 fn a_timed_window_counts_answers_to_warm_up_requests() {
     // Each answer takes 2 s. The warm-up (1 s) sends one request per
     // connection, answered at 2 s, inside the window (1 s to 3 s); the next
-    // ones go out at 2 s and would be answered at 4 s, after it. Margins of
-    // a second either way keep this about counting, not timing.
+    // ones go out at 2 s, inside it too, and are answered at 4 s, after it
+    // closed, while the generator drains. Margins of a second either way
+    // keep this about counting, not timing.
     for backend in BACKENDS {
         let server = TestServer::start(Knobs {
             response_delay: Duration::from_secs(2),
@@ -80,9 +81,11 @@ fn a_timed_window_counts_answers_to_warm_up_requests() {
         };
         let report = run(config);
         assert_eq!(
-            report.requests, 3,
-            "{backend:?}: the three answers that arrived inside the window"
+            report.requests, 6,
+            "{backend:?}: the three answers that arrived inside the window, \
+             and the three to requests sent in it"
         );
+        assert_eq!(report.drain.map(|d| d.responses), Some(3), "{backend:?}");
         let p50_us = report.latency.summary.percentile_us(50.0).unwrap();
         assert!(p50_us >= 2_000_000, "{backend:?}: p50 {p50_us} µs");
     }

@@ -27,8 +27,8 @@ pub use claim::{
 };
 pub use histogram::{LatencyHistogram, LatencyReport, LatencySummary, PercentileValue};
 pub use load::{
-    ErrorCounts, GeneratorPart, GeneratorUsage, LoadReport, LoadWarning, MergeDetail,
-    OpenLoopReport, StatusCounts, TimelineSecond, WindowPlacement,
+    DrainReport, ErrorCounts, GeneratorPart, GeneratorUsage, KernelStamps, LoadReport, LoadWarning,
+    MergeDetail, OpenLoopReport, StatusCounts, TimelineSecond, WindowPlacement,
 };
 pub use resource::{ResourceSample, ResourceSummary};
 pub use run::{

@@ -166,9 +166,11 @@ impl StatusCounts {
 pub struct TimelineSecond {
     /// Seconds since the measured window began.
     pub second: u32,
-    /// Complete responses in this second.
+    /// Complete responses to requests sent in this second (in the window's
+    /// first second for requests sent before it opened).
     pub requests: u64,
-    /// Errors of any kind in this second.
+    /// Errors of any kind of requests sent in this second (errors of no
+    /// request: when they happened).
     pub errors: u64,
     pub bytes_read: u64,
     pub mean_latency_us: f64,
@@ -189,6 +191,34 @@ pub struct OpenLoopReport {
     /// How late requests left compared with their intended send time.
     pub mean_send_lag_us: f64,
     pub max_send_lag_us: u64,
+}
+
+/// The end of a timed window: the generator stops sending when the window
+/// closes and keeps reading the answers still owed to requests sent in it,
+/// up to the request timeout. Those answers count in the window's figures
+/// (the timeline puts each in the second its request was sent in); what is
+/// still unanswered at the timeout counts as a timeout error.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct DrainReport {
+    /// Responses that arrived after the window closed.
+    pub responses: u64,
+    /// Requests still unanswered when the drain gave up, counted as timeouts.
+    pub timeouts: u64,
+    /// How long the drain lasted.
+    pub elapsed_s: f64,
+}
+
+/// Kernel receive stamps, and what they tell of the generator: the time
+/// from the kernel's receipt of a response to the generator's read of it
+/// (its wake-up and event-loop turn), which the stamps take out of the
+/// latency.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct KernelStamps {
+    /// Responses in the window whose bytes carried a stamp earlier than
+    /// the read (the first ones of a run may carry none).
+    pub stamped: u64,
+    pub mean_read_delay_us: f64,
+    pub max_read_delay_us: u64,
 }
 
 /// The generator's own cost, so a reader can tell whether it measured itself.
@@ -250,6 +280,9 @@ pub enum LoadWarning {
         requested_rate_per_s: f64,
         achieved_rate_per_s: f64,
     },
+    /// An open-loop request left more than `bound_us` after its intended
+    /// send time: the offered load was not the steady rate asked for.
+    ScheduleNotKept { max_send_lag_us: u64, bound_us: u64 },
     /// Some requests failed.
     Errors { total: u64, error_rate: f64 },
     /// File descriptors ran out while opening connections.
@@ -279,6 +312,18 @@ impl fmt::Display for LoadWarning {
                 "schedule missed: {achieved_rate_per_s:.0} req/s sent of {requested_rate_per_s:.0} \
                  requested; latency is still measured from the intended send times, but the \
                  offered load was lower; lower -R or add connections (-c) and threads (-t)"
+            ),
+            Self::ScheduleNotKept {
+                max_send_lag_us,
+                bound_us,
+            } => write!(
+                f,
+                "schedule not kept: a request left {:.1} ms after its intended send time \
+                 (more than {:.0} ms); the generator fell behind or every connection was busy, \
+                 so the corrected latency may describe corobench or -c rather than the server; \
+                 add connections (-c) or threads (-t), or warm up longer (--warmup)",
+                *max_send_lag_us as f64 / 1000.0,
+                *bound_us as f64 / 1000.0
             ),
             Self::Errors { total, error_rate } => write!(
                 f,
@@ -418,6 +463,22 @@ pub struct LoadReport {
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub connect_latency: Option<LatencyReport>,
     pub generator: GeneratorUsage,
+    /// Timed windows: how the answers still owed when the window closed
+    /// were collected (merged: summed, with the longest drain). Absent from
+    /// `-n` runs and from reports made before the generator drained.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub drain: Option<DrainReport>,
+    /// Open loop: seconds from the generator's start until every
+    /// connection was established (and primed, when asked) and the
+    /// schedule began; its time zero is then (merged: the latest). Absent
+    /// from closed loops and from reports made before the schedule waited.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub ready_s: Option<f64>,
+    /// With `--kernel-stamps`: responses were stamped when the kernel
+    /// received them (`SO_TIMESTAMPING`) rather than when the generator read
+    /// them, and how long the generator took to read them. Absent when not.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub kernel_stamps: Option<KernelStamps>,
     pub timeline: Vec<TimelineSecond>,
     pub warnings: Vec<LoadWarning>,
     /// Present when `corobench merge` made this report from several.
@@ -426,6 +487,14 @@ pub struct LoadReport {
 }
 
 impl LoadReport {
+    /// Whether an open-loop request left later than the stated bound.
+    #[must_use]
+    pub fn schedule_not_kept(&self) -> bool {
+        self.warnings
+            .iter()
+            .any(|w| matches!(w, LoadWarning::ScheduleNotKept { .. }))
+    }
+
     /// Whether any warning says the generator, not the server, was the limit.
     #[must_use]
     pub fn generator_bound(&self) -> bool {

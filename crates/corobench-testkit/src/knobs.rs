@@ -41,6 +41,10 @@ pub struct Knobs {
     pub status: u16,
     /// Read requests slowly: a few bytes at a time with pauses between reads.
     pub slow_read: Option<SlowRead>,
+    /// Accept the first connections slowly, as a server that starts a
+    /// worker for each new connection does (the kernel completes their
+    /// handshakes at once; their requests wait until they are accepted).
+    pub slow_accept: Option<SlowAccept>,
     /// The body length of every response; `None` means `Hello, World!`.
     /// A sized body repeats the lower-case alphabet.
     pub body_bytes: Option<usize>,
@@ -58,6 +62,7 @@ impl Default for Knobs {
             truncate: false,
             status: 200,
             slow_read: None,
+            slow_accept: None,
             body_bytes: None,
         }
     }
@@ -70,6 +75,15 @@ pub struct Stall {
     pub after: Duration,
     /// How long it lasts.
     pub length: Duration,
+}
+
+/// How slowly the server accepts its first connections.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SlowAccept {
+    /// How many connections are accepted slowly; later ones at once.
+    pub connections: u32,
+    /// The pause before accepting each of them.
+    pub pause: Duration,
 }
 
 /// How slowly the server reads requests.

@@ -2,7 +2,7 @@
 //!
 //! - [`TestServer`]: an in-process HTTP/1.1 server on `127.0.0.1:0` whose
 //!   [`Knobs`] set delays, stalls, closes, chunked bodies, garbage, truncated
-//!   bodies, status codes, slow reads and body sizes. For the load
+//!   bodies, status codes, slow reads, slow accepts and body sizes. For the load
 //!   generator's tests.
 //! - [`ContractServer`]: a complete, correct implementation of
 //!   `docs/contract.md`, with [`Fault`]s that each break one rule. For the
@@ -25,6 +25,6 @@ mod server;
 pub use binary::{binary_path, write_program_target, write_target};
 pub use client::{ClientFigures, run_client};
 pub use contract::{ContractConfig, ContractServer, Fault, MemoryWorld, PsqlWorld, WorldSource};
-pub use knobs::{Knobs, SlowRead, Stall};
+pub use knobs::{Knobs, SlowAccept, SlowRead, Stall};
 pub use process::{TestProcess, knob_args, parse_knob_args};
 pub use server::{CounterSnapshot, MAX_TARGETS_KEPT, StallHandle, TestServer};

@@ -8,7 +8,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use crate::binary::binary_path;
-use crate::knobs::{Knobs, SlowRead, Stall};
+use crate::knobs::{Knobs, SlowAccept, SlowRead, Stall};
 
 /// A knob server running as `corobench-testkit knobs …`; dropping it kills
 /// and reaps the process.
@@ -102,6 +102,10 @@ pub fn knob_args(knobs: &Knobs) -> Vec<String> {
     if let Some(bytes) = knobs.body_bytes {
         flag("body-bytes", bytes.to_string());
     }
+    if let Some(slow) = knobs.slow_accept {
+        flag("slow-accept-connections", slow.connections.to_string());
+        flag("slow-accept-pause-us", slow.pause.as_micros().to_string());
+    }
     let switches = [
         (knobs.close_on_accept, "--close-on-accept"),
         (knobs.chunked, "--chunked"),
@@ -132,7 +136,9 @@ pub fn parse_knob_args(args: impl IntoIterator<Item = String>) -> Result<Knobs, 
         let number = value
             .parse::<u64>()
             .map_err(|_| format!("{arg} {value:?}: expected a non-negative integer"))?;
-        apply_valued(&mut knobs, &arg, number)?;
+        if !apply_slow_accept(&mut knobs, &arg, number)? {
+            apply_valued(&mut knobs, &arg, number)?;
+        }
     }
     Ok(knobs)
 }
@@ -147,6 +153,26 @@ fn apply_switch(knobs: &mut Knobs, arg: &str) -> bool {
     };
     *switch = true;
     true
+}
+
+/// The slow-accept flags; returns whether `arg` was one.
+fn apply_slow_accept(knobs: &mut Knobs, arg: &str, number: u64) -> Result<bool, String> {
+    let slow = knobs.slow_accept.unwrap_or(SlowAccept {
+        connections: 0,
+        pause: Duration::ZERO,
+    });
+    knobs.slow_accept = Some(match arg {
+        "--slow-accept-connections" => SlowAccept {
+            connections: u32::try_from(number).map_err(|_| format!("{arg} {number}: too large"))?,
+            ..slow
+        },
+        "--slow-accept-pause-us" => SlowAccept {
+            pause: Duration::from_micros(number),
+            ..slow
+        },
+        _ => return Ok(false),
+    });
+    Ok(true)
 }
 
 fn apply_valued(knobs: &mut Knobs, arg: &str, number: u64) -> Result<(), String> {
@@ -230,6 +256,10 @@ mod tests {
                 bytes_per_read: 7,
                 pause: Duration::from_millis(2),
                 receive_buffer_bytes: Some(4096),
+            }),
+            slow_accept: Some(SlowAccept {
+                connections: 20,
+                pause: Duration::from_millis(20),
             }),
             body_bytes: Some(1 << 20),
         };

@@ -7,7 +7,7 @@ use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
 use common::{connect, exchange, get, read_response, read_to_close};
-use corobench_testkit::{Knobs, SlowRead, Stall, TestServer};
+use corobench_testkit::{Knobs, SlowAccept, SlowRead, Stall, TestServer};
 
 #[test]
 fn by_default_it_answers_hello_and_keeps_the_connection_alive() {
@@ -268,4 +268,35 @@ fn dropping_the_server_closes_its_connections_and_port() {
     drop(server);
     assert!(read_to_close(&mut stream).is_empty());
     assert!(TcpStream::connect(addr).is_err());
+}
+
+#[test]
+fn slow_accepts_hold_the_first_connections_then_accept_the_rest() {
+    let pause = Duration::from_millis(50);
+    let server = TestServer::start(Knobs {
+        slow_accept: Some(SlowAccept {
+            connections: 3,
+            pause,
+        }),
+        ..Knobs::default()
+    });
+    let began = Instant::now();
+    // The kernel completes every handshake at once; the requests wait.
+    let mut streams: Vec<TcpStream> = (0..4).map(|_| connect(server.addr())).collect();
+    for stream in &mut streams {
+        stream.write_all(&get("/")).unwrap();
+    }
+    for stream in &mut streams[..3] {
+        assert_eq!(read_response(stream, &mut Vec::new()).status(), 200);
+    }
+    assert!(
+        began.elapsed() >= pause * 3,
+        "three slow accepts took {:?}",
+        began.elapsed()
+    );
+    assert_eq!(
+        read_response(&mut streams[3], &mut Vec::new()).status(),
+        200
+    );
+    assert_eq!(server.counters().connections_accepted, 4);
 }

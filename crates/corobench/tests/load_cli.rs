@@ -134,3 +134,82 @@ fn a_run_where_nothing_succeeded_is_exit_1_with_the_reason() {
         "the measured figures are still shown"
     );
 }
+
+#[test]
+fn an_open_loop_warms_up_for_a_second_unless_told_otherwise() {
+    let server = TestServer::start(Knobs::default());
+    let url = server.url("/");
+    let cases: [(&[&str], f64); 3] = [
+        (&["-R", "1000"], 1.0),
+        (&[], 0.0),
+        (&["-R", "1000", "--warmup", "0s"], 0.0),
+    ];
+    for (extra, warmup_s) in cases {
+        let mut args = vec!["load", "--json", "-c", "2", "-n", "20"];
+        args.extend_from_slice(extra);
+        args.push(&url);
+        let output = corobench(&args);
+        assert!(output.status.success(), "{}", stderr(&output));
+        let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(report["warmup_s"], warmup_s, "{extra:?}");
+    }
+}
+
+#[test]
+fn an_open_loop_says_when_its_schedule_began() {
+    let server = TestServer::start(Knobs::default());
+    let output = corobench(&["load", "-n", "20", "-c", "2", "-R", "500", &server.url("/")]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        text.contains("once every connection was ready"),
+        "no start in:\n{text}"
+    );
+}
+
+#[test]
+fn a_timed_run_says_what_it_drained() {
+    let server = TestServer::start(Knobs::default());
+    let output = corobench(&["load", "-d", "300ms", "-c", "2", &server.url("/")]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        text.contains("  Drain       ") && text.contains("answered after the window closed"),
+        "no drain line in:\n{text}"
+    );
+}
+
+#[test]
+fn kernel_stamps_are_said_in_the_report() {
+    // Answers 5 ms apart: the kernel switches stamping on a moment after the
+    // first socket asks, so the run must outlast that moment.
+    let server = TestServer::start(Knobs {
+        response_delay: std::time::Duration::from_millis(5),
+        ..Knobs::default()
+    });
+    let url = server.url("/");
+    for backend in ["epoll", "io_uring"] {
+        let args = [
+            "load",
+            "-c",
+            "2",
+            "-n",
+            "100",
+            "--kernel-stamps",
+            "--backend",
+            backend,
+            &url,
+            "--json",
+        ];
+        let output = corobench(&args);
+        assert!(output.status.success(), "{backend}: {}", stderr(&output));
+        let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        let stamped = report["kernel_stamps"]["stamped"].as_u64();
+        assert!(stamped > Some(0), "{backend}: {stamped:?}");
+        let errors = load_report_schema_errors(&report);
+        assert!(errors.is_empty(), "{backend}: {errors:#?}");
+        let human = corobench(&args[..args.len() - 1]);
+        let text = String::from_utf8_lossy(&human.stdout);
+        assert!(text.contains("stamped by the kernel"), "{backend}: {text}");
+    }
+}

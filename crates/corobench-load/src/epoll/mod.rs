@@ -13,6 +13,7 @@ use crate::conn::{self, Conn, Phase};
 use crate::core::{SWEEP_INTERVAL_NS, Shared, ThreadPlan, ThreadResult, Turn};
 use crate::driver::{Driver, Io, Write};
 use crate::error::LoadError;
+use crate::stamps;
 
 /// Bytes read per `recv`; larger responses take several.
 const READ_BUFFER_BYTES: usize = 64 * 1024;
@@ -25,6 +26,9 @@ pub(crate) fn run_thread(shared: &Shared, plan: &ThreadPlan) -> Result<ThreadRes
     let io = EpollIo {
         epoll,
         want_writable: vec![false; plan.connections as usize],
+        stamps: shared
+            .kernel_stamps
+            .then(|| Box::new([0u8; stamps::CONTROL_BYTES])),
     };
     let mut driver = Driver::new(shared, plan, io);
     let mut events = sys::empty_events(EVENTS_PER_WAIT);
@@ -34,10 +38,10 @@ pub(crate) fn run_thread(shared: &Shared, plan: &ThreadPlan) -> Result<ThreadRes
     let mut next_sweep = start.saturating_add(SWEEP_INTERVAL_NS);
     loop {
         let now = shared.clock.now_ns();
-        if driver.core.turn(shared, now) == Turn::Finish {
+        if driver.turn(now) == Turn::Finish {
             break;
         }
-        let timeout = driver.core.wait_ns(shared, now, driver.can_send());
+        let timeout = driver.core.wait_ns(now, driver.can_send());
         let ready = driver
             .io
             .epoll
@@ -113,10 +117,20 @@ fn read(driver: &mut Driver<'_, EpollIo>, i: usize, now: u64, buf: &mut [u8], pe
         let Some(socket) = driver.conns[i].socket.as_ref() else {
             return;
         };
-        match (&*socket).read(buf) {
-            Ok(0) => return driver.eof(i, now),
-            Ok(n) => {
-                if !driver.bytes(i, &buf[..n], now) || (n < buf.len() && !peer_closed) {
+        let received = match driver.io.stamps.as_deref_mut() {
+            None => (&*socket).read(buf).map(|n| (n, now)),
+            Some(control) => stamps::recv(socket.as_raw_fd(), buf, control).map(|(n, stamp)| {
+                let base = driver.shared.base_unix_ns;
+                (
+                    n,
+                    stamp.map_or(now, |at| stamps::on_run_clock(at, base, now)),
+                )
+            }),
+        };
+        match received {
+            Ok((0, _)) => return driver.eof(i, now),
+            Ok((n, at)) => {
+                if !driver.bytes(i, &buf[..n], at, now) || (n < buf.len() && !peer_closed) {
                     return;
                 }
             }
@@ -133,6 +147,8 @@ struct EpollIo {
     epoll: sys::Epoll,
     /// Whether writability is registered (connect or partial write pending).
     want_writable: Vec<bool>,
+    /// With kernel receive stamps: the control buffer `recvmsg` fills.
+    stamps: Option<Box<[u8; stamps::CONTROL_BYTES]>>,
 }
 
 impl EpollIo {
@@ -161,6 +177,9 @@ impl EpollIo {
 impl Io for EpollIo {
     fn connect(&mut self, i: usize, conn: &mut Conn, addr: SocketAddr) -> io::Result<()> {
         let socket = conn::start_connect(addr)?;
+        if self.stamps.is_some() {
+            stamps::enable(&socket)?;
+        }
         self.epoll.add(
             socket.as_raw_fd(),
             conn.token(i),

@@ -182,6 +182,9 @@ pub(super) fn load_report() -> LoadReport {
             utilization: 0.97,
             max_rss_bytes: 8 << 20,
         },
+        drain: None,
+        ready_s: None,
+        kernel_stamps: None,
         timeline: (0..10)
             .map(|second| TimelineSecond {
                 second,

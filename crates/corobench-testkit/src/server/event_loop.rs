@@ -18,6 +18,8 @@ use crate::knobs::Knobs;
 
 const LISTENER: Token = Token(usize::MAX - 1);
 const WAKER: Token = Token(usize::MAX - 2);
+/// The timer slot of the next slow accept.
+const ACCEPT_TIMER: usize = usize::MAX - 3;
 
 #[derive(Debug)]
 pub(super) struct EventLoop {
@@ -31,6 +33,9 @@ pub(super) struct EventLoop {
     next_generation: u64,
     /// Wake-ups: (when, slot, generation).
     timers: BinaryHeap<Reverse<(Instant, usize, u64)>>,
+    /// Slow accepts: how many were accepted, and when the next may be.
+    slow_accepted: u32,
+    next_accept_at: Option<Instant>,
 }
 
 impl EventLoop {
@@ -75,6 +80,8 @@ impl EventLoop {
             free: Vec::new(),
             next_generation: 0,
             timers: BinaryHeap::new(),
+            slow_accepted: 0,
+            next_accept_at: None,
         };
         Ok((event_loop, control))
     }
@@ -127,6 +134,9 @@ impl EventLoop {
     }
 
     fn accept_all(&mut self) {
+        if self.accept_slowly() {
+            return;
+        }
         loop {
             match self.listener.accept() {
                 Ok((stream, _)) => self.adopt(stream),
@@ -136,6 +146,34 @@ impl EventLoop {
                 Err(_) => return,
             }
         }
+    }
+
+    /// With [`Knobs::slow_accept`]: accepts at most one connection, once its
+    /// pause has passed, and sets a timer for the next. Returns whether
+    /// accepting is still slow (the caller then accepts nothing more).
+    fn accept_slowly(&mut self) -> bool {
+        let Some(slow) = self.ctx.knobs.slow_accept else {
+            return false;
+        };
+        if self.slow_accepted >= slow.connections {
+            return false;
+        }
+        let now = Instant::now();
+        let due = *self.next_accept_at.get_or_insert(now + slow.pause);
+        if due > now {
+            self.timers.push(Reverse((due, ACCEPT_TIMER, 0)));
+            return true;
+        }
+        if let Ok((stream, _)) = self.listener.accept() {
+            self.slow_accepted += 1;
+            self.adopt(stream);
+            self.next_accept_at = Some(now + slow.pause);
+        }
+        // Whether or not one was waiting, look again after the pause: the
+        // listener's readiness is edge-triggered.
+        self.timers
+            .push(Reverse((now + slow.pause, ACCEPT_TIMER, 0)));
+        true
     }
 
     fn adopt(&mut self, mut stream: mio::net::TcpStream) {
@@ -189,6 +227,10 @@ impl EventLoop {
                 return;
             }
             self.timers.pop();
+            if slot == ACCEPT_TIMER {
+                self.accept_all();
+                continue;
+            }
             let Some(conn) = self.conns.get_mut(slot).and_then(Option::as_mut) else {
                 continue;
             };

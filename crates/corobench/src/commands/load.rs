@@ -48,13 +48,25 @@ pub struct LoadArgs {
     pub requests: Option<u64>,
 
     /// Load sent before the measured window, not recorded; up to 24h
-    #[arg(long, value_parser = parse_warmup, default_value = "0s", value_name = "DURATION")]
-    pub warmup: Duration,
+    /// [default: 1s with -R, else 0s]
+    #[arg(long, value_parser = parse_warmup, value_name = "DURATION")]
+    pub warmup: Option<Duration>,
 
     /// Open loop: offer this many requests per second in total, measuring
     /// latency from each request's intended send time (e.g. 20000 or 20k)
     #[arg(short = 'R', long, value_parser = values::parse_rate, value_name = "REQ/S")]
     pub rate: Option<f64>,
+
+    /// Open loop: every connection completes one request (not recorded)
+    /// before the schedule begins, so a server slow to accept or to start
+    /// a worker for a new connection does not show as tail latency
+    #[arg(long, requires = "rate")]
+    pub prime: bool,
+
+    /// Stamp each response when the kernel received it (SO_TIMESTAMPING)
+    /// rather than when corobench read it
+    #[arg(long)]
+    pub kernel_stamps: bool,
 
     /// Open a new connection for every request and close it after the
     /// response (`Connection: close`); the connect is part of each request's
@@ -148,7 +160,9 @@ fn resolve_backend(arg: BackendArg) -> Backend {
 pub fn run(args: &LoadArgs) -> anyhow::Result<Exit> {
     let config = config_from(args)?;
     let warmup = config.warmup;
-    let mut load = LoadRun::prepare(config)?;
+    let mut load = LoadRun::prepare(config)
+        .and_then(|load| load.kernel_stamps(args.kernel_stamps))?
+        .priming(args.prime);
     if let Some(start_at) = args.start_at {
         announce_start(start_at, warmup);
         load = load.starting_at(start_at)?;
@@ -186,7 +200,9 @@ fn config_from(args: &LoadArgs) -> anyhow::Result<LoadConfig> {
             .with_keepalive(!args.no_keepalive)
             .with_pipeline(args.pipeline),
         stop,
-        warmup: args.warmup,
+        warmup: args
+            .warmup
+            .unwrap_or_else(|| default_warmup(args.rate.is_some())),
         timeout: args.timeout,
         cpus: args
             .cpus
@@ -275,6 +291,18 @@ fn parse_window(text: &str) -> Result<Duration, String> {
     parse_checked_duration(text, |d| {
         limits::check_positive_duration("duration (-d)", d)
     })
+}
+
+/// The warm-up when `--warmup` is not given: none in a closed loop, where
+/// nothing is due before a connection can send; a second in an open loop,
+/// whose schedule begins only once every connection is open but whose
+/// server may still be starting its first workers (see docs/methodology.md).
+fn default_warmup(open_loop: bool) -> Duration {
+    if open_loop {
+        Duration::from_secs(1)
+    } else {
+        Duration::ZERO
+    }
 }
 
 /// `--warmup`: at most a day.

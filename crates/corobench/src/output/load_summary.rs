@@ -34,6 +34,22 @@ pub fn render(report: &LoadReport, percentiles: &[f64]) -> String {
             latency_us(open.mean_send_lag_us),
             latency_us(open.max_send_lag_us as f64)
         );
+        if let Some(ready_s) = report.ready_s {
+            let _ = writeln!(
+                out,
+                "              began {} after the start, once every connection was ready",
+                latency_us(ready_s * 1e6)
+            );
+        }
+    }
+    if let Some(drain) = report.drain {
+        let _ = writeln!(
+            out,
+            "  Drain       {} answered after the window closed, in {}; {} timed out",
+            thousands(drain.responses),
+            latency_us(drain.elapsed_s * 1e6),
+            thousands(drain.timeouts)
+        );
     }
     let label = if report.latency_uncorrected.is_some() {
         "Latency*"
@@ -63,6 +79,15 @@ pub fn render(report: &LoadReport, percentiles: &[f64]) -> String {
         if g.threads == 1 { "" } else { "s" },
         bytes(g.max_rss_bytes as f64)
     );
+    if let Some(stamps) = report.kernel_stamps {
+        let _ = writeln!(
+            out,
+            "  Stamps      {} responses stamped by the kernel, read {} after on average (max {})",
+            thousands(stamps.stamped),
+            latency_us(stamps.mean_read_delay_us),
+            latency_us(stamps.max_read_delay_us as f64)
+        );
+    }
     for warning in &report.warnings {
         let _ = writeln!(out, "\n  warning: {warning}");
     }

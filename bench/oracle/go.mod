@@ -1,0 +1,3 @@
+module corobench/bench/oracle
+
+go 1.22
