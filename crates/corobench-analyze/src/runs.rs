@@ -228,4 +228,29 @@ fn provenance_warnings(a: &Provenance, b: &Provenance, notes: &mut Warnings) {
             None,
         );
     }
+    servers_changed(a, b, notes);
+}
+
+/// A user's server that ran another executable or command line in the two
+/// runs (its `NAME executable` and `NAME command` entries).
+fn servers_changed(a: &Provenance, b: &Provenance, notes: &mut Warnings) {
+    let differing: Vec<String> = a
+        .tool_versions
+        .iter()
+        .filter(|(key, _)| key.ends_with(" executable") || key.ends_with(" command"))
+        .filter_map(|(key, old)| {
+            let new = b.tool_versions.get(key)?;
+            (new != old).then(|| format!("{key}: {old} vs {new}"))
+        })
+        .collect();
+    if !differing.is_empty() {
+        notes.add(
+            WarningKind::ProvenanceDiffers,
+            format!(
+                "a server ran another program in the two runs ({}): the difference includes it",
+                differing.join("; ")
+            ),
+            None,
+        );
+    }
 }

@@ -202,6 +202,8 @@ pub enum CapacityEstimate {
     Estimated {
         estimate: f64,
         lo: f64,
+        /// ∞ where resamples left the rates tried; `null` in JSON.
+        #[serde(with = "unbounded_above")]
         hi: f64,
         confidence: f64,
         /// The rates tried just below and just above the estimate.
@@ -266,6 +268,8 @@ pub struct CapacityComparison {
     pub b: String,
     pub ratio: f64,
     pub lo: f64,
+    /// ∞ where the interval is open above; `null` in JSON.
+    #[serde(with = "unbounded_above")]
     pub hi: f64,
     pub confidence: f64,
     /// Two-sided bootstrap p-value of "the capacities are equal".
@@ -287,6 +291,22 @@ pub struct CapacityAnalysis {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_interval_open_above_survives_json() {
+        let estimate = CapacityEstimate::Estimated {
+            estimate: 1000.0,
+            lo: 900.0,
+            hi: f64::INFINITY,
+            confidence: 0.95,
+            between: [990.0, 1010.0],
+            monotone: true,
+        };
+        let json = serde_json::to_string(&estimate).unwrap();
+        assert!(json.contains("\"hi\":null"), "{json}");
+        let back: CapacityEstimate = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, estimate);
+    }
 
     #[test]
     fn reads_the_objectives_people_write() {
@@ -326,5 +346,25 @@ mod tests {
             assert!(error.contains(bad), "{error}");
             assert!(error.contains("p99 <= 10ms"), "{error}");
         }
+    }
+}
+
+/// An upper end that may be ∞: JSON has no infinity, so it is written as
+/// `null` and read back as ∞ (serde_json would write `null` and then refuse
+/// to read it as a number).
+mod unbounded_above {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    #[allow(clippy::trivially_copy_pass_by_ref)] // serde's `with` passes a reference
+    pub fn serialize<S: Serializer>(value: &f64, serializer: S) -> Result<S::Ok, S::Error> {
+        if value.is_finite() {
+            serializer.serialize_f64(*value)
+        } else {
+            serializer.serialize_none()
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f64, D::Error> {
+        Ok(Option::<f64>::deserialize(deserializer)?.unwrap_or(f64::INFINITY))
     }
 }

@@ -230,3 +230,30 @@ fn a_run_compared_with_itself_is_flagged_once() {
             .all(|w| w.kind != WarningKind::SameRun)
     );
 }
+
+#[test]
+fn a_users_server_that_ran_another_executable_is_said_in_the_comparison() {
+    let mut a = three_targets().build();
+    let mut b = a.clone();
+    b.run.id = "r2".to_owned();
+    a.run.provenance.tool_versions.insert(
+        "api executable".to_owned(),
+        "sha256:aaaa /srv/api".to_owned(),
+    );
+    b.run.provenance.tool_versions.insert(
+        "api executable".to_owned(),
+        "sha256:bbbb /srv/api".to_owned(),
+    );
+    let comparison = compare_runs(&a, &b, &AnalyzeOptions::default());
+    let note = comparison
+        .warnings
+        .iter()
+        .find(|w| w.message.contains("ran another program"))
+        .expect("a note on the changed executable");
+    assert!(
+        note.message
+            .contains("api executable: sha256:aaaa /srv/api vs sha256:bbbb /srv/api"),
+        "{}",
+        note.message
+    );
+}
