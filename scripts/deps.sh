@@ -22,6 +22,10 @@ if ! have cargo; then
 fi
 
 have nginx || want_package nginx-light
+# suites/static-file-servers.toml compares them with nginx.
+have caddy || want_package caddy
+have h2o || want_package h2o
+have lighttpd || want_package lighttpd
 for p in php8.2-fpm php8.2-cli php8.2-pgsql; do want_package "$p"; done
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || want_package postgresql
 have node || { want_package nodejs; want_package npm; }

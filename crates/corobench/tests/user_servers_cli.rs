@@ -176,3 +176,19 @@ fn the_quick_form_runs_two_servers_and_writes_the_spec_it_stands_for() {
         text(&plan.stdout)
     );
 }
+
+#[test]
+fn a_server_whose_program_is_missing_is_skipped_with_the_reason() {
+    let lab = Lab::new();
+    let servers = "[servers.here]\ncommand = \"true {port}\"\n\
+                   [servers.missing]\ncommand = \"nowhere {port}\"\n\
+                   requires = [\"corobench-no-such-command\"]\nhint = \"install it\"\n";
+    let spec = spec(&lab, &["here", "missing"], "", servers);
+    let output = lab.command(&["plan", &spec]).output().unwrap();
+    let stdout = text(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert!(
+        stdout.contains("skipped missing: `corobench-no-such-command` is not on PATH (install it)"),
+        "{stdout}"
+    );
+}

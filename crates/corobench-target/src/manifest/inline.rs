@@ -27,6 +27,8 @@ pub const SERVER_KEYS: &[&str] = &[
     "parameters",
     "model",
     "summary",
+    "requires",
+    "hint",
 ];
 
 /// The servers a spec defines itself, in name order; none when the spec
@@ -158,8 +160,10 @@ fn manifest_text(name: &str, table: &Table, spec: &Path) -> Result<String, (Stri
             .cloned()
             .unwrap_or(Value::String(summary)),
     );
-    if let Some(model) = table.get("model") {
-        manifest.insert("model".into(), model.clone());
+    for key in ["model", "requires", "hint"] {
+        if let Some(value) = table.get(key) {
+            manifest.insert(key.into(), value.clone());
+        }
     }
     if let Some(version) = table.get("version") {
         manifest.insert(
