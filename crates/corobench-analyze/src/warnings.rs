@@ -191,6 +191,7 @@ fn flag_warnings(facts: &ScenarioFacts<'_>) -> Vec<(WarningKind, String)> {
     found.extend(littles_law(facts.scenario, &ok));
     found.extend(leaks(&ok));
     found.extend(errors(&ok));
+    found.extend(already_running(&ok));
     found
 }
 
@@ -273,6 +274,23 @@ fn littles_law(scenario: &ScenarioRecord, ok: &[&TrialRecord]) -> Option<(Warnin
             strays.len(),
             ok.len(),
             worst * 100.0
+        ),
+    ))
+}
+
+/// A server measured where it already ran: no trial started it fresh.
+fn already_running(ok: &[&TrialRecord]) -> Option<(WarningKind, String)> {
+    let url = ok.iter().flat_map(|t| &t.flags).find_map(|f| match f {
+        TrialFlag::AlreadyRunning { url } => Some(url),
+        _ => None,
+    })?;
+    Some((
+        WarningKind::NotFresh,
+        format!(
+            "already running at {url}: not started fresh for each trial, so every trial found \
+             what the earlier ones left (warm caches and pools, a grown heap, a compiled JIT); \
+             compare it with a server started fresh only with that in mind, or give a command \
+             so that corobench starts it"
         ),
     ))
 }

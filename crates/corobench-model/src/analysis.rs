@@ -556,6 +556,8 @@ pub enum WarningKind {
     SameRun,
     /// A closed loop's req/s is not connections ÷ mean latency.
     LittlesLaw,
+    /// A server measured where it already ran, not started fresh per trial.
+    NotFresh,
 }
 
 /// Something the reader must know, said so that it tells them what to do.

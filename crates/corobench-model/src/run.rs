@@ -283,6 +283,9 @@ pub enum TrialFlag {
     Leak { what: String },
     /// Some requests failed.
     Errors { error_rate: f64 },
+    /// The server was already running at this URL: not started fresh for
+    /// the trial, so it carried the state earlier trials left.
+    AlreadyRunning { url: String },
 }
 
 impl fmt::Display for TrialFlag {
@@ -297,6 +300,7 @@ impl fmt::Display for TrialFlag {
             }
             Self::Leak { what } => write!(f, "leak: {what}"),
             Self::Errors { error_rate } => write!(f, "errors: {:.2}%", error_rate * 100.0),
+            Self::AlreadyRunning { url } => write!(f, "already running at {url}, not fresh"),
         }
     }
 }

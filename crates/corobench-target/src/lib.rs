@@ -20,6 +20,7 @@
 //!
 //! This crate knows nothing about HTTP load, results or storage.
 
+mod attached;
 mod availability;
 mod cache;
 mod command;
@@ -43,6 +44,7 @@ mod running;
 mod tail;
 mod template;
 
+pub use attached::{AttachedServer, Attachment, ProcessRef, attach, attached_provenance};
 pub use availability::{Availability, find_on_path};
 pub use cache::{BuildCache, BuildOutcome, BuiltTarget};
 pub use cpuset::CpuSet;

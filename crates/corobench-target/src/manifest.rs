@@ -60,6 +60,10 @@ pub struct Manifest {
     pub parameters: BTreeMap<String, ParameterSpec>,
     /// The target's folder (absolute when discovered from an absolute path).
     pub dir: PathBuf,
+    /// Where the server already runs, for a spec's `[servers.NAME] url`:
+    /// never started or stopped by corobench. `None` for every `target.toml`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub attach: Option<crate::attached::Attachment>,
 }
 
 /// What a target is: a server that corobench loads, or a program that

@@ -143,7 +143,23 @@ impl Targets {
         let limits = Limits::of_this_process();
         let plan = corobench_spec::resolve_within(text, path, &self.catalog(), &limits)?;
         self.check_combinations(&plan, path)?;
+        if plan.hosts.is_some() {
+            self.refuse_spec_servers_across_hosts(&plan)?;
+        }
         Ok(plan)
+    }
+
+    /// A run across hosts starts its servers with `corobench serve` on the
+    /// server host, which knows that host's targets folder, not this spec.
+    fn refuse_spec_servers_across_hosts(&self, plan: &Plan) -> anyhow::Result<()> {
+        match self.spec_server_in(plan) {
+            None => Ok(()),
+            Some(name) => Err(exit::usage(format!(
+                "[servers.{name}]: a run with [hosts] starts each server with `corobench serve` \
+                 on the server host, which knows only the targets folder there; make the server \
+                 a target there (a target.toml with contract = false) and name it in `targets`"
+            ))),
+        }
     }
 
     /// Each scenario's parameters as its manifest takes them together
@@ -196,6 +212,15 @@ impl Targets {
             &catalog,
             &Limits::default(),
         )?)
+    }
+
+    /// The first server the resolved spec defines itself that `plan` measures.
+    fn spec_server_in(&self, plan: &Plan) -> Option<&str> {
+        self.manifests
+            .iter()
+            .filter(|(_, _, from_spec)| *from_spec)
+            .map(|(manifest, _, _)| manifest.name.as_str())
+            .find(|name| plan.scenarios.iter().any(|s| s.target == *name))
     }
 
     /// Puts the spec's own servers among the targets, in place of those of

@@ -31,6 +31,17 @@ fn stored_trials(lab: &Lab) -> Vec<corobench_model::TrialRecord> {
     store.load_run(&id).unwrap().trials
 }
 
+/// How many trials the latest run stored; 0 when there is no run at all.
+fn trials_stored(lab: &Lab) -> usize {
+    Store::open_existing(lab.db())
+        .ok()
+        .and_then(|store| {
+            let id = store.resolve_run_id("latest").ok()?;
+            Some(store.load_run(&id).ok()?.trials.len())
+        })
+        .unwrap_or(0)
+}
+
 #[test]
 fn a_server_defined_in_the_spec_is_checked_measured_and_its_executable_recorded() {
     let lab = Lab::new();
@@ -94,14 +105,7 @@ fn answers_that_break_the_expectations_stop_the_run_before_any_trial() {
         "{stderr}"
     );
     assert!(stderr.contains("got status 500"), "{stderr}");
-    let measured = Store::open_existing(lab.db())
-        .ok()
-        .and_then(|store| {
-            let id = store.resolve_run_id("latest").ok()?;
-            Some(store.load_run(&id).ok()?.trials.len())
-        })
-        .unwrap_or(0);
-    assert_eq!(measured, 0, "no trial may run");
+    assert_eq!(trials_stored(&lab), 0, "no trial may run");
 }
 
 #[test]
@@ -191,4 +195,177 @@ fn a_server_whose_program_is_missing_is_skipped_with_the_reason() {
         stdout.contains("skipped missing: `corobench-no-such-command` is not on PATH (install it)"),
         "{stdout}"
     );
+}
+
+/// The knob server started by the test itself, in its own process group,
+/// as a user starts a server before measuring it; killed and reaped on drop.
+struct AlreadyRunning {
+    child: std::process::Child,
+    url: String,
+}
+
+impl AlreadyRunning {
+    fn start() -> Self {
+        use std::io::BufRead as _;
+        use std::os::unix::process::CommandExt as _;
+        let mut child = std::process::Command::new(kit())
+            .arg("knobs")
+            .env("PORT", "0")
+            .process_group(0)
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let addr = line.trim().trim_start_matches("listening on ").to_owned();
+        Self {
+            child,
+            url: format!("http://{addr}"),
+        }
+    }
+
+    fn still_running(&mut self) -> bool {
+        self.child.try_wait().unwrap().is_none()
+    }
+}
+
+impl Drop for AlreadyRunning {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn a_server_already_running_is_measured_where_it_is_sampled_and_left_running() {
+    let lab = Lab::new();
+    let mut server = AlreadyRunning::start();
+    let servers = format!(
+        "[servers.live]\nurl = {:?}\npid = {}\n",
+        server.url,
+        server.child.id()
+    );
+    let spec = spec(&lab, &["live"], "expect_status = 200", &servers);
+    let twice = std::fs::read_to_string(&spec)
+        .unwrap()
+        .replace("trials = 1", "trials = 2");
+    lab.write("spec.toml", &twice);
+    let output = lab.run(&["run", &spec]);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(server.still_running(), "the run must not stop it");
+    let trials = stored_trials(&lab);
+    assert_eq!(trials.len(), 2);
+    for trial in &trials {
+        assert_eq!(trial.status, TrialStatus::Ok, "{:?}", trial.failure);
+        assert!(
+            trial.flags.iter().any(|f| matches!(
+                f,
+                corobench_model::TrialFlag::AlreadyRunning { url } if *url == server.url
+            )),
+            "{:?}",
+            trial.flags
+        );
+        let resources = trial.resources.as_ref().expect("its process was sampled");
+        assert!(resources.rss_peak_bytes > 0, "{resources:?}");
+    }
+    let report = lab.run(&["report", "latest"]);
+    let shown = text(&report.stdout);
+    assert!(
+        shown.contains(&format!("already running at {}", server.url)),
+        "{shown}"
+    );
+    let json = lab.run(&["report", "latest", "--format", "json"]);
+    let document: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let schema_path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../docs/schema/report.schema.json"
+    );
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(schema_path).unwrap()).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let problems: Vec<String> = validator
+        .iter_errors(&document)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(problems.is_empty(), "{problems:?}");
+    let store = Store::open_existing(lab.db()).unwrap();
+    let run = store
+        .load_run(&store.resolve_run_id("latest").unwrap())
+        .unwrap();
+    let versions = &run.run.provenance.tool_versions;
+    assert!(
+        versions["live executable"].starts_with("sha256:"),
+        "{versions:?}"
+    );
+    assert!(
+        versions["live url"].contains("already running"),
+        "{versions:?}"
+    );
+}
+
+#[test]
+fn a_url_that_refuses_connections_stops_the_run_before_any_trial() {
+    let lab = Lab::new();
+    // A port nothing listens on: bound, then closed.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let servers = format!("[servers.gone]\nurl = \"http://127.0.0.1:{port}\"\n");
+    let spec = spec(&lab, &["gone"], "", &servers);
+    let output = lab.run(&["run", &spec]);
+    let stderr = text(&output.stderr);
+    assert_ne!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains(&format!("http://127.0.0.1:{port} refuses connections")),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("spec.toml:"),
+        "names where it is declared: {stderr}"
+    );
+    assert!(stderr.contains("start the server first"), "{stderr}");
+    assert_eq!(trials_stored(&lab), 0, "no trial may run");
+}
+
+#[test]
+fn the_quick_form_takes_a_server_already_running_beside_one_it_starts() {
+    let lab = Lab::new();
+    let server = AlreadyRunning::start();
+    let (fresh, live) = (format!("fresh={}", kit()), format!("live={}", server.url));
+    let output = lab.run(&[
+        "bench",
+        "--server",
+        &fresh,
+        "--server",
+        &live,
+        "--path",
+        "/plaintext",
+        "-c",
+        "2",
+        "--trials",
+        "1",
+        "-d",
+        "0.5s",
+        "--warmup",
+        "0.1s",
+    ]);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let trials = stored_trials(&lab);
+    assert_eq!(trials.len(), 2);
+    let flagged = trials
+        .iter()
+        .filter(|t| {
+            !t.flags.is_empty()
+                && t.flags
+                    .iter()
+                    .any(|f| f.to_string().contains("already running"))
+        })
+        .count();
+    assert_eq!(flagged, 1, "only the server already running is flagged");
 }

@@ -1,9 +1,9 @@
 //! The run report: a header, one section per workload and schedule with the
 //! scenarios and their comparison with the baseline, then footnotes.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
-use corobench_model::{Metric, RunAnalysis, ScenarioAnalysis, ScenarioComparison};
+use corobench_model::{Metric, RunAnalysis, ScenarioAnalysis, ScenarioComparison, WarningKind};
 
 use super::claims::claims_blocks;
 use super::{
@@ -103,7 +103,7 @@ fn run_header(analysis: &RunAnalysis, layout: ComparisonLayout) -> Vec<Block> {
         )),
         Block::Line(machine_line(run)),
     ];
-    blocks.extend(protocol_line(&analysis.scenarios).map(Block::Line));
+    blocks.extend(protocol_line(analysis).map(Block::Line));
     blocks.push(Block::Line(format!(
         "Each figure is the median of the trials; ± is the half-width of its {} confidence \
          interval, range is min…max; n counts the trials that succeeded.",
@@ -126,7 +126,8 @@ fn run_header(analysis: &RunAnalysis, layout: ComparisonLayout) -> Vec<Block> {
 
 /// What each trial did before and while it measured: the run's warm-up
 /// and window, and the targets whose own minimum lengthened their warm-up.
-fn protocol_line(all: &[ScenarioAnalysis]) -> Option<String> {
+fn protocol_line(analysis: &RunAnalysis) -> Option<String> {
+    let all = &analysis.scenarios;
     let scenarios: Vec<&ScenarioAnalysis> = all
         .iter()
         .filter(|s| s.scenario.program.is_none())
@@ -154,9 +155,33 @@ fn protocol_line(all: &[ScenarioAnalysis]) -> Option<String> {
         let list: Vec<String> = raised.iter().map(|(t, w)| format!("{t} {w}s")).collect();
         format!(" ({}: the target's minimum)", list.join(", "))
     };
+    let start = match already_running(analysis, &scenarios) {
+        None => "starts the target fresh".to_owned(),
+        Some(names) => format!(
+            "starts the target fresh (not {}: already running, measured where it is)",
+            names.join(", ")
+        ),
+    };
     Some(format!(
-        "Each trial starts the target fresh, warms up {warmup}s{exceptions}, then measures {window}s."
+        "Each trial {start}, warms up {warmup}s{exceptions}, then measures {window}s."
     ))
+}
+
+/// The targets measured where they already ran, if any.
+fn already_running(analysis: &RunAnalysis, scenarios: &[&ScenarioAnalysis]) -> Option<Vec<String>> {
+    let names: BTreeSet<&str> = scenarios
+        .iter()
+        .filter(|s| {
+            s.warnings.iter().any(|&i| {
+                analysis
+                    .warnings
+                    .get(i)
+                    .is_some_and(|w| w.kind == WarningKind::NotFresh)
+            })
+        })
+        .map(|s| s.scenario.target.as_str())
+        .collect();
+    (!names.is_empty()).then(|| names.into_iter().map(str::to_owned).collect())
 }
 
 fn scenario_grid(analysis: &RunAnalysis, group: &[usize]) -> Grid {

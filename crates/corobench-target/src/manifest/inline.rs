@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use toml::{Table, Value};
 
 use super::{MANIFEST_FILE, Manifest};
+use crate::attached::{Attachment, ProcessRef};
 use crate::error::TargetError;
 
 /// The keys of `[servers.NAME]`.
@@ -29,6 +30,9 @@ pub const SERVER_KEYS: &[&str] = &[
     "summary",
     "requires",
     "hint",
+    "url",
+    "pid",
+    "process",
 ];
 
 /// The servers a spec defines itself, in name order; none when the spec
@@ -84,6 +88,13 @@ impl Spec<'_> {
             let message = format!("unknown key; a server takes: {}", SERVER_KEYS.join(", "));
             return Err(self.error(&format!("servers.{name}.{key}"), Some(name), message));
         }
+        if table.contains_key("url") {
+            return self.attached(name, table);
+        }
+        if let Some(key) = ["pid", "process"].iter().find(|k| table.contains_key(**k)) {
+            let message = "is for a server that is already running: give url too";
+            return Err(self.error(&format!("servers.{name}.{key}"), Some(name), message));
+        }
         let cwd = self.working_dir(name, table)?;
         let text = manifest_text(name, table, &self.path).map_err(|(key, message)| {
             self.error(&format!("servers.{name}.{key}"), Some(name), message)
@@ -111,6 +122,64 @@ impl Spec<'_> {
             return Err(self.error(&key, Some(name), message));
         }
         Ok(std::fs::canonicalize(&cwd).unwrap_or(cwd))
+    }
+
+    /// A server that is already running at `url`: a manifest that nothing
+    /// starts, with only the keys that still apply.
+    fn attached(&self, name: &str, table: &Table) -> Result<Manifest, TargetError> {
+        let fail = |key: &str, message: String| {
+            self.error(&format!("servers.{name}.{key}"), Some(name), message)
+        };
+        if let Some(key) = table.keys().find(|k| !ATTACHED_KEYS.contains(&k.as_str())) {
+            return Err(fail(
+                key,
+                "does not apply to a server that is already running (url): corobench neither \
+                 builds, starts nor stops it; remove the key, or give command instead of url"
+                    .to_owned(),
+            ));
+        }
+        let url = match table.get("url") {
+            Some(Value::String(url)) => url.clone(),
+            _ => {
+                return Err(fail(
+                    "url",
+                    "must be text, e.g. \"http://127.0.0.1:8080\"".into(),
+                ));
+            }
+        };
+        let addr = Attachment::address_of(&url).map_err(|m| fail("url", m))?;
+        let process = attached_process(table).map_err(|(key, m)| fail(key, m.to_owned()))?;
+        let declared_at = match self.table_line(name) {
+            Some(line) => format!("{}:{line}", self.path.display()),
+            None => self.path.display().to_string(),
+        };
+        let mut manifest = self.attached_base(name, table)?;
+        manifest.attach = Some(Attachment {
+            url,
+            addr,
+            process,
+            declared_at,
+        });
+        Ok(manifest)
+    }
+
+    /// The manifest of an already running server, through the rules of a
+    /// `target.toml` whose command is never run.
+    fn attached_base(&self, name: &str, table: &Table) -> Result<Manifest, TargetError> {
+        let mut shown = table.clone();
+        for key in ["url", "pid", "process"] {
+            shown.remove(key);
+        }
+        shown.insert("command".into(), Value::String("-".into()));
+        let text = manifest_text(name, &shown, &self.path).map_err(|(key, message)| {
+            self.error(&format!("servers.{name}.{key}"), Some(name), message)
+        })?;
+        let stand_in = self.folder.join(name).join(MANIFEST_FILE);
+        let mut manifest =
+            Manifest::parse(&text, &stand_in).map_err(|error| self.rehome(name, error))?;
+        manifest.run.command.clear();
+        manifest.dir.clone_from(&self.folder);
+        Ok(manifest)
     }
 
     /// A manifest error of the stand-in `target.toml`, told about the spec.
@@ -144,6 +213,37 @@ impl Spec<'_> {
                     .any(|h| line.trim_start().starts_with(h.as_str()))
             })
             .map(|index| index + 1)
+    }
+}
+
+/// The keys a server that is already running may have.
+const ATTACHED_KEYS: &[&str] = &[
+    "url",
+    "pid",
+    "process",
+    "version",
+    "min_warmup_s",
+    "model",
+    "summary",
+    "requires",
+    "hint",
+];
+
+/// `pid` or `process`: which process group is sampled.
+fn attached_process(table: &Table) -> Result<Option<ProcessRef>, (&'static str, &'static str)> {
+    match (table.get("pid"), table.get("process")) {
+        (Some(_), Some(_)) => Err(("process", "give pid or process, not both")),
+        (Some(Value::Integer(pid)), None) => i32::try_from(*pid)
+            .ok()
+            .filter(|pid| *pid > 0)
+            .map(|pid| Some(ProcessRef::Pid(pid)))
+            .ok_or(("pid", "must be a process id, a positive whole number")),
+        (Some(_), None) => Err(("pid", "must be a process id, a positive whole number")),
+        (None, Some(Value::String(name))) if !name.trim().is_empty() => {
+            Ok(Some(ProcessRef::Name(name.trim().to_owned())))
+        }
+        (None, Some(_)) => Err(("process", "must be the process's name, as text")),
+        (None, None) => Ok(None),
     }
 }
 

@@ -194,6 +194,7 @@ pub(super) fn parse(text: &str, path: &Path) -> Result<Manifest, TargetError> {
         run,
         parameters,
         dir,
+        attach: None,
     })
 }
 

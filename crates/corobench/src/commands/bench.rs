@@ -23,7 +23,9 @@ use crate::exit::{self, Exit};
     corobench bench --server 'a=./a {port}' --server 'b=./b {port}' --path / --spec-out mine.toml")]
 pub struct BenchArgs {
     /// A server, as NAME=COMMAND: the command starts it, `{port}` is the
-    /// port it must listen on (also in $PORT); give it twice or more
+    /// port it must listen on (also in $PORT); or NAME=http://HOST:PORT for
+    /// one already running there (not started fresh per trial); give it
+    /// twice or more
     #[arg(long = "server", value_name = "NAME=COMMAND", required = true)]
     pub servers: Vec<String>,
 
@@ -157,6 +159,11 @@ pub fn spec_text(args: &BenchArgs) -> anyhow::Result<String> {
     }
     spec.push_str(&workload(args)?);
     for (name, command) in &servers {
+        if command.starts_with("http://") {
+            let url = toml_string(command);
+            write!(spec, "\n[servers.{}]\nurl = {url}\n", table_key(name))?;
+            continue;
+        }
         write!(
             spec,
             "\n[servers.{}]\ncommand = {}\ncwd = {}\nready = {}\n",

@@ -25,8 +25,8 @@ pub enum RunnerError {
     /// over SSH, another corobench version): the spec or the host must change.
     #[error("{0}")]
     Host(String),
-    /// A user's server did not start for the check of its answers.
-    #[error("{target} did not start to be checked before the first trial: {why}")]
+    /// A user's server could not be started or reached to check its answers.
+    #[error("{target} could not be checked before the first trial: {why}")]
     NotChecked { target: String, why: String },
     /// A user's server answered a workload's request in a way its
     /// expectations refuse: it would be measured doing something else.

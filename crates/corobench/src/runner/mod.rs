@@ -23,6 +23,7 @@ mod program_trial;
 pub mod provenance;
 mod remote_trial;
 pub mod rounds;
+pub(crate) mod server;
 pub mod ssh;
 mod stats_probe;
 pub mod trial;

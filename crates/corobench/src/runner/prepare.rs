@@ -9,7 +9,7 @@ use std::sync::atomic::AtomicBool;
 
 use corobench_model::BackendChoice;
 use corobench_spec::{Body, Plan};
-use corobench_target::{BuiltTarget, CpuSet, Postgres};
+use corobench_target::{BuiltTarget, CpuSet, Manifest, Postgres};
 
 use super::error::RunnerError;
 use super::events::RunObserver;
@@ -60,6 +60,21 @@ pub struct PreparedRun {
 
 impl PreparedRun {
     /// Leaves `target` out of the run.
+    /// Takes in a server that is already running: nothing to build, its
+    /// address and process recorded as its provenance.
+    fn attach(&mut self, manifest: &Manifest) {
+        self.tool_versions.extend(manifest.tool_versions());
+        self.tool_versions
+            .extend(corobench_target::attached_provenance(manifest));
+        let built = BuiltTarget {
+            manifest: manifest.clone(),
+            out_dir: manifest.dir.clone(),
+            source_hash: "already running".to_owned(),
+            cache_root: self.workspace.cache.root().to_path_buf(),
+        };
+        self.env.built.insert(manifest.name.clone(), built);
+    }
+
     pub fn exclude(&mut self, target: &str, reason: String) {
         self.env.built.remove(target);
         self.excluded.push(ExcludedTarget {
@@ -228,6 +243,10 @@ fn build_all(
         let Some(manifest) = targets.get(name) else {
             continue;
         };
+        if manifest.attach.is_some() {
+            prepared.attach(manifest);
+            continue;
+        }
         observer.preparing(&format!("building {name}"));
         let log = prepared.env.work_root.join(format!("build-{name}.log"));
         match prepared.workspace.cache.build(manifest, &log) {

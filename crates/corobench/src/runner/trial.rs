@@ -8,13 +8,14 @@ use std::time::{Duration, Instant};
 use corobench_load::LoadError;
 use corobench_model::{ResourceSample, TaskCounts, TrialFlag, TrialRecord};
 use corobench_spec::PlannedScenario;
-use corobench_target::{LaunchOptions, RunningTarget, TargetError};
+use corobench_target::{RunningTarget, TargetError};
 
 use super::events::{Phase, RunEvent, RunObserver};
 use super::leak::{self, Footprint};
 use super::order::TrialSlot;
 use super::prepare::TrialEnvironment;
 use super::rounds::{TrialExecutor, TrialOutcome};
+use super::server::{TrialServer, start_or_attach};
 use super::stats_probe;
 use super::window::{self, Measured};
 use crate::wall_clock::unix_ms;
@@ -39,6 +40,14 @@ pub enum TrialError {
     },
     #[error("{0}")]
     NotHealthy(Box<TargetError>),
+    /// A server that should already be running is not there.
+    #[error("{0}")]
+    NotThere(Box<TargetError>),
+    #[error(
+        "{0} is already running at a URL: a program's server must be one corobench starts \
+         (give servers.{0}.command instead of url)"
+    )]
+    AttachedForProgram(String),
     #[error("the target has no process group")]
     NoProcessGroup,
     #[error("{0}")]
@@ -114,7 +123,7 @@ pub fn run(
         Ok(Some(measured)) => measured,
         Ok(None) => return TrialOutcome::Interrupted,
         Err(why) if why.concerns_target() => {
-            return failed(blank, with_target_state(&mut target, &why));
+            return failed(blank, target.describe_failure(&why, STDERR_TAIL_LINES));
         }
         Err(why) => return failed(blank, why.to_string()),
     };
@@ -126,11 +135,9 @@ pub fn run(
     if env.stop.load(std::sync::atomic::Ordering::Relaxed) {
         return TrialOutcome::Interrupted;
     }
-    if target.exit_status().is_some() {
-        return failed(
-            blank,
-            with_target_state(&mut target, &TrialError::TargetExited),
-        );
+    if target.gone().is_some() {
+        let why = target.describe_failure(&TrialError::TargetExited, STDERR_TAIL_LINES);
+        return failed(blank, why);
     }
     let mut trial = measured_record(blank, &target, &before, measured);
     if let Err(error) = target.stop() {
@@ -153,7 +160,7 @@ pub(super) fn failed(trial: TrialRecord, why: String) -> TrialOutcome {
 /// The record of a trial that measured, with its flags and task counts.
 fn measured_record(
     mut trial: TrialRecord,
-    target: &RunningTarget,
+    target: &TrialServer,
     before: &Footprint,
     measured: Measured,
 ) -> TrialRecord {
@@ -164,14 +171,19 @@ fn measured_record(
         peak: measured.peak_tasks,
         after: after.tasks,
     };
-    trial.resources = Some(measured.series.summary);
+    trial.resources = measured.sampled.then_some(measured.series.summary);
     trial.resource_series = measured.series.samples;
+    if let TrialServer::Attached(server) = target {
+        trial.flags.push(TrialFlag::AlreadyRunning {
+            url: server.url.clone(),
+        });
+    }
     trial.load = Some(measured.report);
     trial
 }
 
-fn start(env: &TrialEnvironment, scenario: &PlannedScenario) -> Result<RunningTarget, TrialError> {
-    launch_server(
+fn start(env: &TrialEnvironment, scenario: &PlannedScenario) -> Result<TrialServer, TrialError> {
+    start_or_attach(
         env,
         &scenario.target,
         &scenario.parameters,
@@ -179,59 +191,23 @@ fn start(env: &TrialEnvironment, scenario: &PlannedScenario) -> Result<RunningTa
     )
 }
 
-/// Starts server `target` fresh on the server CPUs and waits until it is healthy.
+/// Starts server `target` fresh on the server CPUs and waits until it is
+/// healthy; one already running at a URL is refused.
 pub(crate) fn launch_server(
     env: &TrialEnvironment,
     target: &str,
     parameters: &BTreeMap<String, String>,
     needs_database: bool,
 ) -> Result<RunningTarget, TrialError> {
-    let built = env
-        .built
-        .get(target)
-        .ok_or_else(|| TrialError::NotBuilt(target.to_string()))?;
-    let options = LaunchOptions {
-        parameters: parameters.clone(),
-        cpus: Some(env.server_cpus.clone()),
-        data_dir: env.data_dir.clone(),
-        upload_dir: env.work_root.join("uploads"),
-        database_url: if needs_database {
-            env.database_url.clone()
-        } else {
-            None
-        },
-        port: None,
-        listen: None,
-        work_dir: None,
-    };
-    let mut running = built
-        .launch(&options)
-        .map_err(|source| TrialError::DidNotStart {
-            target: target.to_string(),
-            source: Box::new(source),
-        })?;
-    running
-        .wait_healthy(built.manifest.run.ready_timeout())
-        .map_err(|e| TrialError::NotHealthy(Box::new(e)))?;
-    Ok(running)
-}
-
-/// The failure with the target's exit status and the tail of its stderr.
-fn with_target_state(target: &mut RunningTarget, why: &TrialError) -> String {
-    let status = target
-        .exit_status()
-        .map_or_else(|| "still running".to_string(), |s| s.to_string());
-    let tail = target.stderr_tail(STDERR_TAIL_LINES);
-    if tail.trim().is_empty() {
-        format!("{why} (target: {status}); it wrote nothing to stderr")
-    } else {
-        format!("{why} (target: {status}); last lines of its stderr:\n{tail}")
+    match start_or_attach(env, target, parameters, needs_database)? {
+        TrialServer::Started(running) => Ok(*running),
+        TrialServer::Attached(_) => Err(TrialError::AttachedForProgram(target.to_owned())),
     }
 }
 
 /// The footprint once it is back near the baseline, or after the grace time.
 fn settled_footprint(
-    target: &RunningTarget,
+    target: &TrialServer,
     before: &Footprint,
     window: &[ResourceSample],
 ) -> Footprint {
@@ -245,9 +221,11 @@ fn settled_footprint(
     }
 }
 
-fn footprint(target: &RunningTarget) -> Footprint {
-    let pgid = u32::try_from(target.pgid()).unwrap_or(0);
-    let tree = corobench_sampler::snapshot(pgid).ok();
+fn footprint(target: &TrialServer) -> Footprint {
+    let tree = target
+        .pgid()
+        .and_then(|pgid| u32::try_from(pgid).ok())
+        .and_then(|pgid| corobench_sampler::snapshot(pgid).ok());
     Footprint {
         tasks: target
             .serves_contract()

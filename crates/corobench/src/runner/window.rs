@@ -19,10 +19,10 @@ use corobench_load::{LoadConfig, LoadError, LoadRun, Progress, RequestTemplate, 
 use corobench_model::LoadReport;
 use corobench_sampler::{DEFAULT_INTERVAL, ResourceSeries, Sampler, SamplerHandle};
 use corobench_spec::PlannedScenario;
-use corobench_target::RunningTarget;
 
 use super::events::{Phase, RunEvent, RunObserver};
 use super::prepare::TrialEnvironment;
+use super::server::TrialServer;
 use super::stats_probe;
 use super::trial::TrialError;
 
@@ -45,16 +45,22 @@ pub(super) struct Measured {
     pub(super) report: LoadReport,
     pub(super) series: ResourceSeries,
     pub(super) peak_tasks: Option<u64>,
+    /// Whether the server's processes were sampled (not when only the URL
+    /// of an already running server is known).
+    pub(super) sampled: bool,
 }
 
 /// Warms up and measures `target`; `Ok(None)` when interrupted.
 pub(super) fn measure(
     env: &TrialEnvironment,
     scenario: &PlannedScenario,
-    target: &RunningTarget,
+    target: &TrialServer,
     observer: &dyn RunObserver,
 ) -> Result<Option<Measured>, TrialError> {
-    let pgid = u32::try_from(target.pgid()).map_err(|_| TrialError::NoProcessGroup)?;
+    let pgid = target
+        .pgid()
+        .map(|pgid| u32::try_from(pgid).map_err(|_| TrialError::NoProcessGroup))
+        .transpose()?;
     let run = LoadRun::prepare(load_config(env, scenario, target.addr())?)
         .map_err(TrialError::LoadStart)?;
     let watch = Watch {
@@ -111,7 +117,8 @@ fn load_config(
 struct Watch<'a> {
     env: &'a TrialEnvironment,
     duration: Duration,
-    pgid: u32,
+    /// The server's process group; `None`: not sampled.
+    pgid: Option<u32>,
     /// Where the contract's `/stats` is asked for tasks; `None` for a
     /// user's server, which has no such endpoint.
     stats: Option<SocketAddr>,
@@ -185,7 +192,10 @@ struct Window<'scope> {
 impl<'scope> Window<'scope> {
     /// Starts the sampler and the halfway probe.
     fn open(scope: &'scope Scope<'scope, '_>, watch: &Watch<'_>) -> Result<Self, TrialError> {
-        let sampler = start_sampler(watch.env, watch.pgid)?;
+        let sampler = watch
+            .pgid
+            .map(|pgid| start_sampler(watch.env, pgid))
+            .transpose()?;
         let (stop, stats, half) = (Arc::clone(&watch.env.stop), watch.stats, watch.duration / 2);
         let peak = scope.spawn(move || {
             sleep_unless_stopped(&stop, half);
@@ -193,7 +203,7 @@ impl<'scope> Window<'scope> {
         });
         Ok(Self {
             started: Instant::now(),
-            sampler: Some(sampler),
+            sampler,
             series: None,
             peak,
         })
@@ -241,6 +251,7 @@ fn conclude(
     }
     Ok(Some(Measured {
         report: report.map_err(TrialError::Load)?,
+        sampled: window.series.is_some(),
         series: window.series.unwrap_or_default(),
         peak_tasks,
     }))

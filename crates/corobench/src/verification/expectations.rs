@@ -13,7 +13,7 @@ use corobench_spec::{Expectation, Plan, PlannedScenario, Workload};
 use corobench_verify::client::{Client, Response};
 
 use crate::runner::error::RunnerError;
-use crate::runner::trial::launch_server;
+use crate::runner::server::start_or_attach;
 use crate::runner::{PreparedRun, RunObserver};
 
 /// How long the one answer may take.
@@ -59,7 +59,7 @@ fn is_user_server(prepared: &PreparedRun, scenario: &PlannedScenario) -> bool {
 fn check_one(prepared: &PreparedRun, scenario: &PlannedScenario) -> Result<(), RunnerError> {
     let env = &prepared.env;
     let server =
-        launch_server(env, &scenario.target, &scenario.parameters, false).map_err(|e| {
+        start_or_attach(env, &scenario.target, &scenario.parameters, false).map_err(|e| {
             RunnerError::NotChecked {
                 target: scenario.target.clone(),
                 why: e.to_string(),
