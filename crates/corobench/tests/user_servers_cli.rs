@@ -256,6 +256,11 @@ fn a_server_already_running_is_measured_where_it_is_sampled_and_left_running() {
     let stderr = text(&output.stderr);
     assert_eq!(output.status.code(), Some(0), "{stderr}");
     assert!(server.still_running(), "the run must not stop it");
+    let plan = text(&lab.command(&["plan", &spec]).output().unwrap().stdout);
+    assert!(
+        plan.contains(&format!("live: already running at {}", server.url)),
+        "{plan}"
+    );
     let trials = stored_trials(&lab);
     assert_eq!(trials.len(), 2);
     for trial in &trials {

@@ -1,7 +1,7 @@
 //! `corobench plan [SPEC]`: the scenarios a spec expands into, and how long
 //! running them will take — without running anything.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -49,7 +49,24 @@ pub fn run(args: &PlanArgs) -> anyhow::Result<Exit> {
     let text = read_spec(path)?;
     let plan = targets.resolve(&text, path)?;
     write!(out, "{}", render(&plan))?;
+    write!(out, "{}", already_running_lines(&plan, &targets))?;
     Ok(Exit::Success)
+}
+
+/// The servers measured where they already run: no trial starts them.
+fn already_running_lines(plan: &Plan, targets: &Targets) -> String {
+    let names: BTreeSet<&str> = plan.scenarios.iter().map(|s| s.target.as_str()).collect();
+    names
+        .into_iter()
+        .filter_map(|name| targets.get(name)?.attach.as_ref().map(|a| (name, a)))
+        .map(|(name, attachment)| {
+            format!(
+                "  {name}: already running at {}, measured where it is (never started, \
+                 restarted or stopped)\n",
+                attachment.url
+            )
+        })
+        .collect()
 }
 
 /// The estimate, as the most a capacity search can take.
