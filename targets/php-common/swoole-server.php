@@ -192,6 +192,20 @@ function env_positive_int(string $name, int $default, int $max): int
     return (int) $raw;
 }
 
+/** LISTEN_ADDR: the IP address to listen on, 127.0.0.1 when unset. */
+function env_listen_addr(): string
+{
+    $raw = trim((string) getenv('LISTEN_ADDR'));
+    if ($raw === '') {
+        return '127.0.0.1';
+    }
+    if (filter_var($raw, FILTER_VALIDATE_IP) === false) {
+        fwrite(STDERR, "swoole: LISTEN_ADDR must be an IP address such as 127.0.0.1 or 0.0.0.0, got '$raw'\n");
+        exit(2);
+    }
+    return $raw;
+}
+
 /** The blocking calls this script makes, turned into coroutine yields. */
 function hook_flags(): int
 {
@@ -244,6 +258,7 @@ function main(): void
         exit(2);
     }
     $port = env_positive_int('PORT', 8080, 65535);
+    $listen = env_listen_addr();
     $name = getenv('TARGET_NAME') ?: 'swoole';
     $world = new World(getenv('DATABASE_URL') ?: '', env_positive_int('DB_POOL', 16, 1024));
     $app = new App(
@@ -254,11 +269,11 @@ function main(): void
     );
     Coroutine::set(['hook_flags' => hook_flags()]);
     $failure = null;
-    Co\run(static function () use ($port, $name, $app, $world, &$failure): void {
+    Co\run(static function () use ($listen, $port, $name, $app, $world, &$failure): void {
         try {
-            $server = new Server('127.0.0.1', $port);
+            $server = new Server($listen, $port);
         } catch (\Throwable $e) {
-            $failure = "cannot serve on 127.0.0.1:$port: {$e->getMessage()}";
+            $failure = "cannot serve on $listen:$port: {$e->getMessage()}";
             return;
         }
         $server->set([
@@ -269,7 +284,7 @@ function main(): void
             'http_parse_cookie' => false,
         ]);
         $server->handle('/', [$app, 'handle']);
-        fwrite(STDERR, "swoole: $name (Swoole " . SWOOLE_VERSION . ") listening on 127.0.0.1:$port\n");
+        fwrite(STDERR, "swoole: $name (Swoole " . SWOOLE_VERSION . ") listening on $listen:$port\n");
         serve($server, $app, $world);
     });
     if ($failure !== null) {

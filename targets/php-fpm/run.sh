@@ -6,7 +6,7 @@
 # setsid), so it is tied to this script's life instead (see below), and a
 # SIGKILL to the group leaves nothing behind either.
 #
-# Environment: PORT, TARGET_NAME, WORK_DIR, DATA_DIR, UPLOAD_DIR,
+# Environment: PORT, LISTEN_ADDR, TARGET_NAME, WORK_DIR, DATA_DIR, UPLOAD_DIR,
 # DATABASE_URL (the contract's), CHILDREN (pm.max_children), NGINX_WORKERS,
 # FASTCGI_KEEPALIVE (on|off: nginx keeps its FastCGI connections open).
 set -euo pipefail
@@ -29,6 +29,15 @@ CHILDREN=${CHILDREN:-8}
 NGINX_WORKERS=${NGINX_WORKERS:-1}
 FASTCGI_KEEPALIVE=${FASTCGI_KEEPALIVE:-off}
 positive_int PORT "$PORT"
+# LISTEN_ADDR: an IPv4 or IPv6 address (nginx wants the latter in brackets).
+LISTEN_ADDR=${LISTEN_ADDR:-127.0.0.1}
+if [[ $LISTEN_ADDR =~ ^[0-9]{1,3}(\.[0-9]{1,3}){3}$ ]]; then
+  nginx_listen="$LISTEN_ADDR:$PORT"
+elif [[ $LISTEN_ADDR =~ ^[0-9a-fA-F:]+$ && $LISTEN_ADDR == *:* ]]; then
+  nginx_listen="[$LISTEN_ADDR]:$PORT"
+else
+  die "LISTEN_ADDR must be an IP address such as 127.0.0.1 or 0.0.0.0, got '$LISTEN_ADDR'"
+fi
 positive_int CHILDREN "$CHILDREN"
 positive_int NGINX_WORKERS "$NGINX_WORKERS"
 case $FASTCGI_KEEPALIVE in

@@ -106,7 +106,7 @@ http {
     }
 
     server {
-        listen 127.0.0.1:$PORT backlog=4096;
+        listen $nginx_listen backlog=4096;
         # nginx refuses a larger Content-Length before reading the body and
         # hands the 413 to PHP so it carries the contract's
         # headers; smaller bodies stream to PHP as they arrive.

@@ -11,6 +11,7 @@ pub const RUN_PLACEHOLDERS: &[&str] = &[
     "out",
     "dir",
     "port",
+    "listen_addr",
     "work",
     "data_dir",
     "upload_dir",

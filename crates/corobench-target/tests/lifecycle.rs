@@ -36,7 +36,7 @@ fn the_target_gets_the_contract_environment_parameters_and_cpus() {
         "DATABASE_URL=postgres://u@127.0.0.1:5/db".to_string(),
         format!("DATA_DIR={data}"),
         "DUMP_PARAMS=threads=2 mode=slow".to_string(),
-        format!("DUMP_PATHS={dir}|{dir}|{work}|{data}|{upload}|{port}|${{HOME}}"),
+        format!("DUMP_PATHS={dir}|{dir}|{work}|{data}|{upload}|{port}|127.0.0.1|${{HOME}}"),
         format!("PORT={port}"),
         "TARGET_NAME=env-dump".to_string(),
         format!("UPLOAD_DIR={upload}"),

@@ -46,7 +46,12 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let addr = match port().and_then(|port| Ok(SocketAddr::new(listen_addr()?, port))) {
+    let listen = if config.faults.contains(&Fault::IgnoreListenAddr) {
+        Ok(std::net::IpAddr::from([127, 0, 0, 1]))
+    } else {
+        listen_addr()
+    };
+    let addr = match port().and_then(|port| Ok(SocketAddr::new(listen.clone()?, port))) {
         Ok(addr) => addr,
         Err(problem) => {
             eprintln!("corobench-testkit: {problem}");

@@ -42,7 +42,11 @@ fn a_faulty_target_fails_its_rules_and_exits_1() {
     let dir = tempfile::tempdir().unwrap();
     let targets = dir.path().join("targets");
     write_target(&targets, "kit-ok", MODEL, binary_path(), &[]).unwrap();
-    let faults = [Fault::FrozenDate, Fault::IgnoreSigterm];
+    let faults = [
+        Fault::FrozenDate,
+        Fault::IgnoreSigterm,
+        Fault::IgnoreListenAddr,
+    ];
     write_target(&targets, "kit-faulty", MODEL, binary_path(), &faults).unwrap();
     let output = corobench_verify(&targets, &dir.path().join("cache"), &["--no-db"]);
     let stdout = text(&output.stdout);
@@ -66,7 +70,12 @@ fn a_faulty_target_fails_its_rules_and_exits_1() {
     };
     assert_eq!(row("date-not-cached"), ["FAIL", "pass"]);
     assert_eq!(row("sigterm"), ["FAIL", "pass"]);
+    assert_eq!(row("listen-addr"), ["FAIL", "pass"]);
     assert_eq!(row("json"), ["pass", "pass"]);
+    assert!(
+        stdout.contains("FAIL listen-addr: told LISTEN_ADDR=127.0.0.2, it never answered there"),
+        "{stdout}"
+    );
     assert!(
         stdout.contains("kit-faulty:\n  FAIL date-not-cached: GET /plaintext twice"),
         "{stdout}"
@@ -102,7 +111,7 @@ fn json_output_lists_every_rule_with_the_database() {
     let rules = target["rules"].as_array().unwrap();
     let names: Vec<&str> = rules.iter().map(|r| r["rule"].as_str().unwrap()).collect();
     let mut expected = corobench_verify::RULES.to_vec();
-    expected.push("sigterm");
+    expected.extend(["sigterm", "listen-addr"]);
     assert_eq!(names, expected);
     let outcome = |rule: &str| rules.iter().find(|r| r["rule"] == rule).unwrap()["outcome"].clone();
     assert_eq!(outcome("mixed"), "fail");

@@ -3,6 +3,7 @@ package contract
 import (
 	"fmt"
 	"log"
+	"net"
 	"os"
 	"slices"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 // Config is what every Go target reads from its environment (see the
 // process section of docs/contract.md).
 type Config struct {
+	Listen      string
 	Port        int
 	Name        string
 	DataDir     string
@@ -21,9 +23,22 @@ type Config struct {
 	DBPoolSize  int
 }
 
-// Addr is the loopback address the target listens on.
+// Addr is the address the target listens on: LISTEN_ADDR (127.0.0.1 by
+// default) and PORT.
 func (c Config) Addr() string {
-	return fmt.Sprintf("127.0.0.1:%d", c.Port)
+	return net.JoinHostPort(c.Listen, strconv.Itoa(c.Port))
+}
+
+// listenAddr reads LISTEN_ADDR: an IP address, 127.0.0.1 when unset.
+func listenAddr() (string, error) {
+	raw := strings.TrimSpace(os.Getenv("LISTEN_ADDR"))
+	if raw == "" {
+		return "127.0.0.1", nil
+	}
+	if net.ParseIP(raw) == nil {
+		return "", fmt.Errorf("LISTEN_ADDR must be an IP address such as 127.0.0.1 or 0.0.0.0, got %q", raw)
+	}
+	return raw, nil
 }
 
 // LoadConfig reads the environment. PORT is required; TARGET_NAME falls
@@ -47,7 +62,12 @@ func LoadConfig(defaultName string) (Config, error) {
 	if err != nil {
 		return Config{}, err
 	}
+	listen, err := listenAddr()
+	if err != nil {
+		return Config{}, err
+	}
 	return Config{
+		Listen:      listen,
 		Port:        port,
 		Name:        envOr("TARGET_NAME", defaultName),
 		DataDir:     envOr("DATA_DIR", "."),

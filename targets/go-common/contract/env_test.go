@@ -17,7 +17,7 @@ func TestLoadConfigReadsTheEnvironment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Config{Port: 8123, Name: "go-test", DataDir: "/data", UploadDir: "/up",
+	want := Config{Listen: "127.0.0.1", Port: 8123, Name: "go-test", DataDir: "/data", UploadDir: "/up",
 		DatabaseURL: "postgres://u@127.0.0.1:5/db", DBPoolSize: 4}
 	if config != want || config.Addr() != "127.0.0.1:8123" {
 		t.Errorf("LoadConfig = %+v; want %+v", config, want)
@@ -32,6 +32,7 @@ func TestLoadConfigRejectsBadValues(t *testing.T) {
 		{"PORT", "70000", `PORT must be a TCP port in 1..=65535, got "70000"`},
 		{"DB_POOL", "0", `DB_POOL must be an integer in 1..=1024, got "0"`},
 		{"GOMAXPROCS", "lots", `GOMAXPROCS must be an integer in 1..=256, got "lots"`},
+		{"LISTEN_ADDR", "localhost", `LISTEN_ADDR must be an IP address such as 127.0.0.1 or 0.0.0.0, got "localhost"`},
 	}
 	for _, c := range cases {
 		t.Run(c.name+"="+c.value, func(t *testing.T) {
@@ -42,6 +43,21 @@ func TestLoadConfigRejectsBadValues(t *testing.T) {
 				t.Errorf("error = %v; want %q", err, c.want)
 			}
 		})
+	}
+}
+
+func TestLoadConfigListensWhereItIsTold(t *testing.T) {
+	t.Setenv("PORT", "8123")
+	for listen, want := range map[string]string{
+		"127.0.0.2": "127.0.0.2:8123",
+		"0.0.0.0":   "0.0.0.0:8123",
+		"::1":       "[::1]:8123",
+	} {
+		t.Setenv("LISTEN_ADDR", listen)
+		config, err := LoadConfig("x")
+		if err != nil || config.Addr() != want {
+			t.Errorf("LISTEN_ADDR=%s: Addr() = %q, %v; want %q", listen, config.Addr(), err, want)
+		}
 	}
 }
 

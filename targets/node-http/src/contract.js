@@ -89,8 +89,19 @@ function envInt(env, name, fallback) {
   return Number(raw);
 }
 
+// LISTEN_ADDR: the IP address to listen on, 127.0.0.1 when unset.
+function listenAddr(env) {
+  const raw = (env.LISTEN_ADDR || '').trim();
+  if (raw === '') return '127.0.0.1';
+  if (require('node:net').isIP(raw) === 0) {
+    throw new Error(`LISTEN_ADDR must be an IP address such as 127.0.0.1 or 0.0.0.0, got ${JSON.stringify(raw)}`);
+  }
+  return raw;
+}
+
 module.exports = {
   MAX_UPLOAD_BYTES,
+  listenAddr,
   ROUTES,
   BadParameter,
   splitTarget,

@@ -19,6 +19,7 @@ function readConfig(env) {
   if (port > 65535) throw new Error(`PORT must be at most 65535, got ${port}`);
   return {
     port,
+    listen: contract.listenAddr(env),
     serverName: env.TARGET_NAME || 'node-http',
     dataDir: env.DATA_DIR || '.',
     uploadDir: env.UPLOAD_DIR || require('node:os').tmpdir(),
@@ -41,11 +42,11 @@ function serve(config) {
     else socket.destroy();
   });
   server.on('error', (err) => {
-    console.error(`node-http: cannot serve on 127.0.0.1:${config.port}: ${err.message}`);
+    console.error(`node-http: cannot serve on ${config.listen}:${config.port}: ${err.message}`);
     process.exit(1);
   });
-  server.listen(config.port, '127.0.0.1', () => {
-    console.error(`node-http: pid ${process.pid} listening on 127.0.0.1:${server.address().port}`);
+  server.listen(config.port, config.listen, () => {
+    console.error(`node-http: pid ${process.pid} listening on ${config.listen}:${server.address().port}`);
   });
   process.once('SIGTERM', () => {
     server.close(() => process.exit(0));

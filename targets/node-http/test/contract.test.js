@@ -55,3 +55,10 @@ test('envInt accepts positive integers and names a bad variable', () => {
   assert.throws(() => contract.envInt({ WORKERS: 'four' }, 'WORKERS', 1), /WORKERS must be a positive integer/);
   assert.throws(() => contract.envInt({ DB_POOL: '0' }, 'DB_POOL', 16), /DB_POOL/);
 });
+
+test('listenAddr defaults to loopback and refuses a name', () => {
+  assert.equal(contract.listenAddr({}), '127.0.0.1');
+  assert.equal(contract.listenAddr({ LISTEN_ADDR: '127.0.0.2' }), '127.0.0.2');
+  assert.equal(contract.listenAddr({ LISTEN_ADDR: '0.0.0.0' }), '0.0.0.0');
+  assert.throws(() => contract.listenAddr({ LISTEN_ADDR: 'localhost' }), /LISTEN_ADDR must be an IP address/);
+});

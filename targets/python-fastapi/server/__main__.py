@@ -19,7 +19,7 @@ def main() -> None:
         sys.exit(2)
     uvicorn.run(
         "server.app:app",
-        host="127.0.0.1",
+        host=config.listen,
         port=config.port,
         workers=config.workers,
         loop="uvloop",

@@ -6,6 +6,7 @@ without a server.
 """
 
 import hashlib
+import ipaddress
 import re
 from dataclasses import dataclass
 from typing import Mapping, Optional
@@ -72,8 +73,22 @@ def env_int(env: Mapping[str, str], name: str, default: int, high: int) -> int:
     return int(raw)
 
 
+def listen_addr(env: Mapping[str, str]) -> str:
+    """LISTEN_ADDR: the IP address to listen on, 127.0.0.1 when unset."""
+    raw = env.get("LISTEN_ADDR", "").strip()
+    if raw == "":
+        return "127.0.0.1"
+    try:
+        return str(ipaddress.ip_address(raw))
+    except ValueError:
+        raise ValueError(
+            f"LISTEN_ADDR must be an IP address such as 127.0.0.1 or 0.0.0.0, got {raw!r}"
+        ) from None
+
+
 @dataclass(frozen=True)
 class Config:
+    listen: str
     port: int
     server_name: str
     data_dir: str
@@ -86,6 +101,7 @@ class Config:
 def read_config(env: Mapping[str, str]) -> Config:
     """The target's configuration; ValueError naming the variable when one is malformed."""
     return Config(
+        listen=listen_addr(env),
         port=env_int(env, "PORT", 8080, 65535),
         server_name=env.get("TARGET_NAME") or "python-fastapi",
         data_dir=env.get("DATA_DIR") or ".",

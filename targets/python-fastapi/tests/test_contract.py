@@ -48,3 +48,11 @@ def test_read_config_defaults_and_errors():
         contract.read_config({"DB_POOL": "0"})
     with pytest.raises(ValueError, match="PORT"):
         contract.read_config({"PORT": "70000"})
+
+
+def test_listen_addr_defaults_to_loopback_and_refuses_a_name():
+    assert contract.read_config({}).listen == "127.0.0.1"
+    assert contract.read_config({"LISTEN_ADDR": "127.0.0.2"}).listen == "127.0.0.2"
+    assert contract.read_config({"LISTEN_ADDR": "0.0.0.0"}).listen == "0.0.0.0"
+    with pytest.raises(ValueError, match="LISTEN_ADDR must be an IP address"):
+        contract.read_config({"LISTEN_ADDR": "localhost"})

@@ -42,16 +42,16 @@ fn run() -> anyhow::Result<()> {
 async fn serve(env: ServerEnv, db_pool: usize) -> anyhow::Result<()> {
     let router = rust_axum::router(&env, db_pool)?;
     let upload_dir = env.upload_dir.clone();
-    let address = ("127.0.0.1", env.port);
+    let address = std::net::SocketAddr::from((env.listen, env.port));
     let listener = tokio::net::TcpListener::bind(address)
         .await
-        .with_context(|| format!("cannot listen on 127.0.0.1:{} (PORT)", env.port))?
+        .with_context(|| format!("cannot listen on {address} (LISTEN_ADDR, PORT)"))?
         .tap_io(|stream| {
             // Small answers go out at once, as in the raw-socket targets.
             let _ = stream.set_nodelay(true);
         });
     let mut terminate = signal(SignalKind::terminate()).context("cannot watch SIGTERM")?;
-    eprintln!("rust-axum: listening on 127.0.0.1:{}", env.port);
+    eprintln!("rust-axum: listening on {address}");
     tokio::select! {
         served = axum::serve(listener, router) => served.context("server stopped"),
         _ = terminate.recv() => {

@@ -1,5 +1,6 @@
 //! The environment a target is started with (`docs/contract.md`).
 
+use std::net::{IpAddr, Ipv4Addr};
 use std::ops::RangeInclusive;
 use std::path::PathBuf;
 
@@ -18,6 +19,8 @@ impl std::error::Error for EnvError {}
 /// The contract's variables, read once at start.
 #[derive(Debug, Clone)]
 pub struct ServerEnv {
+    /// `LISTEN_ADDR`: where to listen, 127.0.0.1 unless told otherwise.
+    pub listen: IpAddr,
     pub port: u16,
     pub target_name: String,
     pub data_dir: PathBuf,
@@ -48,7 +51,16 @@ impl ServerEnv {
                     "PORT must be a TCP port in 1..=65535, got {port_raw:?}"
                 ))
             })?;
+        let listen = match lookup("LISTEN_ADDR").filter(|v| !v.trim().is_empty()) {
+            None => IpAddr::V4(Ipv4Addr::LOCALHOST),
+            Some(raw) => raw.trim().parse().map_err(|_| {
+                EnvError(format!(
+                    "LISTEN_ADDR must be an IP address such as 127.0.0.1 or 0.0.0.0, got {raw:?}"
+                ))
+            })?,
+        };
         Ok(Self {
+            listen,
             port,
             target_name: required("TARGET_NAME")?,
             data_dir: PathBuf::from(required("DATA_DIR")?),
@@ -124,6 +136,23 @@ mod tests {
         assert_eq!(
             error.0,
             r#"PORT must be a TCP port in 1..=65535, got "http""#
+        );
+    }
+
+    #[test]
+    fn listens_on_loopback_unless_told_otherwise() {
+        let env = ServerEnv::from_lookup(lookup(&FULL)).expect("valid");
+        assert_eq!(env.listen, IpAddr::V4(Ipv4Addr::LOCALHOST));
+        let mut pairs = FULL.to_vec();
+        pairs.push(("LISTEN_ADDR", "127.0.0.2"));
+        let env = ServerEnv::from_lookup(lookup(&pairs)).expect("valid");
+        assert_eq!(env.listen, IpAddr::V4(Ipv4Addr::new(127, 0, 0, 2)));
+        pairs.pop();
+        pairs.push(("LISTEN_ADDR", "localhost"));
+        let error = ServerEnv::from_lookup(lookup(&pairs)).unwrap_err();
+        assert!(
+            error.0.starts_with("LISTEN_ADDR must be an IP address"),
+            "{error}"
         );
     }
 

@@ -8,7 +8,7 @@
 
 use std::future::Future;
 use std::io;
-use std::net::{Ipv4Addr, SocketAddr, TcpListener};
+use std::net::{IpAddr, SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::thread::JoinHandle;
@@ -113,9 +113,9 @@ pub fn start_threads(
     run_thread: fn(Config, TcpListener),
 ) -> io::Result<Vec<JoinHandle<()>>> {
     eprintln!(
-        "{target}: {} runtime thread(s) on 127.0.0.1:{}",
+        "{target}: {} runtime thread(s) on {}",
         listeners.len(),
-        config.port
+        SocketAddr::from((config.listen, config.port))
     );
     listeners
         .into_iter()
@@ -166,6 +166,8 @@ pub struct Config {
     pub server_name: String,
     pub data_dir: PathBuf,
     pub upload_dir: PathBuf,
+    /// `LISTEN_ADDR`.
+    pub listen: IpAddr,
     pub port: u16,
     pub threads: u32,
     /// Connections each thread's own pool may open.
@@ -192,6 +194,7 @@ impl Config {
             server_name: env.target_name,
             data_dir: env.data_dir,
             upload_dir: env.upload_dir,
+            listen: env.listen,
             port: env.port,
             threads,
             // The pool is split over the threads (share nothing), rounding up.
@@ -201,10 +204,14 @@ impl Config {
     }
 }
 
-/// One listener per runtime thread on `127.0.0.1:port`, all bound with
+/// One listener per runtime thread on `listen:port`, all bound with
 /// `SO_REUSEPORT`: the kernel spreads new connections over them by hash.
-pub fn reuse_port_listeners(port: u16, count: u32) -> Result<Vec<TcpListener>, EnvError> {
-    let address = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
+pub fn reuse_port_listeners(
+    listen: IpAddr,
+    port: u16,
+    count: u32,
+) -> Result<Vec<TcpListener>, EnvError> {
+    let address = SocketAddr::from((listen, port));
     (0..count)
         .map(|_| {
             reuse_port_listener(address)
@@ -214,7 +221,11 @@ pub fn reuse_port_listeners(port: u16, count: u32) -> Result<Vec<TcpListener>, E
 }
 
 fn reuse_port_listener(address: SocketAddr) -> std::io::Result<TcpListener> {
-    let socket = Socket::new(Domain::IPV4, Type::STREAM, Some(Protocol::TCP))?;
+    let socket = Socket::new(
+        Domain::for_address(address),
+        Type::STREAM,
+        Some(Protocol::TCP),
+    )?;
     socket.set_reuse_address(true)?;
     socket.set_reuse_port(true)?;
     socket.bind(&address.into())?;
@@ -242,13 +253,15 @@ pub fn wait_for_termination(target: &str, upload_dir: &std::path::Path) -> std::
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::net::Ipv4Addr;
 
     #[test]
     fn listeners_share_one_port() {
-        let first = reuse_port_listeners(0, 1).expect("bind")[0]
+        let first = reuse_port_listeners(IpAddr::V4(Ipv4Addr::LOCALHOST), 0, 1).expect("bind")[0]
             .local_addr()
             .expect("address");
-        let more = reuse_port_listeners(first.port(), 2).expect("same port again");
+        let more = reuse_port_listeners(IpAddr::V4(Ipv4Addr::LOCALHOST), first.port(), 2)
+            .expect("same port again");
         assert_eq!(more.len(), 2);
         assert!(
             more.iter()

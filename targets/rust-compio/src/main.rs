@@ -23,7 +23,7 @@ fn main() -> ExitCode {
 fn run() -> anyhow::Result<()> {
     let config = Config::from_env()?;
     let upload_dir = config.upload_dir.clone();
-    let listeners = reuse_port_listeners(config.port, config.threads)?;
+    let listeners = reuse_port_listeners(config.listen, config.port, config.threads)?;
     let _runtime_threads = rust_compio::start_on(config, listeners)?;
     // Runtime threads hold no other state worth flushing: exit at once.
     wait_for_termination("rust-compio", &upload_dir).context("cannot watch SIGTERM")

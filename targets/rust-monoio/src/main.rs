@@ -22,7 +22,7 @@ fn main() -> ExitCode {
 fn run() -> anyhow::Result<()> {
     let config = Config::from_env()?;
     let upload_dir = config.upload_dir.clone();
-    let listeners = reuse_port_listeners(config.port, config.threads)?;
+    let listeners = reuse_port_listeners(config.listen, config.port, config.threads)?;
     let _runtime_threads = rust_monoio::start_on(config, listeners)?;
     wait_for_termination("rust-monoio", &upload_dir).context("cannot watch SIGTERM")
 }

@@ -53,11 +53,14 @@ pub enum Fault {
     /// The binary ignores SIGTERM (sigterm); the in-process server has no
     /// signals and ignores this fault.
     IgnoreSigterm,
+    /// The binary listens on 127.0.0.1 whatever `LISTEN_ADDR` says
+    /// (listen-addr); the in-process server ignores this fault.
+    IgnoreListenAddr,
 }
 
 impl Fault {
     /// Every fault, in declaration order.
-    pub const ALL: [Fault; 19] = [
+    pub const ALL: [Fault; 20] = [
         Fault::WrongBody,
         Fault::MissingServer,
         Fault::MissingDate,
@@ -77,6 +80,7 @@ impl Fault {
         Fault::WrongStatsModel,
         Fault::DbSkipsQuery,
         Fault::IgnoreSigterm,
+        Fault::IgnoreListenAddr,
     ];
 
     /// The kebab-case name.
@@ -102,6 +106,7 @@ impl Fault {
             Fault::WrongStatsModel => "wrong-stats-model",
             Fault::DbSkipsQuery => "db-skips-query",
             Fault::IgnoreSigterm => "ignore-sigterm",
+            Fault::IgnoreListenAddr => "ignore-listen-addr",
         }
     }
 }

@@ -50,6 +50,7 @@ pub fn verify_all(plan: &Plan, prepared: &mut PreparedRun, observer: &dyn RunObs
                 database_missing: None,
                 cpus: Some(env.server_cpus.clone()),
                 cancel: Some(&env.stop),
+                check_listen: false,
             };
             check_built(&env.built[&name], &verify_env)
         };

@@ -7,6 +7,7 @@
 
 pub mod expectations;
 pub mod gate;
+mod listen;
 pub mod program;
 pub mod session;
 
@@ -35,6 +36,9 @@ pub struct VerifyEnv<'a> {
     pub cpus: Option<CpuSet>,
     /// Set by Ctrl-C: the rules not yet checked are skipped.
     pub cancel: Option<&'a std::sync::atomic::AtomicBool>,
+    /// Whether to start the target a second time for `listen-addr`, which
+    /// only a run across hosts depends on.
+    pub check_listen: bool,
 }
 
 /// Launches `built` with its default parameters, checks every rule, stops it.
@@ -69,6 +73,9 @@ pub fn check_built(
         soften_db(&mut results, missing);
     }
     results.push(sigterm_rule(running.stop(), manifest.run.stop_timeout()));
+    if env.check_listen {
+        results.push(listen::listen_rule(built, &options));
+    }
     Ok(results)
 }
 

@@ -121,6 +121,7 @@ impl Session {
             database_missing: self.database_missing.as_deref(),
             cpus: None,
             cancel: None,
+            check_listen: true,
         }
     }
 }

@@ -132,6 +132,28 @@ final class Contract {
         return value;
     }
 
+    /**
+     * LISTEN_ADDR: the IP address to listen on, 127.0.0.1 when unset; a
+     * host name is refused (no lookup happens at start).
+     */
+    static String listenAddr(Map<String, String> env) {
+        String raw = env.getOrDefault("LISTEN_ADDR", "").strip();
+        if (raw.isEmpty()) {
+            return "127.0.0.1";
+        }
+        String refusal = "LISTEN_ADDR must be an IP address such as 127.0.0.1 or 0.0.0.0, got \"" + raw + "\"";
+        // Only a literal goes to getByName, which then parses it without a lookup.
+        boolean literal = raw.matches("\\d{1,3}(\\.\\d{1,3}){3}") || raw.matches("[0-9a-fA-F:.]*:[0-9a-fA-F:.]*");
+        if (!literal) {
+            throw new IllegalArgumentException(refusal);
+        }
+        try {
+            return java.net.InetAddress.getByName(raw).getHostAddress();
+        } catch (java.net.UnknownHostException e) {
+            throw new IllegalArgumentException(refusal);
+        }
+    }
+
     /** The JDBC URL and user for the contract's postgres://USER@HOST:PORT/DB. */
     record JdbcTarget(String url, String user) {}
 

@@ -6,7 +6,7 @@ import java.time.Duration;
 import java.util.Map;
 
 /**
- * The java-vthreads target: Helidon SE's WebServer on 127.0.0.1:$PORT, one
+ * The java-vthreads target: Helidon SE's WebServer on $LISTEN_ADDR:$PORT, one
  * virtual thread per connection, the JDK's scheduler running them on
  * `jdk.virtualThreadScheduler.parallelism` carrier threads.
  */
@@ -18,7 +18,9 @@ public final class Server {
         String name = env.getOrDefault("TARGET_NAME", "java-vthreads");
         int port;
         int dbPool;
+        String listen;
         try {
+            listen = Contract.listenAddr(env);
             port = Contract.envInt(env, "PORT", 8080, 65_535);
             dbPool = Contract.envInt(env, "DB_POOL", 16, 1024);
         } catch (IllegalArgumentException e) {
@@ -36,7 +38,7 @@ public final class Server {
         // this one removes the files of uploads it cut short.
         Runtime.getRuntime().addShutdownHook(new Thread(endpoints::removeUnfinishedUploads, "remove-uploads"));
         WebServer server = WebServer.builder()
-                .host("127.0.0.1")
+                .host(listen)
                 .port(port)
                 // In-flight requests get this long after SIGTERM: the contract
                 // wants the process gone within 5 s.
@@ -46,10 +48,10 @@ public final class Server {
                 .start();
         if (!server.isRunning()) {
             // Helidon logs why (a port in use, say) and returns a stopped server.
-            System.err.println(name + ": cannot listen on 127.0.0.1:" + port + "; is the port already in use?");
+            System.err.println(name + ": cannot listen on " + listen + ":" + port + "; is the port already in use?");
             System.exit(1);
         }
-        System.err.println(name + ": listening on 127.0.0.1:" + server.port() + " with "
+        System.err.println(name + ": listening on " + listen + ":" + server.port() + " with "
                 + System.getProperty("jdk.virtualThreadScheduler.parallelism", "default") + " carrier thread(s)");
     }
 }

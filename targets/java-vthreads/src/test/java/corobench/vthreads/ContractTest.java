@@ -67,4 +67,13 @@ class ContractTest {
         assertEquals("Sun, 22 Nov 2026 06:33:00 GMT", HttpDate.format(1_795_329_180L));
         assertEquals("Sun, 01 Nov 2026 00:00:00 GMT", HttpDate.format(1_793_491_200L));
     }
+
+    @Test
+    void listensOnLoopbackUnlessTold() {
+        assertEquals("127.0.0.1", Contract.listenAddr(Map.of()));
+        assertEquals("127.0.0.2", Contract.listenAddr(Map.of("LISTEN_ADDR", "127.0.0.2")));
+        assertEquals("0.0.0.0", Contract.listenAddr(Map.of("LISTEN_ADDR", "0.0.0.0")));
+        assertThrows(IllegalArgumentException.class,
+                () -> Contract.listenAddr(Map.of("LISTEN_ADDR", "localhost")));
+    }
 }
