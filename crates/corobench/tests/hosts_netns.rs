@@ -17,6 +17,8 @@ use lab::Lab;
 
 const SSHD: &str = "/usr/sbin/sshd";
 const SSH_PORT: u16 = 2222;
+/// The checkout, whose `targets/` the real-target test measures.
+const REPO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
 /// A whole run: serve, two generators, a 1 s window, the stop.
 const RUN_LIMIT: Duration = Duration::from_secs(180);
 
@@ -131,7 +133,8 @@ impl Network {
                      AuthorizedKeysFile {d}/authorized_keys\nStrictModes no\nUsePAM no\n\
                      PasswordAuthentication no\nKbdInteractiveAuthentication no\n\
                      PermitRootLogin prohibit-password\nPidFile none\n\
-                     Subsystem sftp internal-sftp\n"
+                     Subsystem sftp internal-sftp\nSetEnv PATH={path}\n",
+                    path = std::env::var("PATH").unwrap_or_default()
                 ),
             )
             .unwrap();
@@ -181,12 +184,40 @@ impl Network {
         path
     }
 
+    /// A spec of reference targets from `targets/` on the hosts, which the
+    /// server host builds with the toolchains of this machine's PATH.
+    fn write_real_spec(&self, targets: &[&str]) -> PathBuf {
+        let list: Vec<String> = targets.iter().map(|t| format!("{t:?}")).collect();
+        let spec = format!(
+            "name = \"real-hosts\"\ntargets = [{}]\n\
+             [run]\ntrials = 1\nduration = \"1s\"\nwarmup = \"0.5s\"\nidle = \"0s\"\n\
+             [schedule]\nconnections = 4\n[[workloads]]\nname = \"plaintext\"\npath = \"/plaintext\"\n\
+             [hosts]\nserver = \"ssh://root@10.231.0.1\"\n\
+             generators = [\"ssh://root@10.231.0.2\", \"ssh://root@10.231.0.3\"]\n\
+             ssh_config = \"{d}/ssh_config\"\ntargets_dir = \"{repo}/targets\"\n\
+             install_dir = \"{d}/install\"\n",
+            list.join(", "),
+            d = self.lab.root().display(),
+            repo = REPO,
+        );
+        let path = self.path("real-spec.toml");
+        std::fs::write(&path, spec).unwrap();
+        path
+    }
+
     /// `corobench run SPEC` in the coordinator's namespace.
     fn spawn_run(&self, spec: &Path) -> Child {
+        self.spawn_run_of(spec, &self.lab.targets())
+    }
+
+    /// `corobench run SPEC` in the coordinator's namespace, resolving the
+    /// spec's targets in `targets`.
+    fn spawn_run_of(&self, spec: &Path, targets: &Path) -> Child {
         let mut command = self.in_coordinator(env!("CARGO_BIN_EXE_corobench"));
         command.arg("run").arg(spec).arg("--db").arg(self.lab.db());
         self.lab
             .inside(&mut command)
+            .env("COROBENCH_TARGETS", targets)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -372,6 +403,68 @@ fn losing_the_server_host_fails_the_trial_and_leaves_nothing_running() {
     let failure = trial.failure.expect("the trial failed");
     eprintln!("the trial failed: {failure}");
     assert!(failure.contains("server host"), "{failure}");
+    for ns in lab.every_namespace() {
+        wait_for(
+            &format!("{ns} to be empty"),
+            Duration::from_secs(15),
+            || lab.strays(&ns).is_empty(),
+        );
+    }
+}
+
+/// The reference targets a run across hosts is shown with: ones whose
+/// toolchain `make test` installs and which build in seconds.
+const REAL_TARGETS: [&str; 3] = ["go-nethttp", "go-gnet", "node-http"];
+
+#[test]
+fn reference_targets_on_three_hosts_are_measured_stored_and_reported() {
+    let missing: Vec<&str> = ["go", "node", "npm"]
+        .into_iter()
+        .filter(|tool| corobench_target::find_on_path(tool).is_none())
+        .collect();
+    if !missing.is_empty() {
+        eprintln!(
+            "skipped: {} not on PATH (`make test` installs them)",
+            missing.join(", ")
+        );
+        return;
+    }
+    let Some(lab) = Network::new() else { return };
+    let spec = lab.write_real_spec(&REAL_TARGETS);
+    let targets = Path::new(REPO).join("targets");
+    let out = finish(lab.spawn_run_of(&spec, &targets), Duration::from_secs(600));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "run failed: {stderr}");
+    let store = Store::open_existing(lab.lab.db()).unwrap();
+    let run = store
+        .load_run(&store.resolve_run_id("latest").unwrap())
+        .unwrap();
+    assert_eq!(run.trials.len(), REAL_TARGETS.len(), "{stderr}");
+    for trial in &run.trials {
+        let target = &run.scenarios[trial.scenario_index as usize].target;
+        assert_eq!(trial.failure, None, "{target}");
+        let load = trial.load.as_ref().expect("a merged load report");
+        let generators = load.merged.as_ref().map_or(0, |m| m.generators.len());
+        assert_eq!(generators, 2, "{target}: both generator hosts measured");
+        assert!(
+            load.requests > 0 && load.errors.total() == 0,
+            "{target}: {:?}",
+            load.errors
+        );
+        eprintln!("{target}: merged {:.0} req/s", load.requests_per_s);
+    }
+    let report = lab
+        .lab
+        .command_with_db(&["report", "latest"])
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&report.stdout);
+    for target in REAL_TARGETS {
+        assert!(
+            shown.lines().any(|line| line.starts_with(target)),
+            "{target} has its row: {shown}"
+        );
+    }
     for ns in lab.every_namespace() {
         wait_for(
             &format!("{ns} to be empty"),
