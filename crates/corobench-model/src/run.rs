@@ -63,6 +63,13 @@ pub struct HostProvenance {
     pub corobench_path: String,
     /// The CPU list given to `serve --cpus` or `load --cpus`, if any.
     pub cpus: Option<String>,
+    /// The host's clock minus the coordinator's, in µs, measured over SSH
+    /// before the first trial; `None` when it could not be measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock_offset_us: Option<i64>,
+    /// The offset is within ± this (half the shortest round trip), in µs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock_uncertainty_us: Option<i64>,
 }
 
 /// Where a run stands.

@@ -329,6 +329,12 @@ fn first_trial(lab: &Network) -> corobench_model::TrialRecord {
     let run = store.load_run(&id).unwrap();
     assert_eq!(run.trials.len(), 1, "one trial stored");
     assert_eq!(run.run.provenance.hosts.len(), 3, "every host's provenance");
+    for host in &run.run.provenance.hosts {
+        // One machine's clock, read through three namespaces.
+        let offset = host.clock_offset_us.expect("each clock was read");
+        let uncertainty = host.clock_uncertainty_us.expect("with its uncertainty");
+        assert!(offset.abs() <= uncertainty + 1_000, "{host:?}");
+    }
     run.trials.into_iter().next().unwrap()
 }
 

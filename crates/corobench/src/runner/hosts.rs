@@ -9,6 +9,7 @@ use std::time::Duration;
 use corobench_model::HostProvenance;
 use corobench_spec::{HostAddress, Hosts};
 
+use super::clock;
 use super::error::RunnerError;
 use super::events::RunObserver;
 use super::ssh::{self, Transport};
@@ -65,6 +66,53 @@ pub fn connect(hosts: &Hosts, observer: &dyn RunObserver) -> anyhow::Result<Read
         generator_binaries,
         provenance,
     })
+}
+
+/// Measures every host's clock against this one's, records it with the
+/// host, and refuses the run when one is off by more than a share of the
+/// shortest window; a clock that cannot be read is said and left unknown.
+///
+/// # Errors
+/// A host whose clock is too far off, with the figure.
+pub fn check_clocks(
+    ready: &mut ReadyHosts,
+    window: Duration,
+    observer: &dyn RunObserver,
+) -> anyhow::Result<()> {
+    let addresses: Vec<HostAddress> = std::iter::once(ready.hosts.server.clone())
+        .chain(ready.hosts.generators.iter().cloned())
+        .collect();
+    for (host, provenance) in addresses.iter().zip(&mut ready.provenance) {
+        observer.preparing(&format!("reading the clock of {}", host.text));
+        let reading = match clock::measure(&ready.transport, host) {
+            Ok(reading) => reading,
+            Err(why) => {
+                observer.notice(&format!(
+                    "warning: the clock of {} could not be compared with this one ({why}): keep \
+                     the hosts synchronised, or windows may be misaligned",
+                    host.text
+                ));
+                continue;
+            }
+        };
+        observer.notice(&format!(
+            "clock of {}: {:+.2} ms (± {:.2} ms) from this machine's",
+            host.text,
+            reading.offset_s * 1e3,
+            reading.uncertainty_s * 1e3
+        ));
+        provenance.clock_offset_us = Some(micros(reading.offset_s));
+        provenance.clock_uncertainty_us = Some(micros(reading.uncertainty_s));
+        if let Some(why) = clock::too_far(&host.text, reading, window) {
+            return Err(RunnerError::Host(why).into());
+        }
+    }
+    Ok(())
+}
+
+#[allow(clippy::cast_possible_truncation)] // seconds of clock offset fit in µs
+fn micros(seconds: f64) -> i64 {
+    (seconds * 1e6).round() as i64
 }
 
 fn described(mut host: HostProvenance, role: &str, cpus: Option<String>) -> HostProvenance {

@@ -12,6 +12,7 @@
 
 pub mod budget;
 pub mod capacity;
+pub mod clock;
 pub mod error;
 pub mod events;
 pub mod hosts;

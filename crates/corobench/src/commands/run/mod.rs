@@ -105,7 +105,15 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
 
     let _cpus = cpu_claim::claim(&start.plan, observer.as_ref());
     let hosts = match &start.plan.hosts {
-        Some(hosts) => Some(runner::hosts::connect(hosts, observer.as_ref())?),
+        Some(hosts) => {
+            let mut ready = runner::hosts::connect(hosts, observer.as_ref())?;
+            runner::hosts::check_clocks(
+                &mut ready,
+                shortest_window(&start.plan),
+                observer.as_ref(),
+            )?;
+            Some(ready)
+        }
         None => None,
     };
     let prepared = match &hosts {
@@ -302,6 +310,15 @@ fn remaining_trials(plan: &Plan, before: &StoredTrials) -> u64 {
     // A capacity search adds trials as it adds rates; it starts with one rate.
     (plan.scenarios.len() as u64 * u64::from(planned_per_scenario(plan)))
         .saturating_sub(before.slots.len() as u64)
+}
+
+/// The shortest measured window of the plan's scenarios.
+fn shortest_window(plan: &Plan) -> std::time::Duration {
+    plan.scenarios
+        .iter()
+        .map(|s| s.measurement.duration)
+        .min()
+        .unwrap_or_default()
 }
 
 #[cfg(test)]
