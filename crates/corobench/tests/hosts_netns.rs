@@ -479,3 +479,54 @@ fn reference_targets_on_three_hosts_are_measured_stored_and_reported() {
         );
     }
 }
+
+/// The queue target's rate: the test kit answers at most this many
+/// requests a second at once and makes every request beyond wait 400 ms.
+const QUEUE_RATE: f64 = 1000.0;
+
+#[test]
+fn a_capacity_search_runs_across_hosts_and_brackets_the_known_capacity() {
+    let Some(lab) = Network::new() else { return };
+    let target = lab.lab.targets().join("queue");
+    std::fs::create_dir_all(&target).unwrap();
+    let binary = corobench_testkit::binary_path();
+    std::fs::write(
+        target.join("target.toml"),
+        format!(
+            "name = \"queue\"\nmodel = \"goroutine-per-connection\"\nsummary = \"at most \
+             {QUEUE_RATE} req/s at once\"\nlanguage = \"Rust\"\nrequires = []\n[run]\n\
+             command = [{binary:?}, \"--max-rate\", \"{QUEUE_RATE}\"]\nready_timeout_s = 20\n"
+        ),
+    )
+    .unwrap();
+    let hosts_part = std::fs::read_to_string(lab.write_spec("1s")).unwrap();
+    let hosts_part = &hosts_part[hosts_part.find("[hosts]").unwrap()..];
+    let spec = format!(
+        "name = \"capacity-hosts\"\ntargets = [\"queue\"]\n\
+         [run]\nduration = \"1.5s\"\nwarmup = \"0.2s\"\nidle = \"0s\"\n\
+         [schedule]\nconnections = 32\n[[workloads]]\nname = \"plaintext\"\npath = \"/plaintext\"\n\
+         [capacity]\nslo = [\"p99 <= 150ms\", \"errors <= 1%\"]\nstart_rate = 400\n\
+         trials_per_rate = 1\nprecision = \"30%\"\nmax_rates = 6\n{hosts_part}"
+    );
+    let path = lab.path("capacity.toml");
+    std::fs::write(&path, spec).unwrap();
+    let out = finish(lab.spawn_run(&path), Duration::from_secs(600));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "run failed: {stderr}");
+    let report = lab
+        .lab
+        .command_with_db(&["report", "latest", "--format", "json"])
+        .output()
+        .unwrap();
+    let analysis: corobench_model::RunAnalysis = serde_json::from_slice(&report.stdout).unwrap();
+    let search = &analysis.capacity.expect("a capacity run").scenarios[0];
+    let corobench_model::CapacityEstimate::Estimated { lo, hi, .. } = search.estimate else {
+        panic!("no capacity estimated: {search:#?}");
+    };
+    // Coarse on purpose (30%, one trial a rate): it brackets the rate.
+    assert!(
+        lo <= 1.05 * QUEUE_RATE && 0.5 * QUEUE_RATE <= hi,
+        "{lo}…{hi} misses {QUEUE_RATE}: {search:#?}"
+    );
+    eprintln!("capacity across hosts: {lo:.0}…{hi:.0} req/s");
+}

@@ -191,12 +191,11 @@ fn split_port(text: &str) -> Result<(&str, Option<u16>), String> {
     Ok((host, port))
 }
 
-/// Program targets and capacity searches run on this machine only, for now;
-/// every generator host needs a connection of its own.
+/// Program targets run on this machine only, for now; every generator host
+/// needs a connection of its own.
 pub(super) fn refuse_unsupported(
     (hosts_field, hosts): (Option<&Field<'_>>, Option<&Hosts>),
     scenarios: &[PlannedScenario],
-    has_capacity: bool,
     at: &Locator<'_>,
 ) -> Result<(), SpecError> {
     let (Some(field), Some(hosts)) = (hosts_field, hosts) else {
@@ -214,11 +213,6 @@ pub(super) fn refuse_unsupported(
             thin.key, thin.schedule.connections
         );
         return Err(at.at(span, "hosts.generators", message));
-    }
-    if has_capacity {
-        let message = "a capacity search cannot run on [hosts] yet: run it on one machine \
-                       (remove [hosts]) or measure chosen rates with `rates`";
-        return Err(at.at(span, "hosts", message));
     }
     if let Some(program) = scenarios.iter().find(|s| s.program.is_some()) {
         let message = format!(

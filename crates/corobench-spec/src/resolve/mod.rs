@@ -105,12 +105,7 @@ pub fn resolve_within(
     };
     let claims = claims::read(spec.get("claims"), &context, &at)?;
     let hosts = hosts::read(spec.get("hosts"), &at)?;
-    hosts::refuse_unsupported(
-        (spec.get("hosts"), hosts.as_ref()),
-        &scenarios,
-        capacity.is_some(),
-        &at,
-    )?;
+    hosts::refuse_unsupported((spec.get("hosts"), hosts.as_ref()), &scenarios, &at)?;
     Ok(Plan {
         name,
         description,

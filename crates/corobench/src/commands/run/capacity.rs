@@ -10,9 +10,8 @@ use corobench_store::Store;
 
 use super::start::{Start, scenario_record};
 use crate::runner::capacity::search::Finish;
-use crate::runner::{
-    CapacityRun, CapacitySink, LocalTrials, PreparedRun, RateScenario, RunObserver, RunTally,
-};
+use crate::runner::hosts::ReadyHosts;
+use crate::runner::{CapacityRun, CapacitySink, PreparedRun, RateScenario, RunObserver, RunTally};
 use crate::targets::Targets;
 
 /// The store, as the search loop writes to it.
@@ -44,7 +43,7 @@ pub(super) fn measure(
     start: &Start,
     settings: &CapacitySettings,
     (store, targets): (&mut Store, &Targets),
-    prepared: &PreparedRun,
+    (prepared, hosts): (&PreparedRun, Option<&ReadyHosts>),
     observer: &dyn RunObserver,
 ) -> anyhow::Result<RunTally> {
     let plan = &start.plan;
@@ -62,8 +61,8 @@ pub(super) fn measure(
         targets,
         bodies: &prepared.env.bodies,
     };
-    let trials = LocalTrials { env: &prepared.env };
-    let ended = search.run(&trials, &start.records, &mut sink)?;
+    let executors = super::Executors::new(prepared, hosts);
+    let ended = search.run(executors.chosen(), &start.records, &mut sink)?;
     for (index, finish) in &ended.finished {
         announce(plan, *index, *finish, observer);
     }

@@ -141,7 +141,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
             &start,
             settings,
             (&mut store, &targets),
-            &prepared,
+            (&prepared, hosts.as_ref()),
             observer.as_ref(),
         ),
         None => measure(
@@ -196,6 +196,32 @@ fn runnable(plan: &Plan, prepared: &PreparedRun) -> Vec<u32> {
         .collect()
 }
 
+/// The executor of a run's trials: on this machine, or on its hosts.
+pub(super) struct Executors<'a> {
+    local: LocalTrials<'a>,
+    remote: Option<RemoteTrials<'a>>,
+}
+
+impl<'a> Executors<'a> {
+    pub(super) fn new(prepared: &'a PreparedRun, hosts: Option<&'a ReadyHosts>) -> Self {
+        Self {
+            local: LocalTrials { env: &prepared.env },
+            remote: hosts.map(|hosts| RemoteTrials {
+                env: &prepared.env,
+                hosts,
+            }),
+        }
+    }
+
+    /// The hosts' executor when the run has `[hosts]`, else this machine's.
+    pub(super) fn chosen(&self) -> &dyn TrialExecutor {
+        match &self.remote {
+            Some(remote) => remote,
+            None => &self.local,
+        }
+    }
+}
+
 /// Runs the trials the plan still needs, storing each as it ends.
 fn measure(
     start: &Start,
@@ -210,15 +236,8 @@ fn measure(
         stop: &prepared.env.stop,
         observer,
     };
-    let local = LocalTrials { env: &prepared.env };
-    let remote = hosts.map(|hosts| RemoteTrials {
-        env: &prepared.env,
-        hosts,
-    });
-    let trials: &dyn TrialExecutor = match &remote {
-        Some(remote) => remote,
-        None => &local,
-    };
+    let executors = Executors::new(prepared, hosts);
+    let trials = executors.chosen();
     let mut keep = |record: &TrialRecord| {
         store
             .record_trial(run_id, record)
