@@ -81,5 +81,8 @@ if have go; then
     fi
 fi
 
+# The two Swoole targets need an extension no package source carries.
+have php && { bash "$(dirname "$0")/swoole.sh" || true; }
+
 for n in "${notes[@]+"${notes[@]}"}"; do echo "deps: $n" >&2; done
 exit 0
