@@ -5,6 +5,7 @@ pub mod cli;
 pub mod commands;
 pub mod exit;
 pub mod output;
+pub mod remote;
 pub mod runner;
 pub mod scratch;
 pub mod signals;

@@ -52,6 +52,13 @@ fn next_event(lines: &mut impl Iterator<Item = std::io::Result<String>>, lab: &L
 /// A served target: its ready line, then the rest of stdout.
 fn ready(child: &mut Child, lab: &Lab) -> (Value, std::io::Lines<BufReader<ChildStdout>>) {
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let hello = next_event(&mut lines, lab);
+    assert_eq!(hello["event"], "hello", "{hello}");
+    assert_eq!(
+        hello["protocol"],
+        corobench::remote::protocol::PROTOCOL_VERSION,
+        "{hello}"
+    );
     let ready = next_event(&mut lines, lab);
     assert_eq!(ready["event"], "ready", "{ready}");
     (ready, lines)

@@ -19,10 +19,10 @@ use clap::Args;
 use corobench_model::ResourceSample;
 use corobench_target::{Availability, BuiltTarget, CpuSet, LaunchOptions, Manifest, RunningTarget};
 use corobench_verify::RuleResult;
-use serde_json::{Value, json};
 
 use super::shared::TargetsDirArg;
 use crate::exit::{self, Exit};
+use crate::remote::protocol::{Hello, Ready, Sample, ServeEvent, Stopped};
 use crate::targets::Targets;
 use crate::verification;
 use crate::wall_clock::unix_ms;
@@ -197,6 +197,12 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<Exit> {
     let given = values::parameter_map(&args.params)?;
     let parameters = targets.parameters(&manifest.name, &given)?;
     let cpus = args.cpus.as_deref().map(cpu_set).transpose()?;
+    // First, before a build that may take minutes: the coordinator checks
+    // that it speaks this protocol.
+    print_line(
+        &mut std::io::stdout().lock(),
+        &ServeEvent::Hello(Hello::ours()),
+    );
     let workspace = Workspace::open("serve")?;
     let built = build(&workspace, manifest)?;
     if let Some(exit) = lifeline.early_exit("building") {
@@ -371,26 +377,27 @@ fn verify_running(target: &RunningTarget, manifest: &Manifest) -> anyhow::Result
     )))
 }
 
-/// The first line: where the target listens and what exactly runs.
-fn ready_line(target: &RunningTarget, built: &BuiltTarget, args: &ServeArgs) -> Value {
-    json!({
-        "event": "ready",
-        "target": target.name(),
-        "url": format!("http://{}", target.addr()),
-        "addr": target.addr().to_string(),
-        "port": target.port(),
-        "listen": args.listen.map_or_else(|| "127.0.0.1".to_string(), |ip| ip.to_string()),
-        "pid": target.pid(),
-        "pgid": target.pgid(),
-        "model": built.manifest.model,
-        "source_hash": built.source_hash,
-        "tool_versions": built.manifest.tool_versions(),
-        "parameters": target.parameters(),
-        "cpus": args.cpus,
-        "verified": !args.no_verify && built.manifest.contract,
-        "corobench_version": env!("CARGO_PKG_VERSION"),
-        "unix_ms": unix_ms(),
-    })
+/// The ready line: where the target listens and what exactly runs.
+fn ready_line(target: &RunningTarget, built: &BuiltTarget, args: &ServeArgs) -> ServeEvent {
+    ServeEvent::Ready(Box::new(Ready {
+        target: target.name().to_owned(),
+        url: format!("http://{}", target.addr()),
+        addr: target.addr().to_string(),
+        port: target.port(),
+        listen: args
+            .listen
+            .map_or_else(|| "127.0.0.1".to_string(), |ip| ip.to_string()),
+        pid: target.pid(),
+        pgid: target.pgid(),
+        model: built.manifest.model.clone(),
+        source_hash: built.source_hash.clone(),
+        tool_versions: built.manifest.tool_versions(),
+        parameters: target.parameters().clone(),
+        cpus: args.cpus.clone(),
+        verified: !args.no_verify && built.manifest.contract,
+        corobench_version: env!("CARGO_PKG_VERSION").to_owned(),
+        unix_ms: unix_ms(),
+    }))
 }
 
 /// Prints samples as they come until the lifeline is cut or the target exits.
@@ -425,19 +432,16 @@ fn stream_samples(
     Ok(end)
 }
 
-fn sample_line(sample: &ResourceSample) -> Value {
-    let mut line = json!({ "event": "sample", "unix_ms": unix_ms() });
-    if let (Some(line), Ok(Value::Object(fields))) =
-        (line.as_object_mut(), serde_json::to_value(sample))
-    {
-        line.extend(fields);
-    }
-    line
+fn sample_line(sample: &ResourceSample) -> ServeEvent {
+    ServeEvent::Sample(Sample {
+        unix_ms: unix_ms(),
+        sample: *sample,
+    })
 }
 
 /// Writes one JSON line; `false` when stdout is closed.
-fn print_line(stdout: &mut impl Write, line: &Value) -> bool {
-    writeln!(stdout, "{line}")
+fn print_line(stdout: &mut impl Write, line: &ServeEvent) -> bool {
+    writeln!(stdout, "{}", line.line())
         .and_then(|()| stdout.flush())
         .is_ok()
 }
@@ -452,12 +456,11 @@ fn finish(mut target: RunningTarget, end: End, stdout: &mut impl Write) -> anyho
     progress(&format!("{name} stopped: {}", end.reason()));
     let _ = print_line(
         stdout,
-        &json!({
-            "event": "stopped",
-            "reason": end.reason(),
-            "exit_status": exited.map(|s| s.to_string()),
-            "needed_sigkill": stop.as_ref().is_ok_and(|r| r.needed_sigkill),
-            "unix_ms": unix_ms(),
+        &ServeEvent::Stopped(Stopped {
+            reason: end.reason().to_owned(),
+            exit_status: exited.map(|s| s.to_string()),
+            needed_sigkill: stop.as_ref().is_ok_and(|r| r.needed_sigkill),
+            unix_ms: unix_ms(),
         }),
     );
     match end {

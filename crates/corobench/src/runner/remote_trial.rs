@@ -19,6 +19,7 @@ use super::prepare::TrialEnvironment;
 use super::rounds::{TrialExecutor, TrialOutcome};
 use super::ssh::{Remote, Transport};
 use super::trial::{blank_record, failed};
+use crate::remote::protocol::ServeEvent;
 
 /// Building (when not cached), starting, checking and verifying a target
 /// on the server host.
@@ -258,12 +259,19 @@ impl ServerSession {
                 return Err(Ended::Interrupted);
             }
             match self.remote.lines.recv_timeout(POLL) {
-                Ok(line) => {
-                    let value: serde_json::Value = serde_json::from_str(&line).unwrap_or_default();
-                    if value["event"] == "ready" {
-                        return self.take_port(&value);
+                Ok(line) => match ServeEvent::parse(&line) {
+                    Some(ServeEvent::Hello(hello)) => {
+                        let peer = format!("corobench serve on {}", self.host);
+                        if let Some(why) = hello.refusal(&peer) {
+                            return Err(Ended::Failed(why));
+                        }
                     }
-                }
+                    Some(ServeEvent::Ready(ready)) => {
+                        self.port = ready.port;
+                        return Ok(());
+                    }
+                    _ => {}
+                },
                 Err(RecvTimeoutError::Timeout) => {}
                 Err(RecvTimeoutError::Disconnected) => {
                     let status = self.remote.wait_at_most(Duration::from_secs(5));
@@ -283,17 +291,6 @@ impl ServerSession {
         )))
     }
 
-    fn take_port(&mut self, ready: &serde_json::Value) -> Result<(), Ended> {
-        let port = ready["port"].as_u64().and_then(|p| u16::try_from(p).ok());
-        self.port = port.ok_or_else(|| {
-            Ended::Failed(format!(
-                "corobench serve on {} announced no port: it is older than this corobench",
-                self.host
-            ))
-        })?;
-        Ok(())
-    }
-
     fn collect_samples(&mut self) {
         for line in self.remote.drain_stdout() {
             self.take_sample(&line);
@@ -301,17 +298,9 @@ impl ServerSession {
     }
 
     fn take_sample(&mut self, line: &str) {
-        let Ok(value) = serde_json::from_str::<serde_json::Value>(line) else {
-            return;
-        };
-        if value["event"] != "sample" {
-            return;
-        }
-        if let (Some(unix_ms), Ok(sample)) = (
-            value["unix_ms"].as_u64(),
-            serde_json::from_value::<ResourceSample>(value),
-        ) {
-            self.samples.push((unix_ms, sample));
+        if let Some(ServeEvent::Sample(sample)) = ServeEvent::parse(line) {
+            let unix_ms = u64::try_from(sample.unix_ms).unwrap_or(0);
+            self.samples.push((unix_ms, sample.sample));
         }
     }
 

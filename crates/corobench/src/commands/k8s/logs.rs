@@ -6,6 +6,8 @@
 
 use serde_json::Value;
 
+use crate::remote::protocol::ServeEvent;
+
 /// The load report in one generator's log, as JSON text.
 ///
 /// # Errors
@@ -34,10 +36,8 @@ pub fn report_in_log(log: &str) -> Result<String, String> {
 /// healthy and verified); its lines are JSON objects with an `event`.
 #[must_use]
 pub fn serve_is_ready(log: &str) -> bool {
-    log.lines().any(|line| {
-        serde_json::from_str::<Value>(line)
-            .is_ok_and(|value| value.get("event").and_then(Value::as_str) == Some("ready"))
-    })
+    log.lines()
+        .any(|line| matches!(ServeEvent::parse(line), Some(ServeEvent::Ready(_))))
 }
 
 /// The last `lines` lines of a log, indented, for an error message.
@@ -77,8 +77,28 @@ mod tests {
     #[test]
     fn serve_is_ready_once_it_says_so() {
         assert!(!serve_is_ready("building go-nethttp\n"));
-        assert!(serve_is_ready(
-            "building\n{\"event\":\"ready\",\"url\":\"http://127.0.0.1:8080\"}\n"
+        let ready =
+            crate::remote::protocol::ServeEvent::Ready(Box::new(crate::remote::protocol::Ready {
+                target: "go-nethttp".into(),
+                url: "http://127.0.0.1:8080".into(),
+                addr: "127.0.0.1:8080".into(),
+                port: 8080,
+                listen: "127.0.0.1".into(),
+                pid: 7,
+                pgid: 7,
+                model: "goroutine-per-connection".into(),
+                source_hash: "h".into(),
+                tool_versions: std::collections::BTreeMap::new(),
+                parameters: std::collections::BTreeMap::new(),
+                cpus: None,
+                verified: true,
+                corobench_version: "0".into(),
+                unix_ms: 1,
+            }));
+        assert!(serve_is_ready(&format!("building\n{}\n", ready.line())));
+        // Half a ready line is not one.
+        assert!(!serve_is_ready(
+            "{\"event\":\"ready\",\"url\":\"http://127.0.0.1:8080\"}\n"
         ));
     }
 }

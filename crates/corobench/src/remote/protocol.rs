@@ -1,0 +1,159 @@
+//! The lines `corobench serve` prints on stdout, one JSON object each,
+//! tagged by `event`: `hello` first (the protocol version, before any
+//! build), `ready` once the target serves, a `sample` per resource sample,
+//! `stopped` at the end. A coordinator that reads a `hello` of another
+//! protocol version refuses the peer, naming both versions.
+
+use std::collections::BTreeMap;
+
+use corobench_model::ResourceSample;
+use serde::{Deserialize, Serialize};
+
+/// The version of these messages; a change to their meaning bumps it.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// One line of `corobench serve`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum ServeEvent {
+    Hello(Hello),
+    Ready(Box<Ready>),
+    Sample(Sample),
+    Stopped(Stopped),
+}
+
+/// The first line: which protocol and which corobench speak.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Hello {
+    pub protocol: u32,
+    pub corobench_version: String,
+}
+
+impl Hello {
+    /// This corobench's hello.
+    #[must_use]
+    pub fn ours() -> Self {
+        Self {
+            protocol: PROTOCOL_VERSION,
+            corobench_version: env!("CARGO_PKG_VERSION").to_owned(),
+        }
+    }
+
+    /// Why a peer that said this cannot be talked to, if it cannot.
+    #[must_use]
+    pub fn refusal(&self, peer: &str) -> Option<String> {
+        (self.protocol != PROTOCOL_VERSION).then(|| {
+            format!(
+                "{peer} speaks protocol {} (corobench {}) and this corobench protocol {} \
+                 (corobench {}): run the same corobench on every host",
+                self.protocol,
+                self.corobench_version,
+                PROTOCOL_VERSION,
+                env!("CARGO_PKG_VERSION")
+            )
+        })
+    }
+}
+
+/// The target serves: where, and what exactly runs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Ready {
+    pub target: String,
+    pub url: String,
+    pub addr: String,
+    pub port: u16,
+    pub listen: String,
+    pub pid: i32,
+    pub pgid: i32,
+    pub model: String,
+    pub source_hash: String,
+    pub tool_versions: BTreeMap<String, String>,
+    pub parameters: BTreeMap<String, String>,
+    pub cpus: Option<String>,
+    pub verified: bool,
+    pub corobench_version: String,
+    pub unix_ms: i64,
+}
+
+/// One resource sample of the target's process group, by the server
+/// host's clock.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Sample {
+    pub unix_ms: i64,
+    #[serde(flatten)]
+    pub sample: ResourceSample,
+}
+
+/// The target stopped, and why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stopped {
+    pub reason: String,
+    pub exit_status: Option<String>,
+    pub needed_sigkill: bool,
+    pub unix_ms: i64,
+}
+
+impl ServeEvent {
+    /// The line as printed.
+    #[must_use]
+    pub fn line(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// A line as read; `None` for anything that is not one of these
+    /// messages (a stray line of the remote shell).
+    #[must_use]
+    pub fn parse(line: &str) -> Option<Self> {
+        serde_json::from_str(line.trim()).ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_event_reads_back_as_written() {
+        let stopped = ServeEvent::Stopped(Stopped {
+            reason: "stdin closed".into(),
+            exit_status: None,
+            needed_sigkill: false,
+            unix_ms: 5,
+        });
+        let hello = ServeEvent::Hello(Hello::ours());
+        for event in [stopped, hello] {
+            let line = event.line();
+            assert!(line.starts_with("{\"event\":"), "{line}");
+            assert_eq!(ServeEvent::parse(&line), Some(event));
+        }
+        let sample = ServeEvent::parse(
+            "{\"event\":\"sample\",\"unix_ms\":7,\"t_ms\":0,\"cpu_user_pct\":1.0,\
+             \"cpu_system_pct\":0.5,\"rss_bytes\":10,\"threads\":2,\"processes\":1,\
+             \"ctx_voluntary\":3,\"ctx_involuntary\":4}",
+        );
+        assert!(
+            matches!(sample, Some(ServeEvent::Sample(Sample { unix_ms: 7, .. }))),
+            "{sample:?}"
+        );
+        assert_eq!(ServeEvent::parse("Welcome to the host"), None);
+    }
+
+    #[test]
+    fn a_peer_of_another_protocol_is_refused_naming_both_versions() {
+        assert_eq!(Hello::ours().refusal("ssh://a"), None);
+        let old = Hello {
+            protocol: PROTOCOL_VERSION + 1,
+            corobench_version: "9.9.9".into(),
+        };
+        let why = old.refusal("corobench serve on ssh://a").unwrap();
+        assert!(
+            why.contains(&format!("speaks protocol {}", PROTOCOL_VERSION + 1)),
+            "{why}"
+        );
+        assert!(
+            why.contains(&format!("this corobench protocol {PROTOCOL_VERSION}")),
+            "{why}"
+        );
+        assert!(why.contains("9.9.9"), "{why}");
+    }
+}
