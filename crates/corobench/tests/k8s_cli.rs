@@ -109,8 +109,9 @@ fn a_load_that_does_not_split_over_the_generators_is_refused() {
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
-        stderr.contains("opens 64 connections, which do not split into 3 generators")
-            && stderr.contains("choose --generators dividing 64"),
+        stderr.contains("opens 64 connections, which do not split evenly into 3 generators")
+            && stderr.contains("choose a count that divides 64 (1, 2, 4, 8, 16, 32, 64)")
+            && stderr.contains("--generators"),
         "{stderr}"
     );
 }

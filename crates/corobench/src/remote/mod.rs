@@ -1,4 +1,6 @@
-//! What crosses between hosts: the messages `corobench serve` prints for
-//! the coordinator that started it, typed and versioned in one place.
+//! What crosses between hosts, in one place: the typed, versioned messages
+//! `corobench serve` prints for its coordinator, and the arguments of each
+//! generator host's `corobench load`.
 
+pub mod load_args;
 pub mod protocol;

@@ -9,7 +9,7 @@ use std::sync::atomic::Ordering;
 use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use corobench_model::{LoadReport, ResourceSample, ScheduleKind, TrialFlag, TrialRecord};
+use corobench_model::{LoadReport, ResourceSample, TrialFlag, TrialRecord};
 use corobench_spec::{HostAddress, PlannedScenario};
 
 use super::events::{Phase, RunEvent, RunObserver};
@@ -19,6 +19,7 @@ use super::prepare::TrialEnvironment;
 use super::rounds::{TrialExecutor, TrialOutcome};
 use super::ssh::{Remote, Transport};
 use super::trial::{blank_record, failed};
+use crate::remote::load_args;
 use crate::remote::protocol::ServeEvent;
 
 /// Building (when not cached), starting, checking and verifying a target
@@ -163,12 +164,17 @@ impl RemoteTrials<'_> {
         let mut generators = Vec::with_capacity(count);
         for (i, host) in hosts.generators.iter().enumerate() {
             let mut argv = vec![self.hosts.generator_binaries[i].clone(), "load".into()];
-            argv.extend(load_flags(scenario, share(scenario, i, count)));
+            argv.push("--json".into());
+            let share = load_args::share(scenario, i, count);
+            argv.extend(load_args::load_args(
+                scenario,
+                share,
+                self.env.backend.name(),
+            ));
             argv.extend(self.body_flags(scenario)?);
             if let Some(cpus) = &hosts.generator_cpus[i] {
                 argv.extend(["--cpus".into(), cpus.clone()]);
             }
-            argv.extend(["--backend".into(), self.env.backend.name().into()]);
             argv.extend(["--start-at".into(), unix_seconds(start_at)]);
             argv.push(url.clone());
             let command = self.hosts.transport.command(host, &argv);
@@ -372,65 +378,6 @@ fn merge_reports(generators: &mut [Generator]) -> Result<LoadReport, Ended> {
         .map_err(|e| Ended::Failed(format!("the generators' reports do not merge: {e}")))
 }
 
-/// One generator's part of the schedule: connections split evenly (the
-/// first hosts take the remainder), an open loop's rate divided equally.
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct Share {
-    connections: u32,
-    rate: Option<f64>,
-}
-
-fn share(scenario: &PlannedScenario, index: usize, count: usize) -> Share {
-    let count32 = u32::try_from(count.max(1)).unwrap_or(u32::MAX);
-    let index32 = u32::try_from(index).unwrap_or(u32::MAX);
-    let total = scenario.schedule.connections;
-    let connections = total / count32 + u32::from(index32 < total % count32);
-    let rate = match scenario.schedule.kind {
-        ScheduleKind::Closed => None,
-        ScheduleKind::Open { rate_per_s } => Some(rate_per_s / f64::from(count32)),
-    };
-    Share { connections, rate }
-}
-
-/// The flags of one generator's `corobench load`, but for its CPUs, backend,
-/// start and URL.
-fn load_flags(scenario: &PlannedScenario, share: Share) -> Vec<String> {
-    let m = &scenario.measurement;
-    let threads = m.generator_threads.min(share.connections).max(1);
-    let mut flags: Vec<String> = vec![
-        "--json".into(),
-        "-c".into(),
-        share.connections.to_string(),
-        "-t".into(),
-        threads.to_string(),
-        "-d".into(),
-        millis(m.duration),
-        "--warmup".into(),
-        millis(m.warmup),
-        "--timeout".into(),
-        millis(m.timeout),
-        "-m".into(),
-        scenario.workload.method.clone(),
-    ];
-    if let Some(rate) = share.rate {
-        flags.extend(["-R".into(), format!("{rate}")]);
-    }
-    if !scenario.schedule.keepalive {
-        flags.push("--no-keepalive".into());
-    }
-    if scenario.schedule.pipeline > 1 {
-        flags.extend(["--pipeline".into(), scenario.schedule.pipeline.to_string()]);
-    }
-    for (name, value) in &scenario.workload.headers {
-        flags.extend(["-H".into(), format!("{name}: {value}")]);
-    }
-    flags
-}
-
-fn millis(duration: Duration) -> String {
-    format!("{}ms", duration.as_millis())
-}
-
 fn duration_ms(seconds: f64) -> u64 {
     // Saturating float-to-int: a window is never negative nor near u64::MAX.
     #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
@@ -485,10 +432,12 @@ mod tests {
     fn shares_add_up() {
         let mut scenario = crate::runner::rounds::tests::plan(1, 1, None, 1).scenarios[0].clone();
         scenario.schedule = corobench_model::Schedule::closed(5);
-        let parts: Vec<u32> = (0..3).map(|i| share(&scenario, i, 3).connections).collect();
+        let share = |i| crate::remote::load_args::share(&scenario, i, 3);
+        let parts: Vec<u32> = (0..3).map(|i| share(i).connections).collect();
         assert_eq!(parts, [2, 2, 1]);
         scenario.schedule = corobench_model::Schedule::open(900.0, 4);
-        assert_eq!(share(&scenario, 1, 2).rate, Some(450.0));
+        let half = crate::remote::load_args::share(&scenario, 1, 2);
+        assert_eq!(half.rate, Some(450.0));
         assert_eq!(server_url("fd00::1", 80, "/x"), "http://[fd00::1]:80/x");
     }
 }

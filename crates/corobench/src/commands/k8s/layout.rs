@@ -4,11 +4,11 @@
 
 use std::time::Duration;
 
-use corobench_model::ScheduleKind;
 use corobench_spec::{Body, Plan, PlannedScenario};
 
 use super::manifests::Layout;
 use crate::exit;
+use crate::remote::load_args;
 
 /// The largest body carried inline in the Job's arguments: a Pod spec is
 /// stored in etcd, whose objects are limited to about 1.5 MB.
@@ -84,79 +84,26 @@ fn check_runs_in_pods(scenario: &PlannedScenario) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The flags of `corobench load` for one of `generators` generators: the
-/// scenario's connections and rate divided evenly, so that together they
-/// offer the load the scenario names, not `generators` times it.
+/// The flags of `corobench load` every generator pod runs: the scenario's
+/// connections and rate divided evenly, so that together they offer the
+/// load the scenario names, not `generators` times it.
 fn load_flags(scenario: &PlannedScenario, generators: u32) -> anyhow::Result<Vec<String>> {
-    let m = &scenario.measurement;
-    let schedule = &scenario.schedule;
-    let connections = connections_each(scenario, generators)?;
-    let mut flags = vec![
-        "-c".to_string(),
-        connections.to_string(),
-        "-t".to_string(),
-        m.generator_threads.to_string(),
-        "-d".to_string(),
-        cli_duration(m.duration),
-        "--warmup".to_string(),
-        cli_duration(m.warmup),
-        "--timeout".to_string(),
-        cli_duration(m.timeout),
-        "--backend".to_string(),
-        m.backend.name().to_string(),
-    ];
-    if let ScheduleKind::Open { rate_per_s } = schedule.kind {
-        flags.extend([
-            "-R".to_string(),
-            (rate_per_s / f64::from(generators)).to_string(),
-        ]);
-    }
-    if !schedule.keepalive {
-        flags.push("--no-keepalive".to_string());
-    }
-    if schedule.pipeline > 1 {
-        flags.extend(["--pipeline".to_string(), schedule.pipeline.to_string()]);
-    }
-    flags.extend(request_flags(scenario)?);
+    let share = load_args::even_share(scenario, generators)
+        .map_err(|why| exit::usage(format!("{why}; pass it with --generators")))?;
+    let backend = scenario.measurement.backend.name();
+    let mut flags = load_args::load_args(scenario, share, backend);
+    flags.extend(body_flags(scenario)?);
     Ok(flags)
 }
 
-fn connections_each(scenario: &PlannedScenario, generators: u32) -> anyhow::Result<u32> {
-    let total = scenario.schedule.connections;
-    let threads = scenario.measurement.generator_threads;
-    let each = total / generators;
-    if total % generators != 0 || each < threads {
-        return Err(exit::usage(format!(
-            "scenario {} ({}) opens {total} connections, which do not split into {generators} \
-             generators of at least {threads} connection(s) each (one per generator thread): \
-             choose --generators dividing {total} (at most {})",
-            scenario.index,
-            scenario.key,
-            (total / threads.max(1)).max(1)
-        )));
-    }
-    Ok(each)
-}
-
-/// Method, headers and body, as `corobench load` takes them.
-fn request_flags(scenario: &PlannedScenario) -> anyhow::Result<Vec<String>> {
-    let workload = &scenario.workload;
-    let mut flags = Vec::new();
-    if workload.method != "GET" {
-        flags.extend(["-m".to_string(), workload.method.clone()]);
-    }
-    for (name, value) in &workload.headers {
-        flags.extend(["-H".to_string(), format!("{name}: {value}")]);
-    }
-    let body = match &workload.body {
+/// The body, as `corobench load` takes it.
+fn body_flags(scenario: &PlannedScenario) -> anyhow::Result<Vec<String>> {
+    let body = match &scenario.workload.body {
         Body::Empty => None,
         Body::Text(text) => Some(text.clone()),
         Body::File(path) => Some(inline_body(path)?),
     };
-    if let Some(body) = body {
-        flags.extend(["--body".to_string(), body]);
-    }
-    Ok(flags)
+    Ok(body.map_or_else(Vec::new, |body| vec!["--body".to_string(), body]))
 }
 
 /// A body file's text, to pass inline: the generator pods do not see the
@@ -180,25 +127,4 @@ fn inline_body(path: &std::path::Path) -> anyhow::Result<String> {
             path.display()
         ))
     })
-}
-
-/// A duration as `corobench load` parses it, without rounding.
-fn cli_duration(duration: Duration) -> String {
-    if duration.subsec_nanos() % 1_000_000 == 0 {
-        format!("{}ms", duration.as_millis())
-    } else {
-        format!("{}us", duration.as_micros())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn durations_keep_their_precision() {
-        assert_eq!(cli_duration(Duration::from_secs(10)), "10000ms");
-        assert_eq!(cli_duration(Duration::from_micros(1500)), "1500us");
-        assert_eq!(cli_duration(Duration::ZERO), "0ms");
-    }
 }
