@@ -9,6 +9,7 @@
 //! check before and after load. The `/proc` parsers are corobench-target's
 //! (`corobench_target::procfs`), which stops the same groups.
 
+mod counters;
 mod error;
 mod group;
 mod ledger;
@@ -20,6 +21,7 @@ mod sys;
 mod tree;
 
 pub use corobench_target::procfs::ParseError;
+pub use counters::{MAX_THREADS, REFUSE_ENV, ThreadCounters, group_threads, own_threads};
 pub use error::SamplerError;
 pub use reader::PROC_ROOT;
 pub use sampler::{DEFAULT_INTERVAL, Sampler, SamplerHandle};

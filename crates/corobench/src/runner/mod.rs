@@ -12,6 +12,7 @@
 
 pub mod budget;
 pub mod capacity;
+mod counters;
 pub mod error;
 pub mod events;
 pub mod hosts;

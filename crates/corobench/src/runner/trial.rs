@@ -167,6 +167,7 @@ fn measured_record(
     trial.resources = Some(measured.series.summary);
     trial.resource_series = measured.series.samples;
     trial.load = Some(measured.report);
+    trial.counters = Some(measured.counters);
     trial
 }
 

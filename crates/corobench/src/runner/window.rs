@@ -16,11 +16,12 @@ use std::thread::{Scope, ScopedJoinHandle};
 use std::time::{Duration, Instant};
 
 use corobench_load::{LoadConfig, LoadError, LoadRun, Progress, RequestTemplate, StopAfter};
-use corobench_model::LoadReport;
+use corobench_model::{LoadReport, TrialCounters};
 use corobench_sampler::{DEFAULT_INTERVAL, ResourceSeries, Sampler, SamplerHandle};
 use corobench_spec::PlannedScenario;
 use corobench_target::RunningTarget;
 
+use super::counters::WindowCounters;
 use super::events::{Phase, RunEvent, RunObserver};
 use super::prepare::TrialEnvironment;
 use super::stats_probe;
@@ -45,6 +46,8 @@ pub(super) struct Measured {
     pub(super) report: LoadReport,
     pub(super) series: ResourceSeries,
     pub(super) peak_tasks: Option<u64>,
+    /// What the kernel counted for the server and the generator.
+    pub(super) counters: TrialCounters,
 }
 
 /// Warms up and measures `target`; `Ok(None)` when interrupted.
@@ -178,6 +181,10 @@ struct Window<'scope> {
     sampler: Option<SamplerHandle>,
     /// What the sampler saw, once it is stopped.
     series: Option<ResourceSeries>,
+    /// Counting until the window's end.
+    counters: Option<WindowCounters>,
+    /// What they counted, once read.
+    counted: Option<TrialCounters>,
     /// `/stats` tasks read halfway through the window.
     peak: ScopedJoinHandle<'scope, Option<u64>>,
 }
@@ -185,6 +192,7 @@ struct Window<'scope> {
 impl<'scope> Window<'scope> {
     /// Starts the sampler and the halfway probe.
     fn open(scope: &'scope Scope<'scope, '_>, watch: &Watch<'_>) -> Result<Self, TrialError> {
+        let counters = WindowCounters::attach(watch.pgid, Arc::clone(&watch.progress));
         let sampler = start_sampler(watch.env, watch.pgid)?;
         let (stop, stats, half) = (Arc::clone(&watch.env.stop), watch.stats, watch.duration / 2);
         let peak = scope.spawn(move || {
@@ -195,12 +203,18 @@ impl<'scope> Window<'scope> {
             started: Instant::now(),
             sampler: Some(sampler),
             series: None,
+            counters: Some(counters),
+            counted: None,
             peak,
         })
     }
 
-    /// Stops the sampler and keeps its series; later calls do nothing.
+    /// Reads the counters and stops the sampler, keeping what they measured;
+    /// later calls do nothing.
     fn close(&mut self) -> Result<(), TrialError> {
+        if let Some(counters) = self.counters.take() {
+            self.counted = Some(counters.read());
+        }
         if let Some(sampler) = self.sampler.take() {
             self.series = Some(
                 sampler
@@ -243,6 +257,7 @@ fn conclude(
         report: report.map_err(TrialError::Load)?,
         series: window.series.unwrap_or_default(),
         peak_tasks,
+        counters: window.counted.unwrap_or_default(),
     }))
 }
 
