@@ -41,14 +41,31 @@ pub(crate) fn median_cell(analysis: &RunAnalysis, index: usize, metric: Metric) 
     )
 }
 
-/// One row per scenario, one column per cost measured (median ± interval);
-/// `None` when the group has none.
-pub(crate) fn costs_grid(analysis: &RunAnalysis, group: &[usize]) -> Option<Grid> {
-    let metrics = measured(analysis, group, &PerRequest::ALL);
+/// Two tables, the server's costs and the generator's (so each fits a
+/// terminal): one row per scenario, one column per cost measured (median ±
+/// interval); none for a side the group has no cost of.
+pub(crate) fn costs_grids(analysis: &RunAnalysis, group: &[usize]) -> Vec<Grid> {
+    let (server, generator) = PerRequest::ALL.split_at(PerRequest::ALL.len() / 2);
+    [
+        (server, "server per request"),
+        (generator, "generator per request"),
+    ]
+    .into_iter()
+    .filter_map(|(costs, title)| costs_grid(analysis, group, costs, title))
+    .collect()
+}
+
+fn costs_grid(
+    analysis: &RunAnalysis,
+    group: &[usize],
+    costs: &[PerRequest],
+    title: &str,
+) -> Option<Grid> {
+    let metrics = measured(analysis, group, costs);
     if metrics.is_empty() {
         return None;
     }
-    let mut columns = vec![("per request", Align::Left)];
+    let mut columns = vec![(title, Align::Left)];
     columns.extend(metrics.iter().map(|m| (m.label(), Align::Right)));
     let mut grid = Grid::new(&columns);
     for &i in group {

@@ -65,7 +65,11 @@ pub(crate) fn run_document_with(
             scenario_grid(analysis, &group)
         }));
         if layout != ComparisonLayout::Compact && !program {
-            blocks.extend(super::costs::costs_grid(analysis, &group).map(Block::Grid));
+            blocks.extend(
+                super::costs::costs_grids(analysis, &group)
+                    .into_iter()
+                    .map(Block::Grid),
+            );
         }
         let comparisons = match layout {
             ComparisonLayout::Rows => comparison_grid(analysis, &group, |_| true),
