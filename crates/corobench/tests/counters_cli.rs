@@ -39,6 +39,16 @@ fn run(lab: &Lab, env: &[(&str, &str)]) -> StoredRun {
     store.load_run(&id).unwrap()
 }
 
+/// Asserts the server's system calls per request in the run's only trial
+/// lie in `band`.
+fn assert_syscalls_per_request(run: &StoredRun, band: std::ops::Range<f64>) {
+    let per_request = server_syscalls_per_request(run);
+    assert!(
+        band.contains(&per_request),
+        "{per_request} system calls per request, expected {band:?}"
+    );
+}
+
 /// The server's system calls per request in the run's only trial.
 fn server_syscalls_per_request(run: &StoredRun) -> f64 {
     let trial = &run.trials[0];
@@ -56,17 +66,13 @@ fn keep_alive_plaintext_costs_one_read_and_one_write_per_request() {
     let lab = plaintext_lab("kit-a");
     lab.kit_target("kit-a");
     let run = run(&lab, &[]);
-    let per_request = server_syscalls_per_request(&run);
     // The contract server blocks in read() until a request arrives and
     // answers it with one write(): 2 per request, and nothing else, since
     // the connections were accepted during the warm-up. Measured here:
     // 2.003 to 2.013; the rest is the odd futex of a thread woken by the
     // scheduler and the reads of requests in flight when the counters
     // were read.
-    assert!(
-        (1.99..2.05).contains(&per_request),
-        "{per_request} system calls per request"
-    );
+    assert_syscalls_per_request(&run, 1.99..2.05);
     let generator = &run.trials[0].counters.as_ref().unwrap().generator;
     assert!(generator.threads >= 1, "the generator's threads were found");
     assert!(generator.syscalls.unwrap() > 0);
@@ -93,12 +99,8 @@ fn a_server_that_forks_its_worker_is_counted_as_a_whole_tree() {
     )
     .unwrap();
     let run = run(&lab, &[]);
-    let per_request = server_syscalls_per_request(&run);
     // The shell only waits: the worker's 2 per request are the tree's.
-    assert!(
-        (1.99..2.05).contains(&per_request),
-        "{per_request} system calls per request"
-    );
+    assert_syscalls_per_request(&run, 1.99..2.05);
     let counters = run.trials[0].counters.as_ref().unwrap();
     // The shell's thread and the worker's accept and connection threads.
     assert!(counters.server.threads >= 6, "{:?}", counters.server);
@@ -109,7 +111,6 @@ fn threads_the_server_starts_under_load_are_counted_through_inheritance() {
     let lab = spec_lab("kit-a", "keepalive = false\n");
     lab.kit_target("kit-a");
     let run = run(&lab, &[]);
-    let per_request = server_syscalls_per_request(&run);
     // A connection per request: the contract server accepts it and starts
     // a thread for it, which reads, writes, drains and closes, then exits.
     // Those threads did not exist when the counters were attached; only
@@ -118,10 +119,7 @@ fn threads_the_server_starts_under_load_are_counted_through_inheritance() {
     // the drain's read and close); without inheritance the tree would show
     // only the accept loop's share (accept, the new thread's stack and
     // clone): 5.0 measured with `inherit` off.
-    assert!(
-        (25.0..35.0).contains(&per_request),
-        "{per_request} system calls per request"
-    );
+    assert_syscalls_per_request(&run, 25.0..35.0);
     // Nearly every connection's thread started after attaching: the
     // threads attached to are a handful, the connections served hundreds.
     let counters = run.trials[0].counters.as_ref().unwrap();
