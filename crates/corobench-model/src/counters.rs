@@ -239,37 +239,34 @@ impl PerRequest {
     pub fn value(self, trial: &TrialRecord) -> Option<f64> {
         let load = trial.load.as_ref().filter(|l| l.requests > 0)?;
         let requests = load.requests as f64;
-        let total = match (self.side, self.cost) {
-            (side, _) if self.counter().is_some() => {
-                let counters = trial.counters.as_ref()?;
-                let count = counters.side(side).get(self.counter()?)? as f64;
-                let responses = counters
-                    .responses
-                    .filter(|r| *r > 0)
-                    .map_or(requests, |r| r as f64);
-                return Some(count / responses);
-            }
+        if let Some(counter) = self.counter() {
+            // Divided by the responses of the counters' own span.
+            let counters = trial.counters.as_ref()?;
+            let count = counters.side(self.side).get(counter)? as f64;
+            let responses = counters
+                .responses
+                .filter(|r| *r > 0)
+                .map_or(requests, |r| r as f64);
+            return Some(count / responses);
+        }
+        let user = self.cost == Cost::UserCpu;
+        let cpu_us = match self.side {
             // The sampler's mean share of a core over the window, as time.
-            (Side::Server, cost) => {
+            Side::Server => {
                 let r = trial.resources.as_ref().filter(|r| r.samples > 0)?;
-                let pct = if cost == Cost::UserCpu {
+                let pct = if user {
                     r.cpu_user_pct_mean
                 } else {
                     r.cpu_system_pct_mean
                 };
                 pct / 100.0 * load.elapsed_s * 1e6
             }
-            (Side::Generator, cost) => {
+            Side::Generator => {
                 let g = &load.generator;
-                let s = if cost == Cost::UserCpu {
-                    g.cpu_user_s
-                } else {
-                    g.cpu_system_s
-                };
-                s * 1e6
+                (if user { g.cpu_user_s } else { g.cpu_system_s }) * 1e6
             }
         };
-        Some(total / requests)
+        Some(cpu_us / requests)
     }
 }
 
