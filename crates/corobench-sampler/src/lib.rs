@@ -8,6 +8,10 @@
 //! a [`ResourceSeries`]. [`snapshot`] reads the group once, for the leak
 //! check before and after load. The `/proc` parsers are corobench-target's
 //! (`corobench_target::procfs`), which stops the same groups.
+//!
+//! [`ThreadCounters`] counts in the kernel what the same threads (and what
+//! they start) cost over a window: system calls, context switches and minor
+//! page faults, through `perf_event_open`.
 
 mod counters;
 mod error;
