@@ -338,6 +338,19 @@ mod tests {
     }
 
     #[test]
+    fn a_refusal_says_what_would_let_the_kernel_count() {
+        let denied = refusal(&io::Error::from_raw_os_error(libc::EACCES));
+        assert!(
+            denied.starts_with("perf_event_open was refused (Permission denied")
+                && denied.contains("kernel.perf_event_paranoid is ")
+                && denied.contains("sysctl kernel.perf_event_paranoid=1"),
+            "{denied}"
+        );
+        let absent = refusal(&io::Error::from_raw_os_error(libc::ENOSYS));
+        assert!(absent.contains("seccomp"), "{absent}");
+    }
+
+    #[test]
     fn too_many_threads_are_refused_with_the_limit() {
         let tids = vec![1; MAX_THREADS + 1];
         let (counts, missing) = ThreadCounters::attach(&tids).read();
