@@ -33,6 +33,7 @@ mod baseline;
 mod capacity;
 pub mod capacity_judging;
 mod claims;
+mod counter_warnings;
 #[cfg(any(test, feature = "test-support"))]
 pub mod fixtures;
 pub mod gate;

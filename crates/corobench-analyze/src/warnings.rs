@@ -75,6 +75,7 @@ pub(crate) fn scenario_warnings(
     found.extend(too_few_for_ci(facts.ok, options));
     found.extend(wide_intervals(facts.metrics, options));
     found.extend(flag_warnings(facts));
+    found.extend(super::counter_warnings::missing_counters(facts));
     let key = Some(facts.scenario.key.as_str());
     let mut indices: Vec<usize> = found
         .into_iter()

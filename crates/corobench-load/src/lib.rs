@@ -44,6 +44,10 @@ pub use merge::{MergeError, MergeInput, merge};
 pub use progress::{Progress, ProgressSnapshot};
 pub use start::check_start_at;
 
+/// The name every generator thread starts with (`corobench-load-0`, ...),
+/// by which its kernel counters find it among the process's threads.
+pub const THREAD_NAME_PREFIX: &str = "corobench-load-";
+
 use crate::clock::{Clock, ns};
 use crate::core::{Shared, ThreadPace, ThreadPlan, ThreadResult};
 use crate::ready::ReadyGate;
@@ -261,7 +265,7 @@ fn run_threads(shared: &Arc<Shared>, config: &LoadConfig) -> Result<Vec<ThreadRe
             let shared = Arc::clone(shared);
             let backend = config.backend;
             thread::Builder::new()
-                .name(format!("corobench-load-{}", plan.index))
+                .name(format!("{THREAD_NAME_PREFIX}{}", plan.index))
                 .spawn(move || run_thread(backend, &shared, &plan))
                 .map_err(|e| LoadError::os("cannot start a generator thread", e))
         })

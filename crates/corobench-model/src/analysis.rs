@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use crate::capacity::CapacityAnalysis;
 
 use crate::claim::ClaimVerdict;
+use crate::counters::PerRequest;
 use crate::histogram::{LatencyHistogram, LatencySummary, PercentileValue};
 use crate::load::{ErrorCounts, LoadWarning};
 use crate::resource::ResourceSample;
@@ -42,6 +43,9 @@ pub enum Metric {
     ServerCpuPct,
     PeakRssBytes,
     ErrorRate,
+    /// What a request cost the server or the generator in the kernel and
+    /// the scheduler (`syscalls/req`, `gen sys µs/req`).
+    PerRequest(PerRequest),
     /// A figure a program target reported, named by its unit (`req/s`,
     /// `p99-ms`, `B/op`, `tasks/s`).
     Program(ProgramUnit),
@@ -120,6 +124,8 @@ pub enum MetricUnit {
     Fraction,
     /// A figure in the unit a program printed beside it.
     Reported,
+    /// A count per complete response (system calls, context switches).
+    PerRequest,
 }
 
 impl MetricUnit {
@@ -133,13 +139,14 @@ impl MetricUnit {
             Self::Bytes => "bytes",
             Self::Fraction => "fraction",
             Self::Reported => "as reported",
+            Self::PerRequest => "per request",
         }
     }
 }
 
 impl Metric {
     /// Every metric, in the order reports show them.
-    pub const ALL: [Self; 8] = [
+    pub const ALL: [Self; 18] = [
         Self::RequestsPerS,
         Self::LatencyMeanUs,
         Self::LatencyP50Us,
@@ -148,6 +155,16 @@ impl Metric {
         Self::ServerCpuPct,
         Self::PeakRssBytes,
         Self::ErrorRate,
+        Self::PerRequest(PerRequest::ALL[0]),
+        Self::PerRequest(PerRequest::ALL[1]),
+        Self::PerRequest(PerRequest::ALL[2]),
+        Self::PerRequest(PerRequest::ALL[3]),
+        Self::PerRequest(PerRequest::ALL[4]),
+        Self::PerRequest(PerRequest::ALL[5]),
+        Self::PerRequest(PerRequest::ALL[6]),
+        Self::PerRequest(PerRequest::ALL[7]),
+        Self::PerRequest(PerRequest::ALL[8]),
+        Self::PerRequest(PerRequest::ALL[9]),
     ];
 
     /// The stable identifier used in JSON and CSV.
@@ -162,6 +179,7 @@ impl Metric {
             Self::ServerCpuPct => "server_cpu_pct",
             Self::PeakRssBytes => "peak_rss_bytes",
             Self::ErrorRate => "error_rate",
+            Self::PerRequest(cost) => cost.id(),
             Self::Program(unit) => unit.id,
         }
     }
@@ -178,6 +196,7 @@ impl Metric {
             Self::ServerCpuPct => "CPU",
             Self::PeakRssBytes => "peak RSS",
             Self::ErrorRate => "errors",
+            Self::PerRequest(cost) => cost.label(),
             Self::Program(unit) => unit.unit,
         }
     }
@@ -194,6 +213,7 @@ impl Metric {
             Self::ServerCpuPct => "server CPU, mean over the window (100% = one core)",
             Self::PeakRssBytes => "server peak resident memory",
             Self::ErrorRate => "failed requests over all requests",
+            Self::PerRequest(cost) => cost.description(),
             Self::Program(_) => "a figure the program reported, in its own unit",
         }
     }
@@ -208,6 +228,7 @@ impl Metric {
             Self::ServerCpuPct => MetricUnit::PercentOfCore,
             Self::PeakRssBytes => MetricUnit::Bytes,
             Self::ErrorRate => MetricUnit::Fraction,
+            Self::PerRequest(cost) => cost.unit(),
             Self::Program(_) => MetricUnit::Reported,
         }
     }
@@ -236,6 +257,7 @@ impl Metric {
             Self::Program(unit) => return trial.program.as_ref()?.value(unit.unit),
             Self::ServerCpuPct => return resources.map(|r| r.cpu_pct_mean),
             Self::PeakRssBytes => return resources.map(|r| r.rss_peak_bytes as f64),
+            Self::PerRequest(cost) => return cost.value(trial),
             _ => {}
         }
         let load = trial.load.as_ref()?;
@@ -249,7 +271,9 @@ impl Metric {
             Self::LatencyP99Us => percentile(99.0),
             Self::LatencyP999Us => percentile(99.9),
             Self::ErrorRate => Some(load.error_rate),
-            Self::ServerCpuPct | Self::PeakRssBytes | Self::Program(_) => None,
+            Self::ServerCpuPct | Self::PeakRssBytes | Self::PerRequest(_) | Self::Program(_) => {
+                None
+            }
         }
     }
 
@@ -267,6 +291,7 @@ impl Metric {
             Self::ServerCpuPct => "cpu",
             Self::PeakRssBytes => "rss",
             Self::ErrorRate => "error_rate",
+            Self::PerRequest(cost) => cost.word(),
             Self::Program(_) => return None,
         })
     }
@@ -558,6 +583,8 @@ pub enum WarningKind {
     LittlesLaw,
     /// A server measured where it already ran, not started fresh per trial.
     NotFresh,
+    /// A kernel counter was refused, so its per-request metric is absent.
+    CountersMissing,
 }
 
 /// Something the reader must know, said so that it tells them what to do.
@@ -797,6 +824,26 @@ mod tests {
         assert_eq!(Metric::from_id("program:B/op"), Some(bytes));
         assert_eq!(serde_json::to_string(&bytes).unwrap(), "\"program:B/op\"");
         assert_eq!(Metric::from_id("program:"), None);
+    }
+
+    #[test]
+    fn claims_and_gates_name_the_costs_per_request_by_their_word() {
+        use crate::counters::{Cost, PerRequest};
+        assert_eq!(
+            Metric::from_word("syscalls"),
+            Some(Metric::PerRequest(PerRequest::server(Cost::Syscalls)))
+        );
+        assert_eq!(
+            Metric::from_word("gen_ctx_switches"),
+            Some(Metric::PerRequest(PerRequest::generator(
+                Cost::ContextSwitches
+            )))
+        );
+        assert!(Metric::words().contains(&"sys_us"));
+        assert_eq!(
+            Metric::from_id("server_sys_us_per_req").map(Metric::label),
+            Some("sys µs/req")
+        );
     }
 
     #[test]

@@ -4,6 +4,7 @@
 pub mod analysis;
 pub mod capacity;
 pub mod claim;
+pub mod counters;
 pub mod histogram;
 pub mod load;
 pub mod resource;
@@ -24,6 +25,9 @@ pub use capacity::{
 pub use claim::{
     ClaimBand, ClaimDirection, ClaimExpectation, ClaimMeasurement, ClaimOutcome, ClaimRatio,
     ClaimRecord, ClaimScenario, ClaimSide, ClaimVerdict, PublishedValues,
+};
+pub use counters::{
+    Cost, KernelCounter, KernelCounts, MissingCounter, PerRequest, Side, TrialCounters,
 };
 pub use histogram::{LatencyHistogram, LatencyReport, LatencySummary, PercentileValue};
 pub use load::{

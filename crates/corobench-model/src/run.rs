@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::capacity::CapacitySettings;
 
 use crate::claim::ClaimRecord;
+use crate::counters::TrialCounters;
 use crate::load::LoadReport;
 use crate::resource::{ResourceSample, ResourceSummary};
 use crate::schedule::{ScenarioKey, Schedule, ScheduleKind, WireMode};
@@ -334,6 +335,11 @@ pub struct TrialRecord {
     /// are then the server's, if the program had one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub program: Option<ProgramResult>,
+    /// What the kernel counted for the server's tree and the generator's
+    /// threads over the window; absent from program trials, remote trials
+    /// and trials stored before corobench kept counters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counters: Option<TrialCounters>,
 }
 
 /// A program's own figures from one trial, and its process tree's footprint.
@@ -434,6 +440,7 @@ impl TrialRecord {
             tasks: TaskCounts::default(),
             flags: Vec::new(),
             program: None,
+            counters: None,
         }
     }
 

@@ -37,6 +37,7 @@ fn unit(metric: Metric) -> &'static str {
         Metric::ServerCpuPct => "server-cpu-%",
         Metric::PeakRssBytes => "peak-rss-B",
         Metric::ErrorRate => "error-ratio",
+        Metric::PerRequest(cost) => cost.gobench_unit(),
         // The program's own unit, as it printed it.
         Metric::Program(unit) => unit.as_str(),
     }

@@ -6,6 +6,11 @@ use corobench_model::{Metric, MetricUnit};
 /// A metric's value with its unit, e.g. `31.23k` req/s, `812µs`, `11.4MiB`.
 #[must_use]
 pub fn value(metric: Metric, v: f64) -> String {
+    // Costs per request are small numbers whose heading names the unit
+    // (`user µs/req`): shown with three significant digits, bare.
+    if let Metric::PerRequest(_) = metric {
+        return per_request(v);
+    }
     match metric.unit() {
         MetricUnit::PerSecond => si(v),
         MetricUnit::Microseconds => latency_us(v),
@@ -15,7 +20,22 @@ pub fn value(metric: Metric, v: f64) -> String {
         // Counts (requests, errors, dials) read best as whole numbers.
         MetricUnit::Reported if v.fract() == 0.0 && v.abs() < 1e6 => thousands(v),
         MetricUnit::Reported => si(v),
+        MetricUnit::PerRequest => per_request(v),
     }
+}
+
+/// A count per request with three significant digits, however small:
+/// `2.01`, `0.0312`, `153`, `1.24k`.
+#[must_use]
+pub fn per_request(v: f64) -> String {
+    let a = v.abs();
+    if a >= 1000.0 || a == 0.0 || !a.is_finite() {
+        return si3(v);
+    }
+    // Digits after the point so that three significant digits show.
+    let magnitude = a.log10().floor() as i32;
+    let decimals = usize::try_from(2 - magnitude).unwrap_or(0);
+    format!("{v:.decimals$}")
 }
 
 /// A decimal number with an SI prefix and four significant digits:
@@ -116,7 +136,7 @@ pub fn tick(metric: Metric, v: f64) -> String {
         MetricUnit::PercentOfCore => format!("{}%", trimmed(v)),
         MetricUnit::Bytes => tick_bytes(v),
         MetricUnit::Fraction => format!("{}%", trimmed(v * 100.0)),
-        MetricUnit::Reported => tick_si(v),
+        MetricUnit::Reported | MetricUnit::PerRequest => tick_si(v),
     }
 }
 
@@ -252,6 +272,11 @@ mod tests {
         assert_eq!(si3(16_784.0), "16.8k");
         assert_eq!(si3(692.3), "692");
         assert_eq!(thousands(1500.0), "1,500");
+        assert_eq!(per_request(2.013), "2.01");
+        assert_eq!(per_request(0.03125), "0.0312");
+        assert_eq!(per_request(153.4), "153");
+        assert_eq!(per_request(1240.0), "1.24k");
+        assert_eq!(per_request(0.0), "0.00");
         assert_eq!(thousands(999.0), "999");
         assert_eq!(thousands(-1_234_567.0), "-1,234,567");
     }

@@ -8,7 +8,12 @@
 //! a [`ResourceSeries`]. [`snapshot`] reads the group once, for the leak
 //! check before and after load. The `/proc` parsers are corobench-target's
 //! (`corobench_target::procfs`), which stops the same groups.
+//!
+//! [`ThreadCounters`] counts in the kernel what the same threads (and what
+//! they start) cost over a window: system calls, context switches and minor
+//! page faults, through `perf_event_open`.
 
+mod counters;
 mod error;
 mod group;
 mod ledger;
@@ -20,6 +25,7 @@ mod sys;
 mod tree;
 
 pub use corobench_target::procfs::ParseError;
+pub use counters::{MAX_THREADS, REFUSE_ENV, ThreadCounters, group_threads, own_threads};
 pub use error::SamplerError;
 pub use reader::PROC_ROOT;
 pub use sampler::{DEFAULT_INTERVAL, Sampler, SamplerHandle};

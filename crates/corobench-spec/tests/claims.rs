@@ -124,6 +124,17 @@ fn directions_tolerances_and_latency_words() {
 }
 
 #[test]
+fn claims_name_what_a_request_costs_the_kernel() {
+    let plan = plan(&servers_with(
+        "workload = \"plaintext\"\nmetric = \"syscalls\"\na = \"go-ants pool_size=4\"\nb = \"go-nethttp\"\ndirection = \"a < b\"\n\
+         [[claims]]\nsource = \"s\"\nsays = \"t\"\nworkload = \"plaintext\"\nmetric = \"ctx_switches\"\na = \"go-nethttp\"\nb = \"go-ants pool_size=4\"\nratio = 2\n",
+    ))
+    .unwrap();
+    let metrics: Vec<&str> = plan.claims.iter().map(|c| c.metric.label()).collect();
+    assert_eq!(metrics, ["syscalls/req", "ctx switches/req"]);
+}
+
+#[test]
 fn a_side_that_cannot_run_here_is_not_measured_with_its_reason() {
     let plan = plan(&servers_with(
         "workload = \"plaintext\"\nmetric = \"rps\"\na = \"swoole-epoll workers=2\"\nb = \"go-nethttp\"\nratio = 1.5\n",

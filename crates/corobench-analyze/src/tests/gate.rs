@@ -135,6 +135,20 @@ fn rules_name_a_metric_and_the_worse_direction() {
     assert_eq!(rules[1].text, "p99.9:+2.5%");
 }
 
+#[test]
+fn rules_name_the_costs_per_request() {
+    use corobench_model::{Cost, PerRequest};
+    let rules = parse_rules("syscalls:+10%,gen_sys_us:+5%").unwrap();
+    let read: Vec<Metric> = rules.iter().map(|r| r.metric).collect();
+    assert_eq!(
+        read,
+        [
+            Metric::PerRequest(PerRequest::server(Cost::Syscalls)),
+            Metric::PerRequest(PerRequest::generator(Cost::SystemCpu)),
+        ]
+    );
+}
+
 /// Issue "wrong successes", item 13: spaces around a rule's colon made
 /// `rps : -5%` an unknown metric `rps ` and `p99: +10%` a missing sign.
 #[test]

@@ -4,6 +4,7 @@
 
 mod claims;
 mod comparisons;
+mod counters;
 mod gate;
 mod goal;
 mod summaries;

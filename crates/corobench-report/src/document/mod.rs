@@ -11,6 +11,7 @@ use crate::units;
 mod capacity;
 mod claims;
 mod compare;
+mod costs;
 mod program;
 mod run;
 mod scalability;

@@ -58,11 +58,19 @@ pub(crate) fn run_document_with(
     for group in groups(&analysis.scenarios) {
         let first = &analysis.scenarios[group[0]];
         blocks.push(Block::Heading(group_heading(first)));
-        blocks.push(Block::Grid(if first.scenario.program.is_some() {
+        let program = first.scenario.program.is_some();
+        blocks.push(Block::Grid(if program {
             super::program::program_grid(analysis, &group)
         } else {
             scenario_grid(analysis, &group)
         }));
+        if layout != ComparisonLayout::Compact && !program {
+            blocks.extend(
+                super::costs::costs_grids(analysis, &group)
+                    .into_iter()
+                    .map(Block::Grid),
+            );
+        }
         let comparisons = match layout {
             ComparisonLayout::Rows => comparison_grid(analysis, &group, |_| true),
             ComparisonLayout::Compact => comparison_grid(analysis, &group, headline),
@@ -186,11 +194,15 @@ fn already_running(analysis: &RunAnalysis, scenarios: &[&ScenarioAnalysis]) -> O
 
 fn scenario_grid(analysis: &RunAnalysis, group: &[usize]) -> Grid {
     use Align::{Left, Right};
-    let mut grid = Grid::new(&[
+    let costs = super::costs::measured(analysis, group, &super::costs::COMPACT);
+    let mut columns = vec![
         ("scenario", Left),
         ("req/s", Right),
         ("range", Right),
         ("n", Right),
+    ];
+    columns.extend(costs.iter().map(|m| (m.label(), Right)));
+    columns.extend([
         ("mean", Right),
         ("p50", Right),
         ("p99", Right),
@@ -201,6 +213,7 @@ fn scenario_grid(analysis: &RunAnalysis, group: &[usize]) -> Grid {
         // Footnote markers; the superscripts speak for themselves.
         ("", Left),
     ]);
+    let mut grid = Grid::new(&columns);
     for &i in group {
         let s = &analysis.scenarios[i];
         let median = |m: Metric| {
@@ -215,6 +228,11 @@ fn scenario_grid(analysis: &RunAnalysis, group: &[usize]) -> Grid {
             Cell::plain(rate.map_or(String::new(), |r| range(Metric::RequestsPerS, r))),
             Cell::plain(format!("{}", s.trials_ok)),
         ];
+        row.extend(
+            costs
+                .iter()
+                .map(|&m| super::costs::median_cell(analysis, i, m)),
+        );
         for m in [
             Metric::LatencyMeanUs,
             Metric::LatencyP50Us,

@@ -4,10 +4,10 @@ use std::collections::BTreeMap;
 
 use corobench_model::{
     ClaimExpectation, ClaimRecord, ClaimScenario, ClaimSide, ErrorCounts, GeneratorUsage,
-    LatencyHistogram, LoadReport, LoadWarning, Metric, OpenLoopReport, PrecisionGoal, Provenance,
-    PublishedValues, ResourceSample, ResourceSummary, RunRecord, RunStatus, ScenarioRecord,
-    Schedule, ScheduleKind, StatusCounts, TaskCounts, TimelineSecond, TrialFlag, TrialRecord,
-    WorkloadRecord,
+    KernelCounter, KernelCounts, LatencyHistogram, LoadReport, LoadWarning, Metric, MissingCounter,
+    OpenLoopReport, PrecisionGoal, Provenance, PublishedValues, ResourceSample, ResourceSummary,
+    RunRecord, RunStatus, ScenarioRecord, Schedule, ScheduleKind, Side, StatusCounts, TaskCounts,
+    TimelineSecond, TrialCounters, TrialFlag, TrialRecord, WorkloadRecord,
 };
 
 use crate::Store;
@@ -264,6 +264,26 @@ pub(super) fn ok_trial(scenario_index: u32, trial_index: u32, sequence: u32) -> 
                 what: "threads 9 → 12".to_owned(),
             },
         ],
+        counters: Some(TrialCounters {
+            server: KernelCounts {
+                syscalls: Some(2_000_123),
+                ctx_switches: Some(40_000),
+                minor_faults: Some(12),
+                threads: 9,
+            },
+            generator: KernelCounts {
+                syscalls: Some(1_000_456),
+                ctx_switches: None,
+                minor_faults: Some(3),
+                threads: 1,
+            },
+            missing: vec![MissingCounter {
+                side: Side::Generator,
+                counter: KernelCounter::ContextSwitches,
+                reason: "refused for the test".to_owned(),
+            }],
+            responses: Some(999_000),
+        }),
         ..TrialRecord::started(scenario_index, trial_index, sequence, started_at_unix_ms)
     }
 }

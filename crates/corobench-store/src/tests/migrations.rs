@@ -134,6 +134,7 @@ fn schema_1_database(path: &std::path::Path) {
          ALTER TABLE scenarios DROP COLUMN pipeline;
          ALTER TABLE trials DROP COLUMN program_json;
          ALTER TABLE trials DROP COLUMN connect_latency_hdr;
+         ALTER TABLE trials DROP COLUMN counters_json;
          PRAGMA user_version = 1;",
     )
     .unwrap();
@@ -161,6 +162,8 @@ fn schema_1_is_migrated_keeping_every_run_scenario_and_trial() {
     assert_eq!(run.trials.len() as i64, before);
     // Schema 1 stored no claims and no baseline: the run reports as before.
     assert!(run.run.claims.is_empty() && run.run.baseline.is_none());
+    // Nor kernel counters: their metrics are absent, not zero.
+    assert!(run.trials.iter().all(|t| t.counters.is_none()));
     assert!(before > 0, "the fixture has trials to keep");
     store
         .set_run_status(RUN_ID, corobench_model::RunStatus::Failed, Some(1))

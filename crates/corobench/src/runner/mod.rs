@@ -13,6 +13,7 @@
 pub mod budget;
 pub mod capacity;
 pub mod clock;
+mod counters;
 pub mod error;
 pub mod events;
 pub mod hosts;

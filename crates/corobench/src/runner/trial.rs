@@ -179,6 +179,7 @@ fn measured_record(
         });
     }
     trial.load = Some(measured.report);
+    trial.counters = Some(measured.counters);
     trial
 }
 

@@ -16,10 +16,11 @@ use std::thread::{Scope, ScopedJoinHandle};
 use std::time::{Duration, Instant};
 
 use corobench_load::{LoadConfig, LoadError, LoadRun, Progress, RequestTemplate, StopAfter};
-use corobench_model::LoadReport;
+use corobench_model::{LoadReport, TrialCounters};
 use corobench_sampler::{DEFAULT_INTERVAL, ResourceSeries, Sampler, SamplerHandle};
 use corobench_spec::PlannedScenario;
 
+use super::counters::WindowCounters;
 use super::events::{Phase, RunEvent, RunObserver};
 use super::prepare::TrialEnvironment;
 use super::server::TrialServer;
@@ -48,6 +49,8 @@ pub(super) struct Measured {
     /// Whether the server's processes were sampled (not when only the URL
     /// of an already running server is known).
     pub(super) sampled: bool,
+    /// What the kernel counted for the server and the generator.
+    pub(super) counters: TrialCounters,
 }
 
 /// Warms up and measures `target`; `Ok(None)` when interrupted.
@@ -185,6 +188,10 @@ struct Window<'scope> {
     sampler: Option<SamplerHandle>,
     /// What the sampler saw, once it is stopped.
     series: Option<ResourceSeries>,
+    /// Counting until the window's end.
+    counters: Option<WindowCounters>,
+    /// What they counted, once read.
+    counted: Option<TrialCounters>,
     /// `/stats` tasks read halfway through the window.
     peak: ScopedJoinHandle<'scope, Option<u64>>,
 }
@@ -192,6 +199,7 @@ struct Window<'scope> {
 impl<'scope> Window<'scope> {
     /// Starts the sampler and the halfway probe.
     fn open(scope: &'scope Scope<'scope, '_>, watch: &Watch<'_>) -> Result<Self, TrialError> {
+        let counters = WindowCounters::attach(watch.pgid, Arc::clone(&watch.progress));
         let sampler = watch
             .pgid
             .map(|pgid| start_sampler(watch.env, pgid))
@@ -205,12 +213,18 @@ impl<'scope> Window<'scope> {
             started: Instant::now(),
             sampler,
             series: None,
+            counters: Some(counters),
+            counted: None,
             peak,
         })
     }
 
-    /// Stops the sampler and keeps its series; later calls do nothing.
+    /// Reads the counters and stops the sampler, keeping what they measured;
+    /// later calls do nothing.
     fn close(&mut self) -> Result<(), TrialError> {
+        if let Some(counters) = self.counters.take() {
+            self.counted = Some(counters.read());
+        }
         if let Some(sampler) = self.sampler.take() {
             self.series = Some(
                 sampler
@@ -254,6 +268,7 @@ fn conclude(
         sampled: window.series.is_some(),
         series: window.series.unwrap_or_default(),
         peak_tasks,
+        counters: window.counted.unwrap_or_default(),
     }))
 }
 

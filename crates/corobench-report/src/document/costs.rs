@@ -1,0 +1,84 @@
+//! What a request cost the kernel and the scheduler: the compact view's
+//! columns beside req/s (syscalls/req and the CPU split) and, in the
+//! detailed layouts, a table of every cost with its interval.
+
+use corobench_model::{Cost, Metric, PerRequest, RunAnalysis};
+
+use super::{Align, Cell, Grid, center_and_ci};
+use crate::units;
+
+/// The costs the scenario table shows beside req/s.
+pub(crate) const COMPACT: [PerRequest; 3] = [
+    PerRequest::server(Cost::Syscalls),
+    PerRequest::server(Cost::UserCpu),
+    PerRequest::server(Cost::SystemCpu),
+];
+
+/// The costs in `costs` that some scenario of `group` has a value for.
+pub(crate) fn measured(
+    analysis: &RunAnalysis,
+    group: &[usize],
+    costs: &[PerRequest],
+) -> Vec<Metric> {
+    costs
+        .iter()
+        .map(|&c| Metric::PerRequest(c))
+        .filter(|m| {
+            group
+                .iter()
+                .any(|&i| analysis.scenarios[i].metrics.contains_key(m))
+        })
+        .collect()
+}
+
+/// The median of `metric` in scenario `index`, or `—`.
+pub(crate) fn median_cell(analysis: &RunAnalysis, index: usize, metric: Metric) -> Cell {
+    Cell::plain(
+        analysis.scenarios[index]
+            .metrics
+            .get(&metric)
+            .map_or("—".to_owned(), |s| units::value(metric, s.median)),
+    )
+}
+
+/// Two tables, the server's costs and the generator's (so each fits a
+/// terminal): one row per scenario, one column per cost measured (median ±
+/// interval); none for a side the group has no cost of.
+pub(crate) fn costs_grids(analysis: &RunAnalysis, group: &[usize]) -> Vec<Grid> {
+    let (server, generator) = PerRequest::ALL.split_at(PerRequest::ALL.len() / 2);
+    [
+        (server, "server per request"),
+        (generator, "generator per request"),
+    ]
+    .into_iter()
+    .filter_map(|(costs, title)| costs_grid(analysis, group, costs, title))
+    .collect()
+}
+
+fn costs_grid(
+    analysis: &RunAnalysis,
+    group: &[usize],
+    costs: &[PerRequest],
+    title: &str,
+) -> Option<Grid> {
+    let metrics = measured(analysis, group, costs);
+    if metrics.is_empty() {
+        return None;
+    }
+    let mut columns = vec![(title, Align::Left)];
+    columns.extend(metrics.iter().map(|m| (m.label(), Align::Right)));
+    let mut grid = Grid::new(&columns);
+    for &i in group {
+        let s = &analysis.scenarios[i];
+        let mut row = vec![Cell::plain(&s.label)];
+        row.extend(metrics.iter().map(|m| {
+            Cell::plain(
+                s.metrics
+                    .get(m)
+                    .map_or("—".to_owned(), |v| center_and_ci(*m, v)),
+            )
+        }));
+        grid.rows.push(row);
+    }
+    Some(grid)
+}

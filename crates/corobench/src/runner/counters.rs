@@ -1,0 +1,80 @@
+//! The kernel counters of a measured window: attached to every thread of
+//! the server's process tree and to the generator's own threads when the
+//! window opens, read when it closes (see `corobench_sampler::ThreadCounters`
+//! for why then and not at the server's start).
+
+use std::sync::Arc;
+
+use corobench_load::Progress;
+use corobench_model::{KernelCounter, MissingCounter, Side, TrialCounters};
+use corobench_sampler::ThreadCounters;
+
+/// Counters counting since the window opened.
+#[derive(Debug)]
+pub(super) struct WindowCounters {
+    server: Result<ThreadCounters, String>,
+    generator: ThreadCounters,
+    /// The generator's live totals, and its responses when attaching.
+    progress: Arc<Progress>,
+    responses_at_attach: u64,
+}
+
+impl WindowCounters {
+    /// Attaches to the threads of group `pgid` and to the generator's,
+    /// whose `progress` counts the responses of the same span.
+    /// `pgid` is `None` for a server already running whose process the
+    /// spec does not name: its side is missing, with that reason.
+    pub(super) fn attach(pgid: Option<u32>, progress: Arc<Progress>) -> Self {
+        let server = match pgid {
+            None => Err(
+                "the server was already running and its process is not named (give \
+                         pid or process in its [servers] table)"
+                    .to_owned(),
+            ),
+            Some(pgid) => corobench_sampler::group_threads(pgid)
+                .map(|tids| ThreadCounters::attach(&tids))
+                .map_err(|e| format!("the server's threads could not be listed: {e}")),
+        };
+        let generator = corobench_sampler::own_threads(corobench_load::THREAD_NAME_PREFIX);
+        let generator = ThreadCounters::attach(&generator);
+        let responses_at_attach = progress.snapshot().responses;
+        Self {
+            server,
+            generator,
+            progress,
+            responses_at_attach,
+        }
+    }
+
+    /// What each side's counters counted, and which are missing and why.
+    pub(super) fn read(self) -> TrialCounters {
+        let mut counters = TrialCounters::default();
+        let mut missing = |side, found: Vec<(KernelCounter, String)>| {
+            counters
+                .missing
+                .extend(found.into_iter().map(|(counter, reason)| MissingCounter {
+                    side,
+                    counter,
+                    reason,
+                }));
+        };
+        let server = match self.server {
+            Ok(attached) => attached.read(),
+            Err(reason) => (
+                corobench_model::KernelCounts::default(),
+                KernelCounter::ALL
+                    .into_iter()
+                    .map(|k| (k, reason.clone()))
+                    .collect(),
+            ),
+        };
+        let generator = self.generator.read();
+        let responses = self.progress.snapshot().responses;
+        counters.responses = responses.checked_sub(self.responses_at_attach);
+        missing(Side::Server, server.1);
+        missing(Side::Generator, generator.1);
+        counters.server = server.0;
+        counters.generator = generator.0;
+        counters
+    }
+}
