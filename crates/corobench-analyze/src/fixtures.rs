@@ -42,6 +42,7 @@ impl RunBuilder {
                 trials_per_scenario,
                 scenarios: Vec::new(),
                 trials: Vec::new(),
+                profiles: Vec::new(),
             },
         }
     }

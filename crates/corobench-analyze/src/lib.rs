@@ -130,6 +130,7 @@ pub fn analyze_run(run: &StoredRun, options: &AnalyzeOptions) -> Result<RunAnaly
         comparisons,
         sweeps,
         warnings: notes.into_list(),
+        profiles: run.profiles.clone(),
     })
 }
 

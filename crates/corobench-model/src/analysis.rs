@@ -603,6 +603,9 @@ pub struct RunAnalysis {
     pub comparisons: Vec<ScenarioComparison>,
     pub sweeps: Vec<Sweep>,
     pub warnings: Vec<Warning>,
+    /// The scenarios' on-CPU profiles (`[run] profile`), in plan order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub profiles: Vec<crate::ProfileRecord>,
 }
 
 /// One metric of one scenario key in a comparison of two runs.

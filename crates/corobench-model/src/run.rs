@@ -170,6 +170,8 @@ pub struct StoredRun {
     pub scenarios: Vec<ScenarioRecord>,
     /// In the order they ran (`sequence`).
     pub trials: Vec<TrialRecord>,
+    /// The scenarios' on-CPU profiles (`[run] profile`), in plan order.
+    pub profiles: Vec<crate::ProfileRecord>,
 }
 
 /// What is sent to the target in one scenario.

@@ -33,6 +33,9 @@ pub struct Plan {
     pub capacity: Option<CapacitySettings>,
     /// `[hosts]`: the server and the generators run on other machines.
     pub hosts: Option<Hosts>,
+    /// `[run] profile`: after the measured trials, one extra trial per
+    /// scenario under `perf record`, kept apart from the figures.
+    pub profile: bool,
 }
 
 /// `[hosts]`: where a trial's server and generators run, reached with the

@@ -323,3 +323,12 @@ fn a_plan_too_large_to_hold_is_refused_before_it_is_built() {
         "{error}"
     );
 }
+
+#[test]
+fn run_profile_is_off_by_default_and_takes_a_boolean_only() {
+    let plan = |head: &str| resolve_text(&with_workload(head));
+    assert!(!plan("").unwrap().profile);
+    assert!(plan("[run]\nprofile = true").unwrap().profile);
+    assert!(!plan("[run]\nprofile = false").unwrap().profile);
+    assert_refused(&[(with_workload("[run]\nprofile = \"yes\""), "`run.profile`")]);
+}

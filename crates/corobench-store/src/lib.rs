@@ -9,6 +9,7 @@
 //! file answers plain `sqlite3` queries; start from the `trial_results` view.
 
 mod error;
+mod profiles;
 mod rows;
 mod runs;
 mod scenarios;

@@ -11,6 +11,8 @@ use crate::units;
 mod capacity;
 mod claims;
 mod compare;
+mod profiles;
+pub(crate) use profiles::profile_key;
 mod program;
 mod run;
 mod scalability;

@@ -74,6 +74,7 @@ pub(crate) fn run_document_with(
     // layout) shows them under its sweep charts instead.
     if layout != ComparisonLayout::Matrix {
         blocks.extend(super::scalability::scalability_blocks(analysis));
+        blocks.extend(super::profiles::profile_blocks(analysis));
     }
     blocks.push(Block::Notes(notes(analysis)));
     if claims == ClaimsPlace::End {

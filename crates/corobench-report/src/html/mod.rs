@@ -10,6 +10,7 @@ mod capacity;
 mod charts;
 mod claims;
 mod latency_rate;
+mod profiles;
 mod resources;
 mod svg;
 mod sweeps;
@@ -58,6 +59,7 @@ label.switch { display: inline-block; margin: 6px 0; font-size: 13px; }
 label.switch select { margin-left: 6px; font: inherit; max-width: 760px; }
 .explain { color: #444; max-width: 900px; }
 pre { background: #f6f6f6; padding: 10px; overflow: auto; }
+img.flamegraph { display: block; max-width: 100%; height: auto; border: 1px solid #eee; }
 "#;
 
 /// Shows, for every `select[data-switch]`, the element of its group whose
@@ -119,9 +121,15 @@ fn head(page: &mut String, analysis: &RunAnalysis) {
         "<a href=\"#capacity\">Capacity</a>"
     };
     let _ = write!(page, "<nav>{claims}{capacity}");
-    page.push_str(
+    let profiles = if analysis.profiles.is_empty() {
+        ""
+    } else {
+        "<a href=\"#profiles\">Where the CPU goes</a>"
+    };
+    let _ = write!(
+        page,
         "<a href=\"#throughput\">Throughput</a><a href=\"#latency\">Latency</a>\
-         <a href=\"#sweeps\">Sweeps</a><a href=\"#resources\">CPU and memory</a>\
+         <a href=\"#sweeps\">Sweeps</a><a href=\"#resources\">CPU and memory</a>{profiles}\
          <a href=\"#tables\">Tables</a><a href=\"#warnings\">Warnings</a>\
          <a href=\"#provenance\">Provenance</a></nav>",
     );
@@ -186,6 +194,9 @@ fn body(page: &mut String, analysis: &RunAnalysis) {
     match resources::resources_section(analysis) {
         Some(html) => page.push_str(&html),
         None => page.push_str("<p>No trial has a resource series.</p>"),
+    }
+    if let Some(html) = profiles::profiles_section(analysis) {
+        page.push_str(&html);
     }
     section(
         page,

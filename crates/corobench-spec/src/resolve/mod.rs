@@ -126,6 +126,7 @@ pub fn resolve_within(
         claims,
         capacity,
         hosts,
+        profile: settings.profile,
     })
 }
 

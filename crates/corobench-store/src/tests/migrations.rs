@@ -129,6 +129,7 @@ fn schema_1_database(path: &std::path::Path) {
          DROP TABLE runs;
          ALTER TABLE runs_v1 RENAME TO runs;
          DROP TABLE program_metrics;
+         DROP TABLE profiles;
          ALTER TABLE scenarios DROP COLUMN program_json;
          ALTER TABLE scenarios DROP COLUMN keepalive;
          ALTER TABLE scenarios DROP COLUMN pipeline;

@@ -19,6 +19,7 @@ pub mod leak;
 pub mod liveness;
 pub mod order;
 pub mod prepare;
+pub mod profile_trial;
 mod program_trial;
 pub mod provenance;
 mod remote_trial;
