@@ -78,6 +78,7 @@ impl RunBuilder {
                 method: "GET".to_owned(),
                 path: format!("/{workload}"),
                 body_bytes: 0,
+                idle: false,
             },
             schedule: ScheduleKind::Closed,
             connections,

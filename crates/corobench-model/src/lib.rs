@@ -5,6 +5,7 @@ pub mod analysis;
 pub mod capacity;
 pub mod claim;
 pub mod histogram;
+pub mod idle;
 pub mod load;
 pub mod profile;
 pub mod resource;
@@ -27,6 +28,7 @@ pub use claim::{
     ClaimRecord, ClaimScenario, ClaimSide, ClaimVerdict, PublishedValues,
 };
 pub use histogram::{LatencyHistogram, LatencyReport, LatencySummary, PercentileValue};
+pub use idle::{IdleMeasurement, MemoryPerConnection};
 pub use load::{
     DrainReport, ErrorCounts, GeneratorPart, GeneratorUsage, KernelStamps, LoadReport, LoadWarning,
     MergeDetail, OpenLoopReport, StatusCounts, TimelineSecond, WindowPlacement,

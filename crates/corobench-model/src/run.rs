@@ -183,6 +183,10 @@ pub struct WorkloadRecord {
     /// Path and query, e.g. `/io?ms=10`.
     pub path: String,
     pub body_bytes: u64,
+    /// `idle_connections`: the trials hold the schedule's connections idle
+    /// (each answered once) and measure settled RSS; no load is sent.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub idle: bool,
 }
 
 /// target × parameters × workload × schedule: one row of a report.
@@ -325,6 +329,9 @@ pub struct TrialRecord {
     /// are then the server's, if the program had one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub program: Option<ProgramResult>,
+    /// What an idle trial (`idle_connections`) measured; it sends no load.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idle: Option<crate::IdleMeasurement>,
 }
 
 /// A program's own figures from one trial, and its process tree's footprint.
@@ -425,6 +432,7 @@ impl TrialRecord {
             tasks: TaskCounts::default(),
             flags: Vec::new(),
             program: None,
+            idle: None,
         }
     }
 

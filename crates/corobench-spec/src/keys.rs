@@ -85,6 +85,7 @@ pub(crate) const WORKLOAD: &[&str] = &[
     "rates",
     "keepalive",
     "pipeline",
+    "idle_connections",
 ];
 
 /// One `[[claims]]`.

@@ -131,6 +131,10 @@ pub struct Workload {
     /// What a correct answer looks like (`expect_*`); empty: any answer
     /// below 400.
     pub expect: Expectation,
+    /// `idle_connections`: each scenario holds its schedule's connections
+    /// idle (each answered once) and measures the server's settled RSS;
+    /// no load is sent.
+    pub idle: bool,
 }
 
 /// A workload's `expect_status`, `expect_body` and `expect_header`.

@@ -332,3 +332,35 @@ fn run_profile_is_off_by_default_and_takes_a_boolean_only() {
     assert!(!plan("[run]\nprofile = false").unwrap().profile);
     assert_refused(&[(with_workload("[run]\nprofile = \"yes\""), "`run.profile`")]);
 }
+
+#[test]
+fn idle_connections_sweep_scenarios_of_their_own_without_a_schedule() {
+    let spec =
+        |extra: &str| format!("[[workloads]]\nname = \"idle\"\npath = \"/plaintext\"\n{extra}");
+    let plan = resolve_text(&spec("idle_connections = [1000, 5000]")).unwrap();
+    let idle: Vec<(bool, u32)> = plan
+        .scenarios
+        .iter()
+        .map(|s| (s.workload.idle, s.schedule.connections))
+        .collect();
+    assert_eq!(idle[..2], [(true, 1000), (true, 5000)]);
+    assert!(
+        !resolve_text(&with_workload("")).unwrap().scenarios[0]
+            .workload
+            .idle
+    );
+    assert_refused(&[
+        (
+            spec("idle_connections = 100\nconnections = 4"),
+            "an idle workload (idle_connections) sends no load, so it takes no connections",
+        ),
+        (
+            spec("idle_connections = [100, 100]"),
+            "idle_connections = [100, 100] repeats 100",
+        ),
+        (
+            spec("idle_connections = 0"),
+            "`workloads[0].idle_connections`: 0 is out of range",
+        ),
+    ]);
+}

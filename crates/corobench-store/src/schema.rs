@@ -18,7 +18,7 @@ const MIGRATIONS: [&str; 5] = [
     include_str!("migrations/0002_run_process.sql"),
     include_str!("migrations/0003_capacity.sql"),
     include_str!("migrations/0004_precision_goal.sql"),
-    include_str!("migrations/0005_profiles.sql"),
+    include_str!("migrations/0005_profiles_idle.sql"),
 ];
 
 /// The schema version this corobench writes.

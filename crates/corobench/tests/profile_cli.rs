@@ -146,7 +146,7 @@ fn profiles_of_a_capacity_search_are_refused_before_anything_runs() {
     let output = lab.run(&["run", lab.path("capacity.toml").to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(2), "{}", text(&output.stderr));
     assert!(
-        text(&output.stderr).contains("not available in a run that searches [capacity]"),
+        text(&output.stderr).contains("is not available in a run that searches [capacity]"),
         "{}",
         text(&output.stderr)
     );

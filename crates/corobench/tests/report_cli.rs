@@ -163,7 +163,7 @@ fn run_a_with_claims(fixture: &Fixture) -> corobench_model::RunAnalysis {
 }
 
 /// Run A analysed with a captured profile of its first scenario and a
-/// skipped one of its second.
+/// skipped one of its second, and two fits of memory per connection.
 fn run_a_with_profiles(fixture: &Fixture) -> corobench_model::RunAnalysis {
     use corobench_model::{ProfileOutcome, ProfileRecord};
     let store = corobench_store::Store::open_existing(&fixture.db).unwrap();
@@ -190,7 +190,29 @@ fn run_a_with_profiles(fixture: &Fixture) -> corobench_model::RunAnalysis {
         ),
     ];
     let options = corobench_analyze::AnalyzeOptions::default();
-    corobench_analyze::analyze_run(&run, &options).unwrap()
+    let mut analysis = corobench_analyze::analyze_run(&run, &options).unwrap();
+    // And memory per connection: one fit with an interval, one without.
+    let fit = corobench_model::MemoryPerConnection {
+        label: "go-nethttp".to_owned(),
+        workload: "idle".to_owned(),
+        scenarios: vec![0, 1],
+        connections: vec![1000, 5000],
+        trials: 6,
+        bytes_per_connection: Some(8192.5),
+        interval: Some((8000.0, 8400.0)),
+        intercept_bytes: Some(4e6),
+        note: None,
+    };
+    let unfitted = corobench_model::MemoryPerConnection {
+        connections: vec![1000],
+        bytes_per_connection: None,
+        interval: None,
+        intercept_bytes: None,
+        note: Some("one number of connections only".to_owned()),
+        ..fit.clone()
+    };
+    analysis.memory_per_connection = vec![fit, unfitted];
+    analysis
 }
 
 /// The fixture's targets as the spec resolver sees them, and swoole-uring,

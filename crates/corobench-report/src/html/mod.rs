@@ -10,6 +10,7 @@ mod capacity;
 mod charts;
 mod claims;
 mod latency_rate;
+mod memory;
 mod profiles;
 mod resources;
 mod svg;
@@ -185,19 +186,7 @@ fn body(page: &mut String, analysis: &RunAnalysis) {
         }
     }
     sweeps_section(page, analysis);
-    section(
-        page,
-        "resources",
-        "CPU and memory over time",
-        "The target's whole process tree, sampled during the measured window of each scenario's representative trial (the one nearest the median req/s).",
-    );
-    match resources::resources_section(analysis) {
-        Some(html) => page.push_str(&html),
-        None => page.push_str("<p>No trial has a resource series.</p>"),
-    }
-    if let Some(html) = profiles::profiles_section(analysis) {
-        page.push_str(&html);
-    }
+    server_sections(page, analysis);
     section(
         page,
         "tables",
@@ -222,6 +211,30 @@ fn body(page: &mut String, analysis: &RunAnalysis) {
         "Where, when and with what the run was measured.",
     );
     page.push_str(&tables::provenance(analysis));
+}
+
+/// What the server spent: CPU and memory over time, memory per
+/// connection, and where its CPU went (the profiles).
+fn server_sections(page: &mut String, analysis: &RunAnalysis) {
+    section(
+        page,
+        "resources",
+        "CPU and memory over time",
+        "The target's whole process tree, sampled during the measured window of each scenario's representative trial (the one nearest the median req/s).",
+    );
+    match resources::resources_section(analysis) {
+        Some(html) => page.push_str(&html),
+        None => page.push_str("<p>No trial has a resource series.</p>"),
+    }
+    for html in [
+        memory::memory_section(analysis),
+        profiles::profiles_section(analysis),
+    ]
+    .into_iter()
+    .flatten()
+    {
+        page.push_str(&html);
+    }
 }
 
 fn section(page: &mut String, id: &str, title: &str, explain: &str) {

@@ -7,6 +7,7 @@ mod capacity;
 mod claims;
 mod expectations;
 mod hosts;
+mod idle;
 mod repeats;
 mod schedule;
 mod settings;
@@ -264,6 +265,7 @@ fn program_runs(
                     headers: Vec::new(),
                     body: Body::Empty,
                     expect: Expectation::default(),
+                    idle: false,
                 },
                 schedule: Schedule::closed(0),
                 measurement: settings.measurement,

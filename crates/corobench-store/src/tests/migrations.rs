@@ -130,6 +130,8 @@ fn schema_1_database(path: &std::path::Path) {
          ALTER TABLE runs_v1 RENAME TO runs;
          DROP TABLE program_metrics;
          DROP TABLE profiles;
+         DROP TABLE idle_trials;
+         ALTER TABLE scenarios DROP COLUMN idle;
          ALTER TABLE scenarios DROP COLUMN program_json;
          ALTER TABLE scenarios DROP COLUMN keepalive;
          ALTER TABLE scenarios DROP COLUMN pipeline;

@@ -1,4 +1,4 @@
-//! Profiles: stored beside the trials, never among them.
+//! Profiles and idle trials: stored beside the trials, never among them.
 
 use corobench_model::{ProfileOutcome, ProfileRecord};
 
@@ -58,4 +58,24 @@ fn a_profile_of_an_unknown_scenario_is_refused() {
         ),
         "{error}"
     );
+}
+
+#[test]
+fn an_idle_trial_s_measurement_loads_back_with_its_trial() {
+    let (_dir, mut store) = store_with_run();
+    let mut trial = super::fixtures::ok_trial(0, 0, 0);
+    trial.load = None;
+    trial.idle = Some(corobench_model::IdleMeasurement {
+        connections: 5000,
+        rss_bytes: 123_456_789,
+        settled: false,
+        waited_s: 15.0,
+    });
+    store.record_trial(RUN_ID, &trial).unwrap();
+    store
+        .record_trial(RUN_ID, &super::fixtures::ok_trial(1, 0, 1))
+        .unwrap();
+    let loaded = store.load_run(RUN_ID).unwrap();
+    assert_eq!(loaded.trials[0], trial);
+    assert_eq!(loaded.trials[1].idle, None);
 }

@@ -66,6 +66,8 @@ pub enum FormatArg {
     CsvClaims,
     /// One row per rate a capacity search tried, with the capacity
     CsvCapacity,
+    /// One row per target and idle workload: bytes per connection
+    CsvMemory,
     /// Go benchmark format for benchstat
     Gobench,
     /// A self-contained HTML page with charts
@@ -82,6 +84,7 @@ impl From<FormatArg> for Format {
             FormatArg::CsvTrials => Self::CsvTrials,
             FormatArg::CsvClaims => Self::CsvClaims,
             FormatArg::CsvCapacity => Self::CsvCapacity,
+            FormatArg::CsvMemory => Self::CsvMemory,
             FormatArg::Gobench => Self::GoBench,
             FormatArg::Html => Self::Html,
         }

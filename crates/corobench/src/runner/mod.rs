@@ -15,6 +15,7 @@ pub mod capacity;
 pub mod error;
 pub mod events;
 pub mod hosts;
+mod idle_trial;
 pub mod leak;
 pub mod liveness;
 pub mod order;

@@ -17,7 +17,7 @@ use corobench_target::RunningTarget;
 
 use super::events::RunObserver;
 use super::prepare::TrialEnvironment;
-use super::trial::launch_server;
+use super::trial::start;
 use super::window;
 use crate::wall_clock::unix_ms;
 
@@ -57,13 +57,7 @@ fn profile(
                 .to_owned(),
         );
     }
-    let target = launch_server(
-        env,
-        &scenario.target,
-        &scenario.parameters,
-        scenario.needs_database,
-    )
-    .map_err(|e| format!("the profile trial failed: {e}"))?;
+    let target = start(env, scenario).map_err(|e| format!("the profile trial failed: {e}"))?;
     let dir = env.work_root.join(format!("profile-{}", scenario.index));
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let profiled = profile_load(env, scenario, &target, &dir, observer);

@@ -91,6 +91,9 @@ impl TrialExecutor for LocalTrials<'_> {
         if scenario.program.is_some() {
             return super::program_trial::run(self.env, scenario, slot, sequence, observer);
         }
+        if scenario.workload.idle {
+            return super::idle_trial::run(self.env, scenario, slot, sequence, observer);
+        }
         run(self.env, scenario, slot, sequence, observer)
     }
 }
@@ -170,7 +173,11 @@ fn measured_record(
     trial
 }
 
-fn start(env: &TrialEnvironment, scenario: &PlannedScenario) -> Result<RunningTarget, TrialError> {
+/// Starts `scenario`'s server fresh and waits until it is healthy.
+pub(super) fn start(
+    env: &TrialEnvironment,
+    scenario: &PlannedScenario,
+) -> Result<RunningTarget, TrialError> {
     launch_server(
         env,
         &scenario.target,

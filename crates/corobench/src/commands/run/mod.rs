@@ -171,18 +171,25 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
     )
 }
 
-/// Profiles are taken of a server on this machine, between the trials of
-/// a fixed plan: a capacity search or a run on `[hosts]` has neither.
+/// Profiles and idle trials (`idle_connections`) measure a server on this
+/// machine, in the trials of a fixed plan: a capacity search or a run on
+/// `[hosts]` has neither.
 fn refuse_profile_elsewhere(plan: &Plan) -> anyhow::Result<()> {
     let place = match (&plan.hosts, &plan.capacity) {
-        _ if !plan.profile => return Ok(()),
         (Some(_), _) => "on [hosts]",
         (None, Some(_)) => "that searches [capacity]",
         (None, None) => return Ok(()),
     };
+    let what = if plan.profile {
+        "`[run] profile` (--profile)"
+    } else if plan.scenarios.iter().any(|s| s.workload.idle) {
+        "an idle workload (idle_connections)"
+    } else {
+        return Ok(());
+    };
     Err(exit::usage(format!(
-        "`[run] profile` (--profile) is not available in a run {place}: profiles are taken \
-         of a server on this machine; run the scenarios you want to profile without it"
+        "{what} is not available in a run {place}: it measures a server on this machine; \
+         measure it in a run of its own"
     )))
 }
 
