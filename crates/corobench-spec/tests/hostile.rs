@@ -328,7 +328,14 @@ fn a_plan_too_large_to_hold_is_refused_before_it_is_built() {
 fn run_profile_is_off_by_default_and_takes_a_boolean_only() {
     let plan = |head: &str| resolve_text(&with_workload(head));
     assert!(!plan("").unwrap().profile);
-    assert!(plan("[run]\nprofile = true").unwrap().profile);
+    let profiled = plan("[run]\nprofile = true").unwrap();
+    assert!(profiled.profile);
+    // One more trial per scenario: 3 trials of 13 s each become 4.
+    let trial = Duration::from_secs(2 + 10 + 1);
+    let scenarios = u32::try_from(profiled.scenarios.len()).unwrap();
+    let estimate = |plan: &Plan| plan.estimated_duration(Duration::ZERO);
+    assert_eq!(estimate(&profiled), trial * 4 * scenarios);
+    assert_eq!(estimate(&plan("").unwrap()), trial * 3 * scenarios);
     assert!(!plan("[run]\nprofile = false").unwrap().profile);
     assert_refused(&[(with_workload("[run]\nprofile = \"yes\""), "`run.profile`")]);
 }
@@ -344,6 +351,12 @@ fn idle_connections_sweep_scenarios_of_their_own_without_a_schedule() {
         .map(|s| (s.workload.idle, s.schedule.connections))
         .collect();
     assert_eq!(idle[..2], [(true, 1000), (true, 5000)]);
+    // An idle trial takes its settle time, not the warm-up and window.
+    let trials = plan.trials.min * u32::try_from(plan.scenarios.len()).unwrap();
+    assert_eq!(
+        plan.estimated_duration(Duration::ZERO),
+        corobench_spec::IDLE_TRIAL_ESTIMATE * trials
+    );
     assert!(
         !resolve_text(&with_workload("")).unwrap().scenarios[0]
             .workload
