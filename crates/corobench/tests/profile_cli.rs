@@ -95,6 +95,13 @@ fn a_profiled_run_keeps_real_stacks_apart_from_its_trials_and_draws_them() {
         table.contains(&format!("{key}: {samples} samples")) && table.contains("--flamegraph"),
         "{table}"
     );
+    let gobench = text(&lab.run(&["report", "--format", "gobench"]).stdout);
+    assert!(
+        gobench.contains(&format!(
+            "# {key}: {samples} samples; flame graph: corobench report"
+        )),
+        "{gobench}"
+    );
     let html = lab.run(&["report", "--format", "html"]);
     assert!(html.status.success(), "{}", text(&html.stderr));
     let html = text(&html.stdout);

@@ -14,7 +14,7 @@ mod compare;
 mod memory;
 mod profiles;
 pub(crate) use memory::memory_line;
-pub(crate) use profiles::profile_key;
+pub(crate) use profiles::{profile_blocks, profile_key};
 mod program;
 mod run;
 mod scalability;
