@@ -25,13 +25,15 @@ fn idle_lab(extra: &str) -> Lab {
 
 #[test]
 fn idle_trials_store_settled_rss_and_every_format_shows_bytes_per_connection() {
-    let lab = idle_lab("");
+    // A profiled run: idle workloads send no load, so none is profiled.
+    let lab = idle_lab("profile = true\n");
     let output = lab.run(&["run", lab.path("spec.toml").to_str().unwrap()]);
     assert!(output.status.success(), "stderr:\n{}", text(&output.stderr));
     let store = Store::open_existing(lab.db()).unwrap();
     let id = store.resolve_run_id("latest").unwrap();
     let run = store.load_run(&id).unwrap();
     assert_eq!(run.trials.len(), 4);
+    assert!(run.profiles.is_empty(), "{:?}", run.profiles);
     for trial in &run.trials {
         let idle = trial.idle.expect("an idle measurement");
         let planned = run.scenarios[trial.scenario_index as usize].connections;

@@ -1,7 +1,8 @@
 //! `[run] profile` / `run --profile`: after the measured trials, one
 //! profile trial per scenario ([`crate::runner::profile_trial`]), each
-//! stored as it ends. A profile that cannot be taken is stored with its
-//! reason; the run goes on and succeeds as its trials do.
+//! stored as it ends (idle workloads send no load and are not profiled).
+//! A profile that cannot be taken is stored with its reason; the run goes
+//! on and succeeds as its trials do.
 
 use anyhow::Context as _;
 use corobench_model::ProfileOutcome;
@@ -30,6 +31,10 @@ pub(super) fn take(
         .collect();
     for &index in runnable.iter().filter(|i| !done.contains(i)) {
         let scenario = &plan.scenarios[index as usize];
+        // An idle workload sends no load: there is no CPU to profile.
+        if scenario.workload.idle {
+            continue;
+        }
         observer.notice(&format!("profiling {} (perf record)", scenario.key));
         let Some(profile) = profile_trial::run(&prepared.env, scenario, observer) else {
             return Ok(());
