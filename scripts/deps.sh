@@ -32,6 +32,8 @@ have node || { want_package nodejs; want_package npm; }
 have go || want_package golang-go
 python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || want_package python3-venv
 have setpriv || want_package util-linux
+# `corobench run --profile` samples the server's stacks with perf.
+have perf || want_package linux-perf
 # java-vthreads needs a JDK 21 or newer, which Debian 12 does not package:
 # Maven is worth installing only beside one.
 if sh "$(dirname "$0")/../targets/java-vthreads/jdk.sh" >/dev/null 2>&1; then

@@ -42,6 +42,7 @@ impl RunBuilder {
                 trials_per_scenario,
                 scenarios: Vec::new(),
                 trials: Vec::new(),
+                profiles: Vec::new(),
             },
         }
     }
@@ -77,6 +78,7 @@ impl RunBuilder {
                 method: "GET".to_owned(),
                 path: format!("/{workload}"),
                 body_bytes: 0,
+                idle: false,
             },
             schedule: ScheduleKind::Closed,
             connections,

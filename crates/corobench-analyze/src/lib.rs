@@ -38,6 +38,7 @@ mod counter_warnings;
 pub mod fixtures;
 pub mod gate;
 mod goal;
+mod memory;
 mod precision;
 mod runs;
 mod scenarios;
@@ -118,6 +119,7 @@ pub fn analyze_run(run: &StoredRun, options: &AnalyzeOptions) -> Result<RunAnaly
         baseline_target.as_deref(),
         (options.alpha, options.confidence),
     );
+    let memory_per_connection = memory::memory_per_connection(run, &scenarios, options.confidence);
     Ok(RunAnalysis {
         schema_version: ANALYSIS_SCHEMA_VERSION,
         kind: "run_analysis".to_owned(),
@@ -131,6 +133,8 @@ pub fn analyze_run(run: &StoredRun, options: &AnalyzeOptions) -> Result<RunAnaly
         comparisons,
         sweeps,
         warnings: notes.into_list(),
+        profiles: run.profiles.clone(),
+        memory_per_connection,
     })
 }
 

@@ -16,7 +16,8 @@ type SeriesKey = (String, Vec<Option<String>>);
 /// Every sweep in the run: per workload, per dimension with several values.
 pub(crate) fn find(scenarios: &[ScenarioAnalysis]) -> Vec<Sweep> {
     let mut workloads: Vec<&str> = Vec::new();
-    for s in scenarios {
+    // Idle workloads are fitted as memory per connection instead.
+    for s in scenarios.iter().filter(|s| !s.scenario.workload.idle) {
         if !workloads.contains(&s.scenario.workload.name.as_str()) {
             workloads.push(&s.scenario.workload.name);
         }

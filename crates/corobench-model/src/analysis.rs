@@ -632,6 +632,13 @@ pub struct RunAnalysis {
     pub comparisons: Vec<ScenarioComparison>,
     pub sweeps: Vec<Sweep>,
     pub warnings: Vec<Warning>,
+    /// The scenarios' on-CPU profiles (`[run] profile`), in plan order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub profiles: Vec<crate::ProfileRecord>,
+    /// Bytes per idle connection of each target and idle workload
+    /// (`idle_connections`), fitted over the sweep's trials.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub memory_per_connection: Vec<crate::MemoryPerConnection>,
 }
 
 /// One metric of one scenario key in a comparison of two runs.

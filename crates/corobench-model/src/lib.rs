@@ -6,7 +6,9 @@ pub mod capacity;
 pub mod claim;
 pub mod counters;
 pub mod histogram;
+pub mod idle;
 pub mod load;
+pub mod profile;
 pub mod resource;
 pub mod run;
 pub mod schedule;
@@ -30,10 +32,12 @@ pub use counters::{
     Cost, KernelCounter, KernelCounts, MissingCounter, PerRequest, Side, TrialCounters,
 };
 pub use histogram::{LatencyHistogram, LatencyReport, LatencySummary, PercentileValue};
+pub use idle::{IdleMeasurement, MemoryPerConnection};
 pub use load::{
     DrainReport, ErrorCounts, GeneratorPart, GeneratorUsage, KernelStamps, LoadReport, LoadWarning,
     MergeDetail, OpenLoopReport, StatusCounts, TimelineSecond, WindowPlacement,
 };
+pub use profile::{ProfileOutcome, ProfileRecord};
 pub use resource::{ResourceSample, ResourceSummary};
 pub use run::{
     HostProvenance, MAX_TRIALS, PrecisionGoal, ProgramMetric, ProgramResult, ProgramScenario,

@@ -178,6 +178,8 @@ pub struct StoredRun {
     pub scenarios: Vec<ScenarioRecord>,
     /// In the order they ran (`sequence`).
     pub trials: Vec<TrialRecord>,
+    /// The scenarios' on-CPU profiles (`[run] profile`), in plan order.
+    pub profiles: Vec<crate::ProfileRecord>,
 }
 
 /// What is sent to the target in one scenario.
@@ -189,6 +191,10 @@ pub struct WorkloadRecord {
     /// Path and query, e.g. `/io?ms=10`.
     pub path: String,
     pub body_bytes: u64,
+    /// `idle_connections`: the trials hold the schedule's connections idle
+    /// (each answered once) and measure settled RSS; no load is sent.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub idle: bool,
 }
 
 /// target × parameters × workload × schedule: one row of a report.
@@ -340,6 +346,9 @@ pub struct TrialRecord {
     /// and trials stored before corobench kept counters.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub counters: Option<TrialCounters>,
+    /// What an idle trial (`idle_connections`) measured; it sends no load.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idle: Option<crate::IdleMeasurement>,
 }
 
 /// A program's own figures from one trial, and its process tree's footprint.
@@ -441,6 +450,7 @@ impl TrialRecord {
             flags: Vec::new(),
             program: None,
             counters: None,
+            idle: None,
         }
     }
 

@@ -394,7 +394,7 @@ fn verdict_fields(m: Option<&MetricComparison>) -> Vec<String> {
     ]
 }
 
-fn write_row(out: &mut dyn Write, fields: &[String]) -> io::Result<()> {
+pub(crate) fn write_row(out: &mut dyn Write, fields: &[String]) -> io::Result<()> {
     let quoted: Vec<String> = fields.iter().map(|f| quote(f)).collect();
     writeln!(out, "{}", quoted.join(","))
 }

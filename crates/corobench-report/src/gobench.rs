@@ -10,7 +10,12 @@
 //! its column label. The baseline target's lines come first, because
 //! benchstat takes the first column it sees as the baseline.
 //!
-//! A capacity search ends the file: comments give every search's capacity
+//! After the capacity, memory per connection (idle workloads): a comment
+//! per fit with its interval, and the slope as one
+//! `BenchmarkMemoryPerConnection/…` line in `B/conn`; last, comments name
+//! the profiled scenarios and how to draw their flame graphs.
+//!
+//! A capacity search follows the load scenarios: comments give every search's capacity
 //! with its interval or why there is none, and each estimated capacity is
 //! one `BenchmarkCapacity<Workload>/…` line in req/s, named as its rates'
 //! scenarios are without the rate.
@@ -71,6 +76,34 @@ pub(crate) fn write(analysis: &RunAnalysis, out: &mut dyn Write) -> io::Result<(
     }
     if let Some(searched) = &analysis.capacity {
         write_capacity(analysis, searched, &names, out)?;
+    }
+    write_memory_and_profiles(analysis, out)
+}
+
+/// Each fit of memory per connection as a comment with its interval, and
+/// its slope as one sample in bytes per connection (`B/conn`); then the
+/// profiles (comments: which scenarios have one, and how to draw it).
+fn write_memory_and_profiles(analysis: &RunAnalysis, out: &mut dyn Write) -> io::Result<()> {
+    for block in crate::document::profile_blocks(analysis) {
+        if let crate::document::Block::Heading(text) | crate::document::Block::Line(text) = block {
+            writeln!(out, "# {text}")?;
+        }
+    }
+    for fit in &analysis.memory_per_connection {
+        writeln!(
+            out,
+            "# memory per connection: {}",
+            crate::document::memory_line(fit)
+        )?;
+        if let Some(slope) = fit.bytes_per_connection {
+            writeln!(
+                out,
+                "BenchmarkMemoryPerConnection/workload={}/target={} {} {slope} B/conn",
+                fit.workload,
+                fit.label.replace(' ', ","),
+                fit.trials
+            )?;
+        }
     }
     Ok(())
 }

@@ -15,6 +15,7 @@
 
 mod capacity;
 mod csv;
+mod csv_memory;
 mod document;
 mod gate;
 mod gobench;
@@ -48,6 +49,8 @@ pub enum Format {
     CsvClaims,
     /// One row per rate a capacity search tried, with the search's capacity.
     CsvCapacity,
+    /// One row per target and idle workload: bytes per connection with its interval.
+    CsvMemory,
     /// The Go benchmark format that `benchstat` reads.
     GoBench,
     /// One self-contained HTML page with charts.
@@ -56,7 +59,7 @@ pub enum Format {
 
 impl Format {
     /// Every format, in the order `--help` lists them.
-    pub const ALL: [Self; 9] = [
+    pub const ALL: [Self; 10] = [
         Self::Table,
         Self::Markdown,
         Self::Json,
@@ -64,6 +67,7 @@ impl Format {
         Self::CsvTrials,
         Self::CsvClaims,
         Self::CsvCapacity,
+        Self::CsvMemory,
         Self::GoBench,
         Self::Html,
     ];
@@ -79,6 +83,7 @@ impl Format {
             Self::CsvTrials => "csv-trials",
             Self::CsvClaims => "csv-claims",
             Self::CsvCapacity => "csv-capacity",
+            Self::CsvMemory => "csv-memory",
             Self::GoBench => "gobench",
             Self::Html => "html",
         }
@@ -155,6 +160,7 @@ pub fn render_with(
         Format::CsvTrials => csv::write_trials(analysis, out)?,
         Format::CsvClaims => csv::write_claims(analysis, out)?,
         Format::CsvCapacity => csv::write_capacity(analysis, out)?,
+        Format::CsvMemory => csv_memory::write(analysis, out)?,
         Format::GoBench => gobench::write(analysis, out)?,
         Format::Html => html::write(analysis, out)?,
     }
@@ -196,6 +202,7 @@ pub fn render_comparison(
         Format::CsvTrials
         | Format::CsvClaims
         | Format::CsvCapacity
+        | Format::CsvMemory
         | Format::GoBench
         | Format::Html => {
             return Err(ReportError::UnsupportedForComparison(format));

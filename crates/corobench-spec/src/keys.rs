@@ -52,6 +52,7 @@ pub(crate) const RUN: &[&str] = &[
     "generator_threads",
     "backend",
     "seed",
+    "profile",
 ];
 
 /// `[capacity]`.
@@ -84,6 +85,7 @@ pub(crate) const WORKLOAD: &[&str] = &[
     "rates",
     "keepalive",
     "pipeline",
+    "idle_connections",
 ];
 
 /// One `[[claims]]`.

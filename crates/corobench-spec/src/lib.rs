@@ -24,8 +24,9 @@ pub use limits::{
     MAX_PLAN_BYTES, MAX_RATE, MAX_SCENARIOS, MAX_TRIALS, MIN_RATE,
 };
 pub use plan::{
-    Body, DEFAULT_BUDGET_GOAL, Expectation, HostAddress, Hosts, MIN_TRIALS_FOR_INTERVAL,
-    Measurement, Plan, PlannedClaim, PlannedScenario, Schedule, SkippedTarget, Trials, Workload,
+    Body, DEFAULT_BUDGET_GOAL, Expectation, HostAddress, Hosts, IDLE_TRIAL_ESTIMATE,
+    MIN_TRIALS_FOR_INTERVAL, Measurement, Plan, PlannedClaim, PlannedScenario, Schedule,
+    SkippedTarget, Trials, Workload,
 };
 pub use resolve::{
     DEFAULT_CONNECTIONS, MAX_GENERATOR_HOSTS, PrecisionGoal, at_rate, parse_address,

@@ -33,6 +33,9 @@ pub struct Plan {
     pub capacity: Option<CapacitySettings>,
     /// `[hosts]`: the server and the generators run on other machines.
     pub hosts: Option<Hosts>,
+    /// `[run] profile`: after the measured trials, one extra trial per
+    /// scenario under `perf record`, kept apart from the figures.
+    pub profile: bool,
 }
 
 /// `[hosts]`: where a trial's server and generators run, reached with the
@@ -128,6 +131,10 @@ pub struct Workload {
     /// What a correct answer looks like (`expect_*`); empty: any answer
     /// below 400.
     pub expect: Expectation,
+    /// `idle_connections`: each scenario holds its schedule's connections
+    /// idle (each answered once) and measures the server's settled RSS;
+    /// no load is sent.
+    pub idle: bool,
 }
 
 /// A workload's `expect_status`, `expect_body` and `expect_header`.
@@ -187,6 +194,10 @@ pub struct PlannedScenario {
     pub program: Option<ProgramScenario>,
 }
 
+/// What an idle trial (`idle_connections`) usually takes besides starting
+/// and stopping its target: opening the connections and a settle window.
+pub const IDLE_TRIAL_ESTIMATE: Duration = Duration::from_secs(2);
+
 impl Plan {
     /// Wall time the run will take, assuming each trial spends `overhead`
     /// starting, checking and stopping its target; for a capacity search,
@@ -202,13 +213,20 @@ impl Plan {
             .iter()
             .map(|s| {
                 let m = &s.measurement;
-                // A program's own length is not known before it runs.
+                // A program's own length is not known before it runs; an
+                // idle trial waits for RSS to settle: a second or two.
                 let measured = if s.program.is_some() {
                     Duration::ZERO
+                } else if s.workload.idle {
+                    IDLE_TRIAL_ESTIMATE
                 } else {
                     m.warmup.saturating_add(m.duration).saturating_add(m.idle)
                 };
-                measured.saturating_add(overhead).saturating_mul(trials)
+                // `profile`: one more trial of each loaded scenario.
+                let profiled = self.profile && s.program.is_none() && !s.workload.idle;
+                measured
+                    .saturating_add(overhead)
+                    .saturating_mul(trials.saturating_add(u32::from(profiled)))
             })
             .fold(Duration::ZERO, Duration::saturating_add)
     }

@@ -18,7 +18,7 @@ const TABLES: &[(&str, &str)] = &[
     ("", "name description targets baseline"),
     (
         "[run]",
-        "trials until_ci max_trials duration warmup idle timeout server_cpus generator_cpus generator_threads backend seed",
+        "trials until_ci max_trials duration warmup idle timeout server_cpus generator_cpus generator_threads backend seed profile",
     ),
     ("[schedule]", "connections rates"),
     ("[parameters.go-ants]", "pool_size queue_length nonblocking"),

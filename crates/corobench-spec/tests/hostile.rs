@@ -323,3 +323,57 @@ fn a_plan_too_large_to_hold_is_refused_before_it_is_built() {
         "{error}"
     );
 }
+
+#[test]
+fn run_profile_is_off_by_default_and_takes_a_boolean_only() {
+    let plan = |head: &str| resolve_text(&with_workload(head));
+    assert!(!plan("").unwrap().profile);
+    let profiled = plan("[run]\nprofile = true").unwrap();
+    assert!(profiled.profile);
+    // One more trial per scenario: 3 trials of 13 s each become 4.
+    let trial = Duration::from_secs(2 + 10 + 1);
+    let scenarios = u32::try_from(profiled.scenarios.len()).unwrap();
+    let estimate = |plan: &Plan| plan.estimated_duration(Duration::ZERO);
+    assert_eq!(estimate(&profiled), trial * 4 * scenarios);
+    assert_eq!(estimate(&plan("").unwrap()), trial * 3 * scenarios);
+    assert!(!plan("[run]\nprofile = false").unwrap().profile);
+    assert_refused(&[(with_workload("[run]\nprofile = \"yes\""), "`run.profile`")]);
+}
+
+#[test]
+fn idle_connections_sweep_scenarios_of_their_own_without_a_schedule() {
+    let spec =
+        |extra: &str| format!("[[workloads]]\nname = \"idle\"\npath = \"/plaintext\"\n{extra}");
+    let plan = resolve_text(&spec("idle_connections = [1000, 5000]")).unwrap();
+    let idle: Vec<(bool, u32)> = plan
+        .scenarios
+        .iter()
+        .map(|s| (s.workload.idle, s.schedule.connections))
+        .collect();
+    assert_eq!(idle[..2], [(true, 1000), (true, 5000)]);
+    // An idle trial takes its settle time, not the warm-up and window.
+    let trials = plan.trials.min * u32::try_from(plan.scenarios.len()).unwrap();
+    assert_eq!(
+        plan.estimated_duration(Duration::ZERO),
+        corobench_spec::IDLE_TRIAL_ESTIMATE * trials
+    );
+    assert!(
+        !resolve_text(&with_workload("")).unwrap().scenarios[0]
+            .workload
+            .idle
+    );
+    assert_refused(&[
+        (
+            spec("idle_connections = 100\nconnections = 4"),
+            "an idle workload (idle_connections) sends no load, so it takes no connections",
+        ),
+        (
+            spec("idle_connections = [100, 100]"),
+            "idle_connections = [100, 100] repeats 100",
+        ),
+        (
+            spec("idle_connections = 0"),
+            "`workloads[0].idle_connections`: 0 is out of range",
+        ),
+    ]);
+}

@@ -141,6 +141,7 @@ fn with_programs(mut catalog: Catalog) -> Catalog {
         "php-fpm",
         "node-http",
         "swoole-uring",
+        "java-vthreads",
     ] {
         catalog.targets.push(CatalogTarget {
             name: name.into(),

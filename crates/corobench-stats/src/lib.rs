@@ -13,6 +13,8 @@
 //!   concurrency, with bootstrap intervals for its parameters and peak.
 //! - [`step_capacity`]: the highest open-loop rate at which an SLO holds,
 //!   from pass/fail trials, by an isotonic step fit with a bootstrap interval.
+//! - [`fit_line`]/[`fit_line_interval`]: a least-squares line with the t
+//!   interval of its slope (bytes per idle connection).
 //! - [`ratio`]: how many times larger one sample is than another (the
 //!   Hodges–Lehmann ratio) with Moses's distribution-free interval.
 //!
@@ -25,6 +27,7 @@ pub mod bootstrap;
 pub mod compare;
 mod error;
 mod linalg;
+mod line;
 pub mod quantile_ci;
 pub mod random;
 pub mod ratio;
@@ -42,6 +45,7 @@ pub use compare::{
     relative_delta,
 };
 pub use error::StatsError;
+pub use line::{LineFit, LineInterval, fit_line, fit_line_interval};
 pub use quantile_ci::{
     IntervalMethod, OrderInterval, QuantileCi, median_ci, min_samples_for_median_ci, quantile_ci,
     quantile_ci_orders,

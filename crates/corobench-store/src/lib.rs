@@ -9,6 +9,8 @@
 //! file answers plain `sqlite3` queries; start from the `trial_results` view.
 
 mod error;
+mod idle;
+mod profiles;
 mod rows;
 mod runs;
 mod scenarios;

@@ -18,7 +18,7 @@ impl Store {
             .prepare(
                 "SELECT idx, key, target, parameters_json, workload, method, path, body_bytes, \
                  schedule, rate_per_s, connections, warmup_s, duration_s, program_json, \
-                 keepalive, pipeline \
+                 keepalive, pipeline, idle \
                  FROM scenarios WHERE run_id = ?1 ORDER BY idx",
             )
             .map_err(fail)?;
@@ -52,10 +52,10 @@ pub(crate) fn insert_scenario(
     let inserted = tx.execute(
         "INSERT INTO scenarios (run_id, idx, key, target, parameters_json, workload, method, \
          path, body_bytes, schedule, rate_per_s, connections, warmup_s, duration_s, \
-         program_json, keepalive, pipeline) \
+         program_json, keepalive, pipeline, idle) \
          VALUES (:run_id, :idx, :key, :target, :parameters, :workload, :method, :path, \
          :body_bytes, :schedule, :rate_per_s, :connections, :warmup_s, :duration_s, :program, \
-         :keepalive, :pipeline)",
+         :keepalive, :pipeline, :idle)",
         named_params! {
             ":run_id": run_id,
             ":idx": scenario.index,
@@ -74,6 +74,7 @@ pub(crate) fn insert_scenario(
             ":program": program,
             ":keepalive": scenario.wire.keepalive,
             ":pipeline": scenario.wire.pipeline,
+            ":idle": scenario.workload.idle,
         },
     );
     match inserted {
@@ -122,6 +123,7 @@ impl ScenarioRow {
                 method: row.get(5)?,
                 path: row.get(6)?,
                 body_bytes: row.get(7)?,
+                idle: row.get(16)?,
             },
             schedule: row.get(8)?,
             rate_per_s: row.get(9)?,

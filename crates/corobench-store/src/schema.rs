@@ -13,12 +13,13 @@ use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 use crate::error::{StoreError, classify};
 
 /// Every migration, in order; the schema version is their count.
-const MIGRATIONS: [&str; 5] = [
+const MIGRATIONS: [&str; 6] = [
     include_str!("migrations/0001_init.sql"),
     include_str!("migrations/0002_run_process.sql"),
     include_str!("migrations/0003_capacity.sql"),
     include_str!("migrations/0004_precision_goal.sql"),
     include_str!("migrations/0005_kernel_counters.sql"),
+    include_str!("migrations/0006_profiles_idle.sql"),
 ];
 
 /// The schema version this corobench writes.

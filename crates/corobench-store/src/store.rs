@@ -82,6 +82,7 @@ impl Store {
             trials_per_scenario,
             scenarios: self.scenario_records(run_id)?,
             trials: self.trial_records(run_id)?,
+            profiles: self.profile_records(run_id)?,
         })
     }
 

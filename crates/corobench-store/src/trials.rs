@@ -35,6 +35,7 @@ impl Store {
             Err(e) => Err(fail(e)),
             Ok(_) => {
                 insert_program_metrics(&tx, run_id, trial).map_err(fail)?;
+                crate::idle::insert_idle(&tx, run_id, trial).map_err(fail)?;
                 tx.commit().map_err(fail)
             }
         }
@@ -86,6 +87,7 @@ impl Store {
         for row in rows {
             trials.push(row.map_err(fail)?.into_record(self)?);
         }
+        self.attach_idle(run_id, &mut trials)?;
         Ok(trials)
     }
 
@@ -289,6 +291,7 @@ impl TrialRow {
                 .as_deref()
                 .map(|json| from_json(json, "kernel counters", path))
                 .transpose()?,
+            idle: None,
         })
     }
 }

@@ -1,7 +1,7 @@
 //! `corobench-testkit`: serves the contract server as a real target process.
 //!
 //! ```text
-//! PORT=8080 corobench-testkit [--model MODEL] [--fault NAME]... [--max-rate K]
+//! PORT=8080 corobench-testkit [--model MODEL] [--fault NAME]... [--max-rate K] [--alloc-per-conn BYTES]
 //! PORT=0 corobench-testkit knobs [--delay-us N] [--status N] [--chunked] ...
 //! ```
 //!
@@ -170,6 +170,11 @@ fn configure(mut args: impl Iterator<Item = String>) -> Result<ContractConfig, S
                     return Err(format!("--max-rate must be a rate above 0, not {rate}"));
                 }
                 config.max_rate = Some(rate);
+            }
+            "--alloc-per-conn" => {
+                config.alloc_per_conn = value("--alloc-per-conn")?
+                    .parse()
+                    .map_err(|e| format!("--alloc-per-conn takes a number of bytes: {e}"))?;
             }
             "-h" | "--help" => return Err("help requested".to_owned()),
             other => return Err(format!("unknown argument {other:?}")),

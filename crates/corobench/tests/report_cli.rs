@@ -72,11 +72,17 @@ fn json_documents_validate_against_the_schema() {
     ]));
     let with_claims = serde_json::to_string(&run_a_with_claims(&fixture)).unwrap();
     let with_capacity = serde_json::to_string(&fixture_with_capacity()).unwrap();
+    let with_profiles = serde_json::to_string(&run_a_with_profiles(&fixture)).unwrap();
+    assert!(
+        !with_profiles.contains("main;write"),
+        "stacks stay out of JSON"
+    );
     for (kind, text) in [
         ("run_analysis", report),
         ("run_comparison", compare),
         ("run_analysis", with_claims),
         ("run_analysis", with_capacity),
+        ("run_analysis", with_profiles),
     ] {
         let document: serde_json::Value = serde_json::from_str(&text).unwrap();
         let errors: Vec<String> = rooted(kind)
@@ -154,6 +160,59 @@ fn run_a_with_claims(fixture: &Fixture) -> corobench_model::RunAnalysis {
     run.run.claims = plan.claims;
     let options = corobench_analyze::AnalyzeOptions::default();
     corobench_analyze::analyze_run(&run, &options).unwrap()
+}
+
+/// Run A analysed with a captured profile of its first scenario and a
+/// skipped one of its second, and two fits of memory per connection.
+fn run_a_with_profiles(fixture: &Fixture) -> corobench_model::RunAnalysis {
+    use corobench_model::{ProfileOutcome, ProfileRecord};
+    let store = corobench_store::Store::open_existing(&fixture.db).unwrap();
+    let mut run = store.load_run(&fixture.run_a).unwrap();
+    let profile = |scenario_index, outcome| ProfileRecord {
+        scenario_index,
+        frequency_hz: 99,
+        started_at_unix_ms: 1_763_793_190_000,
+        outcome,
+    };
+    run.profiles = vec![
+        profile(
+            0,
+            ProfileOutcome::Captured {
+                samples: 3,
+                folded_stacks: "server;main;write 2\nserver;main 1\n".to_owned(),
+            },
+        ),
+        profile(
+            1,
+            ProfileOutcome::Skipped {
+                reason: "perf is not installed".to_owned(),
+            },
+        ),
+    ];
+    let options = corobench_analyze::AnalyzeOptions::default();
+    let mut analysis = corobench_analyze::analyze_run(&run, &options).unwrap();
+    // And memory per connection: one fit with an interval, one without.
+    let fit = corobench_model::MemoryPerConnection {
+        label: "go-nethttp".to_owned(),
+        workload: "idle".to_owned(),
+        scenarios: vec![0, 1],
+        connections: vec![1000, 5000],
+        trials: 6,
+        bytes_per_connection: Some(8192.5),
+        interval: Some((8000.0, 8400.0)),
+        intercept_bytes: Some(4e6),
+        note: None,
+    };
+    let unfitted = corobench_model::MemoryPerConnection {
+        connections: vec![1000],
+        bytes_per_connection: None,
+        interval: None,
+        intercept_bytes: None,
+        note: Some("one number of connections only".to_owned()),
+        ..fit.clone()
+    };
+    analysis.memory_per_connection = vec![fit, unfitted];
+    analysis
 }
 
 /// The fixture's targets as the spec resolver sees them, and swoole-uring,

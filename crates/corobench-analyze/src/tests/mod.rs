@@ -7,5 +7,6 @@ mod comparisons;
 mod counters;
 mod gate;
 mod goal;
+mod memory;
 mod summaries;
 mod usl;

@@ -12,6 +12,10 @@ mod capacity;
 mod claims;
 mod compare;
 mod costs;
+mod memory;
+mod profiles;
+pub(crate) use memory::memory_line;
+pub(crate) use profiles::{profile_blocks, profile_key};
 mod program;
 mod run;
 mod scalability;
@@ -157,6 +161,12 @@ pub(crate) fn group_heading(s: &ScenarioAnalysis) -> String {
 }
 
 pub(crate) fn schedule_text(s: &ScenarioAnalysis) -> String {
+    if s.scenario.workload.idle {
+        return format!(
+            "{} idle connections, each answered once (RSS once settled)",
+            s.scenario.connections
+        );
+    }
     let wire = s.scenario.schedule().wire_text();
     match s.scenario.schedule {
         ScheduleKind::Closed => format!("closed loop, c={}{wire}", s.scenario.connections),

@@ -82,7 +82,9 @@ pub(crate) fn run_document_with(
     // layout) shows them under its sweep charts instead.
     if layout != ComparisonLayout::Matrix {
         blocks.extend(super::scalability::scalability_blocks(analysis));
+        blocks.extend(super::profiles::profile_blocks(analysis));
     }
+    blocks.extend(super::memory::memory_blocks(analysis));
     blocks.push(Block::Notes(notes(analysis)));
     if claims == ClaimsPlace::End {
         blocks.extend(claims_blocks(analysis));
@@ -138,8 +140,15 @@ fn protocol_line(analysis: &RunAnalysis) -> Option<String> {
     let all = &analysis.scenarios;
     let scenarios: Vec<&ScenarioAnalysis> = all
         .iter()
-        .filter(|s| s.scenario.program.is_none())
+        .filter(|s| s.scenario.program.is_none() && !s.scenario.workload.idle)
         .collect();
+    if scenarios.is_empty() && all.iter().all(|s| s.scenario.workload.idle) {
+        return all.first().map(|_| {
+            "Each trial starts the target fresh, opens the idle connections and reads the \
+             target's memory once it settles; no load is sent."
+                .to_owned()
+        });
+    }
     if scenarios.is_empty() {
         return all.first().map(|_| {
             "Each trial starts the program's server fresh (if it has one) and runs the program \

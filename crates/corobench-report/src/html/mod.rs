@@ -10,6 +10,8 @@ mod capacity;
 mod charts;
 mod claims;
 mod latency_rate;
+mod memory;
+mod profiles;
 mod resources;
 mod svg;
 mod sweeps;
@@ -58,6 +60,7 @@ label.switch { display: inline-block; margin: 6px 0; font-size: 13px; }
 label.switch select { margin-left: 6px; font: inherit; max-width: 760px; }
 .explain { color: #444; max-width: 900px; }
 pre { background: #f6f6f6; padding: 10px; overflow: auto; }
+img.flamegraph { display: block; max-width: 100%; height: auto; border: 1px solid #eee; }
 "#;
 
 /// Shows, for every `select[data-switch]`, the element of its group whose
@@ -119,9 +122,15 @@ fn head(page: &mut String, analysis: &RunAnalysis) {
         "<a href=\"#capacity\">Capacity</a>"
     };
     let _ = write!(page, "<nav>{claims}{capacity}");
-    page.push_str(
+    let profiles = if analysis.profiles.is_empty() {
+        ""
+    } else {
+        "<a href=\"#profiles\">Where the CPU goes</a>"
+    };
+    let _ = write!(
+        page,
         "<a href=\"#throughput\">Throughput</a><a href=\"#latency\">Latency</a>\
-         <a href=\"#sweeps\">Sweeps</a><a href=\"#resources\">CPU and memory</a>\
+         <a href=\"#sweeps\">Sweeps</a><a href=\"#resources\">CPU and memory</a>{profiles}\
          <a href=\"#tables\">Tables</a><a href=\"#warnings\">Warnings</a>\
          <a href=\"#provenance\">Provenance</a></nav>",
     );
@@ -177,16 +186,7 @@ fn body(page: &mut String, analysis: &RunAnalysis) {
         }
     }
     sweeps_section(page, analysis);
-    section(
-        page,
-        "resources",
-        "CPU and memory over time",
-        "The target's whole process tree, sampled during the measured window of each scenario's representative trial (the one nearest the median req/s).",
-    );
-    match resources::resources_section(analysis) {
-        Some(html) => page.push_str(&html),
-        None => page.push_str("<p>No trial has a resource series.</p>"),
-    }
+    server_sections(page, analysis);
     section(
         page,
         "tables",
@@ -211,6 +211,30 @@ fn body(page: &mut String, analysis: &RunAnalysis) {
         "Where, when and with what the run was measured.",
     );
     page.push_str(&tables::provenance(analysis));
+}
+
+/// What the server spent: CPU and memory over time, memory per
+/// connection, and where its CPU went (the profiles).
+fn server_sections(page: &mut String, analysis: &RunAnalysis) {
+    section(
+        page,
+        "resources",
+        "CPU and memory over time",
+        "The target's whole process tree, sampled during the measured window of each scenario's representative trial (the one nearest the median req/s).",
+    );
+    match resources::resources_section(analysis) {
+        Some(html) => page.push_str(&html),
+        None => page.push_str("<p>No trial has a resource series.</p>"),
+    }
+    for html in [
+        memory::memory_section(analysis),
+        profiles::profiles_section(analysis),
+    ]
+    .into_iter()
+    .flatten()
+    {
+        page.push_str(&html);
+    }
 }
 
 fn section(page: &mut String, id: &str, title: &str, explain: &str) {

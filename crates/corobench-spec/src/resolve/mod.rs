@@ -7,6 +7,7 @@ mod capacity;
 mod claims;
 mod expectations;
 mod hosts;
+mod idle;
 mod repeats;
 mod schedule;
 mod settings;
@@ -121,6 +122,7 @@ pub fn resolve_within(
         claims,
         capacity,
         hosts,
+        profile: settings.profile,
     })
 }
 
@@ -258,6 +260,7 @@ fn program_runs(
                     headers: Vec::new(),
                     body: Body::Empty,
                     expect: Expectation::default(),
+                    idle: false,
                 },
                 schedule: Schedule::closed(0),
                 measurement: settings.measurement,

@@ -28,6 +28,8 @@ pub(super) struct Settings {
     pub server_cpus: Vec<usize>,
     pub generator_cpus: Vec<usize>,
     pub measurement: Measurement,
+    /// `profile`: one extra, unmeasured trial per scenario under `perf record`.
+    pub profile: bool,
     /// Where `generator_threads` is set (where `[run]` is, or nothing, if not).
     pub threads_span: Range<usize>,
 }
@@ -149,6 +151,9 @@ pub(super) fn read(
         server_cpus,
         generator_cpus,
         measurement,
+        profile: run
+            .get("profile")
+            .map_or(Ok(false), |v| document::boolean(v, "run.profile", at))?,
         threads_span: run
             .get("generator_threads")
             .map_or(table.span.clone(), Value::span),

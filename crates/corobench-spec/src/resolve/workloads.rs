@@ -78,7 +78,13 @@ pub(super) fn read(
         if schedules > MAX_SCENARIOS {
             return Err(at.at(name.value.span(), &key, super::too_many_scenarios()));
         }
-        workload.schedules = sweep.schedules_for(bounds, at)?;
+        workload.schedules = match super::idle::schedules(&table, limits, at)? {
+            Some(idle) => {
+                workload.workload.idle = true;
+                idle
+            }
+            None => sweep.schedules_for(bounds, at)?,
+        };
         workload.key = key;
         planned.push(workload);
     }
@@ -137,6 +143,7 @@ fn workload(
             headers,
             body,
             expect: expectations::expectation(table, at)?,
+            idle: false,
         },
         schedules: Vec::new(),
         key: String::new(),

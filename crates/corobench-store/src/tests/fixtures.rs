@@ -99,6 +99,7 @@ pub(super) fn scenarios() -> Vec<ScenarioRecord> {
             method: "GET".to_owned(),
             path: "/io?ms=10".to_owned(),
             body_bytes: 0,
+            idle: false,
         },
         schedule: schedule.kind,
         connections: schedule.connections,

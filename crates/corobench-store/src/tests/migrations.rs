@@ -129,6 +129,9 @@ fn schema_1_database(path: &std::path::Path) {
          DROP TABLE runs;
          ALTER TABLE runs_v1 RENAME TO runs;
          DROP TABLE program_metrics;
+         DROP TABLE profiles;
+         DROP TABLE idle_trials;
+         ALTER TABLE scenarios DROP COLUMN idle;
          ALTER TABLE scenarios DROP COLUMN program_json;
          ALTER TABLE scenarios DROP COLUMN keepalive;
          ALTER TABLE scenarios DROP COLUMN pipeline;

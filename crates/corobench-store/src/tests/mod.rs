@@ -3,6 +3,7 @@
 
 mod fixtures;
 mod migrations;
+mod profiles;
 mod resume;
 mod round_trip;
 mod run_ids;

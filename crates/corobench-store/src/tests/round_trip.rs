@@ -21,6 +21,7 @@ fn a_run_with_all_kinds_of_trials_loads_back_equal() {
         trials_per_scenario: TRIALS_PER_SCENARIO,
         scenarios: scenarios(),
         trials,
+        profiles: Vec::new(),
     };
     assert_eq!(store.load_run(RUN_ID).unwrap(), expected);
     // The histograms came back bit for bit, not only their summaries.

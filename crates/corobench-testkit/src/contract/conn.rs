@@ -89,9 +89,13 @@ impl Read for Body<'_> {
 
 pub(super) fn serve_connection(mut stream: TcpStream, shared: &Shared) {
     let _ = stream.set_nodelay(true);
+    // `alloc_per_conn`: a buffer written through (so every page is
+    // resident) and held while the connection lives.
+    let held = std::hint::black_box(vec![0x5a_u8; shared.config.alloc_per_conn]);
     if matches!(serve(&mut stream, shared), Ok(Ending::Close)) {
         linger_close(&mut stream);
     }
+    drop(held);
 }
 
 #[derive(Debug, PartialEq, Eq)]

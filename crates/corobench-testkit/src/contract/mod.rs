@@ -39,6 +39,9 @@ pub struct ContractConfig {
     /// waits 400 ms first: a server whose capacity is known, for
     /// capacity searches.
     pub max_rate: Option<f64>,
+    /// Bytes each connection allocates and touches while it is open: a
+    /// server whose memory per connection is known.
+    pub alloc_per_conn: usize,
 }
 
 impl Default for ContractConfig {
@@ -53,6 +56,7 @@ impl Default for ContractConfig {
             world: None,
             faults: BTreeSet::new(),
             max_rate: None,
+            alloc_per_conn: 0,
         }
     }
 }

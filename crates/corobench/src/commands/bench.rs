@@ -126,6 +126,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<Exit> {
         max_trials: None,
         seed: None,
         baseline: None,
+        profile: false,
     };
     let result = super::run::run(&run);
     let _ = std::fs::remove_dir_all(&folder);

@@ -3,6 +3,7 @@
 pub mod bench;
 pub mod compare;
 pub mod completions;
+mod flamegraph;
 pub mod k8s;
 pub mod load;
 pub mod man;

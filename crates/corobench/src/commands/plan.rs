@@ -140,25 +140,7 @@ fn render(plan: &Plan) -> String {
         cpu_list(&plan.server_cpus),
         cpu_list(&plan.generator_cpus)
     ));
-    if plan.scenarios.iter().any(|s| s.program.is_some()) {
-        text.push_str(
-            "  each program trial: start its server (if any) fresh, run the program to completion \
-             on the generator CPUs (each target's time limit bounds it), stop\n",
-        );
-    }
-    if let Some(first) = plan.scenarios.iter().find(|s| s.program.is_none()) {
-        let m = &first.measurement;
-        let warmup = spec_warmup(plan);
-        text.push_str(&format!(
-            "  each trial: start the target, {warmup:?} warm-up, {:?} measured, {:?} idle and leak check, stop ({} generator thread(s), {})\n",
-            m.duration, m.idle, m.generator_threads, m.backend
-        ));
-        for (target, raised) in raised_warmups(plan, warmup) {
-            text.push_str(&format!(
-                "  {target}: warm-up raised to {raised:?} (the target's min_warmup_s: its runtime compiles while it serves)\n"
-            ));
-        }
-    }
+    text.push_str(&trial_lines(plan));
     let estimate = plan.estimated_duration(TRIAL_OVERHEAD);
     let programs = if plan.scenarios.iter().any(|s| s.program.is_some()) {
         ", plus the programs' own run time"
@@ -225,6 +207,48 @@ fn claims_text(claims: &[PlannedClaim]) -> String {
 }
 
 /// The warm-up the spec asked for: the shortest any scenario got.
+/// What each kind of trial of the plan does, one line each.
+fn trial_lines(plan: &Plan) -> String {
+    let mut text = String::new();
+    if plan.scenarios.iter().any(|s| s.program.is_some()) {
+        text.push_str(
+            "  each program trial: start its server (if any) fresh, run the program to completion \
+             on the generator CPUs (each target's time limit bounds it), stop\n",
+        );
+    }
+    if plan.scenarios.iter().any(|s| s.workload.idle) {
+        text.push_str(
+            "  each idle trial (idle_connections): start the target, open the connections (each \
+             answered once), read RSS once it settles (1–15 s), stop; no load\n",
+        );
+    }
+    let loaded = plan
+        .scenarios
+        .iter()
+        .find(|s| s.program.is_none() && !s.workload.idle);
+    if let Some(first) = loaded {
+        let m = &first.measurement;
+        let warmup = spec_warmup(plan);
+        text.push_str(&format!(
+            "  each trial: start the target, {warmup:?} warm-up, {:?} measured, {:?} idle and leak check, stop ({} generator thread(s), {})\n",
+            m.duration, m.idle, m.generator_threads, m.backend
+        ));
+        if plan.profile {
+            text.push_str(&format!(
+                "  then one profile trial per scenario, as above, under `perf record -F {} -g` \
+                 from the end of the warm-up; its figures are not kept\n",
+                corobench_profile::FREQUENCY_HZ
+            ));
+        }
+        for (target, raised) in raised_warmups(plan, warmup) {
+            text.push_str(&format!(
+                "  {target}: warm-up raised to {raised:?} (the target's min_warmup_s: its runtime compiles while it serves)\n"
+            ));
+        }
+    }
+    text
+}
+
 fn spec_warmup(plan: &Plan) -> Duration {
     plan.scenarios
         .iter()

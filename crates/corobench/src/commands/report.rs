@@ -16,6 +16,7 @@ use corobench_analyze::{self as analyze, AnalyzeOptions};
     corobench report 20261122 --baseline go-ants  compare every target with go-ants\n  \
     corobench report latest --detail              compare every metric, not only req/s and p99\n  \
     corobench report latest --format html -o report.html\n  \
+    corobench report latest --flamegraph go-nethttp/plaintext/c=64 -o flame.svg\n  \
     corobench report latest --format gobench > run.txt && benchstat -col /target run.txt")]
 pub struct ReportArgs {
     /// The run: its id, a unique prefix of it, or `latest`
@@ -37,6 +38,11 @@ pub struct ReportArgs {
     /// The table compares every metric with the baseline, not only req/s and p99
     #[arg(long)]
     pub detail: bool,
+
+    /// Instead of a report, write this scenario's flame graph (SVG) from the
+    /// profile `run --profile` stored; SCENARIO is its key as reports show it
+    #[arg(long, value_name = "SCENARIO", conflicts_with_all = ["format", "detail", "baseline"])]
+    pub flamegraph: Option<String>,
 
     #[command(flatten)]
     pub stats: StatsArgs,
@@ -60,6 +66,8 @@ pub enum FormatArg {
     CsvClaims,
     /// One row per rate a capacity search tried, with the capacity
     CsvCapacity,
+    /// One row per target and idle workload: bytes per connection
+    CsvMemory,
     /// Go benchmark format for benchstat
     Gobench,
     /// A self-contained HTML page with charts
@@ -76,6 +84,7 @@ impl From<FormatArg> for Format {
             FormatArg::CsvTrials => Self::CsvTrials,
             FormatArg::CsvClaims => Self::CsvClaims,
             FormatArg::CsvCapacity => Self::CsvCapacity,
+            FormatArg::CsvMemory => Self::CsvMemory,
             FormatArg::Gobench => Self::GoBench,
             FormatArg::Html => Self::Html,
         }
@@ -90,6 +99,10 @@ impl From<FormatArg> for Format {
 pub fn run(args: &ReportArgs) -> anyhow::Result<Exit> {
     let store = open_store(&args.stats.db.db)?;
     let stored = load_run(&store, &args.run)?;
+    if let Some(key) = &args.flamegraph {
+        super::flamegraph::write(&stored, key, args.output.as_deref())?;
+        return Ok(Exit::Success);
+    }
     let options = AnalyzeOptions {
         baseline: args.baseline.clone(),
         ..args.stats.analyze_options()

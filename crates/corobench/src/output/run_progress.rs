@@ -172,6 +172,7 @@ fn trial_line(scenario: &PlannedScenario, record: &TrialRecord, done: u64, total
                 latency_us(p99 as f64)
             )
         }
+        (TrialStatus::Ok, None) if record.idle.is_some() => idle_summary(record),
         (TrialStatus::Ok, None) => record.program.as_ref().map_or_else(String::new, |p| {
             let figures: Vec<String> = p
                 .metrics
@@ -196,6 +197,23 @@ fn trial_line(scenario: &PlannedScenario, record: &TrialRecord, done: u64, total
     )
 }
 
+/// `RSS 46.4MiB with 2000 idle connections (settled in 1.3 s)`.
+fn idle_summary(record: &TrialRecord) -> String {
+    let Some(idle) = record.idle else {
+        return String::new();
+    };
+    let settled = if idle.settled {
+        format!("settled in {:.1} s", idle.waited_s)
+    } else {
+        format!("still changing after {:.0} s", idle.waited_s)
+    };
+    format!(
+        "RSS {} with {} idle connections ({settled})",
+        corobench_report::units::bytes(idle.rss_bytes as f64),
+        idle.connections
+    )
+}
+
 /// `[3/12]`. The total is what was planned when the run (or its resume)
 /// began plus what a search added since; it never reads below the trials
 /// done (`[1/0]` on a resume whose stored trials met the first estimate).
@@ -205,7 +223,23 @@ fn counter(done: u64, total: u64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::counter;
+    use super::{counter, idle_summary};
+    use corobench_model::{IdleMeasurement, TrialRecord};
+
+    #[test]
+    fn an_idle_trial_s_line_gives_its_settled_rss() {
+        let mut record = TrialRecord::started(0, 0, 0, 0);
+        record.idle = Some(IdleMeasurement {
+            connections: 2000,
+            rss_bytes: 48_653_926,
+            settled: true,
+            waited_s: 1.34,
+        });
+        assert_eq!(
+            idle_summary(&record),
+            "RSS 46.4MiB with 2000 idle connections (settled in 1.3 s)"
+        );
+    }
 
     /// Issue "wrong successes", item 13: a resumed run printed `[1/0]`.
     #[test]

@@ -44,10 +44,10 @@ pub enum TrialError {
     #[error("{0}")]
     NotThere(Box<TargetError>),
     #[error(
-        "{0} is already running at a URL: a program's server must be one corobench starts \
-         (give servers.{0}.command instead of url)"
+        "{0} is already running at a URL, and this trial needs a server corobench starts \
+         fresh (give servers.{0}.command instead of url)"
     )]
-    AttachedForProgram(String),
+    NeedsFreshStart(String),
     #[error("the target has no process group")]
     NoProcessGroup,
     #[error("{0}")]
@@ -100,6 +100,9 @@ impl TrialExecutor for LocalTrials<'_> {
         if scenario.program.is_some() {
             return super::program_trial::run(self.env, scenario, slot, sequence, observer);
         }
+        if scenario.workload.idle {
+            return super::idle_trial::run(self.env, scenario, slot, sequence, observer);
+        }
         run(self.env, scenario, slot, sequence, observer)
     }
 }
@@ -114,7 +117,7 @@ pub fn run(
 ) -> TrialOutcome {
     let blank = blank_record(slot, sequence);
     observer.on(RunEvent::TrialPhase(Phase::Starting));
-    let mut target = match start(env, scenario) {
+    let mut target = match start_or_find(env, scenario) {
         Ok(target) => target,
         Err(why) => return failed(blank, why.to_string()),
     };
@@ -183,7 +186,25 @@ fn measured_record(
     trial
 }
 
-fn start(env: &TrialEnvironment, scenario: &PlannedScenario) -> Result<TrialServer, TrialError> {
+/// Starts `scenario`'s server fresh and waits until it is healthy; one
+/// already running at a URL is refused.
+pub(super) fn start(
+    env: &TrialEnvironment,
+    scenario: &PlannedScenario,
+) -> Result<RunningTarget, TrialError> {
+    launch_server(
+        env,
+        &scenario.target,
+        &scenario.parameters,
+        scenario.needs_database,
+    )
+}
+
+/// The server of a measured trial: started fresh, or found where it runs.
+fn start_or_find(
+    env: &TrialEnvironment,
+    scenario: &PlannedScenario,
+) -> Result<TrialServer, TrialError> {
     start_or_attach(
         env,
         &scenario.target,
@@ -202,7 +223,7 @@ pub(crate) fn launch_server(
 ) -> Result<RunningTarget, TrialError> {
     match start_or_attach(env, target, parameters, needs_database)? {
         TrialServer::Started(running) => Ok(*running),
-        TrialServer::Attached(_) => Err(TrialError::AttachedForProgram(target.to_owned())),
+        TrialServer::Attached(_) => Err(TrialError::NeedsFreshStart(target.to_owned())),
     }
 }
 

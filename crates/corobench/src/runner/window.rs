@@ -88,7 +88,7 @@ pub(super) fn measure(
 
 /// The generator's configuration for one trial: warm-up then the measured
 /// window, pinned to the generator CPUs.
-fn load_config(
+pub(super) fn load_config(
     env: &TrialEnvironment,
     scenario: &PlannedScenario,
     addr: SocketAddr,

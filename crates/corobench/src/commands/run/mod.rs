@@ -4,6 +4,7 @@
 mod capacity;
 mod cpu_claim;
 mod finish;
+mod profiles;
 mod start;
 
 use std::path::PathBuf;
@@ -77,6 +78,12 @@ pub struct RunArgs {
     /// Compare every target with this one in the summary [default: the first]
     #[arg(long, value_name = "TARGET")]
     pub baseline: Option<String>,
+
+    /// After the measured trials, profile each scenario's server in one extra
+    /// trial with `perf record` (its figures are not kept); `corobench report
+    /// --format html` draws the flame graphs (same as `[run] profile = true`)
+    #[arg(long)]
+    pub profile: bool,
 }
 
 /// Runs `corobench run`.
@@ -99,6 +106,8 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
         Some(id) => start::resume(&shared::open_store(&args.db.db)?, id, &mut targets)?,
         None => start::fresh(args, &mut targets)?,
     };
+    start.plan.profile |= args.profile;
+    refuse_profile_elsewhere(&start.plan)?;
     let mut store = open_store(args)?;
     let observer = run_presenter(remaining_trials(&start.plan, &start.before));
     announce(&start, observer.as_ref());
@@ -149,7 +158,15 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
             &mut store,
             (&prepared, hosts.as_ref()),
             observer.as_ref(),
-        ),
+        )
+        .and_then(|tally| {
+            if start.plan.profile && !tally.interrupted {
+                let runnable = runnable(&start.plan, &prepared);
+                let stores = (&mut store, &prepared);
+                profiles::take(&start.plan, &run_id, &runnable, stores, observer.as_ref())?;
+            }
+            Ok(tally)
+        }),
     };
     observer.on(RunEvent::Finished);
     drop(prepared);
@@ -160,6 +177,28 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
         stop.load(Ordering::Relaxed),
         tally,
     )
+}
+
+/// Profiles and idle trials (`idle_connections`) measure a server on this
+/// machine, in the trials of a fixed plan: a capacity search or a run on
+/// `[hosts]` has neither.
+fn refuse_profile_elsewhere(plan: &Plan) -> anyhow::Result<()> {
+    let place = match (&plan.hosts, &plan.capacity) {
+        (Some(_), _) => "on [hosts]",
+        (None, Some(_)) => "that searches [capacity]",
+        (None, None) => return Ok(()),
+    };
+    let what = if plan.profile {
+        "`[run] profile` (--profile)"
+    } else if plan.scenarios.iter().any(|s| s.workload.idle) {
+        "an idle workload (idle_connections)"
+    } else {
+        return Ok(());
+    };
+    Err(exit::usage(format!(
+        "{what} is not available in a run {place}: it measures a server on this machine; \
+         measure it in a run of its own"
+    )))
 }
 
 fn open_store(args: &RunArgs) -> anyhow::Result<Store> {

@@ -277,6 +277,7 @@ pub(super) fn scenario_record(
             body_bytes: bodies
                 .get(&s.workload.name)
                 .map_or(0, |body| body.len() as u64),
+            idle: s.workload.idle,
         },
         schedule: s.schedule.kind,
         connections: s.schedule.connections,

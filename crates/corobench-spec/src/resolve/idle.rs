@@ -1,0 +1,59 @@
+//! `idle_connections` on a workload: memory per connection. Each value is
+//! a scenario whose trials open that many keep-alive connections, each
+//! answered once, then hold them idle while the server's RSS settles; no
+//! load is sent, so the workload takes no schedule of its own.
+
+use corobench_model::Schedule;
+
+use crate::document::{self, Table};
+use crate::error::{Locator, SpecError};
+use crate::limits::{Limits, MAX_CONNECTIONS};
+
+use super::repeats::refuse_repeats;
+
+/// Keys of a schedule, which an idle workload has no use for.
+const SCHEDULE_KEYS: [&str; 4] = ["connections", "rates", "keepalive", "pipeline"];
+
+/// One closed schedule per `idle_connections` value, or `None` for a
+/// workload that sends load.
+pub(super) fn schedules(
+    table: &Table<'_>,
+    limits: &Limits,
+    at: &Locator<'_>,
+) -> Result<Option<Vec<Schedule>>, SpecError> {
+    let Some(field) = table.get("idle_connections") else {
+        return Ok(None);
+    };
+    if let Some(other) = SCHEDULE_KEYS.iter().find_map(|k| table.get(k)) {
+        let message = format!(
+            "an idle workload (idle_connections) sends no load, so it takes no {}: drop it, \
+             or measure load in a workload of its own",
+            document::last(&other.path)
+        );
+        return Err(at.at(other.value.span(), &other.path, message));
+    }
+    let key = field.path.as_str();
+    let items = document::one_or_many(field.value, key, at)?;
+    let mut counts = Vec::with_capacity(items.len());
+    for item in &items {
+        let n = document::integer(item, key, 1..=i64::from(MAX_CONNECTIONS), at)?;
+        let n = u32::try_from(n).unwrap_or(u32::MAX);
+        if n > limits.max_connections {
+            let message = format!(
+                "{n} idle connections are more than this process can open ({}): {}",
+                limits.max_connections, limits.max_connections_reason
+            );
+            return Err(at.at(item.span(), key, message));
+        }
+        counts.push(n);
+    }
+    refuse_repeats(
+        field.value,
+        &items,
+        &counts,
+        key,
+        |i| counts[i].to_string(),
+        at,
+    )?;
+    Ok(Some(counts.into_iter().map(Schedule::closed).collect()))
+}
