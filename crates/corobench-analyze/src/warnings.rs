@@ -188,6 +188,7 @@ fn flag_warnings(facts: &ScenarioFacts<'_>) -> Vec<(WarningKind, String)> {
         ));
     }
     found.extend(schedule_missed(&ok));
+    found.extend(schedule_not_kept(&ok));
     found.extend(littles_law(facts.scenario, &ok));
     found.extend(leaks(&ok));
     found.extend(errors(&ok));
@@ -226,6 +227,37 @@ fn schedule_missed(ok: &[&TrialRecord]) -> Option<(WarningKind, String)> {
             ok.len(),
             worst.1,
             worst.0
+        ),
+    ))
+}
+
+/// Trials flagged `schedule not kept`: a request left later than the bound
+/// after its intended send time, so the corrected latency may describe the
+/// generator's lag rather than the target.
+fn schedule_not_kept(ok: &[&TrialRecord]) -> Option<(WarningKind, String)> {
+    let lags: Vec<(u64, u64)> = ok
+        .iter()
+        .flat_map(|t| &t.flags)
+        .filter_map(|f| match *f {
+            TrialFlag::ScheduleNotKept {
+                max_send_lag_us,
+                bound_us,
+            } => Some((max_send_lag_us, bound_us)),
+            _ => None,
+        })
+        .collect();
+    let (worst, bound) = lags.iter().copied().max()?;
+    Some((
+        WarningKind::ScheduleNotKept,
+        format!(
+            "open-loop schedule not kept in {} of {} trials (a request left up to {:.1} ms \
+             after its intended send time, more than {:.0} ms): the corrected latency may \
+             describe the generator or too few connections rather than the target; add \
+             connections, give the generator more threads and cores, or warm up longer",
+            lags.len(),
+            ok.len(),
+            worst as f64 / 1000.0,
+            bound as f64 / 1000.0
         ),
     ))
 }

@@ -544,6 +544,9 @@ pub enum WarningKind {
     WideCi,
     GeneratorBound,
     ScheduleMissed,
+    /// An open-loop request left later than the bound after its intended
+    /// send time.
+    ScheduleNotKept,
     Leak,
     Errors,
     FailedTrials,
