@@ -15,6 +15,7 @@ use crate::capacity::CapacityAnalysis;
 use crate::claim::ClaimVerdict;
 use crate::histogram::{LatencyHistogram, LatencySummary, PercentileValue};
 use crate::load::{ErrorCounts, LoadWarning};
+use crate::machine::{MachineProbe, MachineVariation};
 use crate::resource::ResourceSample;
 use crate::run::{RunRecord, ScenarioRecord, TrialFlag, TrialRecord, TrialStatus};
 
@@ -402,6 +403,9 @@ pub struct TrialAnalysis {
     pub load_warnings: Vec<LoadWarning>,
     /// The target's resources over the measured window.
     pub resource_series: Vec<ResourceSample>,
+    /// The machine-speed probe run before the trial.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe: Option<MachineProbe>,
 }
 
 /// The latency distribution of all `ok` trials of a scenario, merged.
@@ -547,6 +551,12 @@ pub enum WarningKind {
     /// An open-loop request left later than the bound after its intended
     /// send time.
     ScheduleNotKept,
+    /// A difference from the baseline smaller than the machine's own
+    /// speed varied during the run.
+    WithinMachineVariation,
+    /// How much the machine's own speed varied over the run, and whether
+    /// the spread came from the machine or from the servers.
+    MachineSpeed,
     Leak,
     Errors,
     FailedTrials,
@@ -582,6 +592,9 @@ pub struct AnalysisSettings {
     pub wide_ci_fraction: f64,
     /// The target every other target is compared with, within a run.
     pub baseline_target: Option<String>,
+    /// Each trial's req/s was normalised by its machine-speed probe.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub normalise_by_probe: bool,
 }
 
 /// One run, analysed: what `corobench report` renders.
@@ -606,6 +619,10 @@ pub struct RunAnalysis {
     pub comparisons: Vec<ScenarioComparison>,
     pub sweeps: Vec<Sweep>,
     pub warnings: Vec<Warning>,
+    /// How much the machine's own speed varied over the run, from the
+    /// probe run before each trial; absent when no trial carries one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine: Option<MachineVariation>,
 }
 
 /// One metric of one scenario key in a comparison of two runs.

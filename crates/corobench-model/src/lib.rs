@@ -6,6 +6,7 @@ pub mod capacity;
 pub mod claim;
 pub mod histogram;
 pub mod load;
+pub mod machine;
 pub mod resource;
 pub mod run;
 pub mod schedule;
@@ -30,6 +31,7 @@ pub use load::{
     DrainReport, ErrorCounts, GeneratorPart, GeneratorUsage, KernelStamps, LoadReport, LoadWarning,
     MergeDetail, OpenLoopReport, StatusCounts, TimelineSecond, WindowPlacement,
 };
+pub use machine::{MachineProbe, MachineVariation, ProbeSet, ProbeSpread, SpreadSource};
 pub use resource::{ResourceSample, ResourceSummary};
 pub use run::{
     HostProvenance, MAX_TRIALS, PrecisionGoal, ProgramMetric, ProgramResult, ProgramScenario,

@@ -9,6 +9,7 @@ use crate::capacity::CapacitySettings;
 
 use crate::claim::ClaimRecord;
 use crate::load::{LoadReport, LoadWarning};
+use crate::machine::MachineProbe;
 use crate::resource::{ResourceSample, ResourceSummary};
 use crate::schedule::{ScenarioKey, Schedule, ScheduleKind, WireMode};
 
@@ -335,6 +336,11 @@ pub struct TrialRecord {
     /// are then the server's, if the program had one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub program: Option<ProgramResult>,
+    /// The machine-speed probe run just before the trial; absent when the
+    /// run turned it off, for trials on other hosts, and in runs stored
+    /// before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe: Option<MachineProbe>,
 }
 
 /// A program's own figures from one trial, and its process tree's footprint.
@@ -450,6 +456,7 @@ impl TrialRecord {
             tasks: TaskCounts::default(),
             flags: Vec::new(),
             program: None,
+            probe: None,
         }
     }
 

@@ -52,6 +52,7 @@ pub(crate) const RUN: &[&str] = &[
     "generator_threads",
     "backend",
     "seed",
+    "machine_probe",
 ];
 
 /// `[capacity]`.

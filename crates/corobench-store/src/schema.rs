@@ -13,11 +13,12 @@ use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 use crate::error::{StoreError, classify};
 
 /// Every migration, in order; the schema version is their count.
-const MIGRATIONS: [&str; 4] = [
+const MIGRATIONS: [&str; 5] = [
     include_str!("migrations/0001_init.sql"),
     include_str!("migrations/0002_run_process.sql"),
     include_str!("migrations/0003_capacity.sql"),
     include_str!("migrations/0004_precision_goal.sql"),
+    include_str!("migrations/0005_machine_probe.sql"),
 ];
 
 /// The schema version this corobench writes.

@@ -75,7 +75,7 @@ impl Store {
                  server_cpu_system_pct_mean, server_rss_mean_bytes, server_rss_peak_bytes, \
                  server_threads_peak, server_processes_peak, server_ctx_voluntary, \
                  server_ctx_involuntary, tasks_before, tasks_peak, tasks_after, \
-                 resource_series_json, flags_json, program_json \
+                 resource_series_json, flags_json, program_json, probe_json \
                  FROM trials WHERE run_id = ?1 ORDER BY sequence, scenario_idx, trial_idx",
             )
             .map_err(fail)?;
@@ -119,14 +119,15 @@ const INSERT_TRIAL: &str = "INSERT INTO trials (run_id, scenario_idx, trial_idx,
     server_cpu_system_pct_mean, server_rss_mean_bytes, server_rss_peak_bytes, \
     server_threads_peak, server_processes_peak, server_ctx_voluntary, server_ctx_involuntary, \
     tasks_before, tasks_peak, tasks_after, load_json, latency_hdr, latency_uncorrected_hdr, \
-    connect_latency_hdr, timeline_json, resource_series_json, flags_json, program_json) \
+    connect_latency_hdr, timeline_json, resource_series_json, flags_json, program_json, \
+    probe_json) \
     VALUES (:run_id, :scenario_idx, :trial_idx, :sequence, :status, :failure, :started, \
     :requests, :requests_per_s, :latency_mean_us, :p50, :p90, :p99, :p999, :max_us, \
     :errors_total, :error_rate, :generator_cpu, :generator_utilization, :generator_bound, \
     :samples, :cpu, :cpu_user, :cpu_system, :rss_mean, :rss_peak, :threads_peak, \
     :processes_peak, :ctx_voluntary, :ctx_involuntary, :tasks_before, :tasks_peak, \
     :tasks_after, :load_json, :latency_hdr, :latency_uncorrected_hdr, :connect_latency_hdr, \
-    :timeline_json, :series, :flags, :program)";
+    :timeline_json, :series, :flags, :program, :probe)";
 
 /// Inserts the row; the outer error is an encoding failure, the inner one
 /// SQLite's answer (a duplicate among them).
@@ -189,6 +190,11 @@ fn insert_trial(
                 .as_ref()
                 .map(|p| to_json(p, "program result", path))
                 .transpose()?,
+            ":probe": trial
+                .probe
+                .as_ref()
+                .map(|p| to_json(p, "machine probe", path))
+                .transpose()?,
         },
     ))
 }
@@ -211,6 +217,7 @@ struct TrialRow {
     resource_series_json: String,
     flags_json: String,
     program_json: Option<String>,
+    probe_json: Option<String>,
 }
 
 impl TrialRow {
@@ -236,6 +243,7 @@ impl TrialRow {
             resource_series_json: row.get("resource_series_json")?,
             flags_json: row.get("flags_json")?,
             program_json: row.get("program_json")?,
+            probe_json: row.get("probe_json")?,
         })
     }
 
@@ -275,6 +283,11 @@ impl TrialRow {
                 .program_json
                 .as_deref()
                 .map(|json| from_json(json, "program result", path))
+                .transpose()?,
+            probe: self
+                .probe_json
+                .as_deref()
+                .map(|json| from_json(json, "machine probe", path))
                 .transpose()?,
         })
     }

@@ -6,5 +6,6 @@ mod claims;
 mod comparisons;
 mod gate;
 mod goal;
+mod machine;
 mod summaries;
 mod usl;

@@ -264,6 +264,10 @@ pub(super) fn ok_trial(scenario_index: u32, trial_index: u32, sequence: u32) -> 
                 what: "threads 9 → 12".to_owned(),
             },
         ],
+        probe: Some(corobench_model::MachineProbe {
+            server_mb_per_s: 480.5 + f64::from(sequence),
+            generator_mb_per_s: 512.25,
+        }),
         ..TrialRecord::started(scenario_index, trial_index, sequence, started_at_unix_ms)
     }
 }

@@ -124,6 +124,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<Exit> {
         max_trials: None,
         seed: None,
         baseline: None,
+        no_probe: false,
     };
     let result = super::run::run(&run);
     let _ = std::fs::remove_dir_all(&folder);

@@ -38,6 +38,11 @@ pub struct ReportArgs {
     #[arg(long)]
     pub detail: bool,
 
+    /// Scale each trial's req/s by the median machine-speed probe ÷ its own
+    /// probe before summarising (docs/methodology.md)
+    #[arg(long, alias = "normalize-by-probe")]
+    pub normalise_by_probe: bool,
+
     #[command(flatten)]
     pub stats: StatsArgs,
 }
@@ -92,6 +97,7 @@ pub fn run(args: &ReportArgs) -> anyhow::Result<Exit> {
     let stored = load_run(&store, &args.run)?;
     let options = AnalyzeOptions {
         baseline: args.baseline.clone(),
+        normalise_by_probe: args.normalise_by_probe,
         ..args.stats.analyze_options()
     };
     let analysis = analyze::analyze_run(&stored, &options)?;

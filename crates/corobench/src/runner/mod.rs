@@ -17,6 +17,7 @@ pub mod events;
 pub mod hosts;
 pub mod leak;
 pub mod liveness;
+mod machine_probe;
 pub mod order;
 pub mod prepare;
 mod program_trial;

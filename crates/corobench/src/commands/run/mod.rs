@@ -77,6 +77,11 @@ pub struct RunArgs {
     /// Compare every target with this one in the summary [default: the first]
     #[arg(long, value_name = "TARGET")]
     pub baseline: Option<String>,
+
+    /// Skip the machine-speed probe (a fixed SHA-256 job of about 0.1 s on
+    /// the server and generator CPUs) before each trial (overrides the spec)
+    #[arg(long)]
+    pub no_probe: bool,
 }
 
 /// Runs `corobench run`.
@@ -99,6 +104,8 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
         Some(id) => start::resume(&shared::open_store(&args.db.db)?, id, &mut targets)?,
         None => start::fresh(args, &mut targets)?,
     };
+    // A resumed run may skip the probe too: the flag is not part of the spec.
+    start.plan.machine_probe &= !args.no_probe;
     let mut store = open_store(args)?;
     let observer = run_presenter(remaining_trials(&start.plan, &start.before));
     announce(&start, observer.as_ref());
