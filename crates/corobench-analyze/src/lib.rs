@@ -124,6 +124,8 @@ pub fn analyze_run(run: &StoredRun, options: &AnalyzeOptions) -> Result<RunAnaly
     }
     let mut sweeps = sweeps::find(&scenarios);
     usl::fit_sweeps(&mut sweeps, &scenarios, options.confidence);
+    let mut warnings = notes.into_list();
+    machine::reword_wide_intervals(machine.as_ref(), &mut warnings);
     let capacity = capacity::analyze(
         run,
         &scenarios,
@@ -142,7 +144,7 @@ pub fn analyze_run(run: &StoredRun, options: &AnalyzeOptions) -> Result<RunAnaly
         scenarios,
         comparisons,
         sweeps,
-        warnings: notes.into_list(),
+        warnings,
         machine,
     })
 }

@@ -8,11 +8,11 @@ use std::collections::BTreeMap;
 
 use corobench_model::{
     MachineProbe, MachineVariation, Metric, ProbeSet, ProbeSpread, ScenarioAnalysis,
-    ScenarioComparison, SpreadSource, StoredRun, TrialRecord, TrialStatus, WarningKind,
+    ScenarioComparison, SpreadSource, StoredRun, TrialRecord, TrialStatus, Warning, WarningKind,
 };
 use corobench_stats::{max, mean, median, min};
 
-use super::warnings::Warnings;
+use super::warnings::{QUIET_THE_MACHINE, STEADY_MACHINE, Warnings};
 
 /// Below this coefficient of variation a series counts as steady.
 const STEADY_CV: f64 = 0.02;
@@ -108,6 +108,17 @@ pub(crate) fn mark_within(
 /// The run-wide note on the machine's speed, with its advice.
 pub(crate) fn note(variation: &MachineVariation, warnings: &mut Warnings) {
     warnings.add(WarningKind::MachineSpeed, variation.text.clone(), None);
+}
+
+/// A wide interval on a machine whose speed was steady is the servers'
+/// doing: its warning stops advising to quiet the machine.
+pub(crate) fn reword_wide_intervals(variation: Option<&MachineVariation>, list: &mut [Warning]) {
+    if variation.is_none_or(|v| v.source != SpreadSource::Servers) {
+        return;
+    }
+    for warning in list.iter_mut().filter(|w| w.kind == WarningKind::WideCi) {
+        warning.message = warning.message.replace(QUIET_THE_MACHINE, STEADY_MACHINE);
+    }
 }
 
 fn ok_trials(run: &StoredRun) -> impl Iterator<Item = &TrialRecord> {

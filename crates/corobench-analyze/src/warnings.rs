@@ -159,13 +159,21 @@ fn wide_intervals(
         WarningKind::WideCi,
         format!(
             "the {} confidence {noun} of {names} {verb} wider than ±{} of the median: the \
-             trials disagree; quiet the machine (no other load, a fixed CPU frequency) or add \
-             trials",
+             trials disagree; {QUIET_THE_MACHINE}",
             percent(options.confidence),
             percent(options.wide_ci_fraction)
         ),
     ))
 }
+
+/// The advice of a wide interval, unless the machine-speed probe showed
+/// the machine was steady ([`STEADY_MACHINE`] then replaces it).
+pub(crate) const QUIET_THE_MACHINE: &str =
+    "quiet the machine (no other load, a fixed CPU frequency) or add trials";
+
+/// The advice of a wide interval when the machine's speed was steady.
+pub(crate) const STEADY_MACHINE: &str =
+    "the machine-speed probe was steady, so the servers themselves varied: add trials";
 
 fn flag_warnings(facts: &ScenarioFacts<'_>) -> Vec<(WarningKind, String)> {
     let ok: Vec<&TrialRecord> = facts

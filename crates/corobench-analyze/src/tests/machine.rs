@@ -152,7 +152,7 @@ fn a_varying_machine_is_named_as_the_source_and_close_comparisons_are_marked() {
 }
 
 #[test]
-fn a_steady_machine_leaves_the_spread_to_the_servers_and_marks_nothing() {
+fn a_steady_machine_leaves_the_spread_to_the_servers_and_advises_accordingly() {
     let mut moments = swings(5, [0.002, 0.15, 0.0]);
     let analysis = analyze_run(&run(6, true, &mut moments), &AnalyzeOptions::default()).unwrap();
     let machine = analysis.machine.as_ref().unwrap();
@@ -161,6 +161,18 @@ fn a_steady_machine_leaves_the_spread_to_the_servers_and_marks_nothing() {
         machine
             .text
             .contains("quieting the machine will not narrow it")
+    );
+    let wide = analysis
+        .warnings
+        .iter()
+        .find(|w| w.kind == WarningKind::WideCi)
+        .expect("servers varying ±15% give a wide interval");
+    assert!(
+        wide.message.ends_with(
+            "the machine-speed probe was steady, so the servers themselves varied: add trials"
+        ) && !wide.message.contains("quiet the machine"),
+        "{}",
+        wide.message
     );
     assert!(
         !analysis
