@@ -77,7 +77,8 @@ fn machine_fields(
 pub(crate) fn write_trials(analysis: &RunAnalysis, out: &mut dyn Write) -> io::Result<()> {
     writeln!(
         out,
-        "{SCENARIO_COLUMNS},trial,sequence,status,metric,unit,value"
+        "{SCENARIO_COLUMNS},trial,sequence,status,metric,unit,value,probe_server_mb_per_s,\
+         probe_generator_mb_per_s"
     )?;
     for s in &analysis.scenarios {
         for trial in &s.trials {
@@ -91,6 +92,8 @@ pub(crate) fn write_trials(analysis: &RunAnalysis, out: &mut dyn Write) -> io::R
                 fields.push(metric.id().to_owned());
                 fields.push(metric.unit().symbol().to_owned());
                 fields.push(value.to_string());
+                fields.push(optional(trial.probe.map(|p| p.server_mb_per_s)));
+                fields.push(optional(trial.probe.map(|p| p.generator_mb_per_s)));
                 write_row(out, &fields)?;
             }
         }

@@ -6,7 +6,7 @@ mod report_fixture;
 
 use corobench_model::{MachineProbe, StoredRun};
 use corobench_store::Store;
-use report_fixture::{Fixture, ok, repo_path};
+use report_fixture::{Fixture, ok, repo_path, usage_error};
 
 /// The id of run A's probed copy.
 const PROBED: &str = "20990101-000000-abcd";
@@ -81,6 +81,18 @@ fn every_format_states_how_much_the_machine_varied() {
             .ends_with(",machine_variation,within_machine_variation")
     );
     assert!(lines.all(|l| l.contains(",0.1111111111111111,")), "{csv}");
+    let trials = report(&fixture, "csv-trials", &[]);
+    let mut lines = trials.lines();
+    assert!(
+        lines
+            .next()
+            .unwrap()
+            .ends_with(",value,probe_server_mb_per_s,probe_generator_mb_per_s")
+    );
+    assert!(
+        lines.all(|l| l.ends_with(",500,600") || l.ends_with(",400,480")),
+        "{trials}"
+    );
     assert!(
         report(&fixture, "gobench", &[]).contains("\n# machine speed: the machine-speed probe")
     );
@@ -167,4 +179,18 @@ fn normalising_is_an_option_the_report_records() {
             .collect();
         assert!(errors.is_empty(), "{errors:#?}");
     }
+}
+
+#[test]
+fn normalising_a_run_without_probes_is_refused() {
+    let fixture = Fixture::new();
+    let output = fixture.corobench(&["report", &fixture.run_a, "--normalise-by-probe"]);
+    let message = usage_error(&output);
+    assert!(
+        message.contains(&format!(
+            "--normalise-by-probe: run {} has no machine-speed probe",
+            fixture.run_a
+        )) && message.contains("without the flag"),
+        "{message}"
+    );
 }

@@ -95,6 +95,14 @@ impl From<FormatArg> for Format {
 pub fn run(args: &ReportArgs) -> anyhow::Result<Exit> {
     let store = open_store(&args.stats.db.db)?;
     let stored = load_run(&store, &args.run)?;
+    if args.normalise_by_probe && stored.trials.iter().all(|t| t.probe.is_none()) {
+        return Err(crate::exit::usage(format!(
+            "--normalise-by-probe: run {} has no machine-speed probe (it ran with --no-probe or \
+             machine_probe = false, on [hosts], or before corobench probed the machine); report \
+             it without the flag",
+            stored.run.id
+        )));
+    }
     let options = AnalyzeOptions {
         baseline: args.baseline.clone(),
         normalise_by_probe: args.normalise_by_probe,
