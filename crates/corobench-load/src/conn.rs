@@ -153,6 +153,15 @@ impl InFlightRing {
         true
     }
 
+    /// Every request in flight, oldest first.
+    pub(crate) fn iter_mut(&mut self) -> impl Iterator<Item = &mut InFlight> {
+        let (head, len, depth) = (self.head, self.len, self.slots.len());
+        let (wrapped, first) = self.slots.split_at_mut(head);
+        let from_head = first.iter_mut().take(len);
+        let after_wrap = wrapped.iter_mut().take((head + len).saturating_sub(depth));
+        from_head.chain(after_wrap)
+    }
+
     /// Takes the oldest request.
     #[inline]
     pub(crate) fn pop(&mut self) -> Option<InFlight> {
@@ -242,5 +251,23 @@ mod tests {
         assert_eq!(ring.len(), 3);
         ring.clear();
         assert_eq!(ring.pop(), None);
+    }
+
+    #[test]
+    fn every_request_in_flight_is_visited_oldest_first_around_the_end() {
+        let mut ring = InFlightRing::new(3);
+        assert!(ring.push(sent_at(1)) && ring.push(sent_at(2)));
+        ring.pop();
+        assert!(ring.push(sent_at(3)) && ring.push(sent_at(4)));
+        // Slots now hold [4, 2, 3] with the oldest at index 1.
+        let seen: Vec<u64> = ring.iter_mut().map(|r| r.sent_ns).collect();
+        assert_eq!(seen, vec![2, 3, 4]);
+        for request in ring.iter_mut() {
+            request.sent_ns += 100;
+        }
+        assert_eq!(ring.pop().map(|r| r.sent_ns), Some(102));
+        assert_eq!(ring.iter_mut().count(), 2);
+        ring.clear();
+        assert_eq!(ring.iter_mut().count(), 0);
     }
 }
