@@ -362,20 +362,10 @@ impl<'a, I: Io> Driver<'a, I> {
     }
 
     /// The kernel sent connection `i`'s latest write at `at` (a send
-    /// stamp): requests in flight that left before then (their clock read
-    /// came first) count from `at`, and a closed loop's intended time with
-    /// them. A stamp older than a request's own clock read is an earlier
-    /// write's and changes nothing.
+    /// stamp): see [`crate::conn::InFlightRing::sent_at`].
     pub(crate) fn sent_at(&mut self, i: usize, at: u64) {
         let closed = !self.core.open_loop();
-        for request in self.conns[i].in_flight.iter_mut() {
-            if request.sent_ns <= at {
-                if closed {
-                    request.intended_ns = at;
-                }
-                request.sent_ns = at;
-            }
-        }
+        self.conns[i].in_flight.sent_at(at, closed);
     }
 
     /// Frames received bytes, which may hold several responses (pipelining);
