@@ -6,7 +6,8 @@
 # runs with GOMAXPROCS=1 on CPU 0; each generator runs a closed loop of 20
 # connections on CPU 1 for SECONDS, alone, after a reset of the oracle's
 # record: `corobench load` on each backend, each with its own clock and with
-# kernel receive stamps (`--kernel-stamps`), then wrk (`--latency`). The
+# kernel receive stamps (`--kernel-stamps`), on epoll also with send stamps
+# (`--kernel-send-stamps`), then wrk (`--latency`). The
 # table gives each generator's p50/p90/p99, the oracle's for the same
 # requests, and the gap (generator − oracle): what the kernel, the server's
 # HTTP handling outside its handler and the generator itself add.
@@ -61,9 +62,13 @@ generator() {
         taskset -c "$generator_cpu" wrk -t1 -c"$connections" -d"${seconds}s" --latency "$url" > "$log"
     else
         local backend=${tool#corobench-} stamps=()
+        if [ "${backend%-kernel-send}" != "$backend" ]; then
+            backend=${backend%-send}
+            stamps=(--kernel-send-stamps)
+        fi
         if [ "${backend%-kernel}" != "$backend" ]; then
             backend=${backend%-kernel}
-            stamps=(--kernel-stamps)
+            stamps+=(--kernel-stamps)
         fi
         taskset -c "$generator_cpu" "$COROBENCH" load -t1 -c"$connections" -d"${seconds}s" \
             --backend "$backend" "${stamps[@]}" --percentiles 50,90,99 --json "$url" > "$log"
@@ -79,8 +84,8 @@ truth > /dev/null
 results=$out/results.txt
 : > "$results"
 for round in $(seq "$rounds"); do
-    for tool in corobench-epoll corobench-epoll-kernel corobench-io_uring \
-        corobench-io_uring-kernel wrk; do
+    for tool in corobench-epoll corobench-epoll-kernel corobench-epoll-kernel-send \
+        corobench-io_uring corobench-io_uring-kernel wrk; do
         log=$out/$tool-r$round.out
         generator "$tool" "$log"
         truth > "$log.truth"

@@ -243,3 +243,15 @@ pub fn generator_bound(trial: &mut TrialRecord) {
             .push(LoadWarning::GeneratorBound { utilization: 0.97 });
     }
 }
+
+/// Marks an open-loop trial whose schedule was not kept as the runner
+/// does: the load's warning, and the flag `TrialFlag::of_load` raises.
+pub fn schedule_not_kept(trial: &mut TrialRecord) {
+    if let Some(load) = trial.load.as_mut() {
+        load.warnings.push(LoadWarning::ScheduleNotKept {
+            max_send_lag_us: 42_000,
+            bound_us: 10_000,
+        });
+        trial.flags = TrialFlag::of_load(load);
+    }
+}

@@ -38,6 +38,7 @@ mod counter_warnings;
 pub mod fixtures;
 pub mod gate;
 mod goal;
+mod machine;
 mod memory;
 mod precision;
 mod runs;
@@ -55,6 +56,7 @@ use corobench_model::{
 };
 
 pub use capacity_judging::{Judged, RateTally, judge};
+pub use machine::normalise_by_probe;
 pub use precision::{median_precision, relative_half_width};
 pub use runs::{compare_runs, compare_runs_gated};
 
@@ -70,6 +72,9 @@ pub struct AnalyzeOptions {
     pub confidence: f64,
     /// Confidence intervals wider than this fraction of their median are flagged.
     pub wide_ci_fraction: f64,
+    /// Scale each trial's req/s by the median probe speed ÷ the trial's
+    /// probe speed on the server CPUs before summarising.
+    pub normalise_by_probe: bool,
 }
 
 impl Default for AnalyzeOptions {
@@ -79,6 +84,7 @@ impl Default for AnalyzeOptions {
             alpha: 0.05,
             confidence: 0.95,
             wide_ci_fraction: 0.10,
+            normalise_by_probe: false,
         }
     }
 }
@@ -104,6 +110,9 @@ pub enum AnalyzeError {
 /// When `options.baseline` names a target the run does not have.
 pub fn analyze_run(run: &StoredRun, options: &AnalyzeOptions) -> Result<RunAnalysis, AnalyzeError> {
     let baseline_target = baseline::choose_target(run, options.baseline.as_deref())?;
+    let machine = machine::variation(run, options.normalise_by_probe);
+    let normalised = options.normalise_by_probe.then(|| normalise_by_probe(run));
+    let run = normalised.as_ref().unwrap_or(run);
     let mut notes = warnings::Warnings::default();
     let mut scenarios = scenarios::analyze_all(run, options, &mut notes, "");
     goal::note_goal(run.run.precision_goal, &mut scenarios, &mut notes);
@@ -111,8 +120,14 @@ pub fn analyze_run(run: &StoredRun, options: &AnalyzeOptions) -> Result<RunAnaly
         Some(target) => baseline::compare_with(&mut scenarios, target, options, &mut notes),
         None => Vec::new(),
     };
+    if let Some(variation) = &machine {
+        machine::mark_within(variation, &comparisons, &mut scenarios, &mut notes);
+        machine::note(variation, &mut notes);
+    }
     let mut sweeps = sweeps::find(&scenarios);
     usl::fit_sweeps(&mut sweeps, &scenarios, options.confidence);
+    let mut warnings = notes.into_list();
+    machine::reword_wide_intervals(machine.as_ref(), &mut warnings);
     let capacity = capacity::analyze(
         run,
         &scenarios,
@@ -132,9 +147,10 @@ pub fn analyze_run(run: &StoredRun, options: &AnalyzeOptions) -> Result<RunAnaly
         scenarios,
         comparisons,
         sweeps,
-        warnings: notes.into_list(),
+        warnings,
         profiles: run.profiles.clone(),
         memory_per_connection,
+        machine,
     })
 }
 
@@ -145,6 +161,7 @@ fn settings(options: &AnalyzeOptions, baseline_target: Option<String>) -> Analys
         confidence: options.confidence,
         wide_ci_fraction: options.wide_ci_fraction,
         baseline_target,
+        normalise_by_probe: options.normalise_by_probe,
     }
 }
 

@@ -123,6 +123,7 @@ fn trial(record: &TrialRecord) -> TrialAnalysis {
             .map(|l| l.warnings.clone())
             .unwrap_or_default(),
         resource_series: record.resource_series.clone(),
+        probe: record.probe,
     }
 }
 

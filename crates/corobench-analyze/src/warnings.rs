@@ -160,13 +160,21 @@ fn wide_intervals(
         WarningKind::WideCi,
         format!(
             "the {} confidence {noun} of {names} {verb} wider than ±{} of the median: the \
-             trials disagree; quiet the machine (no other load, a fixed CPU frequency) or add \
-             trials",
+             trials disagree; {QUIET_THE_MACHINE}",
             percent(options.confidence),
             percent(options.wide_ci_fraction)
         ),
     ))
 }
+
+/// The advice of a wide interval, unless the machine-speed probe showed
+/// the machine was steady ([`STEADY_MACHINE`] then replaces it).
+pub(crate) const QUIET_THE_MACHINE: &str =
+    "quiet the machine (no other load, a fixed CPU frequency) or add trials";
+
+/// The advice of a wide interval when the machine's speed was steady.
+pub(crate) const STEADY_MACHINE: &str =
+    "the machine-speed probe was steady, so the servers themselves varied: add trials";
 
 fn flag_warnings(facts: &ScenarioFacts<'_>) -> Vec<(WarningKind, String)> {
     let ok: Vec<&TrialRecord> = facts
@@ -189,6 +197,7 @@ fn flag_warnings(facts: &ScenarioFacts<'_>) -> Vec<(WarningKind, String)> {
         ));
     }
     found.extend(schedule_missed(&ok));
+    found.extend(schedule_not_kept(&ok));
     found.extend(littles_law(facts.scenario, &ok));
     found.extend(leaks(&ok));
     found.extend(errors(&ok));
@@ -228,6 +237,37 @@ fn schedule_missed(ok: &[&TrialRecord]) -> Option<(WarningKind, String)> {
             ok.len(),
             worst.1,
             worst.0
+        ),
+    ))
+}
+
+/// Trials flagged `schedule not kept`: a request left later than the bound
+/// after its intended send time, so the corrected latency may describe the
+/// generator's lag rather than the target.
+fn schedule_not_kept(ok: &[&TrialRecord]) -> Option<(WarningKind, String)> {
+    let lags: Vec<(u64, u64)> = ok
+        .iter()
+        .flat_map(|t| &t.flags)
+        .filter_map(|f| match *f {
+            TrialFlag::ScheduleNotKept {
+                max_send_lag_us,
+                bound_us,
+            } => Some((max_send_lag_us, bound_us)),
+            _ => None,
+        })
+        .collect();
+    let (worst, bound) = lags.iter().copied().max()?;
+    Some((
+        WarningKind::ScheduleNotKept,
+        format!(
+            "open-loop schedule not kept in {} of {} trials (a request left up to {:.1} ms \
+             after its intended send time, more than {:.0} ms): the corrected latency may \
+             describe the generator or too few connections rather than the target; add \
+             connections, give the generator more threads and cores, or warm up longer",
+            lags.len(),
+            ok.len(),
+            worst as f64 / 1000.0,
+            bound as f64 / 1000.0
         ),
     ))
 }

@@ -153,6 +153,30 @@ impl InFlightRing {
         true
     }
 
+    /// The kernel sent the latest write at `at` (a send stamp): requests
+    /// in flight whose clock read came before it count from `at`, and in a
+    /// `closed` loop their intended time with them. A stamp older than a
+    /// request's own clock read is an earlier write's and changes nothing.
+    pub(crate) fn sent_at(&mut self, at: u64, closed: bool) {
+        for request in self.iter_mut() {
+            if request.sent_ns <= at {
+                if closed {
+                    request.intended_ns = at;
+                }
+                request.sent_ns = at;
+            }
+        }
+    }
+
+    /// Every request in flight, oldest first.
+    fn iter_mut(&mut self) -> impl Iterator<Item = &mut InFlight> {
+        let (head, len, depth) = (self.head, self.len, self.slots.len());
+        let (wrapped, first) = self.slots.split_at_mut(head);
+        let from_head = first.iter_mut().take(len);
+        let after_wrap = wrapped.iter_mut().take((head + len).saturating_sub(depth));
+        from_head.chain(after_wrap)
+    }
+
     /// Takes the oldest request.
     #[inline]
     pub(crate) fn pop(&mut self) -> Option<InFlight> {
@@ -242,5 +266,49 @@ mod tests {
         assert_eq!(ring.len(), 3);
         ring.clear();
         assert_eq!(ring.pop(), None);
+    }
+
+    #[test]
+    fn a_send_stamp_moves_only_the_requests_it_can_belong_to() {
+        let mut ring = InFlightRing::new(4);
+        let paced = InFlight {
+            intended_ns: 50,
+            sent_ns: 100,
+            in_window: true,
+        };
+        assert!(ring.push(paced) && ring.push(sent_at(300)));
+        // An open loop keeps its schedule; the stamp is older than the
+        // second request's clock read, so it is an earlier write's.
+        ring.sent_at(120, false);
+        let open: Vec<(u64, u64)> = ring
+            .iter_mut()
+            .map(|r| (r.intended_ns, r.sent_ns))
+            .collect();
+        assert_eq!(open, vec![(50, 120), (300, 300)]);
+        ring.clear();
+        assert!(ring.push(sent_at(100)));
+        ring.sent_at(130, true);
+        assert_eq!(
+            ring.pop().map(|r| (r.intended_ns, r.sent_ns)),
+            Some((130, 130))
+        );
+    }
+
+    #[test]
+    fn every_request_in_flight_is_visited_oldest_first_around_the_end() {
+        let mut ring = InFlightRing::new(3);
+        assert!(ring.push(sent_at(1)) && ring.push(sent_at(2)));
+        ring.pop();
+        assert!(ring.push(sent_at(3)) && ring.push(sent_at(4)));
+        // Slots now hold [4, 2, 3] with the oldest at index 1.
+        let seen: Vec<u64> = ring.iter_mut().map(|r| r.sent_ns).collect();
+        assert_eq!(seen, vec![2, 3, 4]);
+        for request in ring.iter_mut() {
+            request.sent_ns += 100;
+        }
+        assert_eq!(ring.pop().map(|r| r.sent_ns), Some(102));
+        assert_eq!(ring.iter_mut().count(), 2);
+        ring.clear();
+        assert_eq!(ring.iter_mut().count(), 0);
     }
 }

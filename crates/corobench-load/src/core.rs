@@ -43,6 +43,8 @@ pub(crate) struct Shared {
     pub(crate) prime: bool,
     /// Responses are stamped when the kernel received them (epoll only).
     pub(crate) kernel_stamps: bool,
+    /// Requests are stamped when the kernel sent them (epoll only).
+    pub(crate) send_stamps: bool,
     /// The run's clock zero by the wall clock, in ns since the Unix epoch.
     pub(crate) base_unix_ns: u64,
     pub(crate) cancel: Arc<AtomicBool>,

@@ -361,6 +361,13 @@ impl<'a, I: Io> Driver<'a, I> {
         complete
     }
 
+    /// The kernel sent connection `i`'s latest write at `at` (a send
+    /// stamp): see [`crate::conn::InFlightRing::sent_at`].
+    pub(crate) fn sent_at(&mut self, i: usize, at: u64) {
+        let closed = !self.core.open_loop();
+        self.conns[i].in_flight.sent_at(at, closed);
+    }
+
     /// Frames received bytes, which may hold several responses (pipelining);
     /// returns whether the connection is still open. `received` is when
     /// they arrived (the kernel's stamp, or `now`): responses complete

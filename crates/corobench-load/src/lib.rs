@@ -68,6 +68,7 @@ pub struct LoadRun {
     start_at: Option<SystemTime>,
     prime: bool,
     kernel_stamps: bool,
+    send_stamps: bool,
 }
 
 impl LoadRun {
@@ -106,6 +107,7 @@ impl LoadRun {
             start_at: None,
             prime: false,
             kernel_stamps: false,
+            send_stamps: false,
         })
     }
 
@@ -156,6 +158,32 @@ impl LoadRun {
         Ok(self)
     }
 
+    /// With kernel receive stamps on the epoll backend: stamps each request
+    /// too when the kernel sends it (`SO_TIMESTAMPING` software send stamps,
+    /// read from the socket's error queue), and counts its latency from
+    /// then rather than from the clock read before the write.
+    ///
+    /// # Errors
+    /// Without kernel receive stamps, or on the io_uring backend.
+    pub fn kernel_send_stamps(mut self, on: bool) -> Result<Self, LoadError> {
+        if on && !self.kernel_stamps {
+            return Err(LoadError::Config(
+                "kernel send stamps (--kernel-send-stamps) come with receive stamps: add \
+                 --kernel-stamps"
+                    .to_owned(),
+            ));
+        }
+        if on && self.config.backend != Backend::Epoll {
+            return Err(LoadError::Config(
+                "kernel send stamps (--kernel-send-stamps) are read on the epoll backend only; \
+                 use --backend epoll"
+                    .to_owned(),
+            ));
+        }
+        self.send_stamps = on;
+        Ok(self)
+    }
+
     /// Live counters to show while the run goes on.
     #[must_use]
     pub fn progress(&self) -> Arc<Progress> {
@@ -201,12 +229,17 @@ impl LoadRun {
             ready: ReadyGate::new(config.threads as usize),
             prime: self.prime,
             kernel_stamps: self.kernel_stamps,
+            send_stamps: self.send_stamps,
             base_unix_ns: start::unix_ns(origin.wall),
             cancel: self.cancel,
             progress: self.progress,
         });
         let results = run_threads(&shared, config)?;
-        Ok(report::build(config, &results, &origin, self.kernel_stamps))
+        let mut report = report::build(config, &results, &origin, self.kernel_stamps);
+        if let Some(stamps) = report.kernel_stamps.as_mut() {
+            stamps.send = self.send_stamps;
+        }
+        Ok(report)
     }
 }
 

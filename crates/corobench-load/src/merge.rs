@@ -178,6 +178,7 @@ fn merge_stamps(inputs: &[MergeInput<'_>]) -> Option<KernelStamps> {
                 sum / stamped as f64
             },
             max_read_delay_us: a.max_read_delay_us.max(b.max_read_delay_us),
+            send: a.send && b.send,
         }
     })
 }

@@ -131,6 +131,7 @@ fn stamps_report(results: &[ThreadResult]) -> KernelStamps {
         stamped: delay.sent,
         mean_read_delay_us: delay.mean_us(),
         max_read_delay_us: delay.max_us,
+        send: false,
     }
 }
 

@@ -32,10 +32,15 @@ pub(crate) fn kernel_version(release: &str) -> Option<(u32, u32)> {
     Some((major, minor))
 }
 
-/// Asks the kernel to stamp what arrives on `socket` in software.
-pub(crate) fn enable(socket: &Socket) -> io::Result<()> {
+/// Asks the kernel to stamp what arrives on `socket` in software, and
+/// with `send` what leaves it (the stamps then wait in its error queue).
+pub(crate) fn enable(socket: &Socket, send: bool) -> io::Result<()> {
     use std::os::fd::AsRawFd as _;
-    let flags: libc::c_uint = libc::SOF_TIMESTAMPING_RX_SOFTWARE | libc::SOF_TIMESTAMPING_SOFTWARE;
+    let mut flags: libc::c_uint =
+        libc::SOF_TIMESTAMPING_RX_SOFTWARE | libc::SOF_TIMESTAMPING_SOFTWARE;
+    if send {
+        flags |= libc::SOF_TIMESTAMPING_TX_SOFTWARE | libc::SOF_TIMESTAMPING_OPT_TSONLY;
+    }
     // SAFETY: the option value is a c_uint that lives across the call, and
     // its length is passed with it.
     let rc = unsafe {
@@ -78,6 +83,32 @@ pub(crate) fn recv(
         return Err(io::Error::last_os_error());
     }
     Ok((n.unsigned_abs(), stamp_of(&msg)))
+}
+
+/// Takes every send stamp waiting in `fd`'s error queue; returns the
+/// latest, in nanoseconds since the Unix epoch.
+pub(crate) fn send_stamps(fd: RawFd, control: &mut [u8; CONTROL_BYTES]) -> Option<u64> {
+    let mut latest = None;
+    loop {
+        let mut byte = [0u8; 1];
+        let mut iov = libc::iovec {
+            iov_base: byte.as_mut_ptr().cast(),
+            iov_len: 0,
+        };
+        // SAFETY: an all-zero msghdr is valid (no name, no buffers).
+        let mut msg: libc::msghdr = unsafe { mem::zeroed() };
+        msg.msg_iov = &raw mut iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = control.as_mut_ptr().cast();
+        msg.msg_controllen = CONTROL_BYTES;
+        // SAFETY: msg points at `iov` and `control`, alive and exclusively
+        // borrowed for the call.
+        let n = unsafe { libc::recvmsg(fd, &raw mut msg, libc::MSG_ERRQUEUE | libc::MSG_DONTWAIT) };
+        if n < 0 {
+            return latest;
+        }
+        latest = latest.max(stamp_of(&msg));
+    }
 }
 
 /// The software receive stamp among the control messages in `control`
@@ -145,7 +176,7 @@ mod tests {
     fn a_received_segment_carries_the_kernels_stamp() {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let client = Socket::from(TcpStream::connect(listener.local_addr().unwrap()).unwrap());
-        enable(&client).unwrap();
+        enable(&client, false).unwrap();
         let (mut server, _) = listener.accept().unwrap();
         // The kernel may switch receive stamping on a moment after the first
         // socket asks (a deferred static key): the first segments can come
@@ -167,6 +198,39 @@ mod tests {
             std::thread::sleep(std::time::Duration::from_millis(10));
         }
         panic!("no segment of 100 carried a software receive stamp");
+    }
+
+    #[test]
+    fn a_sent_segment_leaves_the_kernels_send_stamp_in_the_error_queue() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let client = Socket::from(TcpStream::connect(listener.local_addr().unwrap()).unwrap());
+        enable(&client, true).unwrap();
+        let _server = listener.accept().unwrap();
+        let mut control = [0u8; CONTROL_BYTES];
+        assert_eq!(
+            send_stamps(client.as_raw_fd(), &mut control),
+            None,
+            "nothing sent yet"
+        );
+        let before = SystemTime::now().duration_since(UNIX_EPOCH).unwrap();
+        (&client).write_all(b"GET / HTTP/1.1\r\n\r\n").unwrap();
+        for _ in 0..100 {
+            if let Some(stamp) = send_stamps(client.as_raw_fd(), &mut control) {
+                let after = SystemTime::now().duration_since(UNIX_EPOCH).unwrap();
+                assert!(
+                    (before.as_nanos()..=after.as_nanos()).contains(&u128::from(stamp)),
+                    "the stamp lies between the write and its reading"
+                );
+                assert_eq!(
+                    send_stamps(client.as_raw_fd(), &mut control),
+                    None,
+                    "taken once"
+                );
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        panic!("the write left no software send stamp in the error queue");
     }
 
     #[test]

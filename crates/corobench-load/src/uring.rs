@@ -351,7 +351,7 @@ impl Io for UringIo {
         // A blocking socket: io_uring waits for readiness itself.
         let socket = conn::new_socket(addr, false)?;
         if self.stamps.is_some() {
-            stamps::enable(&socket)?;
+            stamps::enable(&socket, false)?;
         }
         let entry = opcode::Connect::new(
             types::Fd(socket.as_raw_fd()),

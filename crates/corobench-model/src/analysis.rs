@@ -16,6 +16,7 @@ use crate::claim::ClaimVerdict;
 use crate::counters::PerRequest;
 use crate::histogram::{LatencyHistogram, LatencySummary, PercentileValue};
 use crate::load::{ErrorCounts, LoadWarning};
+use crate::machine::{MachineProbe, MachineVariation};
 use crate::resource::ResourceSample;
 use crate::run::{RunRecord, ScenarioRecord, TrialFlag, TrialRecord, TrialStatus};
 
@@ -427,6 +428,9 @@ pub struct TrialAnalysis {
     pub load_warnings: Vec<LoadWarning>,
     /// The target's resources over the measured window.
     pub resource_series: Vec<ResourceSample>,
+    /// The machine-speed probe run before the trial.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe: Option<MachineProbe>,
 }
 
 /// The latency distribution of all `ok` trials of a scenario, merged.
@@ -569,6 +573,15 @@ pub enum WarningKind {
     WideCi,
     GeneratorBound,
     ScheduleMissed,
+    /// An open-loop request left later than the bound after its intended
+    /// send time.
+    ScheduleNotKept,
+    /// A difference from the baseline smaller than the machine's own
+    /// speed varied during the run.
+    WithinMachineVariation,
+    /// How much the machine's own speed varied over the run, and whether
+    /// the spread came from the machine or from the servers.
+    MachineSpeed,
     Leak,
     Errors,
     FailedTrials,
@@ -608,6 +621,9 @@ pub struct AnalysisSettings {
     pub wide_ci_fraction: f64,
     /// The target every other target is compared with, within a run.
     pub baseline_target: Option<String>,
+    /// Each trial's req/s was normalised by its machine-speed probe.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub normalise_by_probe: bool,
 }
 
 /// One run, analysed: what `corobench report` renders.
@@ -639,6 +655,10 @@ pub struct RunAnalysis {
     /// (`idle_connections`), fitted over the sweep's trials.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub memory_per_connection: Vec<crate::MemoryPerConnection>,
+    /// How much the machine's own speed varied over the run, from the
+    /// probe run before each trial; absent when no trial carries one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine: Option<MachineVariation>,
 }
 
 /// One metric of one scenario key in a comparison of two runs.

@@ -8,6 +8,7 @@ pub mod counters;
 pub mod histogram;
 pub mod idle;
 pub mod load;
+pub mod machine;
 pub mod profile;
 pub mod resource;
 pub mod run;
@@ -37,6 +38,7 @@ pub use load::{
     DrainReport, ErrorCounts, GeneratorPart, GeneratorUsage, KernelStamps, LoadReport, LoadWarning,
     MergeDetail, OpenLoopReport, StatusCounts, TimelineSecond, WindowPlacement,
 };
+pub use machine::{MachineProbe, MachineVariation, ProbeSet, ProbeSpread, SpreadSource};
 pub use profile::{ProfileOutcome, ProfileRecord};
 pub use resource::{ResourceSample, ResourceSummary};
 pub use run::{

@@ -219,6 +219,10 @@ pub struct KernelStamps {
     pub stamped: u64,
     pub mean_read_delay_us: f64,
     pub max_read_delay_us: u64,
+    /// Requests were stamped when the kernel sent them too
+    /// (`--kernel-send-stamps`), and their latency counts from then.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub send: bool,
 }
 
 /// The generator's own cost, so a reader can tell whether it measured itself.

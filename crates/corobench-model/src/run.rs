@@ -9,7 +9,8 @@ use crate::capacity::CapacitySettings;
 
 use crate::claim::ClaimRecord;
 use crate::counters::TrialCounters;
-use crate::load::LoadReport;
+use crate::load::{LoadReport, LoadWarning};
+use crate::machine::MachineProbe;
 use crate::resource::{ResourceSample, ResourceSummary};
 use crate::schedule::{ScenarioKey, Schedule, ScheduleKind, WireMode};
 
@@ -300,6 +301,9 @@ pub enum TrialFlag {
     /// The server was already running at this URL: not started fresh for
     /// the trial, so it carried the state earlier trials left.
     AlreadyRunning { url: String },
+    /// An open-loop request left more than `bound_us` after its intended
+    /// send time: the offered load was not the steady rate planned.
+    ScheduleNotKept { max_send_lag_us: u64, bound_us: u64 },
 }
 
 impl fmt::Display for TrialFlag {
@@ -315,6 +319,15 @@ impl fmt::Display for TrialFlag {
             Self::Leak { what } => write!(f, "leak: {what}"),
             Self::Errors { error_rate } => write!(f, "errors: {:.2}%", error_rate * 100.0),
             Self::AlreadyRunning { url } => write!(f, "already running at {url}, not fresh"),
+            Self::ScheduleNotKept {
+                max_send_lag_us,
+                bound_us,
+            } => write!(
+                f,
+                "schedule not kept (a request {:.1} ms late, bound {:.0} ms)",
+                *max_send_lag_us as f64 / 1000.0,
+                *bound_us as f64 / 1000.0
+            ),
         }
     }
 }
@@ -349,6 +362,11 @@ pub struct TrialRecord {
     /// What an idle trial (`idle_connections`) measured; it sends no load.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub idle: Option<crate::IdleMeasurement>,
+    /// The machine-speed probe run just before the trial; absent when the
+    /// run turned it off, for trials on other hosts, and in runs stored
+    /// before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe: Option<MachineProbe>,
 }
 
 /// A program's own figures from one trial, and its process tree's footprint.
@@ -386,13 +404,28 @@ impl ProgramResult {
 
 impl TrialFlag {
     /// The flags a load report raises by itself, wherever the trial ran:
-    /// a generator that was the limit, and requests that failed.
+    /// a generator that was the limit, an open-loop schedule not kept, and
+    /// requests that failed.
     #[must_use]
     pub fn of_load(load: &LoadReport) -> Vec<Self> {
         let mut flags = Vec::new();
         if load.generator_bound() {
             flags.push(Self::GeneratorBound {
                 utilization: load.generator.utilization,
+            });
+        }
+        let not_kept = load.warnings.iter().filter_map(|w| match *w {
+            LoadWarning::ScheduleNotKept {
+                max_send_lag_us,
+                bound_us,
+            } => Some((max_send_lag_us, bound_us)),
+            _ => None,
+        });
+        // A merged report may hold one per generator: the latest says most.
+        if let Some((max_send_lag_us, bound_us)) = not_kept.max() {
+            flags.push(Self::ScheduleNotKept {
+                max_send_lag_us,
+                bound_us,
             });
         }
         if load.errors.total() > 0 {
@@ -451,6 +484,7 @@ impl TrialRecord {
             program: None,
             counters: None,
             idle: None,
+            probe: None,
         }
     }
 

@@ -13,7 +13,7 @@ use std::io::{self, Write};
 use corobench_model::{
     Better, CapacityComparison, CapacityEstimate, CapacityRate, ClaimExpectation, ClaimMeasurement,
     ClaimScenario, ClaimSide, ClaimVerdict, Metric, MetricComparison, MetricSummary, RunAnalysis,
-    RunComparison, ScenarioAnalysis, ScheduleKind,
+    RunComparison, ScenarioAnalysis, ScheduleKind, WarningKind,
 };
 
 use crate::capacity;
@@ -26,7 +26,8 @@ pub(crate) fn write_summary(analysis: &RunAnalysis, out: &mut dyn Write) -> io::
     writeln!(
         out,
         "{SCENARIO_COLUMNS},metric,unit,better,n,median,ci_lo,ci_hi,ci_confidence,min,max,\
-         baseline_scenario,ratio,p_value,significant,delta"
+         baseline_scenario,ratio,p_value,significant,delta,machine_variation,\
+         within_machine_variation"
     )?;
     for (index, s) in analysis.scenarios.iter().enumerate() {
         let comparison = analysis.comparisons.iter().find(|c| c.scenario == index);
@@ -39,17 +40,45 @@ pub(crate) fn write_summary(analysis: &RunAnalysis, out: &mut dyn Write) -> io::
             fields.extend(metric_fields(*metric));
             fields.extend(summary_fields(Some(summary)));
             fields.extend(comparison_fields(compared));
+            fields.extend(machine_fields(analysis, s, *metric, compared.is_some()));
             write_row(out, &fields)?;
         }
     }
     Ok(())
 }
 
+/// How much the machine's own speed varied over the run (± a fraction of
+/// its median, the same on every row), and for a req/s row compared with
+/// the baseline whether the difference lies within it.
+fn machine_fields(
+    analysis: &RunAnalysis,
+    scenario: &ScenarioAnalysis,
+    metric: Metric,
+    compared: bool,
+) -> [String; 2] {
+    let Some(machine) = &analysis.machine else {
+        return [String::new(), String::new()];
+    };
+    let variation = machine.server.half_range.max(machine.generator.half_range);
+    let within = if compared && metric == Metric::RequestsPerS {
+        scenario
+            .warnings
+            .iter()
+            .filter_map(|&i| analysis.warnings.get(i))
+            .any(|w| w.kind == WarningKind::WithinMachineVariation)
+            .to_string()
+    } else {
+        String::new()
+    };
+    [variation.to_string(), within]
+}
+
 /// Every trial's value of every metric.
 pub(crate) fn write_trials(analysis: &RunAnalysis, out: &mut dyn Write) -> io::Result<()> {
     writeln!(
         out,
-        "{SCENARIO_COLUMNS},trial,sequence,status,metric,unit,value"
+        "{SCENARIO_COLUMNS},trial,sequence,status,metric,unit,value,probe_server_mb_per_s,\
+         probe_generator_mb_per_s"
     )?;
     for s in &analysis.scenarios {
         for trial in &s.trials {
@@ -63,6 +92,8 @@ pub(crate) fn write_trials(analysis: &RunAnalysis, out: &mut dyn Write) -> io::R
                 fields.push(metric.id().to_owned());
                 fields.push(metric.unit().symbol().to_owned());
                 fields.push(value.to_string());
+                fields.push(optional(trial.probe.map(|p| p.server_mb_per_s)));
+                fields.push(optional(trial.probe.map(|p| p.generator_mb_per_s)));
                 write_row(out, &fields)?;
             }
         }

@@ -169,6 +169,11 @@ fn write_header(analysis: &RunAnalysis, out: &mut dyn Write) -> io::Result<()> {
         "#   benchstat A B                      compares two runs (add -ignore KEY,… for config keys that differ)"
     )?;
     write_claims(analysis, out)?;
+    if let Some(machine) = &analysis.machine {
+        // A comment, not a config line: a config key that differs between
+        // two runs would keep benchstat from pairing them.
+        writeln!(out, "# machine speed: {}", one_line(&machine.text))?;
+    }
     let config = [
         ("goos", std::env::consts::OS.to_owned()),
         ("goarch", go_arch(std::env::consts::ARCH).to_owned()),

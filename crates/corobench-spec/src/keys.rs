@@ -53,6 +53,7 @@ pub(crate) const RUN: &[&str] = &[
     "backend",
     "seed",
     "profile",
+    "machine_probe",
 ];
 
 /// `[capacity]`.

@@ -18,6 +18,9 @@ pub struct Plan {
     pub spec_path: Option<PathBuf>,
     pub trials: Trials,
     pub seed: u64,
+    /// Run the machine-speed probe before each trial (`[run] machine_probe`,
+    /// default on; `corobench run --no-probe` turns it off).
+    pub machine_probe: bool,
     pub server_cpus: Vec<usize>,
     pub generator_cpus: Vec<usize>,
     pub scenarios: Vec<PlannedScenario>,

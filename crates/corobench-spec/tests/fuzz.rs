@@ -18,7 +18,7 @@ const TABLES: &[(&str, &str)] = &[
     ("", "name description targets baseline"),
     (
         "[run]",
-        "trials until_ci max_trials duration warmup idle timeout server_cpus generator_cpus generator_threads backend seed profile",
+        "trials until_ci max_trials duration warmup idle timeout server_cpus generator_cpus generator_threads backend seed profile machine_probe",
     ),
     ("[schedule]", "connections rates"),
     ("[parameters.go-ants]", "pool_size queue_length nonblocking"),
@@ -140,6 +140,7 @@ fn plausible(key: &str) -> &'static [&'static str] {
         "server_cpus" => &["\"0\"", "0", "\"0-1\""],
         "generator_cpus" => &["\"1\"", "1", "\"0-1\"", "\"5\""],
         "backend" => &["\"auto\"", "\"epoll\"", "\"kqueue\""],
+        "machine_probe" => &["true", "false", "\"false\"", "1"],
         "path" => &["\"/plaintext\"", "\"/db\"", "\"/a b\"", "\"plaintext\""],
         "method" => &["\"GET\"", "\"POST\"", "\"get\""],
         "headers" => &[

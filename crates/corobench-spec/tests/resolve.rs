@@ -159,6 +159,14 @@ fn with_programs(mut catalog: Catalog) -> Catalog {
 }
 
 #[test]
+fn the_machine_probe_is_on_unless_the_spec_turns_it_off() {
+    let on = resolve_text(&format!("[run]\ntrials = 1\n{WORKLOAD}")).unwrap();
+    assert!(on.machine_probe);
+    let off = resolve_text(&format!("[run]\nmachine_probe = false\n{WORKLOAD}")).unwrap();
+    assert!(!off.machine_probe);
+}
+
+#[test]
 fn parameter_sweep_is_a_product() {
     let spec = r#"
         targets = ["go-nethttp", "go-ants", "swoole-epoll"]
@@ -326,6 +334,10 @@ fn bad_settings_and_workloads_name_file_line_and_key() {
         (
             format!("[run]\nbackend = \"kqueue\"\n{workload}"),
             "must be \"auto\", \"epoll\" or \"io_uring\"",
+        ),
+        (
+            format!("[run]\nmachine_probe = \"no\"\n{workload}"),
+            "suite.toml:2:17: `run.machine_probe`: expected true or false, without quotes, found the text \"no\"",
         ),
         (
             format!("[run]\nuntil_ci = \"300%\"\n{workload}"),

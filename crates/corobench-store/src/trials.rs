@@ -76,7 +76,7 @@ impl Store {
                  server_cpu_system_pct_mean, server_rss_mean_bytes, server_rss_peak_bytes, \
                  server_threads_peak, server_processes_peak, server_ctx_voluntary, \
                  server_ctx_involuntary, tasks_before, tasks_peak, tasks_after, \
-                 resource_series_json, flags_json, program_json, counters_json \
+                 resource_series_json, flags_json, program_json, counters_json, probe_json \
                  FROM trials WHERE run_id = ?1 ORDER BY sequence, scenario_idx, trial_idx",
             )
             .map_err(fail)?;
@@ -122,14 +122,14 @@ const INSERT_TRIAL: &str = "INSERT INTO trials (run_id, scenario_idx, trial_idx,
     server_threads_peak, server_processes_peak, server_ctx_voluntary, server_ctx_involuntary, \
     tasks_before, tasks_peak, tasks_after, load_json, latency_hdr, latency_uncorrected_hdr, \
     connect_latency_hdr, timeline_json, resource_series_json, flags_json, program_json, \
-    counters_json) \
+    counters_json, probe_json) \
     VALUES (:run_id, :scenario_idx, :trial_idx, :sequence, :status, :failure, :started, \
     :requests, :requests_per_s, :latency_mean_us, :p50, :p90, :p99, :p999, :max_us, \
     :errors_total, :error_rate, :generator_cpu, :generator_utilization, :generator_bound, \
     :samples, :cpu, :cpu_user, :cpu_system, :rss_mean, :rss_peak, :threads_peak, \
     :processes_peak, :ctx_voluntary, :ctx_involuntary, :tasks_before, :tasks_peak, \
     :tasks_after, :load_json, :latency_hdr, :latency_uncorrected_hdr, :connect_latency_hdr, \
-    :timeline_json, :series, :flags, :program, :counters)";
+    :timeline_json, :series, :flags, :program, :counters, :probe)";
 
 /// Inserts the row; the outer error is an encoding failure, the inner one
 /// SQLite's answer (a duplicate among them).
@@ -197,6 +197,11 @@ fn insert_trial(
                 .as_ref()
                 .map(|c| to_json(c, "kernel counters", path))
                 .transpose()?,
+            ":probe": trial
+                .probe
+                .as_ref()
+                .map(|p| to_json(p, "machine probe", path))
+                .transpose()?,
         },
     ))
 }
@@ -220,6 +225,7 @@ struct TrialRow {
     flags_json: String,
     program_json: Option<String>,
     counters_json: Option<String>,
+    probe_json: Option<String>,
 }
 
 impl TrialRow {
@@ -246,6 +252,7 @@ impl TrialRow {
             flags_json: row.get("flags_json")?,
             program_json: row.get("program_json")?,
             counters_json: row.get("counters_json")?,
+            probe_json: row.get("probe_json")?,
         })
     }
 
@@ -292,6 +299,11 @@ impl TrialRow {
                 .map(|json| from_json(json, "kernel counters", path))
                 .transpose()?,
             idle: None,
+            probe: self
+                .probe_json
+                .as_deref()
+                .map(|json| from_json(json, "machine probe", path))
+                .transpose()?,
         })
     }
 }

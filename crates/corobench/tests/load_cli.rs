@@ -180,6 +180,45 @@ fn a_timed_run_says_what_it_drained() {
 }
 
 #[test]
+fn kernel_send_stamps_are_said_in_the_report_and_need_receive_stamps() {
+    let server = TestServer::start(Knobs {
+        response_delay: std::time::Duration::from_millis(5),
+        ..Knobs::default()
+    });
+    let url = server.url("/");
+    let args = [
+        "load",
+        "-c",
+        "2",
+        "-n",
+        "50",
+        "--backend",
+        "epoll",
+        "--kernel-stamps",
+        "--kernel-send-stamps",
+        &url,
+    ];
+    let output = corobench(&[&args[..], &["--json"]].concat());
+    assert!(output.status.success(), "{}", stderr(&output));
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["kernel_stamps"]["send"], true);
+    let errors = load_report_schema_errors(&report);
+    assert!(errors.is_empty(), "{errors:#?}");
+    let text = String::from_utf8_lossy(&corobench(&args).stdout).into_owned();
+    assert!(
+        text.contains("requests timed from the kernel's send"),
+        "{text}"
+    );
+    let alone = corobench(&["load", "-n", "1", "--kernel-send-stamps", &url]);
+    assert_eq!(alone.status.code(), Some(2), "{}", stderr(&alone));
+    assert!(
+        stderr(&alone).contains("--kernel-stamps"),
+        "{}",
+        stderr(&alone)
+    );
+}
+
+#[test]
 fn kernel_stamps_are_said_in_the_report() {
     // Answers 5 ms apart: the kernel switches stamping on a moment after the
     // first socket asks, so the run must outlast that moment.

@@ -98,7 +98,15 @@ fn a_run_stores_every_trial_and_prints_its_summary() {
             trial.tasks.before.is_some(),
             "the test kit reports /stats tasks"
         );
+        let probe = trial
+            .probe
+            .expect("the machine-speed probe ran before the trial");
+        assert!(probe.server_mb_per_s > 0.0 && probe.generator_mb_per_s > 0.0);
     }
+    assert!(
+        stdout.contains("machine-speed probe"),
+        "the summary says how the machine's speed varied:\n{stdout}"
+    );
     let sequences: Vec<u32> = run.trials.iter().map(|t| t.sequence).collect();
     assert_eq!(sequences, (0..8).collect::<Vec<_>>());
     let listing = lab.run(&["runs"]);
@@ -107,6 +115,21 @@ fn a_run_stores_every_trial_and_prints_its_summary() {
         "{}",
         text(&listing.stdout)
     );
+}
+
+#[test]
+fn no_probe_skips_the_machine_speed_probe() {
+    let lab = smoke_lab(&["kit-a"], 2, "0.2s");
+    let spec = lab.path("spec.toml");
+    let output = lab.run(&["run", spec.to_str().unwrap(), "--no-probe"]);
+    assert!(output.status.success(), "stderr:\n{}", text(&output.stderr));
+    assert!(!text(&output.stdout).contains("machine-speed probe"));
+    let store = Store::open_existing(lab.db()).unwrap();
+    let run = store
+        .load_run(&store.resolve_run_id("latest").unwrap())
+        .unwrap();
+    assert_eq!(run.trials.len(), 4);
+    assert!(run.trials.iter().all(|t| t.probe.is_none()));
 }
 
 #[test]

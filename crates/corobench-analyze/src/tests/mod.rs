@@ -7,6 +7,7 @@ mod comparisons;
 mod counters;
 mod gate;
 mod goal;
+mod machine;
 mod memory;
 mod summaries;
 mod usl;

@@ -1,8 +1,8 @@
 //! Per-scenario summaries, merged latency, labels, sweeps and warnings.
 
-use corobench_model::{Metric, TrialStatus, WarningKind};
+use corobench_model::{Metric, TrialFlag, TrialStatus, WarningKind};
 
-use crate::fixtures::{RunBuilder, generator_bound, load};
+use crate::fixtures::{RunBuilder, generator_bound, load, schedule_not_kept};
 use crate::{AnalyzeOptions, analyze_run};
 
 const SIX: [f64; 6] = [105.0, 100.0, 103.0, 101.0, 104.0, 102.0];
@@ -99,6 +99,44 @@ fn generator_bound_trials_are_counted() {
         )),
         "{messages:?}"
     );
+}
+
+#[test]
+fn a_schedule_not_kept_is_a_trial_flag_and_a_warning() {
+    let run = RunBuilder::new("r1", 6)
+        .scenario("fast", &[], "plaintext", 4)
+        .rates(&SIX[..3])
+        .edit_last(schedule_not_kept)
+        .rates(&SIX[3..])
+        .build();
+    let flagged = &run.trials[2];
+    assert_eq!(
+        flagged.flags,
+        vec![TrialFlag::ScheduleNotKept {
+            max_send_lag_us: 42_000,
+            bound_us: 10_000
+        }]
+    );
+    assert!(
+        flagged.flags[0]
+            .to_string()
+            .starts_with("schedule not kept")
+    );
+    let analysis = analyze_run(&run, &AnalyzeOptions::default()).unwrap();
+    let warning = analysis
+        .warnings
+        .iter()
+        .find(|w| w.kind == WarningKind::ScheduleNotKept)
+        .expect("a schedule-not-kept warning");
+    assert!(
+        warning.message.starts_with(
+            "open-loop schedule not kept in 1 of 6 trials (a request left up to 42.0 ms"
+        ),
+        "{}",
+        warning.message
+    );
+    assert_eq!(warning.scenarios, vec![run.scenarios[0].key.to_string()]);
+    assert_eq!(analysis.scenarios[0].trials[2].flags, flagged.flags);
 }
 
 #[test]

@@ -29,6 +29,7 @@ pub(crate) fn run_thread(shared: &Shared, plan: &ThreadPlan) -> Result<ThreadRes
         stamps: shared
             .kernel_stamps
             .then(|| Box::new([0u8; stamps::CONTROL_BYTES])),
+        send_stamps: shared.send_stamps,
     };
     let mut driver = Driver::new(shared, plan, io);
     let mut events = sys::empty_events(EVENTS_PER_WAIT);
@@ -82,6 +83,9 @@ fn on_event(driver: &mut Driver<'_, EpollIo>, token: u64, flags: u32, now: u64, 
         Phase::Writing if flags & sys::WRITABLE != 0 => driver.writable(i, now),
         _ => {}
     }
+    if driver.io.send_stamps && flags & sys::ERROR != 0 {
+        take_send_stamps(driver, i, now);
+    }
     if flags & (sys::READABLE | sys::PEER_CLOSED | sys::ERROR) != 0 {
         read(
             driver,
@@ -90,6 +94,21 @@ fn on_event(driver: &mut Driver<'_, EpollIo>, token: u64, flags: u32, now: u64, 
             buf,
             flags & (sys::PEER_CLOSED | sys::ERROR) != 0,
         );
+    }
+}
+
+/// Moves the send time of the requests in flight on connection `i` to the
+/// moment the kernel sent them, from the stamps in its error queue.
+fn take_send_stamps(driver: &mut Driver<'_, EpollIo>, i: usize, now: u64) {
+    let (Some(socket), Some(control)) = (
+        driver.conns[i].socket.as_ref(),
+        driver.io.stamps.as_deref_mut(),
+    ) else {
+        return;
+    };
+    if let Some(at) = stamps::send_stamps(socket.as_raw_fd(), control) {
+        let at = stamps::on_run_clock(at, driver.shared.base_unix_ns, now);
+        driver.sent_at(i, at);
     }
 }
 
@@ -149,6 +168,8 @@ struct EpollIo {
     want_writable: Vec<bool>,
     /// With kernel receive stamps: the control buffer `recvmsg` fills.
     stamps: Option<Box<[u8; stamps::CONTROL_BYTES]>>,
+    /// Requests are stamped when the kernel sends them.
+    send_stamps: bool,
 }
 
 impl EpollIo {
@@ -178,7 +199,7 @@ impl Io for EpollIo {
     fn connect(&mut self, i: usize, conn: &mut Conn, addr: SocketAddr) -> io::Result<()> {
         let socket = conn::start_connect(addr)?;
         if self.stamps.is_some() {
-            stamps::enable(&socket)?;
+            stamps::enable(&socket, self.send_stamps)?;
         }
         self.epoll.add(
             socket.as_raw_fd(),

@@ -114,6 +114,7 @@ pub fn resolve_within(
         spec_path: path.map(Path::to_path_buf),
         trials: settings.trials,
         seed: settings.seed,
+        machine_probe: settings.machine_probe,
         server_cpus: settings.server_cpus,
         generator_cpus: settings.generator_cpus,
         scenarios,

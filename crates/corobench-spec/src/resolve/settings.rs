@@ -25,6 +25,7 @@ const MAX_DESCRIPTION_CHARS: usize = 1_000;
 pub(super) struct Settings {
     pub trials: Trials,
     pub seed: u64,
+    pub machine_probe: bool,
     pub server_cpus: Vec<usize>,
     pub generator_cpus: Vec<usize>,
     pub measurement: Measurement,
@@ -140,6 +141,9 @@ pub(super) fn read(
             u64::try_from(document::integer(value, "run.seed", 0..=i64::MAX, at)?).unwrap_or(1)
         }
     };
+    let machine_probe = run
+        .get("machine_probe")
+        .map_or(Ok(true), |v| document::boolean(v, "run.machine_probe", at))?;
     Ok(Settings {
         trials: Trials {
             min: trials,
@@ -148,6 +152,7 @@ pub(super) fn read(
             budget,
         },
         seed,
+        machine_probe,
         server_cpus,
         generator_cpus,
         measurement,

@@ -285,6 +285,10 @@ pub(super) fn ok_trial(scenario_index: u32, trial_index: u32, sequence: u32) -> 
             }],
             responses: Some(999_000),
         }),
+        probe: Some(corobench_model::MachineProbe {
+            server_mb_per_s: 480.5 + f64::from(sequence),
+            generator_mb_per_s: 512.25,
+        }),
         ..TrialRecord::started(scenario_index, trial_index, sequence, started_at_unix_ms)
     }
 }

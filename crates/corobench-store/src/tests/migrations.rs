@@ -138,9 +138,38 @@ fn schema_1_database(path: &std::path::Path) {
          ALTER TABLE trials DROP COLUMN program_json;
          ALTER TABLE trials DROP COLUMN connect_latency_hdr;
          ALTER TABLE trials DROP COLUMN counters_json;
+         ALTER TABLE trials DROP COLUMN probe_json;
          PRAGMA user_version = 1;",
     )
     .unwrap();
+}
+
+#[test]
+fn schema_6_gains_the_probe_column_and_keeps_its_trials_without_one() {
+    let (dir, mut store) = store_with_run();
+    store.record_trial(RUN_ID, &ok_trial(0, 0, 0)).unwrap();
+    drop(store);
+    let path = dir.path().join("results.db");
+    Connection::open(&path)
+        .unwrap()
+        .execute_batch(
+            "ALTER TABLE trials DROP COLUMN probe_json;
+             PRAGMA user_version = 6;",
+        )
+        .unwrap();
+    let mut store = Store::open(&path).unwrap();
+    assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
+    let run = store.load_run(RUN_ID).unwrap();
+    assert_eq!(run.trials.len(), 1);
+    assert_eq!(
+        run.trials[0].probe, None,
+        "a trial stored before the probe has none"
+    );
+    let probed = ok_trial(0, 1, 1);
+    store.record_trial(RUN_ID, &probed).unwrap();
+    let run = store.load_run(RUN_ID).unwrap();
+    assert_eq!(run.trials[1].probe, probed.probe);
+    assert!(probed.probe.is_some());
 }
 
 #[test]

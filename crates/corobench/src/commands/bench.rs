@@ -127,6 +127,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<Exit> {
         seed: None,
         baseline: None,
         profile: false,
+        no_probe: false,
     };
     let result = super::run::run(&run);
     let _ = std::fs::remove_dir_all(&folder);

@@ -68,6 +68,11 @@ pub struct LoadArgs {
     #[arg(long)]
     pub kernel_stamps: bool,
 
+    /// With --kernel-stamps on the epoll backend: stamp each request too
+    /// when the kernel sent it, and count its latency from then
+    #[arg(long, requires = "kernel_stamps")]
+    pub kernel_send_stamps: bool,
+
     /// Open a new connection for every request and close it after the
     /// response (`Connection: close`); the connect is part of each request's
     /// latency, and -c bounds the connections open at once
@@ -161,7 +166,8 @@ pub fn run(args: &LoadArgs) -> anyhow::Result<Exit> {
     let config = config_from(args)?;
     let warmup = config.warmup;
     let mut load = LoadRun::prepare(config)
-        .and_then(|load| load.kernel_stamps(args.kernel_stamps))?
+        .and_then(|load| load.kernel_stamps(args.kernel_stamps))
+        .and_then(|load| load.kernel_send_stamps(args.kernel_send_stamps))?
         .priming(args.prime);
     if let Some(start_at) = args.start_at {
         announce_start(start_at, warmup);

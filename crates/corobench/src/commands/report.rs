@@ -44,6 +44,11 @@ pub struct ReportArgs {
     #[arg(long, value_name = "SCENARIO", conflicts_with_all = ["format", "detail", "baseline"])]
     pub flamegraph: Option<String>,
 
+    /// Scale each trial's req/s by the median machine-speed probe ÷ its own
+    /// probe before summarising (docs/methodology.md)
+    #[arg(long, alias = "normalize-by-probe")]
+    pub normalise_by_probe: bool,
+
     #[command(flatten)]
     pub stats: StatsArgs,
 }
@@ -103,8 +108,17 @@ pub fn run(args: &ReportArgs) -> anyhow::Result<Exit> {
         super::flamegraph::write(&stored, key, args.output.as_deref())?;
         return Ok(Exit::Success);
     }
+    if args.normalise_by_probe && stored.trials.iter().all(|t| t.probe.is_none()) {
+        return Err(crate::exit::usage(format!(
+            "--normalise-by-probe: run {} has no machine-speed probe (it ran with --no-probe or \
+             machine_probe = false, on [hosts], or before corobench probed the machine); report \
+             it without the flag",
+            stored.run.id
+        )));
+    }
     let options = AnalyzeOptions {
         baseline: args.baseline.clone(),
+        normalise_by_probe: args.normalise_by_probe,
         ..args.stats.analyze_options()
     };
     let analysis = analyze::analyze_run(&stored, &options)?;

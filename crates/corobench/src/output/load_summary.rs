@@ -80,13 +80,7 @@ pub fn render(report: &LoadReport, percentiles: &[f64]) -> String {
         bytes(g.max_rss_bytes as f64)
     );
     if let Some(stamps) = report.kernel_stamps {
-        let _ = writeln!(
-            out,
-            "  Stamps      {} responses stamped by the kernel, read {} after on average (max {})",
-            thousands(stamps.stamped),
-            latency_us(stamps.mean_read_delay_us),
-            latency_us(stamps.max_read_delay_us as f64)
-        );
+        stamps_line(&mut out, &stamps);
     }
     for warning in &report.warnings {
         let _ = writeln!(out, "\n  warning: {warning}");
@@ -196,4 +190,20 @@ fn errors_line(report: &LoadReport) -> String {
             kinds.join(", ")
         )
     }
+}
+
+/// How the kernel's stamps were used, and how late corobench read them.
+fn stamps_line(out: &mut String, stamps: &corobench_model::KernelStamps) {
+    let _ = writeln!(
+        out,
+        "  Stamps      {} responses stamped by the kernel, read {} after on average (max {}){}",
+        thousands(stamps.stamped),
+        latency_us(stamps.mean_read_delay_us),
+        latency_us(stamps.max_read_delay_us as f64),
+        if stamps.send {
+            "; requests timed from the kernel's send"
+        } else {
+            ""
+        }
+    );
 }

@@ -20,6 +20,7 @@ pub mod hosts;
 mod idle_trial;
 pub mod leak;
 pub mod liveness;
+mod machine_probe;
 pub mod order;
 pub mod prepare;
 pub mod profile_trial;

@@ -34,6 +34,8 @@ pub struct TrialEnvironment {
     pub generator_set: CpuSet,
     /// The generator's event loop, `auto` resolved once for the whole run.
     pub backend: corobench_load::Backend,
+    /// Run the machine-speed probe before each trial (`[run] machine_probe`).
+    pub machine_probe: bool,
     pub stop: Arc<AtomicBool>,
 }
 
@@ -166,6 +168,7 @@ fn environment(
         generator_cpus: plan.generator_cpus.clone(),
         generator_set: cpu_set(&plan.generator_cpus)?,
         backend: resolve_backend(plan, observer),
+        machine_probe: plan.machine_probe,
         stop,
     })
 }

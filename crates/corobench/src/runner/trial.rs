@@ -6,12 +6,13 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use corobench_load::LoadError;
-use corobench_model::{ResourceSample, TaskCounts, TrialFlag, TrialRecord};
+use corobench_model::{MachineProbe, ResourceSample, TaskCounts, TrialFlag, TrialRecord};
 use corobench_spec::PlannedScenario;
 use corobench_target::{RunningTarget, TargetError};
 
 use super::events::{Phase, RunEvent, RunObserver};
 use super::leak::{self, Footprint};
+use super::machine_probe;
 use super::order::TrialSlot;
 use super::prepare::TrialEnvironment;
 use super::rounds::{TrialExecutor, TrialOutcome};
@@ -97,13 +98,34 @@ impl TrialExecutor for LocalTrials<'_> {
         sequence: u32,
         observer: &dyn RunObserver,
     ) -> TrialOutcome {
-        if scenario.program.is_some() {
-            return super::program_trial::run(self.env, scenario, slot, sequence, observer);
+        let probe = self.probe(observer);
+        let outcome = if scenario.program.is_some() {
+            super::program_trial::run(self.env, scenario, slot, sequence, observer)
+        } else if scenario.workload.idle {
+            super::idle_trial::run(self.env, scenario, slot, sequence, observer)
+        } else {
+            run(self.env, scenario, slot, sequence, observer)
+        };
+        match outcome {
+            TrialOutcome::Ended(mut trial) => {
+                trial.probe = probe;
+                TrialOutcome::Ended(trial)
+            }
+            other => other,
         }
-        if scenario.workload.idle {
-            return super::idle_trial::run(self.env, scenario, slot, sequence, observer);
+    }
+}
+
+impl LocalTrials<'_> {
+    /// The machine-speed probe, before the target starts, unless the run
+    /// turned it off; a probe that cannot run is said and left out.
+    fn probe(&self, observer: &dyn RunObserver) -> Option<MachineProbe> {
+        if !self.env.machine_probe {
+            return None;
         }
-        run(self.env, scenario, slot, sequence, observer)
+        machine_probe::measure(&self.env.server_cpus, &self.env.generator_set)
+            .map_err(|why| observer.notice(&format!("machine-speed probe skipped: {why}")))
+            .ok()
     }
 }
 

@@ -84,6 +84,10 @@ pub struct RunArgs {
     /// --format html` draws the flame graphs (same as `[run] profile = true`)
     #[arg(long)]
     pub profile: bool,
+    /// Skip the machine-speed probe (a fixed SHA-256 job of about 0.1 s on
+    /// the server and generator CPUs) before each trial (overrides the spec)
+    #[arg(long)]
+    pub no_probe: bool,
 }
 
 /// Runs `corobench run`.
@@ -108,21 +112,15 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
     };
     start.plan.profile |= args.profile;
     refuse_profile_elsewhere(&start.plan)?;
+    // A resumed run may skip the probe too: the flag is not part of the spec.
+    start.plan.machine_probe &= !args.no_probe;
     let mut store = open_store(args)?;
     let observer = run_presenter(remaining_trials(&start.plan, &start.before));
     announce(&start, observer.as_ref());
 
     let _cpus = cpu_claim::claim(&start.plan, observer.as_ref());
     let hosts = match &start.plan.hosts {
-        Some(hosts) => {
-            let mut ready = runner::hosts::connect(hosts, observer.as_ref())?;
-            runner::hosts::check_clocks(
-                &mut ready,
-                shortest_window(&start.plan),
-                observer.as_ref(),
-            )?;
-            Some(ready)
-        }
+        Some(hosts) => Some(connect_hosts(hosts, &start.plan, observer.as_ref())?),
         None => None,
     };
     let prepared = match &hosts {
@@ -368,6 +366,17 @@ fn remaining_trials(plan: &Plan, before: &StoredTrials) -> u64 {
     // A capacity search adds trials as it adds rates; it starts with one rate.
     (plan.scenarios.len() as u64 * u64::from(planned_per_scenario(plan)))
         .saturating_sub(before.slots.len() as u64)
+}
+
+/// The hosts of the run, ready, with their clocks compared with this one's.
+fn connect_hosts(
+    hosts: &corobench_spec::Hosts,
+    plan: &Plan,
+    observer: &dyn RunObserver,
+) -> anyhow::Result<ReadyHosts> {
+    let mut ready = runner::hosts::connect(hosts, observer)?;
+    runner::hosts::check_clocks(&mut ready, shortest_window(plan), observer)?;
+    Ok(ready)
 }
 
 /// The shortest measured window of the plan's scenarios.
