@@ -457,7 +457,23 @@ fn reference_targets_on_three_hosts_are_measured_stored_and_reported() {
             "{target}: {:?}",
             load.errors
         );
-        eprintln!("{target}: merged {:.0} req/s", load.requests_per_s);
+        let each: Vec<String> = load
+            .merged
+            .iter()
+            .flat_map(|m| &m.generators)
+            .map(|g| format!("{} {:.0}", g.source, g.requests_per_s))
+            .collect();
+        eprintln!(
+            "{target}: merged {:.0} req/s ({})",
+            load.requests_per_s,
+            each.join(", ")
+        );
+    }
+    for host in &run.run.provenance.hosts {
+        eprintln!(
+            "clock of {}: {:?} µs ± {:?} µs",
+            host.address, host.clock_offset_us, host.clock_uncertainty_us
+        );
     }
     let report = lab
         .lab
