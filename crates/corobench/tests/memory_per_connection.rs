@@ -80,9 +80,13 @@ fn a_known_allocation_per_connection_is_recovered_within_the_interval() {
          the buffer's share in [{lo:.0}, {hi:.0}]",
         without.fit.slope, with.fit.slope
     );
+    // The allocator adds its own bookkeeping to each buffer: from the
+    // heap a few bytes, through mmap (glibc's choice above 128 KiB) a page
+    // of header rounding. The resident cost lies between the two.
+    let paged = (ALLOC + 16).div_ceil(4096) * 4096;
     assert!(
-        lo <= ALLOC as f64 && ALLOC as f64 <= hi,
-        "{ALLOC} bytes not in [{lo:.0}, {hi:.0}]; without: {without:?}; with: {with:?}"
+        lo <= paged as f64 && ALLOC as f64 <= hi,
+        "[{ALLOC}, {paged}] bytes not in [{lo:.0}, {hi:.0}]; without: {without:?}; with: {with:?}"
     );
 }
 
