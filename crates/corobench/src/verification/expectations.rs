@@ -9,6 +9,7 @@ use std::collections::BTreeSet;
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use corobench_load::{Endpoint, RequestTemplate};
 use corobench_spec::{Expectation, Plan, PlannedScenario, Workload};
 use corobench_verify::client::{Client, Response};
 
@@ -87,21 +88,25 @@ fn check_one(prepared: &PreparedRun, scenario: &PlannedScenario) -> Result<(), R
     }
 }
 
-/// One request of the workload, as the generator would send it.
+/// One request of the workload, serialised by the load generator itself
+/// (so the check sends what the trials send), asking the server to close
+/// the connection after its answer.
 fn ask(addr: SocketAddr, workload: &Workload, body: &[u8]) -> Result<Response, String> {
-    let mut head = format!(
-        "{} {} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n",
-        workload.method, workload.path
-    );
-    for (name, value) in &workload.headers {
-        head.push_str(&format!("{name}: {value}\r\n"));
+    let endpoint = Endpoint::from_url(&format!("http://{addr}{}", workload.path))
+        .map_err(|e| e.to_string())?;
+    let mut headers = workload.headers.clone();
+    if !headers
+        .iter()
+        .any(|(name, _)| name.eq_ignore_ascii_case("connection"))
+    {
+        headers.push(("Connection".to_owned(), "close".to_owned()));
     }
-    if !body.is_empty() || workload.method == "POST" || workload.method == "PUT" {
-        head.push_str(&format!("Content-Length: {}\r\n", body.len()));
-    }
-    head.push_str("\r\n");
-    let mut bytes = head.into_bytes();
-    bytes.extend_from_slice(body);
+    let request = RequestTemplate {
+        method: workload.method.clone(),
+        headers,
+        body: body.to_vec(),
+    };
+    let bytes = request.serialize(&endpoint).map_err(|e| e.to_string())?;
     let mut client = Client::connect(addr, ANSWER_TIMEOUT).map_err(|e| e.to_string())?;
     client.send(&bytes).map_err(|e| e.to_string())?;
     client.read_response().map_err(|e| e.to_string())
