@@ -33,7 +33,8 @@ php_checks() {
     for file in php-fpm/public/*.php php-common/*.php php-common/tests/*.php; do
         php -l "$file" >/dev/null || { echo "php -l failed: $file"; return 1; }
     done
-    bash -n php-fpm/run.sh php-fpm/write-configs.sh && php php-common/tests/contract_test.php
+    bash -n php-fpm/run.sh php-fpm/write-configs.sh && sh -n php-common/swoole-php.sh \
+        && sh php-common/tests/swoole_php_test.sh && php php-common/tests/contract_test.php
 }
 
 rust_checks() {
