@@ -535,3 +535,44 @@ fn capacity_html() {
     assert_redacted_snapshot!("capacity.html-outline", outline(&html[start..end]));
     assert!(!rendered(Format::Html).contains(r#"id="capacity""#));
 }
+
+/// An idle scenario sends no load: its table shows the memory it holds
+/// with its interval, not a row of load columns that would all read "—".
+#[test]
+fn idle_scenarios_get_a_memory_table() {
+    let mut analysis = analysis();
+    for scenario in &mut analysis.scenarios {
+        scenario.scenario.workload.idle = true;
+        scenario
+            .metrics
+            .retain(|m, _| matches!(m, Metric::PeakRssBytes | Metric::ServerCpuPct));
+    }
+    let text = rendered_with(Format::Markdown, &analysis, RenderOptions::default());
+    let heading = text
+        .lines()
+        .find(|l| l.starts_with("## ") && l.contains("idle connections"))
+        .unwrap_or_else(|| panic!("no idle heading in\n{text}"));
+    let table = section(&text, heading, "## ");
+    let header = table
+        .lines()
+        .find(|l| l.starts_with("| scenario"))
+        .unwrap_or_else(|| panic!("no table under {heading}:\n{table}"));
+    assert!(
+        header.contains("| RSS |") && header.contains("| CPU |"),
+        "{header}"
+    );
+    for load_column in ["req/s", "p99", "err"] {
+        assert!(!header.contains(load_column), "{load_column} in {header}");
+    }
+    let first = &analysis.scenarios[0];
+    let rss = &first.metrics[&Metric::PeakRssBytes];
+    let row = table
+        .lines()
+        .find(|l| l.starts_with(&format!("| {} |", first.label)))
+        .unwrap_or_else(|| panic!("no row of {} in\n{table}", first.label));
+    assert!(
+        row.contains(&rss.ci_text),
+        "{row} lacks the interval {}",
+        rss.ci_text
+    );
+}

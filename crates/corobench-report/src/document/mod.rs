@@ -12,6 +12,7 @@ mod capacity;
 mod claims;
 mod compare;
 mod costs;
+mod idle;
 mod memory;
 mod profiles;
 pub(crate) use memory::memory_line;

@@ -59,12 +59,15 @@ pub(crate) fn run_document_with(
         let first = &analysis.scenarios[group[0]];
         blocks.push(Block::Heading(group_heading(first)));
         let program = first.scenario.program.is_some();
+        let idle = first.scenario.workload.idle;
         blocks.push(Block::Grid(if program {
             super::program::program_grid(analysis, &group)
+        } else if idle {
+            super::idle::idle_grid(analysis, &group)
         } else {
             scenario_grid(analysis, &group)
         }));
-        if layout != ComparisonLayout::Compact && !program {
+        if layout != ComparisonLayout::Compact && !program && !idle {
             blocks.extend(
                 super::costs::costs_grids(analysis, &group)
                     .into_iter()
