@@ -21,10 +21,12 @@ use self::start::Start;
 use super::shared::{self, DbArg, TargetsDirArg};
 use crate::exit::{self, Exit};
 use crate::output::run_progress::run_presenter;
+use crate::remote::RemoteTrials;
+use crate::remote::transport::Ssh;
 use crate::runner::hosts::ReadyHosts;
 use crate::runner::{
-    self, Budgeted, LocalTrials, PreparedRun, RemoteTrials, Rounds, RunEvent, RunObserver,
-    RunTally, SinceStart, StoredTrials, TrialExecutor, Unmet, liveness, provenance,
+    self, Budgeted, LocalTrials, PreparedRun, Rounds, RunEvent, RunObserver, RunTally, SinceStart,
+    StoredTrials, TrialExecutor, Unmet, liveness, provenance,
 };
 use crate::targets::Targets;
 use crate::{scratch, signals};
@@ -374,7 +376,10 @@ fn connect_hosts(
     plan: &Plan,
     observer: &dyn RunObserver,
 ) -> anyhow::Result<ReadyHosts> {
-    let mut ready = runner::hosts::connect(hosts, observer)?;
+    let ssh = Ssh {
+        config: hosts.ssh_config.clone(),
+    };
+    let mut ready = runner::hosts::connect(hosts, Box::new(ssh), observer)?;
     runner::hosts::check_clocks(&mut ready, shortest_window(plan), observer)?;
     Ok(ready)
 }
