@@ -167,14 +167,14 @@ fn run_without_a_reachable_cluster_names_the_context_it_tried() {
     let scratch = tempfile::tempdir().unwrap();
     std::fs::write(scratch.path().join("kubeconfig"), UNREACHABLE_KUBECONFIG).unwrap();
     let spec = fixture_spec();
-    let results = scratch.path().join("results");
+    let db = scratch.path().join("results.db");
     let output = corobench(
         &[
             "k8s",
             "run",
             spec.to_str().unwrap(),
-            "--results",
-            results.to_str().unwrap(),
+            "--db",
+            db.to_str().unwrap(),
         ],
         scratch.path(),
     );
@@ -186,10 +186,7 @@ fn run_without_a_reachable_cluster_names_the_context_it_tried() {
         ) && stderr.contains("--context NAME"),
         "{stderr}"
     );
-    assert!(
-        !results.exists(),
-        "nothing is written before a cluster answers"
-    );
+    assert!(!db.exists(), "nothing is written before a cluster answers");
 }
 
 /// `corobench k8s render SPEC -o OUT EXTRA…`, which must exit 2; its stderr.

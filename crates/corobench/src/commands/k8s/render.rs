@@ -51,7 +51,7 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<Exit> {
         )));
     }
     let plan = args.layout.plan()?;
-    let options = args.layout.options();
+    let options = args.layout.cluster.options();
     let mut written = Vec::new();
     let mut refused = Vec::new();
     let mut out = std::io::stdout().lock();
@@ -108,7 +108,7 @@ fn write_layout(dir: &Path, layout: &Layout, start_at: Option<&str>) -> anyhow::
 fn next_steps(args: &RenderArgs, first: u32) -> String {
     let dir = args.output.join(format!("scenario-{first}"));
     let dir = dir.display();
-    let ns = &args.layout.namespace;
+    let ns = &args.layout.cluster.namespace;
     let start = if args.start_at.is_some() {
         String::new()
     } else {
@@ -117,7 +117,7 @@ fn next_steps(args: &RenderArgs, first: u32) -> String {
         )
     };
     format!(
-        "\nTo run scenario {first} by hand (or use `corobench k8s run`):\n  \
+        "\nTo run scenario {first} by hand (`corobench k8s run` runs the whole spec on pods\nand stores its trials):\n  \
          kubectl apply -f {dir}/10-service.json -f {dir}/20-target.json\n  \
          kubectl -n {ns} wait --for=condition=Ready pod/{TARGET_NAME} --timeout=15m\n\
          {start}  kubectl apply -f {dir}/30-generators.json\n  \

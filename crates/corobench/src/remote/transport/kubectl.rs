@@ -23,13 +23,14 @@ pub struct Kubectl {
 }
 
 impl Kubectl {
-    /// `kubectl [--context C] -n NS`: the start of every command.
-    fn base(&self) -> Command {
+    /// `kubectl [--context C] --namespace NS`: the start of every command.
+    #[must_use]
+    pub fn base(&self) -> Command {
         let mut command = Command::new("kubectl");
         if let Some(context) = &self.context {
             command.arg("--context").arg(context);
         }
-        command.arg("-n").arg(&self.namespace);
+        command.arg("--namespace").arg(&self.namespace);
         command
     }
 }
@@ -65,7 +66,7 @@ impl Transport for Kubectl {
             .map(|c| format!(" --context {c}"))
             .unwrap_or_default();
         format!(
-            "check with `kubectl{context} -n {} exec {} -c {} -- true`",
+            "check with `kubectl{context} --namespace {} exec {} -c {} -- true`",
             self.namespace, host.host, self.container
         )
     }
@@ -108,7 +109,7 @@ mod tests {
                 "kubectl",
                 "--context",
                 "bench",
-                "-n",
+                "--namespace",
                 "perf",
                 "exec",
                 "-i",
@@ -127,7 +128,7 @@ mod tests {
                 "kubectl",
                 "--context",
                 "bench",
-                "-n",
+                "--namespace",
                 "perf",
                 "cp",
                 "-c",
