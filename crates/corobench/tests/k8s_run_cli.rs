@@ -94,6 +94,34 @@ impl Cluster {
         );
     }
 
+    /// What was applied: the three idle pods, of the chosen image.
+    fn assert_applied_pods(&self) {
+        let applied: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(self.lab.path("cluster/applied.json")).unwrap(),
+        )
+        .unwrap();
+        let pods: Vec<(&str, &str)> = applied["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| {
+                (
+                    o["kind"].as_str().unwrap(),
+                    o["metadata"]["name"].as_str().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            pods,
+            [
+                ("Pod", "corobench-server"),
+                ("Pod", "corobench-generator-0"),
+                ("Pod", "corobench-generator-1")
+            ]
+        );
+        assert_eq!(applied["items"][0]["spec"]["containers"][0]["image"], IMAGE);
+    }
+
     fn store(&self) -> Store {
         Store::open_existing(self.lab.db()).unwrap()
     }
@@ -166,6 +194,7 @@ fn trials_on_pods_are_stored_interleaved_with_the_pods_as_hosts() {
         "{calls:#?}"
     );
     cluster.assert_deleted_last();
+    cluster.assert_applied_pods();
     let report = cluster.lab.run(&["report", &id]);
     assert!(report.status.success(), "{}", text(&report.stderr));
     let shown = text(&report.stdout);
@@ -262,6 +291,33 @@ fn a_pod_that_ends_fails_the_run_and_every_object_is_deleted() {
     assert!(!calls.iter().any(|c| c.contains(" exec ")), "{calls:#?}");
     cluster.assert_deleted_last();
     assert!(cluster.lab.stored_trials().is_empty());
+}
+
+#[test]
+fn trials_that_fail_on_the_pods_fail_the_run_and_every_object_is_deleted() {
+    let cluster = Cluster::new(1);
+    let output = cluster
+        .command(&[&cluster.spec(), "--image", IMAGE])
+        .env("FAKE_KUBECTL_EXEC_FAILS", "serve")
+        .output()
+        .unwrap();
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("unable to upgrade connection"), "{stderr}");
+    cluster.assert_deleted_last();
+    let store = cluster.store();
+    let run = store
+        .load_run(&store.resolve_run_id("latest").unwrap())
+        .unwrap();
+    assert_eq!(run.trials.len(), 2);
+    assert!(
+        run.trials.iter().all(|t| t
+            .failure
+            .as_deref()
+            .is_some_and(|f| f.contains("unable to upgrade connection"))),
+        "{:?}",
+        run.trials.iter().map(|t| &t.failure).collect::<Vec<_>>()
+    );
 }
 
 #[test]
