@@ -7,14 +7,20 @@
 //! listens on the server pod's own address (`serve --listen`), which the
 //! generator pods reach directly.
 
+use std::time::Duration;
+
+use corobench_spec::Plan;
 use serde_json::{Value, json};
 
+use super::ClusterArgs;
 use super::manifests::{APP_LABEL, COMPONENT_LABEL, guaranteed, spread_from_each_other};
 
 /// The server pod's name.
 pub const SERVER_POD: &str = "corobench-server";
 /// The container of every pod, which commands are run in.
 pub const CONTAINER: &str = "corobench";
+/// How long the pods live unless `--pod-lifetime` says otherwise.
+pub const POD_LIFETIME: &str = "12h";
 
 /// Everything the pods of a run depend on.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -39,6 +45,29 @@ pub fn generator_pod(index: u32) -> String {
 }
 
 impl PodLayout {
+    /// The pods of a run of `plan`: the server pod with as many CPUs as the
+    /// spec's server CPUs, each generator pod with as many as the largest
+    /// generator thread count of its scenarios.
+    #[must_use]
+    pub fn for_plan(plan: &Plan, cluster: &ClusterArgs, lifetime: Duration) -> Self {
+        let threads = plan
+            .scenarios
+            .iter()
+            .map(|s| s.measurement.generator_threads);
+        Self {
+            namespace: cluster.namespace.clone(),
+            image: cluster.image.clone(),
+            server_cpus: u32::try_from(plan.server_cpus.len())
+                .unwrap_or(u32::MAX)
+                .max(1),
+            server_memory: cluster.server_memory.clone(),
+            generators: cluster.generators,
+            generator_cpus: threads.max().unwrap_or(1).max(1),
+            generator_memory: cluster.generator_memory.clone(),
+            lifetime_s: lifetime.as_secs().max(1),
+        }
+    }
+
     /// Every pod's name: the server's first, then the generators' in order.
     #[must_use]
     pub fn names(&self) -> Vec<String> {

@@ -16,7 +16,7 @@ use serde_json::Value;
 
 use super::kubectl::Kubectl;
 use super::manifests::{APP_LABEL, list};
-use super::pods::{CONTAINER, PodLayout, SERVER_POD};
+use super::pods::{CONTAINER, POD_LIFETIME, PodLayout, SERVER_POD};
 use super::{ClusterArgs, check_namespace};
 use crate::commands::run::{self, HostMaker, MadeHosts, RunArgs};
 use crate::exit::{Exit, Failure};
@@ -57,7 +57,7 @@ pub struct ClusterRunArgs {
 
     /// The longest the pods live: a run that outlives them fails its last
     /// trials, and pods a killed corobench left behind stop by themselves
-    #[arg(long, default_value = "12h", value_parser = corobench_spec::parse_duration, value_name = "DURATION")]
+    #[arg(long, default_value = POD_LIFETIME, value_parser = corobench_spec::parse_duration, value_name = "DURATION")]
     pub pod_lifetime: Duration,
 }
 
@@ -112,7 +112,7 @@ impl HostMaker for ClusterPods<'_> {
         stop: &AtomicBool,
         observer: &dyn RunObserver,
     ) -> anyhow::Result<MadeHosts> {
-        let layout = self.layout(plan);
+        let layout = PodLayout::for_plan(plan, &self.args.cluster, self.args.pod_lifetime);
         observer.preparing(&format!(
             "creating {} pods in namespace {}",
             layout.names().len(),
@@ -128,26 +128,6 @@ impl HostMaker for ClusterPods<'_> {
 }
 
 impl ClusterPods<'_> {
-    fn layout(&self, plan: &Plan) -> PodLayout {
-        let cluster = &self.args.cluster;
-        let threads = plan
-            .scenarios
-            .iter()
-            .map(|s| s.measurement.generator_threads);
-        PodLayout {
-            namespace: cluster.namespace.clone(),
-            image: cluster.image.clone(),
-            server_cpus: u32::try_from(plan.server_cpus.len())
-                .unwrap_or(u32::MAX)
-                .max(1),
-            server_memory: cluster.server_memory.clone(),
-            generators: cluster.generators,
-            generator_cpus: threads.max().unwrap_or(1).max(1),
-            generator_memory: cluster.generator_memory.clone(),
-            lifetime_s: self.args.pod_lifetime.as_secs().max(1),
-        }
-    }
-
     /// The running pods as the run's hosts: the target listens on the
     /// server pod's address, which the generator pods load.
     fn hosts(&self, pods: &[Pod]) -> anyhow::Result<MadeHosts> {
