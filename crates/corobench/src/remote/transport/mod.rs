@@ -25,6 +25,8 @@ use corobench_spec::HostAddress;
 
 /// Bytes of a remote command's stderr kept to explain its failure.
 const STDERR_KEPT: usize = 4096;
+/// How long a failure's explanation waits for the rest of a client's output.
+const OUTPUT_SETTLE: Duration = Duration::from_secs(1);
 /// How often bounded waits look at the process.
 const POLL: Duration = Duration::from_millis(20);
 
@@ -147,9 +149,15 @@ impl Remote {
         let _ = self.child.wait();
     }
 
-    /// The last of what it wrote to stderr, trimmed.
+    /// The last of what it wrote to stderr, trimmed. What a client that
+    /// has just exited wrote may still be in the pipe: the readers get up to
+    /// [`OUTPUT_SETTLE`] to reach its end, or the reason would be lost.
     #[must_use]
     pub fn stderr_tail(&self) -> String {
+        let deadline = Instant::now() + OUTPUT_SETTLE;
+        while self.readers.iter().any(|r| !r.is_finished()) && Instant::now() < deadline {
+            std::thread::sleep(POLL);
+        }
         self.stderr
             .lock()
             .map(|s| s.trim().to_string())
@@ -229,6 +237,17 @@ pub fn run_bounded(command: Command, what: &str, limit: Duration) -> Result<Stri
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A trial failed with "it wrote nothing to stderr" when the reason was
+    /// still in the pipe as the client exited.
+    #[test]
+    fn stderr_written_as_the_client_exits_is_kept() {
+        let mut command = Command::new("sh");
+        command.args(["-c", "(sleep 0.1; echo 'the reason' >&2) & exit 1"]);
+        let mut remote = Remote::start(command, false).unwrap();
+        assert!(remote.wait_at_most(Duration::from_secs(10)).is_some());
+        assert_eq!(remote.stderr_tail(), "the reason");
+    }
 
     #[test]
     fn quotes_for_the_remote_shell() {
