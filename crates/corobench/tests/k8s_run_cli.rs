@@ -8,7 +8,7 @@
 mod lab;
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use corobench_store::Store;
@@ -203,12 +203,20 @@ fn trials_on_pods_are_stored_interleaved_with_the_pods_as_hosts() {
     assert!(text(&runs.stdout).contains(&id), "{}", text(&runs.stdout));
 }
 
-fn interrupt_after_a_trial(cluster: &Cluster, child: Child) -> Output {
+/// `k8s run SPEC` started, interrupted with SIGINT once `ready` holds, to
+/// its end.
+fn interrupted_when(cluster: &Cluster, what: &str, ready: impl Fn() -> bool) -> Output {
+    let child = cluster
+        .command(&[&cluster.spec(), "--image", IMAGE])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
     let start = Instant::now();
-    while cluster.lab.stored_trials().is_empty() {
+    while !ready() {
         assert!(
             start.elapsed() < Duration::from_secs(120),
-            "no trial was stored"
+            "gave up waiting for {what}"
         );
         std::thread::sleep(Duration::from_millis(50));
     }
@@ -220,13 +228,9 @@ fn interrupt_after_a_trial(cluster: &Cluster, child: Child) -> Output {
 #[test]
 fn an_interrupted_run_is_cleaned_up_and_resumes_on_new_pods() {
     let cluster = Cluster::new(3);
-    let child = cluster
-        .command(&[&cluster.spec(), "--image", IMAGE])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let output = interrupt_after_a_trial(&cluster, child);
+    let output = interrupted_when(&cluster, "a stored trial", || {
+        !cluster.lab.stored_trials().is_empty()
+    });
     let stderr = text(&output.stderr);
     assert_eq!(output.status.code(), Some(130), "{stderr}");
     assert!(stderr.contains("corobench k8s run --resume"), "{stderr}");
@@ -318,6 +322,26 @@ fn trials_that_fail_on_the_pods_fail_the_run_and_every_object_is_deleted() {
         "{:?}",
         run.trials.iter().map(|t| &t.failure).collect::<Vec<_>>()
     );
+}
+
+#[test]
+fn ctrl_c_while_the_pods_start_deletes_them() {
+    let cluster = Cluster::new(1);
+    let pending = std::fs::read_to_string(fixture("pods-running.json"))
+        .unwrap()
+        .replace("\"Running\"", "\"Pending\"");
+    cluster.replay_pods(&pending);
+    let output = interrupted_when(&cluster, "the wait for the pods", || {
+        cluster.calls().iter().any(|c| c.contains(" get pods "))
+    });
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    assert!(
+        stderr.contains("interrupted while waiting for the pods to run"),
+        "{stderr}"
+    );
+    cluster.assert_deleted_last();
+    assert!(cluster.lab.stored_trials().is_empty());
 }
 
 #[test]
