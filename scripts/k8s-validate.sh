@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Renders Kubernetes manifests (`corobench k8s render`) for the test fixture
-# spec and every shipped suite, and checks them offline against the
+# spec (with the pods `corobench k8s run` makes) and every shipped suite, and checks them offline against the
 # Kubernetes API's Go types with tools/k8s-validate (kubectl's own
 # validation needs a server to download the schema from). Skipped, saying
 # so, where Go is missing.
@@ -21,7 +21,7 @@ trap 'rm -rf "$out"' EXIT
 
 "$corobench" k8s render crates/corobench/tests/fixtures/k8s/spec.toml \
     --targets-dir crates/corobench-target/tests/fixtures/targets \
-    --start-at 4102444800 -o "$out/fixture" >/dev/null
+    --start-at 4102444800 --pods -o "$out/fixture" >/dev/null
 for suite in suites/*.toml; do
     name=$(basename "$suite" .toml)
     # Render refuses, saying why, what a layout cannot run: a suite of

@@ -53,7 +53,7 @@ pub struct Provenance {
 pub struct HostProvenance {
     /// `server` or `generator`.
     pub role: String,
-    /// The spec's `ssh://` address.
+    /// The spec's `ssh://` address, or `pod/NAME` for a pod.
     pub address: String,
     pub hostname: String,
     pub kernel: String,
@@ -72,6 +72,12 @@ pub struct HostProvenance {
     /// The offset is within ± this (half the shortest round trip), in µs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock_uncertainty_us: Option<i64>,
+    /// The Kubernetes node a pod host ran on (`corobench k8s run`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<String>,
+    /// The container image a pod host ran (`corobench k8s run`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image: Option<String>,
 }
 
 /// Where a run stands.

@@ -9,6 +9,7 @@
 //! file answers plain `sqlite3` queries; start from the `trial_results` view.
 
 mod error;
+mod hosts;
 mod idle;
 mod profiles;
 mod rows;

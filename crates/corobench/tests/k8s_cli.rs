@@ -102,6 +102,45 @@ fn without_start_at_no_config_map_is_written_and_the_way_to_make_it_is_shown() {
     assert!(!scratch.path().join("out/scenario-1").exists());
 }
 
+/// The pods `k8s run` makes, written for reading and for the offline check
+/// (scripts/k8s-validate.sh): idle, pinned, one per host.
+#[test]
+fn the_pods_of_k8s_run_are_written_with_pods() {
+    let scratch = tempfile::tempdir().unwrap();
+    let output = render(&["--pods"], scratch.path());
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let dir = scratch.path().join("out/run-pods");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "00-corobench-server.json",
+            "01-corobench-generator-0.json",
+            "02-corobench-generator-1.json"
+        ]
+    );
+    let text = std::fs::read_to_string(dir.join("00-corobench-server.json")).unwrap();
+    let server: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let container = &server["spec"]["containers"][0];
+    assert_eq!(container["command"], serde_json::json!(["sleep", "43200"]));
+    assert_eq!(container["image"], "registry.example/corobench:test");
+    // The fixture's server_cpus = "0-1": two whole CPUs, requested = limited.
+    assert_eq!(container["resources"]["limits"]["cpu"], "2");
+    assert_eq!(
+        container["resources"]["limits"],
+        container["resources"]["requests"]
+    );
+    assert_eq!(server["metadata"]["namespace"], "bench");
+}
+
 #[test]
 fn a_load_that_does_not_split_over_the_generators_is_refused() {
     let scratch = tempfile::tempdir().unwrap();
@@ -167,14 +206,14 @@ fn run_without_a_reachable_cluster_names_the_context_it_tried() {
     let scratch = tempfile::tempdir().unwrap();
     std::fs::write(scratch.path().join("kubeconfig"), UNREACHABLE_KUBECONFIG).unwrap();
     let spec = fixture_spec();
-    let results = scratch.path().join("results");
+    let db = scratch.path().join("results.db");
     let output = corobench(
         &[
             "k8s",
             "run",
             spec.to_str().unwrap(),
-            "--results",
-            results.to_str().unwrap(),
+            "--db",
+            db.to_str().unwrap(),
         ],
         scratch.path(),
     );
@@ -186,10 +225,7 @@ fn run_without_a_reachable_cluster_names_the_context_it_tried() {
         ) && stderr.contains("--context NAME"),
         "{stderr}"
     );
-    assert!(
-        !results.exists(),
-        "nothing is written before a cluster answers"
-    );
+    assert!(!db.exists(), "nothing is written before a cluster answers");
 }
 
 /// `corobench k8s render SPEC -o OUT EXTRA…`, which must exit 2; its stderr.

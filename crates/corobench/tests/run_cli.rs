@@ -36,17 +36,6 @@ fn spawn(lab: &Lab, args: &[&str]) -> Child {
         .expect("corobench starts")
 }
 
-/// The (scenario, trial) pairs stored in the latest run.
-fn stored_trials(lab: &Lab) -> Vec<(u32, u32)> {
-    let Ok(store) = Store::open_existing(lab.db()) else {
-        return Vec::new();
-    };
-    let Ok(id) = store.resolve_run_id("latest") else {
-        return Vec::new();
-    };
-    store.completed_trials(&id).unwrap_or_default()
-}
-
 /// Waits (bounded) until `ready` holds.
 fn wait_for(what: &str, limit: Duration, mut ready: impl FnMut() -> bool) {
     let start = Instant::now();
@@ -137,7 +126,7 @@ fn an_interrupted_run_resumes_without_repeating_a_trial() {
     let lab = smoke_lab(&["kit-a", "kit-b"], 3, "0.5s");
     let child = spawn(&lab, &["run", lab.path("spec.toml").to_str().unwrap()]);
     wait_for("two stored trials", Duration::from_secs(120), || {
-        stored_trials(&lab).len() >= 2
+        lab.stored_trials().len() >= 2
     });
     // SAFETY: kill only signals the child we started.
     unsafe { libc::kill(i32::try_from(child.id()).unwrap(), libc::SIGINT) };
@@ -150,7 +139,7 @@ fn an_interrupted_run_resumes_without_repeating_a_trial() {
     );
     let stderr = text(&output.stderr);
     assert!(stderr.contains("corobench run --resume"), "{stderr}");
-    let before = stored_trials(&lab);
+    let before = lab.stored_trials();
     assert!(
         before.len() < 12,
         "the run was interrupted before its end ({} trials)",
@@ -163,7 +152,7 @@ fn an_interrupted_run_resumes_without_repeating_a_trial() {
         "stderr:\n{}",
         text(&resumed.stderr)
     );
-    let after = stored_trials(&lab);
+    let after = lab.stored_trials();
     let expected: Vec<(u32, u32)> = (0..4).flat_map(|s| (0..3).map(move |t| (s, t))).collect();
     assert_eq!(after, expected, "every trial exactly once");
     for slot in &before {
@@ -330,7 +319,7 @@ fn a_budgeted_run_stops_when_the_time_is_spent_and_names_what_fell_short() {
     let said = format!("{}{}", text(&output.stdout), text(&output.stderr));
     // A budgeted run gets at least six trials per scenario (the first
     // rounds always run); a 1 s budget is spent by then, so no more follow.
-    let stored = stored_trials(&lab);
+    let stored = lab.stored_trials();
     assert_eq!(stored.len(), 12, "{stored:?}");
     let reached = said.contains("every scenario's req/s interval is within");
     let fell_short = said.contains("did not reach ±5% in req/s") && said.contains("budget spent");

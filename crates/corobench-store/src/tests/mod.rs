@@ -2,6 +2,7 @@
 //! connection: to simulate a full disk and to check the raw columns.
 
 mod fixtures;
+mod hosts;
 mod migrations;
 mod profiles;
 mod resume;

@@ -13,7 +13,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use corobench_spec::HostAddress;
 
-use super::ssh::{self, Transport};
+use crate::remote::transport::Transport;
 
 /// Round trips per host; the shortest is kept.
 const ROUNDS: usize = 8;
@@ -45,7 +45,7 @@ impl ClockReading {
 /// # Errors
 /// The session fails, the host's `date` cannot print nanoseconds, or the
 /// measurement takes longer than its limit.
-pub fn measure(transport: &ssh::Ssh, host: &HostAddress) -> Result<ClockReading, String> {
+pub fn measure(transport: &dyn Transport, host: &HostAddress) -> Result<ClockReading, String> {
     let script = "while read -r _; do date +%s.%N; done".to_string();
     let argv = ["sh".to_string(), "-c".to_string(), script];
     let command = transport.command(host, &argv);

@@ -12,7 +12,7 @@ use corobench_spec::{HostAddress, Hosts};
 use super::clock;
 use super::error::RunnerError;
 use super::events::RunObserver;
-use super::ssh::{self, Transport};
+use crate::remote::transport::{self, Transport};
 
 /// A probe or a mkdir: a connection and a few reads.
 const PROBE_LIMIT: Duration = Duration::from_secs(30);
@@ -23,7 +23,8 @@ const COPY_LIMIT: Duration = Duration::from_secs(300);
 #[derive(Debug)]
 pub struct ReadyHosts {
     pub hosts: Hosts,
-    pub transport: ssh::Ssh,
+    /// How each host is reached (SSH, kubectl exec, this machine).
+    pub transport: Box<dyn Transport>,
     /// corobench's path on the server host, then on each generator host.
     pub server_binary: String,
     pub generator_binaries: Vec<String>,
@@ -42,12 +43,13 @@ pub fn local_version() -> String {
 /// # Errors
 /// A host that cannot be reached or described, a failed copy, a different
 /// corobench version on a host (exit 2, with the host and how to fix it).
-pub fn connect(hosts: &Hosts, observer: &dyn RunObserver) -> anyhow::Result<ReadyHosts> {
-    let transport = ssh::Ssh {
-        config: hosts.ssh_config.clone(),
-    };
+pub fn connect(
+    hosts: &Hosts,
+    transport: Box<dyn Transport>,
+    observer: &dyn RunObserver,
+) -> anyhow::Result<ReadyHosts> {
     let mut provenance = Vec::new();
-    let server = ready(&transport, hosts, &hosts.server, observer)?;
+    let server = ready(transport.as_ref(), hosts, &hosts.server, observer)?;
     provenance.push(described(
         server.clone(),
         "server",
@@ -55,7 +57,7 @@ pub fn connect(hosts: &Hosts, observer: &dyn RunObserver) -> anyhow::Result<Read
     ));
     let mut generator_binaries = Vec::new();
     for (host, cpus) in hosts.generators.iter().zip(&hosts.generator_cpus) {
-        let found = ready(&transport, hosts, host, observer)?;
+        let found = ready(transport.as_ref(), hosts, host, observer)?;
         generator_binaries.push(found.corobench_path.clone());
         provenance.push(described(found, "generator", cpus.clone()));
     }
@@ -84,7 +86,7 @@ pub fn check_clocks(
         .collect();
     for (host, provenance) in addresses.iter().zip(&mut ready.provenance) {
         observer.preparing(&format!("reading the clock of {}", host.text));
-        let reading = match clock::measure(&ready.transport, host) {
+        let reading = match clock::measure(ready.transport.as_ref(), host) {
             Ok(reading) => reading,
             Err(why) => {
                 observer.notice(&format!(
@@ -123,7 +125,7 @@ fn described(mut host: HostProvenance, role: &str, cpus: Option<String>) -> Host
 
 /// One host with the same corobench as this one, copied there if need be.
 fn ready(
-    transport: &ssh::Ssh,
+    transport: &dyn Transport,
     hosts: &Hosts,
     host: &HostAddress,
     observer: &dyn RunObserver,
@@ -157,19 +159,23 @@ fn ready(
 }
 
 /// Asks `host` what it is, in one connection of a POSIX shell script.
-fn probe(transport: &ssh::Ssh, host: &HostAddress, binary: &str) -> anyhow::Result<HostProvenance> {
+fn probe(
+    transport: &dyn Transport,
+    host: &HostAddress,
+    binary: &str,
+) -> anyhow::Result<HostProvenance> {
     let script = format!(
         "hostname; uname -r; grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-; \
          getconf _NPROCESSORS_ONLN; {} --version 2>/dev/null || echo missing",
-        ssh::shell_quote(binary)
+        transport::shell_quote(binary)
     );
     let argv = ["sh".to_string(), "-c".to_string(), script];
-    let out = ssh::run_bounded(
+    let out = transport::run_bounded(
         transport.command(host, &argv),
         &format!("connecting to {}", host.text),
         PROBE_LIMIT,
     )
-    .map_err(|why| unreachable_host(host, &why))?;
+    .map_err(|why| unreachable_host(transport, host, &why))?;
     let mut lines = out.lines().map(str::trim);
     let mut next = || lines.next().unwrap_or_default().to_string();
     Ok(HostProvenance {
@@ -184,32 +190,14 @@ fn probe(transport: &ssh::Ssh, host: &HostAddress, binary: &str) -> anyhow::Resu
     })
 }
 
-fn unreachable_host(host: &HostAddress, why: &str) -> anyhow::Error {
-    RunnerError::Host(format!(
-        "{why}\n  corobench runs `ssh` with BatchMode=yes: the host must accept your key \
-         without a password prompt and be in known_hosts; check with `{}`",
-        check_command(host)
-    ))
-    .into()
-}
-
-/// The `ssh` command that tries `host` as corobench reaches it: its port
-/// and user too, or the check would try another account or port.
-fn check_command(host: &HostAddress) -> String {
-    let mut command = "ssh -o BatchMode=yes".to_owned();
-    if let Some(port) = host.port {
-        command.push_str(&format!(" -p {port}"));
-    }
-    if let Some(user) = &host.user {
-        command.push_str(&format!(" -l {user}"));
-    }
-    format!("{command} {} true", host.host)
+fn unreachable_host(transport: &dyn Transport, host: &HostAddress, why: &str) -> anyhow::Error {
+    RunnerError::Host(format!("{why}\n  {}", transport.check_hint(host))).into()
 }
 
 /// Copies this executable to `binary` on `host` (a temporary name, then
 /// renamed, so that a broken copy is never taken for a good one).
 fn install(
-    transport: &ssh::Ssh,
+    transport: &dyn Transport,
     host: &HostAddress,
     dir: &str,
     binary: &str,
@@ -217,49 +205,29 @@ fn install(
     let local = std::env::current_exe().map_err(RunnerError::OwnExecutable)?;
     let partial = format!("{binary}.part");
     let mkdir = ["mkdir".to_string(), "-p".to_string(), dir.to_string()];
-    ssh::run_bounded(
+    transport::run_bounded(
         transport.command(host, &mkdir),
         &format!("creating {dir} on {}", host.text),
         PROBE_LIMIT,
     )
-    .map_err(|why| unreachable_host(host, &why))?;
-    ssh::run_bounded(
+    .map_err(|why| unreachable_host(transport, host, &why))?;
+    transport::run_bounded(
         transport.copy(&local, host, &partial),
         &format!("copying corobench to {}", host.text),
         COPY_LIMIT,
     )
-    .map_err(|why| unreachable_host(host, &why))?;
+    .map_err(|why| unreachable_host(transport, host, &why))?;
     let rename = [
         "mv".to_string(),
         "-f".to_string(),
         partial,
         binary.to_string(),
     ];
-    ssh::run_bounded(
+    transport::run_bounded(
         transport.command(host, &rename),
         &format!("installing corobench on {}", host.text),
         PROBE_LIMIT,
     )
-    .map_err(|why| unreachable_host(host, &why))?;
+    .map_err(|why| unreachable_host(transport, host, &why))?;
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use corobench_spec::parse_address;
-
-    use super::check_command;
-
-    /// Issue "wrong successes", item 13: the hint dropped the port and the
-    /// user, so the check it suggested tried another account or port.
-    #[test]
-    fn the_ssh_hint_keeps_the_port_and_the_user() {
-        let host = parse_address("ssh://bench@10.0.0.2:2222").unwrap();
-        assert_eq!(
-            check_command(&host),
-            "ssh -o BatchMode=yes -p 2222 -l bench 10.0.0.2 true"
-        );
-        let plain = parse_address("ssh://10.0.0.3").unwrap();
-        assert_eq!(check_command(&plain), "ssh -o BatchMode=yes 10.0.0.3 true");
-    }
 }

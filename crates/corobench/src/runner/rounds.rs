@@ -205,4 +205,4 @@ impl Rounds<'_> {
 }
 
 #[cfg(test)]
-pub(super) mod tests;
+pub(crate) mod tests;

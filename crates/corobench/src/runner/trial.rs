@@ -174,11 +174,11 @@ pub fn run(
 }
 
 /// A record of `slot` with nothing measured yet.
-pub(super) fn blank_record(slot: TrialSlot, sequence: u32) -> TrialRecord {
+pub(crate) fn blank_record(slot: TrialSlot, sequence: u32) -> TrialRecord {
     TrialRecord::started(slot.scenario, slot.trial, sequence, unix_ms())
 }
 
-pub(super) fn failed(trial: TrialRecord, why: String) -> TrialOutcome {
+pub(crate) fn failed(trial: TrialRecord, why: String) -> TrialOutcome {
     TrialOutcome::Ended(Box::new(trial.failed(why)))
 }
 

@@ -95,6 +95,19 @@ impl Lab {
         command
     }
 
+    /// The (scenario, trial) pairs stored in the latest run of the lab's
+    /// database; none while it does not exist yet.
+    #[must_use]
+    pub fn stored_trials(&self) -> Vec<(u32, u32)> {
+        let Ok(store) = corobench_store::Store::open_existing(self.db()) else {
+            return Vec::new();
+        };
+        let Ok(id) = store.resolve_run_id("latest") else {
+            return Vec::new();
+        };
+        store.completed_trials(&id).unwrap_or_default()
+    }
+
     /// Runs corobench with `args` and the lab's database, to its end.
     #[must_use]
     pub fn run(&self, args: &[&str]) -> Output {

@@ -7,28 +7,39 @@ use std::process::{Command, Stdio};
 use serde_json::Value;
 
 use crate::exit;
+use crate::remote::transport;
 
 /// How long `kubectl cluster-info` may take to say whether the API server answers.
 const REACHABLE_TIMEOUT: &str = "10s";
 
-/// One kubectl context and namespace.
+/// One kubectl context and namespace, and the container commands run in.
 #[derive(Debug)]
 pub struct Kubectl {
-    /// `--context` as given, or `None` for kubectl's current context.
-    context: Option<String>,
-    namespace: String,
+    transport: transport::Kubectl,
 }
 
 impl Kubectl {
     #[must_use]
-    pub fn new(context: Option<String>, namespace: String) -> Self {
-        Self { context, namespace }
+    pub fn new(context: Option<String>, namespace: String, container: &str) -> Self {
+        Self {
+            transport: transport::Kubectl {
+                context,
+                namespace,
+                container: container.to_string(),
+            },
+        }
+    }
+
+    /// The transport that runs commands in this namespace's pods.
+    #[must_use]
+    pub fn transport(&self) -> transport::Kubectl {
+        self.transport.clone()
     }
 
     /// The context kubectl will use, by name, for messages.
     #[must_use]
     pub fn context_name(&self) -> String {
-        if let Some(context) = &self.context {
+        if let Some(context) = &self.transport.context {
             return context.clone();
         }
         match Command::new("kubectl")
@@ -73,11 +84,7 @@ impl Kubectl {
     }
 
     fn command(&self, args: &[&str]) -> Command {
-        let mut command = Command::new("kubectl");
-        if let Some(context) = &self.context {
-            command.args(["--context", context]);
-        }
-        command.args(["--namespace", &self.namespace]);
+        let mut command = self.transport.base();
         command.args(args);
         command
     }

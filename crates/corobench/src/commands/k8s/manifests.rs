@@ -40,7 +40,7 @@ pub const APP_LABEL: (&str, &str) = ("app.kubernetes.io/name", "corobench");
 /// The sysctl that lets packets from outside be routed to 127.0.0.0/8.
 pub const ROUTE_LOCALNET_SYSCTL: &str = "net.ipv4.conf.all.route_localnet";
 
-const COMPONENT_LABEL: &str = "app.kubernetes.io/component";
+pub(super) const COMPONENT_LABEL: &str = "app.kubernetes.io/component";
 const SCENARIO_LABEL: &str = "corobench.dev/scenario";
 const SCENARIO_KEY_ANNOTATION: &str = "corobench.dev/scenario-key";
 const START_AT_ENV: &str = "COROBENCH_START_AT";
@@ -239,7 +239,7 @@ impl Layout {
 }
 
 /// Requests equal to limits, CPU whole: Guaranteed QoS, pinnable.
-fn guaranteed(cpus: u32, memory: &str) -> Value {
+pub(super) fn guaranteed(cpus: u32, memory: &str) -> Value {
     let amounts = json!({ "cpu": cpus.to_string(), "memory": memory });
     json!({ "requests": amounts, "limits": amounts })
 }
@@ -247,7 +247,7 @@ fn guaranteed(cpus: u32, memory: &str) -> Value {
 /// Prefer a node of their own for every pod of the layout, so that
 /// generators and target do not contend for a node's network and memory
 /// bandwidth; only preferred, so a small cluster still runs the trial.
-fn spread_from_each_other() -> Value {
+pub(super) fn spread_from_each_other() -> Value {
     json!({
         "podAntiAffinity": {
             "preferredDuringSchedulingIgnoredDuringExecution": [{

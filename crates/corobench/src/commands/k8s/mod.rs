@@ -1,11 +1,13 @@
-//! `corobench k8s render|run SPEC`: a spec's trials laid out on Kubernetes —
-//! the target as a pinned Pod running `corobench serve`, the generators as
-//! an Indexed Job running `corobench load --start-at`, their reports merged.
+//! `corobench k8s render|run SPEC`: a spec's trials on Kubernetes. `render`
+//! writes manifests to apply by hand (the target as a pinned Pod running
+//! `corobench serve`, the generators as an Indexed Job running `corobench
+//! load --start-at`); `run` makes idle pods and runs the spec with the
+//! runner of `corobench run`, its pods as the hosts, each trial stored.
 
 pub mod kubectl;
 pub mod layout;
-pub mod logs;
 pub mod manifests;
+pub mod pods;
 pub mod render;
 pub mod run;
 
@@ -31,7 +33,7 @@ pub struct K8sArgs {
 pub enum K8sCommand {
     /// Write the manifests of each scenario's trial: target Pod, Service, generators' Job.
     Render(render::RenderArgs),
-    /// Run one trial of each scenario on the cluster of a kubectl context, and merge it.
+    /// Run a spec on the pods of a cluster, every trial stored like `corobench run`'s.
     Run(run::ClusterRunArgs),
 }
 
@@ -46,8 +48,7 @@ pub fn run(args: &K8sArgs) -> anyhow::Result<Exit> {
     }
 }
 
-/// What `render` and `run` both take: the spec, which scenarios, and how
-/// their trials are laid out.
+/// What `render` takes: the spec, which scenarios, and the cluster's pods.
 #[derive(Clone, Debug, Args)]
 pub struct LayoutArgs {
     /// Spec file (TOML) [default: the embedded default suite]
@@ -59,6 +60,16 @@ pub struct LayoutArgs {
     #[arg(long, value_name = "N|KEY")]
     pub scenario: Option<String>,
 
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+
+    #[command(flatten)]
+    pub dir: TargetsDirArg,
+}
+
+/// What `render` and `run` both take: the pods of a trial.
+#[derive(Clone, Debug, Args)]
+pub struct ClusterArgs {
     /// Generator pods; the scenario's connections and rate are split evenly among them
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=1000), value_name = "N")]
     pub generators: u32,
@@ -78,12 +89,9 @@ pub struct LayoutArgs {
     /// Memory of each generator pod
     #[arg(long, default_value = "1Gi", value_parser = parse_memory, value_name = "QUANTITY")]
     pub generator_memory: String,
-
-    #[command(flatten)]
-    pub dir: TargetsDirArg,
 }
 
-impl LayoutArgs {
+impl ClusterArgs {
     fn options(&self) -> LayoutOptions {
         LayoutOptions {
             namespace: self.namespace.clone(),
@@ -93,12 +101,14 @@ impl LayoutArgs {
             generator_memory: self.generator_memory.clone(),
         }
     }
+}
 
+impl LayoutArgs {
     /// The spec resolved for a cluster: every target counts as available
     /// (the image carries it, not this machine), and CPU lists are checked
     /// only for their form, since the nodes are not this machine.
     fn plan(&self) -> anyhow::Result<Plan> {
-        check_namespace(&self.namespace)?;
+        check_namespace(&self.cluster.namespace)?;
         let targets = Targets::discover(self.dir.targets_dir.as_deref())?;
         let path = self.spec.as_deref();
         let text = read_spec(path)?;
@@ -168,7 +178,7 @@ fn parse_memory(text: &str) -> Result<String, String> {
 
 /// A namespace must be a DNS label; saying so here beats kubectl's message
 /// about the first object that carries it.
-fn check_namespace(namespace: &str) -> anyhow::Result<()> {
+pub(super) fn check_namespace(namespace: &str) -> anyhow::Result<()> {
     let valid = !namespace.is_empty()
         && namespace.len() <= 63
         && namespace

@@ -6,11 +6,13 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 use clap::Args;
+use corobench_spec::Plan;
 use serde_json::Value;
 
-use super::LayoutArgs;
 use super::layout::layout;
 use super::manifests::{JOB_NAME, Layout, START_AT_CONFIG_MAP, START_AT_KEY, TARGET_NAME};
+use super::pods::{POD_LIFETIME, PodLayout};
+use super::{ClusterArgs, LayoutArgs};
 use crate::exit::{self, Exit};
 use crate::values;
 
@@ -20,7 +22,8 @@ use crate::values;
     10-service.json     the headless Service generators reach the target through\n  \
     20-target.json      the target Pod: corobench serve, Guaranteed QoS, whole CPUs\n  \
     30-generators.json  the Indexed Job: one corobench load --json --start-at per pod\n  \
-    25-start-at.json    the ConfigMap with T (only with --start-at)\n\n\
+    25-start-at.json    the ConfigMap with T (only with --start-at)\n\
+    With --pods, DIR/run-pods holds the idle pods `corobench k8s run` makes.\n\n\
     Examples:\n  \
     corobench k8s render spec.toml --generators 4 --image registry.example/corobench:1 -o k8s\n  \
     corobench k8s render spec.toml --scenario 3 --start-at 2026-11-24T08:00:00Z")]
@@ -36,6 +39,11 @@ pub struct RenderArgs {
     /// (UTC RFC 3339 or Unix seconds, as `corobench load --start-at` takes it)
     #[arg(long, value_parser = parse_start_at, value_name = "INSTANT")]
     pub start_at: Option<String>,
+
+    /// Also write the idle pods `corobench k8s run` makes for this spec, one
+    /// file each, into DIR/run-pods
+    #[arg(long)]
+    pub pods: bool,
 }
 
 /// Runs `corobench k8s render`.
@@ -51,7 +59,7 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<Exit> {
         )));
     }
     let plan = args.layout.plan()?;
-    let options = args.layout.options();
+    let options = args.layout.cluster.options();
     let mut written = Vec::new();
     let mut refused = Vec::new();
     let mut out = std::io::stdout().lock();
@@ -69,6 +77,11 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<Exit> {
     }
     for reason in &refused {
         eprintln!("skipped: {reason}");
+    }
+    if args.pods {
+        let dir = args.output.join("run-pods");
+        write_pods(&dir, &plan, &args.layout.cluster)?;
+        writeln!(out, "{}: the pods of `corobench k8s run`", dir.display())?;
     }
     let Some(first) = written.first() else {
         return Err(exit::usage(
@@ -94,8 +107,29 @@ pub fn files(layout: &Layout, start_at: Option<&str>) -> Vec<(&'static str, Valu
 }
 
 fn write_layout(dir: &Path, layout: &Layout, start_at: Option<&str>) -> anyhow::Result<()> {
+    let files = files(layout, start_at)
+        .into_iter()
+        .map(|(name, object)| (name.to_string(), object));
+    write_objects(dir, files)
+}
+
+/// The pods of `k8s run`, as it would make them with the default lifetime.
+fn write_pods(dir: &Path, plan: &Plan, cluster: &ClusterArgs) -> anyhow::Result<()> {
+    let lifetime = corobench_spec::parse_duration(POD_LIFETIME).map_err(anyhow::Error::msg)?;
+    let pods = PodLayout::for_plan(plan, cluster, lifetime);
+    let files = pods
+        .names()
+        .into_iter()
+        .zip(pods.objects())
+        .enumerate()
+        .map(|(i, (name, object))| (format!("{i:02}-{name}.json"), object));
+    write_objects(dir, files)
+}
+
+/// Each object in a file of its own, pretty JSON.
+fn write_objects(dir: &Path, files: impl Iterator<Item = (String, Value)>) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    for (name, object) in files(layout, start_at) {
+    for (name, object) in files {
         let path = dir.join(name);
         let mut text = serde_json::to_string_pretty(&object)?;
         text.push('\n');
@@ -108,7 +142,7 @@ fn write_layout(dir: &Path, layout: &Layout, start_at: Option<&str>) -> anyhow::
 fn next_steps(args: &RenderArgs, first: u32) -> String {
     let dir = args.output.join(format!("scenario-{first}"));
     let dir = dir.display();
-    let ns = &args.layout.namespace;
+    let ns = &args.layout.cluster.namespace;
     let start = if args.start_at.is_some() {
         String::new()
     } else {
@@ -117,7 +151,7 @@ fn next_steps(args: &RenderArgs, first: u32) -> String {
         )
     };
     format!(
-        "\nTo run scenario {first} by hand (or use `corobench k8s run`):\n  \
+        "\nTo run scenario {first} by hand (`corobench k8s run` runs the whole spec on pods\nand stores its trials):\n  \
          kubectl apply -f {dir}/10-service.json -f {dir}/20-target.json\n  \
          kubectl -n {ns} wait --for=condition=Ready pod/{TARGET_NAME} --timeout=15m\n\
          {start}  kubectl apply -f {dir}/30-generators.json\n  \

@@ -1,127 +1,183 @@
-//! `corobench k8s run SPEC`: one trial of each scenario on a cluster,
-//! through the user's `kubectl`: the target Pod up and verified, a start
-//! instant `T` chosen, the generators' Job run to completion, each
-//! generator's report read from its pod's log, all merged exactly, and
-//! every object deleted afterwards, whatever happened.
-//!
-//! The trials are not stored in a results database: the reports, the
-//! target's log and the merged report are written to files instead.
+//! `corobench k8s run SPEC`: a spec run on a cluster exactly as `corobench
+//! run` runs it (rounds, interleaving, `--until-ci`, budget, resume,
+//! claims, every trial stored, the report at the end), with pods as its
+//! hosts: one server pod and `--generators` generator pods, made idle
+//! before the first trial and reached with `kubectl exec`. Every object is
+//! deleted afterwards, whatever happened.
 
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 use clap::Args;
-use corobench_model::LoadReport;
+use corobench_model::HostProvenance;
+use corobench_spec::{Hosts, Plan};
 use serde_json::Value;
 
-use super::LayoutArgs;
 use super::kubectl::Kubectl;
-use super::layout::layout;
-use super::logs::{report_in_log, serve_is_ready, tail};
-use super::manifests::{
-    APP_LABEL, JOB_NAME, LOAD_CONTAINER, Layout, SERVE_CONTAINER, TARGET_NAME, list,
-};
-use crate::exit::{self, Exit, Failure};
-use crate::output::{load_summary, merge_summary};
+use super::manifests::{APP_LABEL, list};
+use super::pods::{CONTAINER, POD_LIFETIME, PodLayout, SERVER_POD};
+use super::{ClusterArgs, check_namespace};
+use crate::commands::run::{self, HostMaker, MadeHosts, RunArgs};
+use crate::exit::{Exit, Failure};
+use crate::remote::transport::kubectl::pod_host;
+use crate::runner::RunObserver;
 use crate::signals;
 
 /// Time between two looks at the cluster while waiting.
 const POLL: Duration = Duration::from_secs(2);
-/// How long the target may take to be scheduled, pull the image, build,
-/// start and verify.
+/// How long the pods may take to be scheduled, pull the image and start.
 const READY_TIMEOUT: Duration = Duration::from_secs(15 * 60);
-/// The annotation the Job controller puts on each pod: its index.
-const INDEX_ANNOTATION: &str = "batch.kubernetes.io/job-completion-index";
 
 /// Flags of `corobench k8s run`.
 #[derive(Debug, Args)]
 #[command(
     after_help = "Needs kubectl with a context whose cluster can run the image \
-    (see docs/distributed.md). Each trial's files go to RESULTS/scenario-N: generator-I.json \
-    (one per generator), serve.log (the target's log) and merged.json. The trials are not \
-    stored in a results database.\n\n\
+    (see docs/distributed.md). The run is stored in the results database like any \
+    `corobench run`: `corobench report`, `runs` and `compare` read it.\n\n\
     Examples:\n  \
     corobench k8s run spec.toml --generators 4 --image registry.example/corobench:1\n  \
-    corobench k8s run spec.toml --scenario 2 --context bench --namespace corobench"
+    corobench k8s run spec.toml --until-ci 3% --context bench --namespace corobench\n  \
+    corobench k8s run --resume latest --image registry.example/corobench:1"
 )]
 pub struct ClusterRunArgs {
     #[command(flatten)]
-    pub layout: LayoutArgs,
+    pub run: RunArgs,
+
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
 
     /// kubectl context to use [default: kubectl's current context]
     #[arg(long, value_name = "NAME")]
     pub context: Option<String>,
 
-    /// How far ahead the generators' start instant is set once the target
-    /// is ready: enough for every generator pod to be scheduled and connected
-    #[arg(long, default_value = "20s", value_parser = corobench_spec::parse_duration, value_name = "DURATION")]
-    pub lead: Duration,
+    /// corobench's path inside the image
+    #[arg(long, default_value = "corobench", value_name = "PATH")]
+    pub corobench: String,
 
-    /// Folder for each trial's reports and logs
-    #[arg(long, default_value = "k8s-results", value_name = "DIR")]
-    pub results: PathBuf,
+    /// The longest the pods live: a run that outlives them fails its last
+    /// trials, and pods a killed corobench left behind stop by themselves
+    #[arg(long, default_value = POD_LIFETIME, value_parser = corobench_spec::parse_duration, value_name = "DURATION")]
+    pub pod_lifetime: Duration,
 }
 
 /// Runs `corobench k8s run`.
 ///
 /// # Errors
-/// A spec or scenario a layout cannot run (exit 2), no reachable cluster
-/// (exit 3), a trial that failed (exit 1), an interruption (exit 130).
+/// As `corobench run`; no reachable cluster (exit 3), pods that do not
+/// start, an interruption (exit 130).
 pub fn run(args: &ClusterRunArgs) -> anyhow::Result<Exit> {
-    let plan = args.layout.plan()?;
-    let options = args.layout.options();
-    let layouts = args
-        .layout
-        .scenarios(&plan)?
-        .into_iter()
-        .map(|scenario| layout(&plan, scenario, &options))
-        .collect::<anyhow::Result<Vec<Layout>>>()?;
-    let kubectl = Kubectl::new(args.context.clone(), options.namespace.clone());
+    check_namespace(&args.cluster.namespace)?;
+    let kubectl = Kubectl::new(
+        args.context.clone(),
+        args.cluster.namespace.clone(),
+        CONTAINER,
+    );
     kubectl.check_reachable()?;
     let stop = signals::stop_flag()?;
-    let mut failed = 0;
-    for layout in &layouts {
-        let dir = args
-            .results
-            .join(format!("scenario-{}", layout.scenario_index));
-        eprintln!(
-            "scenario {} ({}): {} generator(s)",
-            layout.scenario_index, layout.scenario_key, layout.generators
-        );
-        let outcome = Trial {
-            kubectl: &kubectl,
-            layout,
-            stop: &stop,
+    let mut pods = ClusterPods {
+        args,
+        kubectl: &kubectl,
+        made: false,
+    };
+    let outcome = run::run_on(&args.run, stop, Some(&mut pods));
+    // Deleting comes first: nothing may keep running, whatever happened.
+    let deleted = pods.delete();
+    match (outcome, deleted) {
+        (Ok(exit), deleted) => deleted.map(|()| exit),
+        (Err(error), Err(not_deleted)) => {
+            eprintln!("error: {not_deleted:#}");
+            Err(error)
         }
-        .run(args.lead, &dir);
-        // Deleting comes first: nothing may keep running, whatever happened.
-        delete_layout(&kubectl)?;
-        match outcome {
-            Ok(merged) => print!(
-                "{}",
-                merge_summary::render(&merged, &load_summary::DEFAULT_PERCENTILES)
-            ),
-            Err(error) if stop.load(Ordering::Relaxed) => return Err(error),
-            Err(error) => {
-                eprintln!("scenario {} failed: {error:#}", layout.scenario_index);
-                failed += 1;
-            }
-        }
+        (Err(error), Ok(())) => Err(error),
     }
-    if failed > 0 {
-        return Err(exit::check_failed(format!(
-            "{failed} of {} trial(s) failed (reasons above)",
-            layouts.len()
-        )));
-    }
-    Ok(Exit::Success)
 }
 
-/// Deletes every object a layout made, and waits until they are gone.
-fn delete_layout(kubectl: &Kubectl) -> anyhow::Result<()> {
+/// The pods of one `k8s run`, made when the run needs its hosts.
+struct ClusterPods<'a> {
+    args: &'a ClusterRunArgs,
+    kubectl: &'a Kubectl,
+    /// Objects may exist: they must be deleted.
+    made: bool,
+}
+
+impl HostMaker for ClusterPods<'_> {
+    fn command(&self) -> &'static str {
+        "corobench k8s run"
+    }
+
+    fn make(
+        &mut self,
+        plan: &Plan,
+        stop: &AtomicBool,
+        observer: &dyn RunObserver,
+    ) -> anyhow::Result<MadeHosts> {
+        let layout = PodLayout::for_plan(plan, &self.args.cluster, self.args.pod_lifetime);
+        observer.preparing(&format!(
+            "creating {} pods in namespace {}",
+            layout.names().len(),
+            layout.namespace
+        ));
+        self.made = true;
+        delete_all(self.kubectl)?;
+        self.kubectl.apply(&list(layout.objects()))?;
+        observer.preparing("waiting for the pods to run");
+        let pods = wait_running(self.kubectl, &layout.names(), stop)?;
+        self.hosts(&pods)
+    }
+}
+
+impl ClusterPods<'_> {
+    /// The running pods as the run's hosts: the target listens on the
+    /// server pod's address, which the generator pods load.
+    fn hosts(&self, pods: &[Pod]) -> anyhow::Result<MadeHosts> {
+        let (server, generators) = pods.split_first().context("no server pod")?;
+        let hosts = Hosts {
+            server: pod_host(&server.name),
+            generators: generators.iter().map(|p| pod_host(&p.name)).collect(),
+            server_cpus: None,
+            generator_cpus: vec![None; generators.len()],
+            server_address: server.ip.clone(),
+            listen: server.ip.clone(),
+            corobench: Some(self.args.corobench.clone()),
+            install_dir: "/tmp".to_string(),
+            targets_dir: None,
+            ssh_config: None,
+        };
+        let described = pods
+            .iter()
+            .map(|pod| HostProvenance {
+                node: Some(pod.node.clone()),
+                image: Some(pod.image.clone()),
+                ..HostProvenance::default()
+            })
+            .collect();
+        Ok(MadeHosts {
+            hosts,
+            transport: Box::new(self.kubectl.transport()),
+            described,
+        })
+    }
+
+    /// Deletes every object once; the next call has nothing to do.
+    fn delete(&mut self) -> anyhow::Result<()> {
+        if std::mem::take(&mut self.made) {
+            delete_all(self.kubectl)?;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for ClusterPods<'_> {
+    fn drop(&mut self) {
+        if let Err(error) = self.delete() {
+            eprintln!("error: {error:#}");
+        }
+    }
+}
+
+/// Deletes every object with corobench's label, and waits until they are gone.
+fn delete_all(kubectl: &Kubectl) -> anyhow::Result<()> {
     let selector = format!("{}={}", APP_LABEL.0, APP_LABEL.1);
     kubectl
         .run(
@@ -136,229 +192,121 @@ fn delete_layout(kubectl: &Kubectl) -> anyhow::Result<()> {
             None,
         )
         .map(drop)
-        .context("cannot delete the trial's objects; delete them by hand (label app.kubernetes.io/name=corobench)")
+        .context("cannot delete the run's objects; delete them by hand (label app.kubernetes.io/name=corobench)")
 }
 
-/// One trial of one layout.
-struct Trial<'a> {
-    kubectl: &'a Kubectl,
-    layout: &'a Layout,
-    stop: &'a Arc<AtomicBool>,
+/// A running pod, as the cluster describes it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Pod {
+    name: String,
+    ip: String,
+    node: String,
+    image: String,
 }
 
-impl Trial<'_> {
-    fn run(&self, lead: Duration, dir: &Path) -> anyhow::Result<LoadReport> {
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-        delete_layout(self.kubectl)?;
-        self.kubectl.apply(&list(self.layout.target_objects()))?;
-        let ready = self.wait_for_target();
-        self.save_serve_log(dir);
-        ready?;
-        let start_at = start_instant(SystemTime::now(), lead);
-        eprintln!("target ready; the generators' window opens at Unix second {start_at}");
-        self.kubectl.apply(&list(vec![
-            self.layout.start_at_config_map(&start_at.to_string()),
-            self.layout.generator_job(),
-        ]))?;
-        self.wait_for_generators()?;
-        self.save_serve_log(dir);
-        let reports = self.collect_reports(dir)?;
-        let merged = crate::commands::merge::merge_files(&reports)?;
-        let path = dir.join("merged.json");
-        std::fs::write(&path, serde_json::to_string_pretty(&merged)? + "\n")
-            .with_context(|| format!("cannot write {}", path.display()))?;
-        Ok(merged)
-    }
-
-    /// Polls until `f` says done, the time is up, or the user interrupts.
-    fn poll<T>(
-        &self,
-        what: &str,
-        timeout: Duration,
-        mut f: impl FnMut() -> anyhow::Result<Option<T>>,
-    ) -> anyhow::Result<T> {
-        let deadline = Instant::now() + timeout;
-        loop {
-            if self.stop.load(Ordering::Relaxed) {
-                return Err(Failure {
-                    exit: Exit::Interrupted,
-                    message: format!("interrupted while waiting for {what}"),
-                }
-                .into());
+/// Waits until every pod of `names` runs, in that order; a pod that ends
+/// first fails the wait, and so does the user's Ctrl-C.
+fn wait_running(
+    kubectl: &Kubectl,
+    names: &[String],
+    stop: &AtomicBool,
+) -> anyhow::Result<Vec<Pod>> {
+    let selector = format!("{}={}", APP_LABEL.0, APP_LABEL.1);
+    let deadline = Instant::now() + READY_TIMEOUT;
+    loop {
+        if stop.load(Ordering::Relaxed) {
+            return Err(Failure {
+                exit: Exit::Interrupted,
+                message: "interrupted while waiting for the pods to run".to_string(),
             }
-            if let Some(done) = f()? {
-                return Ok(done);
-            }
-            if Instant::now() >= deadline {
-                anyhow::bail!("{what} did not happen within {}s", timeout.as_secs());
-            }
-            std::thread::sleep(POLL);
+            .into());
         }
-    }
-
-    /// Until the Pod is Ready and `corobench serve` has announced the
-    /// target (built, healthy, verified); a Pod that ends first fails.
-    fn wait_for_target(&self) -> anyhow::Result<()> {
-        self.poll("the target to be ready", READY_TIMEOUT, || {
-            let pod = self.kubectl.get_json(&["pod", TARGET_NAME])?;
-            let phase = pod["status"]["phase"].as_str().unwrap_or("Unknown");
-            if matches!(phase, "Failed" | "Succeeded") {
-                anyhow::bail!(
-                    "the target Pod ended ({phase}) before it was ready; its log ends with:\n{}",
-                    tail(&self.serve_log(), 20)
-                );
-            }
-            Ok((is_ready(&pod) && serve_is_ready(&self.serve_log())).then_some(()))
-        })
-    }
-
-    fn serve_log(&self) -> String {
-        self.kubectl
-            .run(&["logs", TARGET_NAME, "-c", SERVE_CONTAINER], None)
-            .unwrap_or_default()
-    }
-
-    /// Keeps the target's log beside the reports; best effort, since the
-    /// log is evidence, not a result.
-    fn save_serve_log(&self, dir: &Path) {
-        let path = dir.join("serve.log");
-        if let Err(error) = std::fs::write(&path, self.serve_log()) {
-            eprintln!("warning: cannot write {}: {error}", path.display());
+        let listed = kubectl.get_json(&["pods", "-l", &selector])?;
+        if let Some(pods) = running(&listed, names)? {
+            return Ok(pods);
         }
-    }
-
-    /// Until every generator succeeded; any failure fails the trial, since
-    /// the Job never retries.
-    fn wait_for_generators(&self) -> anyhow::Result<()> {
-        let timeout = Duration::from_secs(self.layout.job_deadline_s) + Duration::from_secs(60);
-        let wanted = u64::from(self.layout.generators);
-        self.poll("the generators to finish", timeout, || {
-            let job = self.kubectl.get_json(&["job", JOB_NAME])?;
-            let failed = job["status"]["failed"].as_u64().unwrap_or(0);
-            if failed > 0 || has_condition(&job, "Failed") {
-                anyhow::bail!(
-                    "{failed} generator(s) failed:\n{}",
-                    self.failed_generator_logs()
-                );
-            }
-            let succeeded = job["status"]["succeeded"].as_u64().unwrap_or(0);
-            Ok((succeeded >= wanted).then_some(()))
-        })
-    }
-
-    fn failed_generator_logs(&self) -> String {
-        let Ok(pods) = self.generator_pods() else {
-            return "  (their pods could not be listed)".to_string();
-        };
-        pods.iter()
-            .filter(|(_, _, phase)| phase == "Failed")
-            .map(|(index, name, _)| {
-                format!(
-                    "generator {index} ({name}):\n{}",
-                    tail(&self.log_of(name), 12)
-                )
-            })
-            .collect::<Vec<_>>()
-            .join("\n")
-    }
-
-    fn log_of(&self, pod: &str) -> String {
-        self.kubectl
-            .run(&["logs", pod, "-c", LOAD_CONTAINER], None)
-            .unwrap_or_default()
-    }
-
-    /// Index, name and phase of each generator pod, by index.
-    fn generator_pods(&self) -> anyhow::Result<Vec<(u32, String, String)>> {
-        let selector = format!("job-name={JOB_NAME}");
-        let pods = self.kubectl.get_json(&["pods", "-l", &selector])?;
-        let mut found: Vec<(u32, String, String)> = pods["items"]
-            .as_array()
-            .map(Vec::as_slice)
-            .unwrap_or_default()
-            .iter()
-            .filter_map(|pod| {
-                let meta = &pod["metadata"];
-                let index = meta["annotations"][INDEX_ANNOTATION]
-                    .as_str()?
-                    .parse()
-                    .ok()?;
-                let name = meta["name"].as_str()?.to_string();
-                let phase = pod["status"]["phase"]
-                    .as_str()
-                    .unwrap_or("Unknown")
-                    .to_string();
-                Some((index, name, phase))
-            })
-            .collect();
-        found.sort();
-        Ok(found)
-    }
-
-    /// Each succeeded generator's report, written as `generator-I.json`.
-    fn collect_reports(&self, dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
-        let pods = self.generator_pods()?;
-        let mut paths = Vec::new();
-        for (index, name, _) in pods.iter().filter(|(_, _, phase)| phase == "Succeeded") {
-            let report = report_in_log(&self.log_of(name))
-                .map_err(|why| anyhow::anyhow!("generator {index} ({name}): {why}"))?;
-            let path = dir.join(format!("generator-{index}.json"));
-            std::fs::write(&path, report)
-                .with_context(|| format!("cannot write {}", path.display()))?;
-            paths.push(path);
-        }
-        if paths.len() != self.layout.generators as usize {
+        if Instant::now() >= deadline {
             anyhow::bail!(
-                "{} generator report(s) found, {} expected",
-                paths.len(),
-                self.layout.generators
+                "the pods did not all run within {} s; see `kubectl describe pod {SERVER_POD}`",
+                READY_TIMEOUT.as_secs()
             );
         }
-        Ok(paths)
+        std::thread::sleep(POLL);
     }
 }
 
-/// `T`: `lead` from now, on a whole second (the merged timeline is cut
-/// into whole wall-clock seconds).
-fn start_instant(now: SystemTime, lead: Duration) -> u64 {
-    let at = now.duration_since(UNIX_EPOCH).unwrap_or_default() + lead;
-    at.as_secs() + u64::from(at.subsec_nanos() > 0)
-}
-
-fn has_condition(object: &Value, kind: &str) -> bool {
-    object["status"]["conditions"]
-        .as_array()
-        .is_some_and(|conditions| {
-            conditions
-                .iter()
-                .any(|c| c["type"] == kind && c["status"] == "True")
-        })
-}
-
-fn is_ready(pod: &Value) -> bool {
-    has_condition(pod, "Ready")
+/// Every pod of `names`, when all run; `None` while some do not yet.
+///
+/// # Errors
+/// A pod that ended (it will never run a trial).
+fn running(listed: &Value, names: &[String]) -> anyhow::Result<Option<Vec<Pod>>> {
+    let items = listed["items"].as_array().map_or(&[][..], Vec::as_slice);
+    let mut found = Vec::with_capacity(names.len());
+    for name in names {
+        let Some(pod) = items
+            .iter()
+            .find(|p| p["metadata"]["name"] == name.as_str())
+        else {
+            return Ok(None);
+        };
+        let phase = pod["status"]["phase"].as_str().unwrap_or("Unknown");
+        if matches!(phase, "Failed" | "Succeeded") {
+            anyhow::bail!(
+                "pod {name} ended ({phase}) before the run started: {}",
+                pod["status"]["message"].as_str().unwrap_or("no message")
+            );
+        }
+        let ip = pod["status"]["podIP"].as_str().unwrap_or_default();
+        if phase != "Running" || ip.is_empty() {
+            return Ok(None);
+        }
+        let status = &pod["status"]["containerStatuses"][0];
+        let image = status["imageID"]
+            .as_str()
+            .filter(|id| !id.is_empty())
+            .or_else(|| pod["spec"]["containers"][0]["image"].as_str())
+            .unwrap_or_default();
+        found.push(Pod {
+            name: name.clone(),
+            ip: ip.to_string(),
+            node: pod["spec"]["nodeName"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string(),
+            image: image.to_string(),
+        });
+    }
+    Ok(Some(found))
 }
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
-    #[test]
-    fn the_start_instant_is_a_whole_second_at_least_lead_ahead() {
-        let now = UNIX_EPOCH + Duration::from_millis(1_000_500);
-        assert_eq!(start_instant(now, Duration::from_secs(20)), 1021);
-        let whole = UNIX_EPOCH + Duration::from_secs(1000);
-        assert_eq!(start_instant(whole, Duration::from_secs(20)), 1020);
+    fn pod(name: &str, phase: &str, ip: &str) -> Value {
+        json!({
+            "metadata": {"name": name},
+            "spec": {"nodeName": "node-1", "containers": [{"image": "corobench:1"}]},
+            "status": {"phase": phase, "podIP": ip, "containerStatuses": [{"imageID": ""}]},
+        })
     }
 
     #[test]
-    fn conditions_are_read_from_status() {
-        let pod = serde_json::json!({"status": {"conditions": [
-            {"type": "Initialized", "status": "True"},
-            {"type": "Ready", "status": "False"},
-        ]}});
-        assert!(!is_ready(&pod));
-        assert!(has_condition(&pod, "Initialized"));
-        assert!(!has_condition(&serde_json::json!({}), "Failed"));
+    fn pods_are_hosts_once_all_run_and_an_ended_one_fails() {
+        let names = vec!["a".to_string(), "b".to_string()];
+        let pending = json!({"items": [pod("a", "Running", "10.0.0.1"), pod("b", "Pending", "")]});
+        assert_eq!(running(&pending, &names).unwrap(), None);
+        let up =
+            json!({"items": [pod("b", "Running", "10.0.0.2"), pod("a", "Running", "10.0.0.1")]});
+        let pods = running(&up, &names).unwrap().unwrap();
+        assert_eq!(pods[0].ip, "10.0.0.1");
+        assert_eq!(pods[1].name, "b");
+        assert_eq!(pods[1].image, "corobench:1");
+        assert_eq!(pods[1].node, "node-1");
+        let ended = json!({"items": [pod("a", "Failed", ""), pod("b", "Running", "10.0.0.2")]});
+        let error = running(&ended, &names).unwrap_err().to_string();
+        assert!(error.starts_with("pod a ended (Failed)"), "{error}");
     }
 }

@@ -16,15 +16,15 @@ use crate::wall_clock::unix_ms;
 /// How many distinct failure reasons a failed run names.
 const REASONS_SHOWN: usize = 5;
 
-/// Marks the run's status, prints its table, and says how to resume it or
-/// why it failed.
+/// Marks the run's status, prints its table, and says how to resume it
+/// (with `resume_with`, the command that ran it) or why it failed.
 ///
 /// # Errors
 /// The store refused a trial or the status; every trial failed (exit 1).
 pub(super) fn finish(
     args: &RunArgs,
     store: &mut Store,
-    run_id: &str,
+    (run_id, resume_with): (&str, &str),
     stopped: bool,
     tally: anyhow::Result<RunTally>,
 ) -> anyhow::Result<Exit> {
@@ -55,7 +55,7 @@ pub(super) fn finish(
     )?;
     if interrupted {
         eprintln!(
-            "\ninterrupted: {} trials of run {run_id} are stored; finish it with\n  corobench run --resume {run_id}{}",
+            "\ninterrupted: {} trials of run {run_id} are stored; finish it with\n  {resume_with} --resume {run_id}{}",
             tally.stored,
             args.db.as_flag()
         );

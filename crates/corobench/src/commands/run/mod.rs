@@ -4,12 +4,15 @@
 mod capacity;
 mod cpu_claim;
 mod finish;
+mod place;
 mod profiles;
 mod start;
 
+pub use place::{HostMaker, MadeHosts};
+
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::Context as _;
 use clap::Args;
@@ -21,10 +24,11 @@ use self::start::Start;
 use super::shared::{self, DbArg, TargetsDirArg};
 use crate::exit::{self, Exit};
 use crate::output::run_progress::run_presenter;
+use crate::remote::RemoteTrials;
 use crate::runner::hosts::ReadyHosts;
 use crate::runner::{
-    self, Budgeted, LocalTrials, PreparedRun, RemoteTrials, Rounds, RunEvent, RunObserver,
-    RunTally, SinceStart, StoredTrials, TrialExecutor, Unmet, liveness, provenance,
+    self, Budgeted, LocalTrials, PreparedRun, Rounds, RunEvent, RunObserver, RunTally, SinceStart,
+    StoredTrials, TrialExecutor, Unmet, liveness, provenance,
 };
 use crate::targets::Targets;
 use crate::{scratch, signals};
@@ -97,32 +101,45 @@ pub struct RunArgs {
 /// run in which every trial failed (exit 1), a store that refuses a trial
 /// (completed trials are kept).
 pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
-    let stop = signals::stop_flag()?;
+    run_on(args, signals::stop_flag()?, None)
+}
+
+/// Runs `corobench run` with `stop` as the user's Ctrl-C, on the hosts
+/// `maker` makes when one is given (`corobench k8s run`'s pods).
+///
+/// # Errors
+/// As [`run`], and hosts that cannot be made.
+pub fn run_on(
+    args: &RunArgs,
+    stop: Arc<AtomicBool>,
+    mut maker: Option<&mut dyn HostMaker>,
+) -> anyhow::Result<Exit> {
     corobench_target::install_child_reaper().map_err(|e| {
         anyhow::anyhow!("cannot become the reaper of targets' orphaned processes: {e}")
     })?;
     scratch::check_temp_dir()?;
     let mut targets = Targets::discover(args.dir.targets_dir.as_deref())?;
+    let cluster = maker.is_some();
     // A fresh run's spec is resolved before the store is opened: a spec
     // that does not resolve leaves no database file behind.
     let mut start = match &args.resume {
         // A resume reads a database that must exist and be corobench's.
-        Some(id) => start::resume(&shared::open_store(&args.db.db)?, id, &mut targets)?,
-        None => start::fresh(args, &mut targets)?,
+        Some(id) => start::resume(&shared::open_store(&args.db.db)?, id, &mut targets, cluster)?,
+        None => start::fresh(args, &mut targets, cluster)?,
     };
+    place::refuse_both(&start.plan, maker.as_deref())?;
     start.plan.profile |= args.profile;
-    refuse_profile_elsewhere(&start.plan)?;
+    refuse_profile_elsewhere(&start.plan, cluster)?;
     // A resumed run may skip the probe too: the flag is not part of the spec.
     start.plan.machine_probe &= !args.no_probe;
     let mut store = open_store(args)?;
     let observer = run_presenter(remaining_trials(&start.plan, &start.before));
     announce(&start, observer.as_ref());
 
-    let _cpus = cpu_claim::claim(&start.plan, observer.as_ref());
-    let hosts = match &start.plan.hosts {
-        Some(hosts) => Some(connect_hosts(hosts, &start.plan, observer.as_ref())?),
-        None => None,
-    };
+    let _cpus = (start.plan.hosts.is_none() && !cluster)
+        .then(|| cpu_claim::claim(&start.plan, observer.as_ref()));
+    let resume_with = maker.as_ref().map_or("corobench run", |m| m.command());
+    let hosts = place::ready_hosts(&mut start.plan, maker.take(), &stop, observer.as_ref())?;
     let prepared = match &hosts {
         Some(ready) => {
             start.run.provenance.hosts.clone_from(&ready.provenance);
@@ -143,45 +160,50 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
         ));
     }
     let run_id = record_start(&mut store, &start, &targets, &prepared)?;
-    let tally = match &start.plan.capacity {
-        Some(settings) => capacity::measure(
-            &start,
-            settings,
-            (&mut store, &targets),
-            (&prepared, hosts.as_ref()),
-            observer.as_ref(),
-        ),
-        None => measure(
-            &start,
-            &mut store,
-            (&prepared, hosts.as_ref()),
-            observer.as_ref(),
-        )
-        .and_then(|tally| {
-            if start.plan.profile && !tally.interrupted {
-                let runnable = runnable(&start.plan, &prepared);
-                let stores = (&mut store, &prepared);
-                profiles::take(&start.plan, &run_id, &runnable, stores, observer.as_ref())?;
-            }
-            Ok(tally)
-        }),
-    };
+    let tally = measure_run(
+        &start,
+        (&mut store, &targets),
+        (&prepared, hosts.as_ref()),
+        observer.as_ref(),
+    );
     observer.on(RunEvent::Finished);
     drop(prepared);
-    finish::finish(
-        args,
-        &mut store,
-        &run_id,
-        stop.load(Ordering::Relaxed),
-        tally,
-    )
+    let stopped = stop.load(Ordering::Relaxed);
+    finish::finish(args, &mut store, (&run_id, resume_with), stopped, tally)
+}
+
+/// The run's trials: a capacity search, or the plan's rounds and then its
+/// profiles.
+fn measure_run(
+    start: &Start,
+    (store, targets): (&mut Store, &Targets),
+    (prepared, hosts): (&PreparedRun, Option<&ReadyHosts>),
+    observer: &dyn RunObserver,
+) -> anyhow::Result<RunTally> {
+    if let Some(settings) = &start.plan.capacity {
+        return capacity::measure(
+            start,
+            settings,
+            (store, targets),
+            (prepared, hosts),
+            observer,
+        );
+    }
+    let tally = measure(start, store, (prepared, hosts), observer)?;
+    if start.plan.profile && !tally.interrupted {
+        let run_id = start.run.id.as_str();
+        let runnable = runnable(&start.plan, prepared);
+        profiles::take(&start.plan, run_id, &runnable, (store, prepared), observer)?;
+    }
+    Ok(tally)
 }
 
 /// Profiles and idle trials (`idle_connections`) measure a server on this
 /// machine, in the trials of a fixed plan: a capacity search or a run on
 /// `[hosts]` has neither.
-fn refuse_profile_elsewhere(plan: &Plan) -> anyhow::Result<()> {
+fn refuse_profile_elsewhere(plan: &Plan, cluster: bool) -> anyhow::Result<()> {
     let place = match (&plan.hosts, &plan.capacity) {
+        _ if cluster => "on Kubernetes pods",
         (Some(_), _) => "on [hosts]",
         (None, Some(_)) => "that searches [capacity]",
         (None, None) => return Ok(()),
@@ -218,6 +240,8 @@ fn record_start(
         store.create_run(&run, planned_per_scenario(&start.plan), &scenarios)?;
     } else {
         store.set_run_status(&run_id, RunStatus::Running, None)?;
+        // A resumed run may be on other hosts (new pods): they are kept too.
+        store.add_run_hosts(&run_id, &start.run.provenance.hosts)?;
     }
     store.set_run_process(&run_id, liveness::this_process())?;
     Ok(run_id)
@@ -366,26 +390,6 @@ fn remaining_trials(plan: &Plan, before: &StoredTrials) -> u64 {
     // A capacity search adds trials as it adds rates; it starts with one rate.
     (plan.scenarios.len() as u64 * u64::from(planned_per_scenario(plan)))
         .saturating_sub(before.slots.len() as u64)
-}
-
-/// The hosts of the run, ready, with their clocks compared with this one's.
-fn connect_hosts(
-    hosts: &corobench_spec::Hosts,
-    plan: &Plan,
-    observer: &dyn RunObserver,
-) -> anyhow::Result<ReadyHosts> {
-    let mut ready = runner::hosts::connect(hosts, observer)?;
-    runner::hosts::check_clocks(&mut ready, shortest_window(plan), observer)?;
-    Ok(ready)
-}
-
-/// The shortest measured window of the plan's scenarios.
-fn shortest_window(plan: &Plan) -> std::time::Duration {
-    plan.scenarios
-        .iter()
-        .map(|s| s.measurement.duration)
-        .min()
-        .unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -35,10 +35,12 @@ pub(super) struct Start {
 }
 
 /// A new run from a spec file or the default suite, with flag overrides.
-pub(super) fn fresh(args: &RunArgs, targets: &mut Targets) -> anyhow::Result<Start> {
+/// `cluster`: the run's hosts are a cluster's pods, whose image carries
+/// the targets ([`Targets::resolve_for_cluster`]).
+pub(super) fn fresh(args: &RunArgs, targets: &mut Targets, cluster: bool) -> anyhow::Result<Start> {
     let path = args.spec.as_deref();
     let text = read_spec(path)?;
-    let mut plan = targets.resolve(&text, path)?;
+    let mut plan = resolve(targets, &text, path, cluster)?;
     apply_overrides(&mut plan, args)?;
     check_baseline(&plan, args.baseline.as_deref())?;
     check_runnable(&plan)?;
@@ -68,6 +70,20 @@ pub(super) fn fresh(args: &RunArgs, targets: &mut Targets) -> anyhow::Result<Sta
         added: Vec::new(),
         fresh: true,
     })
+}
+
+/// The spec resolved for this machine, or for a cluster's pods.
+fn resolve(
+    targets: &mut Targets,
+    text: &str,
+    path: Option<&Path>,
+    cluster: bool,
+) -> anyhow::Result<corobench_spec::Plan> {
+    if cluster {
+        targets.resolve_for_cluster(text, path)
+    } else {
+        targets.resolve(text, path)
+    }
 }
 
 /// The flags that override the spec; a maximum below the minimum is refused
@@ -184,7 +200,12 @@ fn check_runnable(plan: &Plan) -> anyhow::Result<()> {
 }
 
 /// A stored run, its plan re-resolved from the stored spec, and what it holds.
-pub(super) fn resume(store: &Store, id: &str, targets: &mut Targets) -> anyhow::Result<Start> {
+pub(super) fn resume(
+    store: &Store,
+    id: &str,
+    targets: &mut Targets,
+    cluster: bool,
+) -> anyhow::Result<Start> {
     let id = store.resolve_run_id(id)?;
     let stored = store.load_run(&id)?;
     if matches!(stored.run.status, RunStatus::Complete | RunStatus::Failed) {
@@ -195,8 +216,7 @@ pub(super) fn resume(store: &Store, id: &str, targets: &mut Targets) -> anyhow::
     }
     refuse_live(store, &id)?;
     let path = stored.run.provenance.spec_path.as_deref().map(Path::new);
-    let mut plan = targets
-        .resolve(&stored.run.spec_toml, path)
+    let mut plan = resolve(targets, &stored.run.spec_toml, path, cluster)
         .map_err(|e| exit::usage(format!("run {id}'s spec no longer resolves: {e}")))?;
     plan.seed = stored.run.seed;
     plan.trials.min = stored.trials_per_scenario;

@@ -2,8 +2,10 @@
 //! its SSH session's stdin; `corobench load --json --start-at T` on every
 //! generator host, each measuring the same wall-clock window; their reports
 //! merged exactly; resources from the samples `serve` streams. Closing the
-//! session's stdin stops the target; any local `ssh` client still running
-//! when the trial ends is killed and reaped ([`super::ssh::Remote`]).
+//! session's stdin stops the target; any local client (`ssh`, `kubectl`)
+//! still running when the trial ends is killed and reaped
+//! ([`super::transport::Remote`]). The hosts are reached through whatever
+//! [`super::transport::Transport`] they were made ready with.
 
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::RecvTimeoutError;
@@ -12,15 +14,14 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use corobench_model::{LoadReport, ResourceSample, TrialFlag, TrialRecord};
 use corobench_spec::{HostAddress, PlannedScenario};
 
-use super::events::{Phase, RunEvent, RunObserver};
-use super::hosts::ReadyHosts;
-use super::order::TrialSlot;
-use super::prepare::TrialEnvironment;
-use super::rounds::{TrialExecutor, TrialOutcome};
-use super::ssh::{Remote, Transport};
-use super::trial::{blank_record, failed};
-use crate::remote::load_args;
-use crate::remote::protocol::ServeEvent;
+use super::load_args;
+use super::protocol::ServeEvent;
+use super::transport::Remote;
+use crate::runner::hosts::ReadyHosts;
+use crate::runner::trial::{blank_record, failed};
+use crate::runner::{
+    Phase, RunEvent, RunObserver, TrialEnvironment, TrialExecutor, TrialOutcome, TrialSlot,
+};
 
 /// Building (when not cached), starting, checking and verifying a target
 /// on the server host.
@@ -113,6 +114,13 @@ impl RemoteTrials<'_> {
         })
     }
 
+    fn cannot_start(&self, error: &std::io::Error) -> Ended {
+        Ended::Failed(format!(
+            "cannot run {}: {error}",
+            self.hosts.transport.client()
+        ))
+    }
+
     fn stopped(&self) -> bool {
         self.env.stop.load(Ordering::Relaxed)
     }
@@ -139,8 +147,7 @@ impl RemoteTrials<'_> {
             argv.extend(["--targets-dir".into(), dir.clone()]);
         }
         let command = self.hosts.transport.command(&hosts.server, &argv);
-        let remote = Remote::start(command, true)
-            .map_err(|e| Ended::Failed(format!("cannot run ssh: {e}")))?;
+        let remote = Remote::start(command, true).map_err(|e| self.cannot_start(&e))?;
         let mut session = ServerSession {
             remote,
             host: hosts.server.text.clone(),
@@ -178,8 +185,7 @@ impl RemoteTrials<'_> {
             argv.extend(["--start-at".into(), unix_seconds(start_at)]);
             argv.push(url.clone());
             let command = self.hosts.transport.command(host, &argv);
-            let remote = Remote::start(command, false)
-                .map_err(|e| Ended::Failed(format!("cannot run ssh: {e}")))?;
+            let remote = Remote::start(command, false).map_err(|e| self.cannot_start(&e))?;
             generators.push(Generator {
                 host: host.clone(),
                 remote,

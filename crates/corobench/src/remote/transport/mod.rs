@@ -1,8 +1,17 @@
-//! Reaching other hosts: the system `ssh` and `scp`, with the user's own
-//! configuration and keys. `BatchMode=yes` makes a missing key or an unknown
-//! host key fail at once instead of asking: corobench never handles a
-//! password. Every process started here is a [`Remote`], which kills and
-//! reaps its local client when dropped, so none outlives the trial.
+//! How commands reach another host, behind one trait: [`ssh::Ssh`] (the
+//! system `ssh` and `scp`), [`kubectl::Kubectl`] (`kubectl exec` into a
+//! pod) and [`local::Local`] (this machine). The executor of remote trials
+//! and the host checks speak only [`Transport`]. Every process started
+//! here is a [`Remote`], which kills and reaps its local client when
+//! dropped, so none outlives the trial.
+
+pub mod kubectl;
+pub mod local;
+pub mod ssh;
+
+pub use kubectl::Kubectl;
+pub use local::Local;
+pub use ssh::Ssh;
 
 use std::io::{BufRead as _, BufReader};
 use std::os::unix::process::CommandExt as _;
@@ -14,91 +23,25 @@ use std::time::{Duration, Instant};
 
 use corobench_spec::HostAddress;
 
-/// How long connecting to a host may take.
-const CONNECT_TIMEOUT_S: u32 = 10;
-/// A silent connection is declared dead after this many keep-alives of
-/// 5 s: the loss of a host is noticed within about 15 s, even when no
-/// packet comes back to say so.
-const ALIVE_COUNT: u32 = 3;
 /// Bytes of a remote command's stderr kept to explain its failure.
 const STDERR_KEPT: usize = 4096;
+/// How long a failure's explanation waits for the rest of a client's output.
+const OUTPUT_SETTLE: Duration = Duration::from_secs(1);
 /// How often bounded waits look at the process.
 const POLL: Duration = Duration::from_millis(20);
 
-/// How commands reach a host. SSH is the one there is; the seam is here so
-/// that another (a pod's `kubectl exec`) is a second implementation.
-pub trait Transport: Sync {
-    /// A command that runs `argv` on `host`.
+/// How commands reach a host: the runner and the executor of remote
+/// trials hold one of these and never ask which it is.
+pub trait Transport: Sync + Send + std::fmt::Debug {
+    /// A command that runs `argv` on `host`; its stdin, when kept open,
+    /// reaches the remote command, and its end is the remote end of file.
     fn command(&self, host: &HostAddress, argv: &[String]) -> Command;
     /// A command that copies the local file `from` to `to` on `host`.
     fn copy(&self, from: &std::path::Path, host: &HostAddress, to: &str) -> Command;
-}
-
-/// The system `ssh`, with `-F FILE` when the spec names a config.
-#[derive(Clone, Debug, Default)]
-pub struct Ssh {
-    pub config: Option<String>,
-}
-
-impl Transport for Ssh {
-    fn command(&self, host: &HostAddress, argv: &[String]) -> Command {
-        let mut command = Command::new("ssh");
-        // No terminal: the remote command sees the connection's end as end
-        // of file on stdin, which is what stops `corobench serve`.
-        command.arg("-T");
-        self.common(&mut command);
-        if let Some(port) = host.port {
-            command.arg("-p").arg(port.to_string());
-        }
-        if let Some(user) = &host.user {
-            command.arg("-l").arg(user);
-        }
-        // The remote side joins the words with spaces and hands them to the
-        // login shell, so each is quoted to arrive as one word.
-        let line: Vec<String> = argv.iter().map(|a| shell_quote(a)).collect();
-        command.arg("--").arg(&host.host).arg(line.join(" "));
-        command
-    }
-
-    fn copy(&self, from: &std::path::Path, host: &HostAddress, to: &str) -> Command {
-        let mut command = Command::new("scp");
-        command.arg("-q");
-        self.common(&mut command);
-        if let Some(port) = host.port {
-            command.arg("-P").arg(port.to_string());
-        }
-        let user = host
-            .user
-            .as_ref()
-            .map(|u| format!("{u}@"))
-            .unwrap_or_default();
-        let name = if host.host.contains(':') {
-            format!("[{}]", host.host)
-        } else {
-            host.host.clone()
-        };
-        command
-            .arg("--")
-            .arg(from)
-            .arg(format!("{user}{name}:{to}"));
-        command
-    }
-}
-
-impl Ssh {
-    fn common(&self, command: &mut Command) {
-        if let Some(config) = &self.config {
-            command.arg("-F").arg(config);
-        }
-        for option in [
-            "BatchMode=yes".to_string(),
-            format!("ConnectTimeout={CONNECT_TIMEOUT_S}"),
-            "ServerAliveInterval=5".to_string(),
-            format!("ServerAliveCountMax={ALIVE_COUNT}"),
-        ] {
-            command.arg("-o").arg(option);
-        }
-    }
+    /// The local program that reaches hosts, for messages (`ssh`, `kubectl`).
+    fn client(&self) -> &'static str;
+    /// How the user can check by hand that `host` is reachable this way.
+    fn check_hint(&self, host: &HostAddress) -> String;
 }
 
 /// `'text'` for a POSIX shell, unquoted when nothing in it is special.
@@ -206,9 +149,15 @@ impl Remote {
         let _ = self.child.wait();
     }
 
-    /// The last of what it wrote to stderr, trimmed.
+    /// The last of what it wrote to stderr, trimmed. What a client that
+    /// has just exited wrote may still be in the pipe: the readers get up to
+    /// [`OUTPUT_SETTLE`] to reach its end, or the reason would be lost.
     #[must_use]
     pub fn stderr_tail(&self) -> String {
+        let deadline = Instant::now() + OUTPUT_SETTLE;
+        while self.readers.iter().any(|r| !r.is_finished()) && Instant::now() < deadline {
+            std::thread::sleep(POLL);
+        }
         self.stderr
             .lock()
             .map(|s| s.trim().to_string())
@@ -289,6 +238,17 @@ pub fn run_bounded(command: Command, what: &str, limit: Duration) -> Result<Stri
 mod tests {
     use super::*;
 
+    /// A trial failed with "it wrote nothing to stderr" when the reason was
+    /// still in the pipe as the client exited.
+    #[test]
+    fn stderr_written_as_the_client_exits_is_kept() {
+        let mut command = Command::new("sh");
+        command.args(["-c", "(sleep 0.1; echo 'the reason' >&2) & exit 1"]);
+        let mut remote = Remote::start(command, false).unwrap();
+        assert!(remote.wait_at_most(Duration::from_secs(10)).is_some());
+        assert_eq!(remote.stderr_tail(), "the reason");
+    }
+
     #[test]
     fn quotes_for_the_remote_shell() {
         assert_eq!(shell_quote("--cpus"), "--cpus");
@@ -297,20 +257,5 @@ mod tests {
         assert_eq!(shell_quote("it's"), r"'it'\''s'");
         assert_eq!(shell_quote(""), "''");
         assert_eq!(shell_quote("$(reboot)"), "'$(reboot)'");
-    }
-
-    #[test]
-    fn ssh_command_line() {
-        let host = corobench_spec::parse_address("ssh://bench@10.0.0.2:2222").unwrap();
-        let command = Ssh::default().command(&host, &["echo".into(), "a b".into()]);
-        let args: Vec<String> = command
-            .get_args()
-            .map(|a| a.to_string_lossy().into_owned())
-            .collect();
-        assert!(args.contains(&"BatchMode=yes".to_string()));
-        assert_eq!(
-            &args[args.len() - 7..],
-            ["-p", "2222", "-l", "bench", "--", "10.0.0.2", "echo 'a b'"]
-        );
     }
 }
