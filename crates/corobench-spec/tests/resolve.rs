@@ -113,6 +113,8 @@ fn with_programs(mut catalog: Catalog) -> Catalog {
                 "p99-ms",
                 "B/op",
                 "peak-heap-MB",
+                "short-mean-ms",
+                "short-p95-ms",
             ]
             .map(String::from)
             .to_vec(),
@@ -131,9 +133,22 @@ fn with_programs(mut catalog: Catalog) -> Catalog {
         "go-fanout-client",
         true,
         vec![
-            ("goroutines", count),
+            ("goroutines", count.clone()),
             ("mode", choice(&["fresh", "pooled"])),
         ],
+    ));
+    let fairness = [
+        "short_tasks",
+        "long_tasks",
+        "short_ms",
+        "long_ms",
+        "short_interval_ms",
+        "gomaxprocs",
+    ];
+    catalog.targets.push(program(
+        "go-fairness",
+        false,
+        fairness.map(|name| (name, count.clone())).to_vec(),
     ));
     for name in [
         "rust-axum",
