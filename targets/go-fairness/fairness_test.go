@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"corobench/targets/go-common/program/programtest"
 	"slices"
-	"strings"
 	"testing"
 
 	"corobench/targets/go-common/benchline"
@@ -75,17 +74,7 @@ func TestOutputCarriesEveryDeclaredMetric(t *testing.T) {
 	}
 	var out bytes.Buffer
 	benchline.WriteLine(&out, res.cfg.benchmarkName(), res.metrics())
-	fields := strings.Fields(out.String())
-	if !strings.HasPrefix(fields[0], "BenchmarkFairness/short_tasks=4/long_tasks=1/short_ms=1/long_ms=5-") || fields[1] != "1" {
-		t.Fatalf("name and iterations %q %q", fields[0], fields[1])
-	}
-	var units []string
-	for i := 3; i < len(fields); i += 2 {
-		units = append(units, fields[i])
-	}
-	if want := append([]string{"ns/op"}, programtest.Metrics(t)...); !slices.Equal(units, want) {
-		t.Errorf("units %v; want ns/op then target.toml's metrics %v", units, want)
-	}
+	programtest.CheckLine(t, out.String(), "BenchmarkFairness/short_tasks=4/long_tasks=1/short_ms=1/long_ms=5-")
 }
 
 func TestFlags(t *testing.T) {

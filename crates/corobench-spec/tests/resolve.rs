@@ -115,6 +115,7 @@ fn with_programs(mut catalog: Catalog) -> Catalog {
                 "peak-heap-MB",
                 "short-mean-ms",
                 "short-p95-ms",
+                "heap-MiB",
             ]
             .map(String::from)
             .to_vec(),
@@ -149,6 +150,12 @@ fn with_programs(mut catalog: Catalog) -> Catalog {
         "go-fairness",
         false,
         fairness.map(|name| (name, count.clone())).to_vec(),
+    ));
+    let idle = ["goroutines", "wait_ms", "gomaxprocs"];
+    catalog.targets.push(program(
+        "go-idle-goroutines",
+        false,
+        idle.map(|name| (name, count.clone())).to_vec(),
     ));
     for name in [
         "rust-axum",

@@ -3,6 +3,8 @@
 package programtest
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"corobench/targets/go-common/program"
@@ -17,4 +19,22 @@ func Metrics(tb testing.TB) []string {
 		tb.Fatal(err)
 	}
 	return units
+}
+
+// CheckLine fails the test unless line (one result line as
+// benchline.WriteLine prints it) starts with namePrefix, ran one iteration
+// and carries ns/op and then target.toml's metrics, in that order.
+func CheckLine(tb testing.TB, line, namePrefix string) {
+	tb.Helper()
+	fields := strings.Fields(line)
+	if len(fields) < 2 || !strings.HasPrefix(fields[0], namePrefix) || fields[1] != "1" {
+		tb.Fatalf("%q: want the name %s… and one iteration", line, namePrefix)
+	}
+	var units []string
+	for i := 3; i < len(fields); i += 2 {
+		units = append(units, fields[i])
+	}
+	if want := append([]string{"ns/op"}, Metrics(tb)...); !slices.Equal(units, want) {
+		tb.Errorf("units %v; want ns/op then target.toml's metrics %v", units, want)
+	}
 }
