@@ -1,6 +1,7 @@
 package main
 
 import (
+	"corobench/targets/go-common/program"
 	"flag"
 	"fmt"
 	"io"
@@ -22,13 +23,6 @@ type config struct {
 	seed        int
 	mode        string
 	submitters  int
-}
-
-// intRange is an integer flag's allowed values, inclusive.
-type intRange struct {
-	name     string
-	value    *int
-	min, max int
 }
 
 // parseFlags reads the command line. Usage and errors go to stderr; a
@@ -53,19 +47,17 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	if flags.NArg() > 0 {
 		return config{}, fmt.Errorf("unexpected argument %q", flags.Arg(0))
 	}
-	ranges := []intRange{
-		{"tasks", &cfg.tasks, 1, 1_000_000},
-		{"pool_size", &cfg.poolSize, 1, 1_000_000},
-		{"queue_length", &cfg.queueLength, 0, 1_000_000},
-		{"min_ms", &cfg.minMS, 1, 60_000},
-		{"max_ms", &cfg.maxMS, 1, 60_000},
-		{"seed", &cfg.seed, 0, 4_294_967_295},
-		{"submitters", &cfg.submitters, 1, 1_000_000},
+	ranges := []program.IntRange{
+		program.Int("tasks", &cfg.tasks, 1, 1_000_000),
+		program.Int("pool_size", &cfg.poolSize, 1, 1_000_000),
+		program.Int("queue_length", &cfg.queueLength, 0, 1_000_000),
+		program.Int("min_ms", &cfg.minMS, 1, 60_000),
+		program.Int("max_ms", &cfg.maxMS, 1, 60_000),
+		program.Int("seed", &cfg.seed, 0, 4_294_967_295),
+		program.Int("submitters", &cfg.submitters, 1, 1_000_000),
 	}
-	for _, r := range ranges {
-		if *r.value < r.min || *r.value > r.max {
-			return config{}, fmt.Errorf("-%s must be in %d..%d, got %d", r.name, r.min, r.max, *r.value)
-		}
+	if err := program.CheckRanges(ranges); err != nil {
+		return config{}, err
 	}
 	if cfg.maxMS < cfg.minMS {
 		return config{}, fmt.Errorf("-max_ms (%d) must not be below -min_ms (%d)", cfg.maxMS, cfg.minMS)

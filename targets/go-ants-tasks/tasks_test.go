@@ -3,8 +3,8 @@ package main
 import (
 	"bytes"
 	"corobench/targets/go-common/benchline"
+	"corobench/targets/go-common/program/programtest"
 	"errors"
-	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -140,28 +140,6 @@ func TestSeededSleepsAreIdenticalAcrossRuns(t *testing.T) {
 	}
 }
 
-// declaredMetrics reads [program].metrics from target.toml.
-func declaredMetrics(t *testing.T) []string {
-	t.Helper()
-	manifest, err := os.ReadFile("target.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	match := regexp.MustCompile(`(?m)^metrics = \[(.*)\]$`).FindSubmatch(manifest)
-	if match == nil {
-		t.Fatal("target.toml has no metrics = [...] line")
-	}
-	var units []string
-	for _, quoted := range strings.Split(string(match[1]), ",") {
-		unit, err := strconv.Unquote(strings.TrimSpace(quoted))
-		if err != nil {
-			t.Fatalf("metrics entry %s: %v", quoted, err)
-		}
-		units = append(units, unit)
-	}
-	return units
-}
-
 // benchLine is one parsed result line of the benchmark format.
 type benchLine struct {
 	name       string
@@ -222,7 +200,7 @@ func TestOutputIsABenchmarkLineWithEveryDeclaredMetric(t *testing.T) {
 	if line.name != "BenchmarkAntsTasks/mode=pool/pool_size=4/queue_length=100" || line.iterations != 1 || line.procs < 1 {
 		t.Errorf("name %q, procs %d, iterations %d", line.name, line.procs, line.iterations)
 	}
-	if want := append([]string{"ns/op"}, declaredMetrics(t)...); !slices.Equal(line.units, want) {
+	if want := append([]string{"ns/op"}, programtest.Metrics(t)...); !slices.Equal(line.units, want) {
 		t.Errorf("units %v; want ns/op then target.toml's metrics %v", line.units, want)
 	}
 	if line.values["completed"] != 40 || line.values["rejected"] != 0 {

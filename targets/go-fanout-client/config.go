@@ -1,6 +1,7 @@
 package main
 
 import (
+	"corobench/targets/go-common/program"
 	"flag"
 	"fmt"
 	"io"
@@ -22,13 +23,6 @@ type config struct {
 	maxIdlePerHost  int
 	maxConnsPerHost int
 	timeoutMS       int
-}
-
-// intRange is an integer flag's allowed values, inclusive.
-type intRange struct {
-	name     string
-	value    *int
-	min, max int
 }
 
 // parseFlags reads the command line. Usage and errors go to stderr; a
@@ -55,16 +49,14 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	if err := checkURL(cfg.url); err != nil {
 		return config{}, err
 	}
-	ranges := []intRange{
-		{"goroutines", &cfg.goroutines, 1, 1_000_000},
-		{"max_idle_per_host", &cfg.maxIdlePerHost, 1, 100_000},
-		{"max_conns_per_host", &cfg.maxConnsPerHost, 0, 100_000},
-		{"timeout_ms", &cfg.timeoutMS, 1, 600_000},
+	ranges := []program.IntRange{
+		program.Int("goroutines", &cfg.goroutines, 1, 1_000_000),
+		program.Int("max_idle_per_host", &cfg.maxIdlePerHost, 1, 100_000),
+		program.Int("max_conns_per_host", &cfg.maxConnsPerHost, 0, 100_000),
+		program.Int("timeout_ms", &cfg.timeoutMS, 1, 600_000),
 	}
-	for _, r := range ranges {
-		if *r.value < r.min || *r.value > r.max {
-			return config{}, fmt.Errorf("-%s must be in %d..%d, got %d", r.name, r.min, r.max, *r.value)
-		}
+	if err := program.CheckRanges(ranges); err != nil {
+		return config{}, err
 	}
 	if cfg.mode != modeFresh && cfg.mode != modePooled {
 		return config{}, fmt.Errorf("-mode must be %s or %s, got %q", modeFresh, modePooled, cfg.mode)

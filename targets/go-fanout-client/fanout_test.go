@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"corobench/targets/go-common/benchline"
+	"corobench/targets/go-common/program/programtest"
 	"errors"
 	"fmt"
 	"io"
@@ -192,28 +193,6 @@ func TestPortExhaustionIsExplained(t *testing.T) {
 	}
 }
 
-// declaredMetrics reads [program].metrics from target.toml.
-func declaredMetrics(t *testing.T) []string {
-	t.Helper()
-	manifest, err := os.ReadFile("target.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	match := regexp.MustCompile(`(?m)^metrics = \[(.*)\]$`).FindSubmatch(manifest)
-	if match == nil {
-		t.Fatal("target.toml has no metrics = [...] line")
-	}
-	var units []string
-	for _, quoted := range strings.Split(string(match[1]), ",") {
-		unit, err := strconv.Unquote(strings.TrimSpace(quoted))
-		if err != nil {
-			t.Fatalf("metrics entry %s: %v", quoted, err)
-		}
-		units = append(units, unit)
-	}
-	return units
-}
-
 // benchLine is one parsed result line of the benchmark format.
 type benchLine struct {
 	name       string
@@ -275,7 +254,7 @@ func TestOutputIsABenchmarkLineWithEveryDeclaredMetric(t *testing.T) {
 	if line.name != "BenchmarkFanout/mode=fresh/goroutines=20" || line.iterations != 1 || line.procs < 1 {
 		t.Errorf("name %q, procs %d, iterations %d", line.name, line.procs, line.iterations)
 	}
-	if want := append([]string{"ns/op"}, declaredMetrics(t)...); !slices.Equal(line.units, want) {
+	if want := append([]string{"ns/op"}, programtest.Metrics(t)...); !slices.Equal(line.units, want) {
 		t.Errorf("units %v; want ns/op then target.toml's metrics %v", line.units, want)
 	}
 	for unit, want := range map[string]float64{"requests": 20, "errors": 0, "ports-exhausted": 0, "connect-errors": 0,

@@ -87,15 +87,9 @@ fn with_servers(mut catalog: Catalog, spec: &str) -> Catalog {
     catalog
 }
 
-/// The catalog with every target the shipped suites name (the program
-/// targets among them) and the parameters they sweep.
-fn with_programs(mut catalog: Catalog) -> Catalog {
-    let count = Domain::Integer {
-        min: 0,
-        max: 1_000_000,
-    };
-    let choice = |c: &[&str]| Domain::Choice(c.iter().map(|s| (*s).to_string()).collect());
-    let program = |name: &str, needs_server, parameters: Vec<(&str, Domain)>| CatalogTarget {
+/// A program target of the shipped suites, with the figures their claims use.
+fn program(name: &str, needs_server: bool, parameters: Vec<(&str, Domain)>) -> CatalogTarget {
+    CatalogTarget {
         name: name.into(),
         available: Ok(()),
         parameters: parameters
@@ -105,7 +99,6 @@ fn with_programs(mut catalog: Catalog) -> Catalog {
         min_warmup: Duration::ZERO,
         program: Some(CatalogProgram {
             needs_server,
-            // The figures both shipped programs declare that claims use.
             metrics: [
                 "tasks/s",
                 "req/s",
@@ -113,28 +106,51 @@ fn with_programs(mut catalog: Catalog) -> Catalog {
                 "p99-ms",
                 "B/op",
                 "peak-heap-MB",
+                "short-mean-ms",
+                "short-p95-ms",
+                "heap-MiB",
             ]
             .map(String::from)
             .to_vec(),
         }),
+    }
+}
+
+/// Integer parameters of the given names.
+fn counts<'a>(names: &[&'a str]) -> Vec<(&'a str, Domain)> {
+    let count = Domain::Integer {
+        min: 0,
+        max: 1_000_000,
     };
-    catalog.targets.push(program(
-        "go-ants-tasks",
-        false,
-        vec![
-            ("pool_size", count.clone()),
-            ("queue_length", count.clone()),
-            ("mode", choice(&["pool", "goroutines"])),
-        ],
-    ));
-    catalog.targets.push(program(
-        "go-fanout-client",
-        true,
-        vec![
-            ("goroutines", count),
-            ("mode", choice(&["fresh", "pooled"])),
-        ],
-    ));
+    names.iter().map(|name| (*name, count.clone())).collect()
+}
+
+/// The catalog with every target the shipped suites name (the program
+/// targets among them) and the parameters they sweep.
+fn with_programs(mut catalog: Catalog) -> Catalog {
+    let choice = |c: &[&str]| Domain::Choice(c.iter().map(|s| (*s).to_string()).collect());
+    let mut ants = counts(&["pool_size", "queue_length"]);
+    ants.push(("mode", choice(&["pool", "goroutines"])));
+    let mut fanout = counts(&["goroutines"]);
+    fanout.push(("mode", choice(&["fresh", "pooled"])));
+    let fairness = counts(&[
+        "short_tasks",
+        "long_tasks",
+        "short_ms",
+        "long_ms",
+        "short_interval_ms",
+        "gomaxprocs",
+    ]);
+    catalog.targets.extend([
+        program("go-ants-tasks", false, ants),
+        program("go-fanout-client", true, fanout),
+        program("go-fairness", false, fairness),
+        program(
+            "go-idle-goroutines",
+            false,
+            counts(&["goroutines", "wait_ms", "gomaxprocs"]),
+        ),
+    ]);
     for name in [
         "rust-axum",
         "python-fastapi",
