@@ -387,3 +387,31 @@ fn a_figure_only_a_has_is_judged_on_every_trial() {
         verdict.why
     );
 }
+
+#[test]
+fn claims_on_connection_reuse_read_the_pools_own_counters() {
+    use corobench_model::{PoolCounters, PoolFigure, PoolWindow};
+    let mut run = run(&[100.0; 6], &[100.0; 6]);
+    // fast opened 50 connections for 1,000 checkouts, slow 10.
+    for (i, trial) in run.trials.iter_mut().enumerate() {
+        let opened = if i < 6 { 50 } else { 10 };
+        let counted = |acquires, new_connections| PoolCounters {
+            acquires: Some(acquires),
+            new_connections: Some(new_connections),
+            ..PoolCounters::default()
+        };
+        trial.pool = Some(PoolWindow {
+            before: counted(0, 0),
+            after: counted(1_000, opened),
+        });
+    }
+    let reuse = Metric::Pool(PoolFigure::Reuse);
+    let less = ClaimExpectation::Direction {
+        direction: ClaimDirection::ALess,
+    };
+    let claims = vec![claim(reuse, scenario(A_KEY), scenario(B_KEY), less)];
+    let verdict = &judged(run, claims)[0];
+    assert_eq!(verdict.outcome, ClaimOutcome::Consistent, "{}", verdict.why);
+    assert_eq!(verdict.a.as_ref().unwrap().median, 0.95);
+    assert_eq!(verdict.b.as_ref().unwrap().median, 0.99);
+}
