@@ -13,6 +13,7 @@ mod claims;
 mod compare;
 mod costs;
 mod memory;
+mod pool;
 mod profiles;
 pub(crate) use memory::memory_line;
 pub(crate) use profiles::{profile_blocks, profile_key};
