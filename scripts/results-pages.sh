@@ -11,7 +11,8 @@ cd "$(dirname "$0")/.."
 dbs=("${@:-corobench.db}")
 corobench=${COROBENCH:-target/release/corobench}
 suites=(single-core-plaintext go-vs-swoole-io-wait php-fpm-vs-go-json goroutine-fanout-client ants-pool-sweep
-    capacity-json scalability-connections scalability-pool static-file-servers memory-per-connection)
+    capacity-json scalability-connections scalability-pool static-file-servers memory-per-connection
+    database-pool)
 mkdir -p docs/results
 index=docs/results/README.md
 {
