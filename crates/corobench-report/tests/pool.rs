@@ -20,8 +20,12 @@ fn analysis_with_a_pool() -> RunAnalysis {
         summary
     };
     let (reuse, wait) = (summary(0.995), summary(1_200.0));
-    scenario.metrics.insert(Metric::Pool(PoolFigure::Reuse), reuse);
-    scenario.metrics.insert(Metric::Pool(PoolFigure::AcquireWait), wait);
+    scenario
+        .metrics
+        .insert(Metric::Pool(PoolFigure::Reuse), reuse);
+    scenario
+        .metrics
+        .insert(Metric::Pool(PoolFigure::AcquireWait), wait);
     analysis
 }
 
