@@ -14,7 +14,7 @@ dbs=("${@:-corobench.db}")
 corobench=${COROBENCH:-target/release/corobench}
 suites=(single-core-plaintext go-vs-swoole-io-wait php-fpm-vs-go-json goroutine-fanout-client ants-pool-sweep
     capacity-json scalability-connections scalability-pool static-file-servers memory-per-connection
-    scheduler-fairness ants-queue-backlog short-connection-servers idle-goroutines-heap)
+    scheduler-fairness ants-queue-backlog short-connection-servers idle-goroutines-heap database-pool)
 mkdir -p docs/results
 index=docs/results/README.md
 work=$(mktemp -d)

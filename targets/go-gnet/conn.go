@@ -76,7 +76,7 @@ func (st *connState) serve(to slot, endpoint contract.Endpoint, query string) {
 	case contract.EndpointJSON:
 		st.answer(to, contract.HelloJSON())
 	case contract.EndpointStats:
-		st.answer(to, contract.StatsNow(model))
+		st.answer(to, contract.StatsNow(model, st.server.db.Stats()))
 	case contract.EndpointIO:
 		st.waitIO(to, query)
 	case contract.EndpointMixed:
@@ -84,6 +84,10 @@ func (st *connState) serve(to slot, endpoint contract.Endpoint, query string) {
 	case contract.EndpointDB:
 		st.handOff(to, 0, func() contract.Response {
 			return st.server.db.RandomWorld(context.Background())
+		})
+	case contract.EndpointSelect1:
+		st.handOff(to, 0, func() contract.Response {
+			return st.server.db.SelectOne(context.Background())
 		})
 	case contract.EndpointFile:
 		st.file(to, query)

@@ -107,6 +107,9 @@ fn judge_measured(
             sides,
             options,
         ),
+        ClaimExpectation::Direction {
+            direction: ClaimDirection::OnlyA,
+        } => judge_only_a(&a.values, &b.values),
         ClaimExpectation::Direction { direction } => {
             // Identical samples cannot be ranked: no evidence either way.
             let p = mann_whitney_u_test(&a.values, &b.values).map_or(1.0, |t| t.p);
@@ -396,10 +399,12 @@ fn judge_direction(
     let found = if test.higher { "a>b" } else { "a<b" };
     let found = format!("measured {found}{ratio}, p={:.3} ≤ {alpha}", test.p);
     let outcome = match (claimed, test.higher) {
-        (ClaimDirection::AGreater, true) | (ClaimDirection::ALess, false) => {
+        // OnlyA is judged by judge_only_a; as a U test it would read a>b.
+        (ClaimDirection::AGreater | ClaimDirection::OnlyA, true)
+        | (ClaimDirection::ALess, false) => {
             return Judgement::leaning(ClaimOutcome::Consistent, found, Some(test.higher));
         }
-        (ClaimDirection::AGreater, false) => ClaimOutcome::RefutedLower,
+        (ClaimDirection::AGreater | ClaimDirection::OnlyA, false) => ClaimOutcome::RefutedLower,
         (ClaimDirection::ALess, true) => ClaimOutcome::RefutedHigher,
     };
     Judgement::leaning(
@@ -407,6 +412,44 @@ fn judge_direction(
         format!("{found}, where {} was claimed", claimed.as_str()),
         Some(test.higher),
     )
+}
+
+/// "a>0, b=0" against every trial: one trial of b above zero refutes it
+/// (b is not zero); b zero throughout and a above zero in some trial
+/// agrees; zero on both sides cannot tell a small figure of a from none.
+fn judge_only_a(a: &[f64], b: &[f64]) -> Judgement {
+    let above = |values: &[f64]| values.iter().filter(|v| **v > 0.0).count();
+    let largest = |values: &[f64]| values.iter().copied().fold(0.0_f64, f64::max);
+    let (a_above, b_above) = (above(a), above(b));
+    if b_above > 0 {
+        return Judgement::leaning(
+            ClaimOutcome::RefutedLower,
+            format!(
+                "b measured above 0 in {b_above} of {} trials (up to {}), where b=0 was claimed",
+                b.len(),
+                times(largest(b))
+            ),
+            Some(false),
+        );
+    }
+    if a_above > 0 {
+        return Judgement::leaning(
+            ClaimOutcome::Consistent,
+            format!(
+                "a measured above 0 in {a_above} of {} trials (up to {}), b was 0 in all {}",
+                a.len(),
+                times(largest(a)),
+                b.len()
+            ),
+            Some(true),
+        );
+    }
+    Judgement::inconclusive(format!(
+        "both were 0 in every trial ({} and {}): a figure of a too small for these trials \
+         cannot be told from none; longer or more trials (--trials, duration) could show it",
+        a.len(),
+        b.len()
+    ))
 }
 
 /// Which way a generator-bound side leaves the true ratio, if it says.

@@ -17,6 +17,7 @@ use crate::counters::PerRequest;
 use crate::histogram::{LatencyHistogram, LatencySummary, PercentileValue};
 use crate::load::{ErrorCounts, LoadWarning};
 use crate::machine::{MachineProbe, MachineVariation};
+use crate::pool::PoolFigure;
 use crate::resource::ResourceSample;
 use crate::run::{RunRecord, ScenarioRecord, TrialFlag, TrialRecord, TrialStatus};
 
@@ -47,6 +48,8 @@ pub enum Metric {
     /// What a request cost the server or the generator in the kernel and
     /// the scheduler (`syscalls/req`, `gen sys µs/req`).
     PerRequest(PerRequest),
+    /// What the target's database pool counted over a trial (`pool reuse`).
+    Pool(PoolFigure),
     /// A figure a program target reported, named by its unit (`req/s`,
     /// `p99-ms`, `B/op`, `tasks/s`).
     Program(ProgramUnit),
@@ -147,7 +150,7 @@ impl MetricUnit {
 
 impl Metric {
     /// Every metric, in the order reports show them.
-    pub const ALL: [Self; 18] = [
+    pub const ALL: [Self; 21] = [
         Self::RequestsPerS,
         Self::LatencyMeanUs,
         Self::LatencyP50Us,
@@ -166,6 +169,9 @@ impl Metric {
         Self::PerRequest(PerRequest::ALL[7]),
         Self::PerRequest(PerRequest::ALL[8]),
         Self::PerRequest(PerRequest::ALL[9]),
+        Self::Pool(PoolFigure::ALL[0]),
+        Self::Pool(PoolFigure::ALL[1]),
+        Self::Pool(PoolFigure::ALL[2]),
     ];
 
     /// The stable identifier used in JSON and CSV.
@@ -181,6 +187,7 @@ impl Metric {
             Self::PeakRssBytes => "peak_rss_bytes",
             Self::ErrorRate => "error_rate",
             Self::PerRequest(cost) => cost.id(),
+            Self::Pool(figure) => figure.id(),
             Self::Program(unit) => unit.id,
         }
     }
@@ -198,6 +205,7 @@ impl Metric {
             Self::PeakRssBytes => "peak RSS",
             Self::ErrorRate => "errors",
             Self::PerRequest(cost) => cost.label(),
+            Self::Pool(figure) => figure.label(),
             Self::Program(unit) => unit.unit,
         }
     }
@@ -215,6 +223,7 @@ impl Metric {
             Self::PeakRssBytes => "server peak resident memory",
             Self::ErrorRate => "failed requests over all requests",
             Self::PerRequest(cost) => cost.description(),
+            Self::Pool(figure) => figure.description(),
             Self::Program(_) => "a figure the program reported, in its own unit",
         }
     }
@@ -230,6 +239,7 @@ impl Metric {
             Self::PeakRssBytes => MetricUnit::Bytes,
             Self::ErrorRate => MetricUnit::Fraction,
             Self::PerRequest(cost) => cost.unit(),
+            Self::Pool(figure) => figure.unit(),
             Self::Program(_) => MetricUnit::Reported,
         }
     }
@@ -240,6 +250,7 @@ impl Metric {
         match self {
             Self::RequestsPerS => Better::Higher,
             Self::Program(unit) => unit.better(),
+            Self::Pool(figure) => figure.better(),
             _ => Better::Lower,
         }
     }
@@ -259,6 +270,7 @@ impl Metric {
             Self::ServerCpuPct => return resources.map(|r| r.cpu_pct_mean),
             Self::PeakRssBytes => return resources.map(|r| r.rss_peak_bytes as f64),
             Self::PerRequest(cost) => return cost.value(trial),
+            Self::Pool(figure) => return figure.value(trial),
             _ => {}
         }
         let load = trial.load.as_ref()?;
@@ -272,9 +284,11 @@ impl Metric {
             Self::LatencyP99Us => percentile(99.0),
             Self::LatencyP999Us => percentile(99.9),
             Self::ErrorRate => Some(load.error_rate),
-            Self::ServerCpuPct | Self::PeakRssBytes | Self::PerRequest(_) | Self::Program(_) => {
-                None
-            }
+            Self::ServerCpuPct
+            | Self::PeakRssBytes
+            | Self::PerRequest(_)
+            | Self::Pool(_)
+            | Self::Program(_) => None,
         }
     }
 
@@ -293,6 +307,7 @@ impl Metric {
             Self::PeakRssBytes => "rss",
             Self::ErrorRate => "error_rate",
             Self::PerRequest(cost) => cost.word(),
+            Self::Pool(figure) => figure.word(),
             Self::Program(_) => return None,
         })
     }
@@ -883,12 +898,15 @@ mod tests {
     }
 
     #[test]
-    fn only_throughput_is_better_higher() {
+    fn only_throughput_and_connection_reuse_are_better_higher() {
         let higher: Vec<Metric> = Metric::ALL
             .into_iter()
             .filter(|m| m.better() == Better::Higher)
             .collect();
-        assert_eq!(higher, vec![Metric::RequestsPerS]);
+        assert_eq!(
+            higher,
+            vec![Metric::RequestsPerS, Metric::Pool(PoolFigure::Reuse)]
+        );
     }
 
     #[test]

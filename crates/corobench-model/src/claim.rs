@@ -15,16 +15,30 @@ pub enum ClaimDirection {
     AGreater,
     #[serde(rename = "a<b")]
     ALess,
+    /// a is above zero and b is zero: "Swoole fails some requests, Go
+    /// none" (error rates, counts of refusals).
+    #[serde(rename = "a>0,b=0")]
+    OnlyA,
 }
 
 impl ClaimDirection {
-    /// As a spec writes it: `a>b`, `a<b`.
+    /// As a spec writes it: `a>b`, `a<b`, `a>0,b=0`.
     #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
             Self::AGreater => "a>b",
             Self::ALess => "a<b",
+            Self::OnlyA => "a>0,b=0",
         }
+    }
+
+    /// The direction a spec's word names (spaces aside), if any.
+    #[must_use]
+    pub fn from_word(word: &str) -> Option<Self> {
+        let word = word.replace(' ', "");
+        [Self::AGreater, Self::ALess, Self::OnlyA]
+            .into_iter()
+            .find(|d| d.as_str() == word)
     }
 }
 

@@ -9,6 +9,7 @@ pub mod histogram;
 pub mod idle;
 pub mod load;
 pub mod machine;
+pub mod pool;
 pub mod profile;
 pub mod resource;
 pub mod run;
@@ -39,6 +40,7 @@ pub use load::{
     MergeDetail, OpenLoopReport, StatusCounts, TimelineSecond, WindowPlacement,
 };
 pub use machine::{MachineProbe, MachineVariation, ProbeSet, ProbeSpread, SpreadSource};
+pub use pool::{PoolCounters, PoolFigure, PoolWindow};
 pub use profile::{ProfileOutcome, ProfileRecord};
 pub use resource::{ResourceSample, ResourceSummary};
 pub use run::{

@@ -373,6 +373,10 @@ pub struct TrialRecord {
     /// before it existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub probe: Option<MachineProbe>,
+    /// The target's database pool as its `/stats` told it before the load
+    /// and after; absent where the target reports no pool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pool: Option<crate::pool::PoolWindow>,
 }
 
 /// A program's own figures from one trial, and its process tree's footprint.
@@ -491,6 +495,7 @@ impl TrialRecord {
             counters: None,
             idle: None,
             probe: None,
+            pool: None,
         }
     }
 

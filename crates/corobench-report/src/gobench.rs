@@ -24,8 +24,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::{self, Write};
 
 use corobench_model::{
-    CapacityAnalysis, CapacityEstimate, Metric, RunAnalysis, ScenarioAnalysis, ScheduleKind,
-    TrialStatus,
+    CapacityAnalysis, CapacityEstimate, Metric, PoolFigure, RunAnalysis, ScenarioAnalysis,
+    ScheduleKind, TrialStatus,
 };
 
 use crate::capacity;
@@ -43,6 +43,9 @@ fn unit(metric: Metric) -> &'static str {
         Metric::PeakRssBytes => "peak-rss-B",
         Metric::ErrorRate => "error-ratio",
         Metric::PerRequest(cost) => cost.gobench_unit(),
+        Metric::Pool(PoolFigure::Reuse) => "pool-reuse-ratio",
+        Metric::Pool(PoolFigure::Waits) => "pool-waits-ratio",
+        Metric::Pool(PoolFigure::AcquireWait) => "pool-wait-ns/op",
         // The program's own unit, as it printed it.
         Metric::Program(unit) => unit.as_str(),
     }

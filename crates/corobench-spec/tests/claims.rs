@@ -96,6 +96,20 @@ fn a_ratio_claim_resolves_to_one_scenario_per_side() {
 }
 
 #[test]
+fn a_figure_only_a_has_is_a_direction() {
+    let plan = plan(&servers_with(
+        "workload = \"json\"\nmetric = \"error_rate\"\na = \"go-nethttp\"\nb = \"go-ants pool_size=4\"\ndirection = \"a > 0, b = 0\"\n",
+    ))
+    .unwrap();
+    assert_eq!(
+        plan.claims[0].expectation,
+        ClaimExpectation::Direction {
+            direction: ClaimDirection::OnlyA
+        }
+    );
+}
+
+#[test]
 fn directions_tolerances_and_latency_words() {
     let plan = plan(&servers_with(
         "workload = \"json\"\nmetric = \"p99.9\"\na = \"go-ants pool_size=+004\"\nb = \"go-nethttp c=64\"\ndirection = \"a < b\"\n\
@@ -317,7 +331,7 @@ fn what_a_claim_expects_is_checked() {
         ),
         (
             claim(a, b, "direction = \"up\"\n"),
-            "\"up\" must be \"a>b\" or \"a<b\"",
+            "\"up\" must be \"a>b\", \"a<b\" or \"a>0, b=0\" (a above zero, b zero)",
         ),
         (
             claim(a, b, "direction = \"a>b\"\ntolerance = \"5%\"\n"),

@@ -171,7 +171,37 @@ fn with_programs(mut catalog: Catalog) -> Catalog {
         let gomaxprocs = Domain::Integer { min: 1, max: 256 };
         server.parameters.insert("gomaxprocs".into(), gomaxprocs);
     }
+    // The pool size database-pool sweeps, as both manifests declare it.
+    for server in catalog
+        .targets
+        .iter_mut()
+        .filter(|t| ["go-nethttp", "node-http"].contains(&t.name.as_str()))
+    {
+        let db_pool = Domain::Integer { min: 1, max: 1024 };
+        server.parameters.insert("db_pool".into(), db_pool);
+    }
     catalog
+}
+
+#[test]
+fn the_database_pool_suite_sweeps_the_pool_over_select1_with_a_database() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../suites/database-pool.toml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let plan = resolve(&text, Some(&path), &with_programs(catalog())).unwrap();
+    let keys: Vec<&str> = plan.scenarios.iter().map(|s| s.key.as_str()).collect();
+    assert_eq!(
+        keys,
+        [
+            "go-nethttp/db_pool=10/select1/c=250",
+            "go-nethttp/db_pool=50/select1/c=250",
+            "go-nethttp/db_pool=100/select1/c=250",
+            "node-http/db_pool=10/select1/c=250",
+            "node-http/db_pool=50/select1/c=250",
+            "node-http/db_pool=100/select1/c=250",
+        ]
+    );
+    assert!(plan.scenarios.iter().all(|s| s.needs_database));
+    assert_eq!(plan.claims.len(), 8);
 }
 
 #[test]

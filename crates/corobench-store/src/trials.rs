@@ -76,8 +76,8 @@ impl Store {
                  server_cpu_system_pct_mean, server_rss_mean_bytes, server_rss_peak_bytes, \
                  server_threads_peak, server_processes_peak, server_ctx_voluntary, \
                  server_ctx_involuntary, tasks_before, tasks_peak, tasks_after, \
-                 resource_series_json, flags_json, program_json, counters_json, probe_json \
-                 FROM trials WHERE run_id = ?1 ORDER BY sequence, scenario_idx, trial_idx",
+                 resource_series_json, flags_json, program_json, counters_json, probe_json, \
+                 pool_json FROM trials WHERE run_id = ?1 ORDER BY sequence, scenario_idx, trial_idx",
             )
             .map_err(fail)?;
         let rows = statement
@@ -122,14 +122,14 @@ const INSERT_TRIAL: &str = "INSERT INTO trials (run_id, scenario_idx, trial_idx,
     server_threads_peak, server_processes_peak, server_ctx_voluntary, server_ctx_involuntary, \
     tasks_before, tasks_peak, tasks_after, load_json, latency_hdr, latency_uncorrected_hdr, \
     connect_latency_hdr, timeline_json, resource_series_json, flags_json, program_json, \
-    counters_json, probe_json) \
+    counters_json, probe_json, pool_json) \
     VALUES (:run_id, :scenario_idx, :trial_idx, :sequence, :status, :failure, :started, \
     :requests, :requests_per_s, :latency_mean_us, :p50, :p90, :p99, :p999, :max_us, \
     :errors_total, :error_rate, :generator_cpu, :generator_utilization, :generator_bound, \
     :samples, :cpu, :cpu_user, :cpu_system, :rss_mean, :rss_peak, :threads_peak, \
     :processes_peak, :ctx_voluntary, :ctx_involuntary, :tasks_before, :tasks_peak, \
     :tasks_after, :load_json, :latency_hdr, :latency_uncorrected_hdr, :connect_latency_hdr, \
-    :timeline_json, :series, :flags, :program, :counters, :probe)";
+    :timeline_json, :series, :flags, :program, :counters, :probe, :pool)";
 
 /// Inserts the row; the outer error is an encoding failure, the inner one
 /// SQLite's answer (a duplicate among them).
@@ -202,6 +202,11 @@ fn insert_trial(
                 .as_ref()
                 .map(|p| to_json(p, "machine probe", path))
                 .transpose()?,
+            ":pool": trial
+                .pool
+                .as_ref()
+                .map(|p| to_json(p, "pool counters", path))
+                .transpose()?,
         },
     ))
 }
@@ -226,6 +231,7 @@ struct TrialRow {
     program_json: Option<String>,
     counters_json: Option<String>,
     probe_json: Option<String>,
+    pool_json: Option<String>,
 }
 
 impl TrialRow {
@@ -253,6 +259,7 @@ impl TrialRow {
             program_json: row.get("program_json")?,
             counters_json: row.get("counters_json")?,
             probe_json: row.get("probe_json")?,
+            pool_json: row.get("pool_json")?,
         })
     }
 
@@ -303,6 +310,11 @@ impl TrialRow {
                 .probe_json
                 .as_deref()
                 .map(|json| from_json(json, "machine probe", path))
+                .transpose()?,
+            pool: self
+                .pool_json
+                .as_deref()
+                .map(|json| from_json(json, "pool counters", path))
                 .transpose()?,
         })
     }

@@ -93,6 +93,31 @@ fn a_database_that_is_read_once_then_repeated_fails_db() {
 }
 
 #[test]
+fn a_pool_that_does_not_count_select1_fails_select1() {
+    let results = verify_with(&[Fault::PoolNotCounted], true);
+    assert_eq!(failures(&results), ["select1"], "{results:#?}");
+    let message = results.iter().find(|r| r.rule == "select1").unwrap();
+    let message = message.message().unwrap();
+    assert!(
+        message.starts_with("select1: GET /select1 × 20: /stats pool.acquires went from 0 to 0"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_target_without_select1_is_warned_about_not_failed() {
+    for with_database in [true, false] {
+        let results = verify_with(&[Fault::NoSelect1], with_database);
+        assert!(failures(&results).is_empty(), "{results:#?}");
+        let select1 = results.iter().find(|r| r.rule == "select1").unwrap();
+        assert!(
+            matches!(&select1.outcome, Outcome::Warn(m) if m.contains("not served")),
+            "{select1:?}"
+        );
+    }
+}
+
+#[test]
 fn messages_name_the_rule_the_request_the_expectation_and_the_answer() {
     let results = verify_with(&[Fault::WrongBody], false);
     let json = results.iter().find(|r| r.rule == "json").unwrap();

@@ -111,7 +111,9 @@ func UploadTooLarge(contentLength int64) Response {
 	return response
 }
 
-// StatsNow is the answer to GET /stats.
-func StatsNow(model string) Response {
-	return JSON(http.StatusOK, CurrentStats(model))
+// StatsNow is the answer to GET /stats; pool is nil without a database pool.
+func StatsNow(model string, pool *PoolStats) Response {
+	stats := CurrentStats(model)
+	stats.Pool = pool
+	return JSON(http.StatusOK, stats)
 }

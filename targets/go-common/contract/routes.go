@@ -17,6 +17,7 @@ const (
 	EndpointUpload
 	EndpointMixed
 	EndpointStats
+	EndpointSelect1
 )
 
 type route struct {
@@ -34,6 +35,7 @@ var routes = map[string]route{
 	"/upload":    {EndpointUpload, http.MethodPost},
 	"/mixed":     {EndpointMixed, http.MethodGet},
 	"/stats":     {EndpointStats, http.MethodGet},
+	"/select1":   {EndpointSelect1, http.MethodGet},
 }
 
 // Resolve maps a method and path to an endpoint. For an unknown path it

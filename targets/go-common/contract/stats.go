@@ -8,12 +8,27 @@ import (
 	"strconv"
 )
 
-// Stats is the body of GET /stats. Threads is nil when /proc cannot say.
+// Stats is the body of GET /stats. Threads is nil when /proc cannot say;
+// Pool is absent when the target has no database pool.
 type Stats struct {
-	Model     string `json:"model"`
-	Threads   *int   `json:"threads"`
-	Tasks     int    `json:"tasks"`
-	HeapBytes uint64 `json:"heap_bytes"`
+	Model     string     `json:"model"`
+	Threads   *int       `json:"threads"`
+	Tasks     int        `json:"tasks"`
+	HeapBytes uint64     `json:"heap_bytes"`
+	Pool      *PoolStats `json:"pool,omitempty"`
+}
+
+// PoolStats is the database pool's own account of itself (the optional
+// `pool` object of /stats): its size now, and its counters since it was
+// created, as the pool library keeps them.
+type PoolStats struct {
+	Max            int32 `json:"max"`
+	Open           int32 `json:"open"`
+	Idle           int32 `json:"idle"`
+	Acquires       int64 `json:"acquires"`
+	NewConnections int64 `json:"new_connections"`
+	EmptyAcquires  int64 `json:"empty_acquires"`
+	AcquireWaitUs  int64 `json:"acquire_wait_us"`
 }
 
 // CurrentStats samples this process: OS threads from /proc/self/status,

@@ -18,7 +18,7 @@ func TestThreadsFromStatus(t *testing.T) {
 }
 
 func TestStatsNowReportsThisProcess(t *testing.T) {
-	response := StatsNow("event-loop")
+	response := StatsNow("event-loop", nil)
 	var body struct {
 		Model     string `json:"model"`
 		Threads   int    `json:"threads"`

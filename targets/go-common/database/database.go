@@ -26,6 +26,7 @@ const (
 	connectTimeout = 2 * time.Second
 	queryTimeout   = 5 * time.Second
 	selectWorld    = "SELECT id, randomnumber FROM world WHERE id = $1"
+	selectOne      = "SELECT 1"
 )
 
 // Pool is a lazily created pgxpool of a fixed maximum size.
@@ -74,23 +75,70 @@ type world struct {
 // failure to reach the database is a 503 that says why; the target keeps
 // serving everything else.
 func (p *Pool) RandomWorld(ctx context.Context) contract.Response {
+	return p.query(ctx, func(ctx context.Context, pool *pgxpool.Pool) contract.Response {
+		var row world
+		id := rand.IntN(WorldRows) + 1
+		err := pool.QueryRow(ctx, selectWorld, id).Scan(&row.ID, &row.RandomNumber)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return contract.Error(http.StatusInternalServerError,
+				"table world has no row with id %d; it must hold ids 1..=%d", id, WorldRows)
+		}
+		if err != nil {
+			return contract.Error(http.StatusServiceUnavailable, "database unavailable: reading world row %d: %s", id, oneLine(err))
+		}
+		return contract.JSON(http.StatusOK, row)
+	})
+}
+
+// query runs one request's queries on the pool within the query timeout,
+// or answers 503 when there is no pool.
+func (p *Pool) query(ctx context.Context, run func(context.Context, *pgxpool.Pool) contract.Response) contract.Response {
 	pool, err := p.get()
 	if err != nil {
 		return contract.Error(http.StatusServiceUnavailable, "database unavailable: %v", err)
 	}
 	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
 	defer cancel()
-	var row world
-	id := rand.IntN(WorldRows) + 1
-	err = pool.QueryRow(ctx, selectWorld, id).Scan(&row.ID, &row.RandomNumber)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return contract.Error(http.StatusInternalServerError,
-			"table world has no row with id %d; it must hold ids 1..=%d", id, WorldRows)
-	}
+	return run(ctx, pool)
+}
+
+type selected struct {
+	Select int32 `json:"select"`
+}
+
+// SelectOne answers GET /select1: one `SELECT 1` through the pool, so that
+// the pool and one round trip to the database are all a request costs.
+func (p *Pool) SelectOne(ctx context.Context) contract.Response {
+	return p.query(ctx, func(ctx context.Context, pool *pgxpool.Pool) contract.Response {
+		var row selected
+		if err := pool.QueryRow(ctx, selectOne).Scan(&row.Select); err != nil {
+			return contract.Error(http.StatusServiceUnavailable, "database unavailable: SELECT 1: %s", oneLine(err))
+		}
+		return contract.JSON(http.StatusOK, row)
+	})
+}
+
+// Stats is the pool's own account of itself for /stats (pgxpool.Stat), or
+// nil when there is no pool to ask (no DATABASE_URL, or stopping). Asking
+// creates the pool if no request has yet, which opens no connection.
+func (p *Pool) Stats() *contract.PoolStats {
+	pool, err := p.get()
 	if err != nil {
-		return contract.Error(http.StatusServiceUnavailable, "database unavailable: reading world row %d: %s", id, oneLine(err))
+		return nil
 	}
-	return contract.JSON(http.StatusOK, row)
+	return poolStats(pool.Stat())
+}
+
+func poolStats(stat *pgxpool.Stat) *contract.PoolStats {
+	return &contract.PoolStats{
+		Max:            stat.MaxConns(),
+		Open:           stat.TotalConns(),
+		Idle:           stat.IdleConns(),
+		Acquires:       stat.AcquireCount(),
+		NewConnections: stat.NewConnsCount(),
+		EmptyAcquires:  stat.EmptyAcquireCount(),
+		AcquireWaitUs:  stat.AcquireDuration().Microseconds(),
+	}
 }
 
 // oneLine folds pgx's multi-line connection errors (one line per address

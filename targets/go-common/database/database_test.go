@@ -6,6 +6,8 @@ import (
 	"net"
 	"strings"
 	"testing"
+
+	"corobench/targets/go-common/contract"
 )
 
 func errorOf(t *testing.T, pool *Pool) (int, string) {
@@ -57,5 +59,40 @@ func TestClosedPoolIsNeverCreated(t *testing.T) {
 	status, message := errorOf(t, pool)
 	if status != 503 || !strings.Contains(message, "stopping") || pool.pool != nil {
 		t.Errorf("got %d %q", status, message)
+	}
+}
+
+func TestSelectOneWithoutDatabaseIs503(t *testing.T) {
+	response := New("", 4).SelectOne(context.Background())
+	if response.Status != 503 || !strings.Contains(string(response.Body), "DATABASE_URL is not set") {
+		t.Errorf("got %d %s", response.Status, response.Body)
+	}
+}
+
+func TestStatsWithoutDatabaseIsAbsent(t *testing.T) {
+	if stats := New("", 4).Stats(); stats != nil {
+		t.Errorf("a target without a database reported a pool: %+v", stats)
+	}
+}
+
+func TestStatsOfAnUnusedPoolAreItsSizeAndNoCounts(t *testing.T) {
+	pool := New("postgres://u@127.0.0.1:1/db", 7)
+	defer pool.Close()
+	stats := pool.Stats()
+	want := contract.PoolStats{Max: 7}
+	if stats == nil || *stats != want {
+		t.Errorf("got %+v, want %+v", stats, want)
+	}
+}
+
+func TestFailedSelectOneCountsNoAcquire(t *testing.T) {
+	pool := New("postgres://u@127.0.0.1:1/db", 2)
+	defer pool.Close()
+	response := pool.SelectOne(context.Background())
+	if response.Status != 503 || !strings.Contains(string(response.Body), "SELECT 1") {
+		t.Errorf("got %d %s", response.Status, response.Body)
+	}
+	if stats := pool.Stats(); stats == nil || stats.Acquires != 0 || stats.Open != 0 {
+		t.Errorf("a refused connection was counted as acquired: %+v", stats)
 	}
 }

@@ -49,8 +49,10 @@ func (h *Handler) answer(r *http.Request) contract.Response {
 		return h.upload(r)
 	case contract.EndpointMixed:
 		return mixed(query)
+	case contract.EndpointSelect1:
+		return h.DB.SelectOne(r.Context())
 	default:
-		return contract.StatsNow(h.Model)
+		return contract.StatsNow(h.Model, h.DB.Stats())
 	}
 }
 

@@ -60,6 +60,8 @@ func TestEveryAnswerCarriesTheContractHeaders(t *testing.T) {
 		{"GET", "/missing", 404, contract.ApplicationJSON, `{"error":"no endpoint at path \"/missing\""}`},
 		{"POST", "/plaintext", 405, contract.ApplicationJSON, `{"error":"method POST is not allowed on /plaintext; use GET"}`},
 		{"GET", "/db", 503, contract.ApplicationJSON, `{"error":"database unavailable: no database: DATABASE_URL is not set"}`},
+		{"GET", "/select1", 503, contract.ApplicationJSON, `{"error":"database unavailable: no database: DATABASE_URL is not set"}`},
+		{"POST", "/select1", 405, contract.ApplicationJSON, `{"error":"method POST is not allowed on /select1; use GET"}`},
 		{"POST", "/upload", 200, contract.ApplicationJSON,
 			`{"bytes":3,"sha256":"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"}`},
 	}
@@ -113,5 +115,21 @@ func TestFileServesThePayload(t *testing.T) {
 	response, body := send(t, "GET", server.URL+"/file?kb=2", "")
 	if response.StatusCode != 200 || body != string(content[:2048]) {
 		t.Errorf("/file?kb=2 = %d with %d bytes", response.StatusCode, len(body))
+	}
+}
+
+func TestStatsCarriesThePoolOnlyWhereThereIsOne(t *testing.T) {
+	_, without := send(t, "GET", newTestServer(t).URL+"/stats", "")
+	if strings.Contains(without, `"pool"`) {
+		t.Errorf("/stats without a database reported a pool: %s", without)
+	}
+	handler := &Handler{Model: "goroutine-per-connection", DB: database.New("postgres://u@127.0.0.1:1/db", 3)}
+	t.Cleanup(handler.DB.Close)
+	server := httptest.NewServer(handler)
+	t.Cleanup(server.Close)
+	_, with := send(t, "GET", server.URL+"/stats", "")
+	want := `"pool":{"max":3,"open":0,"idle":0,"acquires":0,"new_connections":0,"empty_acquires":0,"acquire_wait_us":0}`
+	if !strings.Contains(with, want) {
+		t.Errorf("/stats = %s; want it to contain %s", with, want)
 	}
 }

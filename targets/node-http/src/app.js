@@ -51,13 +51,14 @@ function createApp({ serverName, dataDir, uploadDir, db }) {
     reply.json(res, { digest, iters, waited_ms: ms });
   }
 
-  async function dbRow(res) {
+  // Answers with what `query` reads from the database, or 503 saying why not.
+  async function fromDb(res, query, what) {
     if (db === null) return reply.error(res, 503, 'no database: DATABASE_URL is not set');
     let row;
     try {
-      row = await db.randomWorld();
+      row = await query();
     } catch (err) {
-      return reply.error(res, 503, `database unavailable: ${err.message}`);
+      return reply.error(res, 503, `database unavailable: ${what}${err.message}`);
     }
     return reply.json(res, row);
   }
@@ -98,6 +99,7 @@ function createApp({ serverName, dataDir, uploadDir, db }) {
       threads: contract.threadsFromStatus(status),
       tasks: inFlight,
       heap_bytes: process.memoryUsage().heapUsed,
+      ...(db === null ? {} : { pool: db.stats() }),
     });
   }
 
@@ -107,10 +109,11 @@ function createApp({ serverName, dataDir, uploadDir, db }) {
       case '/plaintext': return reply.text(res, 'Hello, World!');
       case '/json': return reply.json(res, { message: 'Hello, World!' });
       case '/io': return io(res, query);
-      case '/db': return dbRow(res);
+      case '/db': return fromDb(res, () => db.randomWorld(), '');
       case '/file': return file(res, query);
       case '/upload': return upload(req, res);
       case '/mixed': return mixed(res, query);
+      case '/select1': return fromDb(res, () => db.selectOne(), 'SELECT 1: ');
       default: return stats(res);
     }
   }

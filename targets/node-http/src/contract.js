@@ -25,6 +25,7 @@ const ROUTES = {
   '/upload': 'POST',
   '/mixed': 'GET',
   '/stats': 'GET',
+  '/select1': 'GET',
 };
 
 class BadParameter extends Error {}

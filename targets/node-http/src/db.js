@@ -4,6 +4,8 @@
 
 const { Pool } = require('pg');
 
+const { countEvents, poolStats } = require('./pool-stats');
+
 const WORLD_ROWS = 10000;
 
 function createDb(databaseUrl, poolSize) {
@@ -18,7 +20,13 @@ function createDb(databaseUrl, poolSize) {
   });
   // An idle connection that dies (database stopped) must not crash the process.
   pool.on('error', (err) => console.error(`node-http: idle database connection lost: ${err.message}`));
+  const counted = countEvents(pool);
   return {
+    async selectOne() {
+      const result = await pool.query({ text: 'SELECT 1 AS one', rowMode: 'array' });
+      return { select: result.rows[0][0] };
+    },
+    stats: () => poolStats(pool, poolSize, counted),
     async randomWorld() {
       const id = 1 + Math.floor(Math.random() * WORLD_ROWS);
       const result = await pool.query({

@@ -62,3 +62,21 @@ test('listenAddr defaults to loopback and refuses a name', () => {
   assert.equal(contract.listenAddr({ LISTEN_ADDR: '0.0.0.0' }), '0.0.0.0');
   assert.throws(() => contract.listenAddr({ LISTEN_ADDR: 'localhost' }), /LISTEN_ADDR must be an IP address/);
 });
+
+test('pool stats count the pool\'s acquire and connect events and tell what pg cannot say', () => {
+  const { EventEmitter } = require('node:events');
+  const { countEvents, poolStats } = require('../src/pool-stats');
+  const pool = Object.assign(new EventEmitter(), { totalCount: 2, idleCount: 1, waitingCount: 3 });
+  const counted = countEvents(pool);
+  pool.emit('connect');
+  pool.emit('connect');
+  for (let i = 0; i < 5; i += 1) pool.emit('acquire');
+  assert.deepEqual(poolStats(pool, 10, counted), {
+    max: 10, open: 2, idle: 1, waiting: 3, acquires: 5, new_connections: 2, empty_acquires: null, acquire_wait_us: null,
+  });
+});
+
+test('/select1 is a GET route', () => {
+  assert.equal(contract.classify('GET', '/select1'), 'ok');
+  assert.equal(contract.classify('POST', '/select1'), 'method-not-allowed');
+});

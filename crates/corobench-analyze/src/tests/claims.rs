@@ -324,3 +324,94 @@ fn direction_claims_are_judged_by_the_u_test() {
         verdicts[0].why
     );
 }
+
+/// fast and slow at 100 req/s, failing these shares of their requests.
+fn erring(a: &[f64], b: &[f64]) -> StoredRun {
+    let mut run = run(&[100.0; 6][..a.len()], &[100.0; 6][..b.len()]);
+    let rates = a.iter().chain(b);
+    for (trial, rate) in run.trials.iter_mut().zip(rates) {
+        trial.load.as_mut().unwrap().error_rate = *rate;
+    }
+    run
+}
+
+#[test]
+fn a_figure_only_a_has_is_judged_on_every_trial() {
+    let only_a = ClaimExpectation::Direction {
+        direction: ClaimDirection::OnlyA,
+    };
+    let claims = vec![claim(
+        Metric::ErrorRate,
+        scenario(A_KEY),
+        scenario(B_KEY),
+        only_a,
+    )];
+    let some = [0.0, 0.0002, 0.0, 0.0001, 0.0, 0.0];
+    let none = [0.0; 6];
+    let verdict = &judged(erring(&some, &none), claims.clone())[0];
+    assert_eq!(verdict.outcome, ClaimOutcome::Consistent, "{}", verdict.why);
+    assert_eq!(verdict.claimed_text, "a>0,b=0");
+    assert_eq!(
+        verdict.why,
+        "a measured above 0 in 2 of 6 trials (up to 0.000200), b was 0 in all 6"
+    );
+    let verdict = &judged(
+        erring(&some, &[0.0, 0.0, 0.0, 0.0, 0.0001, 0.0]),
+        claims.clone(),
+    )[0];
+    assert_eq!(
+        verdict.outcome,
+        ClaimOutcome::RefutedLower,
+        "{}",
+        verdict.why
+    );
+    assert!(
+        verdict
+            .why
+            .starts_with("b measured above 0 in 1 of 6 trials"),
+        "{}",
+        verdict.why
+    );
+    let verdict = &judged(erring(&none, &none), claims)[0];
+    assert_eq!(
+        verdict.outcome,
+        ClaimOutcome::Inconclusive,
+        "{}",
+        verdict.why
+    );
+    assert!(
+        verdict
+            .why
+            .starts_with("both were 0 in every trial (6 and 6)"),
+        "{}",
+        verdict.why
+    );
+}
+
+#[test]
+fn claims_on_connection_reuse_read_the_pools_own_counters() {
+    use corobench_model::{PoolCounters, PoolFigure, PoolWindow};
+    let mut run = run(&[100.0; 6], &[100.0; 6]);
+    // fast opened 50 connections for 1,000 checkouts, slow 10.
+    for (i, trial) in run.trials.iter_mut().enumerate() {
+        let opened = if i < 6 { 50 } else { 10 };
+        let counted = |acquires, new_connections| PoolCounters {
+            acquires: Some(acquires),
+            new_connections: Some(new_connections),
+            ..PoolCounters::default()
+        };
+        trial.pool = Some(PoolWindow {
+            before: counted(0, 0),
+            after: counted(1_000, opened),
+        });
+    }
+    let reuse = Metric::Pool(PoolFigure::Reuse);
+    let less = ClaimExpectation::Direction {
+        direction: ClaimDirection::ALess,
+    };
+    let claims = vec![claim(reuse, scenario(A_KEY), scenario(B_KEY), less)];
+    let verdict = &judged(run, claims)[0];
+    assert_eq!(verdict.outcome, ClaimOutcome::Consistent, "{}", verdict.why);
+    assert_eq!(verdict.a.as_ref().unwrap().median, 0.95);
+    assert_eq!(verdict.b.as_ref().unwrap().median, 0.99);
+}

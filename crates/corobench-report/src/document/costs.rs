@@ -20,9 +20,20 @@ pub(crate) fn measured(
     group: &[usize],
     costs: &[PerRequest],
 ) -> Vec<Metric> {
-    costs
-        .iter()
-        .map(|&c| Metric::PerRequest(c))
+    having(
+        analysis,
+        group,
+        costs.iter().map(|&c| Metric::PerRequest(c)),
+    )
+}
+
+/// The metrics of `metrics` that some scenario of `group` has a value for.
+pub(crate) fn having(
+    analysis: &RunAnalysis,
+    group: &[usize],
+    metrics: impl Iterator<Item = Metric>,
+) -> Vec<Metric> {
+    metrics
         .filter(|m| {
             group
                 .iter()
@@ -51,17 +62,20 @@ pub(crate) fn costs_grids(analysis: &RunAnalysis, group: &[usize]) -> Vec<Grid> 
         (generator, "generator per request"),
     ]
     .into_iter()
-    .filter_map(|(costs, title)| costs_grid(analysis, group, costs, title))
+    .filter_map(|(costs, title)| {
+        metrics_grid(analysis, group, &measured(analysis, group, costs), title)
+    })
     .collect()
 }
 
-fn costs_grid(
+/// One row per scenario of `group`, one column per metric (median ±
+/// interval); none without metrics.
+pub(crate) fn metrics_grid(
     analysis: &RunAnalysis,
     group: &[usize],
-    costs: &[PerRequest],
+    metrics: &[Metric],
     title: &str,
 ) -> Option<Grid> {
-    let metrics = measured(analysis, group, costs);
     if metrics.is_empty() {
         return None;
     }

@@ -14,6 +14,7 @@ mod compare;
 mod costs;
 mod idle;
 mod memory;
+mod pool;
 mod profiles;
 pub(crate) use memory::memory_line;
 pub(crate) use profiles::{profile_blocks, profile_key};

@@ -74,6 +74,9 @@ pub(crate) fn run_document_with(
                     .map(Block::Grid),
             );
         }
+        if !program {
+            blocks.extend(super::pool::pool_grid(analysis, &group).map(Block::Grid));
+        }
         let comparisons = match layout {
             ComparisonLayout::Rows => comparison_grid(analysis, &group, |_| true),
             ComparisonLayout::Compact => comparison_grid(analysis, &group, headline),

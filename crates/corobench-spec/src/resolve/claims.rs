@@ -199,7 +199,8 @@ fn metric(
     })
 }
 
-/// `ratio = 3.06` (with an optional `tolerance`) or `direction = "a>b"`.
+/// `ratio = 3.06` (with an optional `tolerance`) or `direction = "a>b"`
+/// (also `"a<b"`, and `"a>0, b=0"` for a figure only a has).
 fn expectation(table: &Table<'_>, at: &Locator<'_>) -> Result<ClaimExpectation, SpecError> {
     match (table.get("ratio"), table.get("direction")) {
         (Some(_), Some(direction)) => Err(at.at(
@@ -218,13 +219,12 @@ fn expectation(table: &Table<'_>, at: &Locator<'_>) -> Result<ClaimExpectation, 
                 return Err(at.at(tolerance.key_span.clone(), &tolerance.path, message));
             }
             let word = document::text(field.value, &field.path, "\"a>b\"", at)?;
-            let direction = match word.replace(' ', "").as_str() {
-                "a>b" => ClaimDirection::AGreater,
-                "a<b" => ClaimDirection::ALess,
-                _ => {
-                    let message = format!("{} must be \"a>b\" or \"a<b\"", shown(word));
-                    return Err(at.at(field.value.span(), &field.path, message));
-                }
+            let Some(direction) = ClaimDirection::from_word(word) else {
+                let message = format!(
+                    "{} must be \"a>b\", \"a<b\" or \"a>0, b=0\" (a above zero, b zero)",
+                    shown(word)
+                );
+                return Err(at.at(field.value.span(), &field.path, message));
             };
             Ok(ClaimExpectation::Direction { direction })
         }

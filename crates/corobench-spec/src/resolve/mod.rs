@@ -235,7 +235,9 @@ fn scenario(
                 .max(catalog.get(target).map_or(Duration::ZERO, |t| t.min_warmup)),
             ..settings.measurement
         },
-        needs_database: workload.path.starts_with("/db"),
+        needs_database: ["/db", "/select1"]
+            .iter()
+            .any(|p| workload.path.starts_with(p)),
         program: None,
     }
 }

@@ -1,5 +1,6 @@
 //! Opening files: fresh, current, newer than known, or not ours at all.
 
+use corobench_model::{PoolCounters, PoolWindow};
 use rusqlite::Connection;
 
 use super::fixtures::{RUN_ID, ok_trial, store_with_run, temp_store};
@@ -139,25 +140,60 @@ fn schema_1_database(path: &std::path::Path) {
          ALTER TABLE trials DROP COLUMN connect_latency_hdr;
          ALTER TABLE trials DROP COLUMN counters_json;
          ALTER TABLE trials DROP COLUMN probe_json;
+         ALTER TABLE trials DROP COLUMN pool_json;
          PRAGMA user_version = 1;",
     )
     .unwrap();
 }
 
-#[test]
-fn schema_6_gains_the_probe_column_and_keeps_its_trials_without_one() {
+/// A store with one trial, taken back to an older schema by `sql`, then
+/// opened again (which migrates it).
+fn reopened_after(sql: &str) -> (tempfile::TempDir, Store) {
     let (dir, mut store) = store_with_run();
     store.record_trial(RUN_ID, &ok_trial(0, 0, 0)).unwrap();
     drop(store);
     let path = dir.path().join("results.db");
-    Connection::open(&path)
-        .unwrap()
-        .execute_batch(
-            "ALTER TABLE trials DROP COLUMN probe_json;
-             PRAGMA user_version = 6;",
-        )
-        .unwrap();
-    let mut store = Store::open(&path).unwrap();
+    Connection::open(&path).unwrap().execute_batch(sql).unwrap();
+    let store = Store::open(&path).unwrap();
+    (dir, store)
+}
+
+#[test]
+fn schema_7_gains_the_pool_column_and_keeps_its_trials_without_one() {
+    let (_dir, mut store) = reopened_after(
+        "ALTER TABLE trials DROP COLUMN pool_json;
+         PRAGMA user_version = 7;",
+    );
+    assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
+    let run = store.load_run(RUN_ID).unwrap();
+    assert_eq!(
+        run.trials[0].pool, None,
+        "a trial stored before schema 8 has no pool"
+    );
+    let mut pooled = ok_trial(0, 1, 1);
+    let counted = |acquires| PoolCounters {
+        max: Some(10),
+        acquires: Some(acquires),
+        new_connections: Some(10),
+        empty_acquires: None,
+        ..PoolCounters::default()
+    };
+    pooled.pool = Some(PoolWindow {
+        before: PoolCounters::default(),
+        after: counted(5_000),
+    });
+    store.record_trial(RUN_ID, &pooled).unwrap();
+    let run = store.load_run(RUN_ID).unwrap();
+    assert_eq!(run.trials[1].pool, pooled.pool);
+}
+
+#[test]
+fn schema_6_gains_the_probe_column_and_keeps_its_trials_without_one() {
+    let (_dir, mut store) = reopened_after(
+        "ALTER TABLE trials DROP COLUMN probe_json;
+         ALTER TABLE trials DROP COLUMN pool_json;
+         PRAGMA user_version = 6;",
+    );
     assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
     let run = store.load_run(RUN_ID).unwrap();
     assert_eq!(run.trials.len(), 1);

@@ -50,6 +50,11 @@ pub enum Fault {
     WrongStatsModel,
     /// `/db` reads the database once and repeats that row ever after (db).
     DbSkipsQuery,
+    /// `/select1` is not served: `404`, an optional endpoint left out
+    /// (select1 warns).
+    NoSelect1,
+    /// `/select1` queries are not counted in `/stats` `pool.acquires` (select1).
+    PoolNotCounted,
     /// The binary ignores SIGTERM (sigterm); the in-process server has no
     /// signals and ignores this fault.
     IgnoreSigterm,
@@ -60,7 +65,7 @@ pub enum Fault {
 
 impl Fault {
     /// Every fault, in declaration order.
-    pub const ALL: [Fault; 20] = [
+    pub const ALL: [Fault; 22] = [
         Fault::WrongBody,
         Fault::MissingServer,
         Fault::MissingDate,
@@ -79,6 +84,8 @@ impl Fault {
         Fault::NoKeepAlive,
         Fault::WrongStatsModel,
         Fault::DbSkipsQuery,
+        Fault::NoSelect1,
+        Fault::PoolNotCounted,
         Fault::IgnoreSigterm,
         Fault::IgnoreListenAddr,
     ];
@@ -105,6 +112,8 @@ impl Fault {
             Fault::NoKeepAlive => "no-keep-alive",
             Fault::WrongStatsModel => "wrong-stats-model",
             Fault::DbSkipsQuery => "db-skips-query",
+            Fault::NoSelect1 => "no-select1",
+            Fault::PoolNotCounted => "pool-not-counted",
             Fault::IgnoreSigterm => "ignore-sigterm",
             Fault::IgnoreListenAddr => "ignore-listen-addr",
         }

@@ -148,6 +148,8 @@ struct Shared {
     random_state: AtomicU64,
     /// The row `DbSkipsQuery` repeats.
     remembered_row: Mutex<Option<(i32, i32)>>,
+    /// `/select1` queries answered: the pool's checkouts in `/stats`.
+    pool_acquires: AtomicU64,
     /// `max_rate`: tokens left and when they were counted.
     bucket: Mutex<Option<(f64, Instant)>>,
 }
@@ -167,6 +169,7 @@ impl Shared {
             next_upload: AtomicU64::new(0),
             random_state: AtomicU64::new(seed | 1),
             remembered_row: Mutex::new(None),
+            pool_acquires: AtomicU64::new(0),
             bucket: Mutex::new(None),
         }
     }

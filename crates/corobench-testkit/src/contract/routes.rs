@@ -29,6 +29,7 @@ enum Endpoint {
     Upload,
     Mixed,
     Stats,
+    Select1,
 }
 
 impl Endpoint {
@@ -43,6 +44,7 @@ impl Endpoint {
             "/upload" => Self::Upload,
             "/mixed" => Self::Mixed,
             "/stats" => Self::Stats,
+            "/select1" => Self::Select1,
             _ => return None,
         })
     }
@@ -53,7 +55,9 @@ impl Endpoint {
 }
 
 pub(super) fn route(head: &RequestHead, body: &mut Body<'_>, shared: &Shared) -> Reply {
-    let Some(endpoint) = Endpoint::of(head.path()) else {
+    let served = Endpoint::of(head.path())
+        .filter(|e| *e != Endpoint::Select1 || !shared.has(Fault::NoSelect1));
+    let Some(endpoint) = served else {
         if shared.has(Fault::UnknownPathOk) {
             return Reply::text("Hello, World!");
         }
@@ -78,6 +82,7 @@ pub(super) fn route(head: &RequestHead, body: &mut Body<'_>, shared: &Shared) ->
         Endpoint::Upload => Ok(upload(body, shared)),
         Endpoint::Mixed => mixed(head, shared),
         Endpoint::Stats => Ok(stats(shared)),
+        Endpoint::Select1 => Ok(select1(shared)),
     };
     reply.unwrap_or_else(|bad_parameter| bad_parameter)
 }
@@ -144,6 +149,17 @@ fn db(shared: &Shared) -> Reply {
         Ok(None) => Reply::error(500, &format!("world has no row with id {id}")),
         Err(problem) => Reply::error(503, &format!("database unavailable: {problem}")),
     }
+}
+
+/// `SELECT 1` through a pool of one connection that never closes.
+fn select1(shared: &Shared) -> Reply {
+    if shared.config.world.is_none() {
+        return Reply::error(503, "database unavailable: DATABASE_URL is not set");
+    }
+    if !shared.has(Fault::PoolNotCounted) {
+        shared.pool_acquires.fetch_add(1, Ordering::Relaxed);
+    }
+    Reply::json(&json!({ "select": 1 }))
 }
 
 fn file(head: &RequestHead, shared: &Shared) -> Result<Reply, Reply> {
@@ -244,12 +260,21 @@ fn stats(shared: &Shared) -> Reply {
         &shared.config.model
     };
     let tasks = shared.lock_open().len();
-    Reply::json(&json!({
+    let mut body = json!({
         "model": model,
         "threads": os_threads(),
         "tasks": tasks,
         "heap_bytes": Value::Null,
-    }))
+    });
+    if shared.config.world.is_some() {
+        let acquires = shared.pool_acquires.load(Ordering::Relaxed);
+        body["pool"] = json!({
+            "max": 1, "open": u64::from(acquires > 0), "idle": u64::from(acquires > 0),
+            "waiting": 0, "acquires": acquires, "new_connections": u64::from(acquires > 0),
+            "empty_acquires": u64::from(acquires > 0), "acquire_wait_us": Value::Null,
+        });
+    }
+    Reply::json(&body)
 }
 
 /// OS threads of this process, from `/proc/self/status` (1 if unreadable).

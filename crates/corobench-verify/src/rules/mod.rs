@@ -6,6 +6,7 @@ mod connection;
 mod db;
 mod endpoints;
 mod headers;
+mod select1;
 mod upload;
 
 use std::net::SocketAddr;
@@ -17,7 +18,7 @@ use crate::client::{Client, Request, Response};
 use crate::{Outcome, RuleResult, VerifyConfig};
 
 /// Every rule [`verify`] reports, in its order.
-pub const RULES: [&str; 19] = [
+pub const RULES: [&str; 20] = [
     "healthz",
     "plaintext",
     "json",
@@ -30,6 +31,7 @@ pub const RULES: [&str; 19] = [
     "pipelining",
     "io",
     "db",
+    "select1",
     "file",
     "upload",
     "mixed",
@@ -101,7 +103,7 @@ fn run_quick_rules(
             .get_or_init(|| connection::keep_alive(target))
             .clone()
     };
-    let rules: [(&'static str, &dyn Fn() -> Check); 17] = [
+    let rules: [(&'static str, &dyn Fn() -> Check); 18] = [
         ("healthz", &|| basic::healthz(target)),
         ("plaintext", &|| basic::plaintext(target)),
         ("json", &|| basic::json(target)),
@@ -114,6 +116,9 @@ fn run_quick_rules(
             connection::pipelining(target, &keep_alive())
         }),
         ("io", &|| endpoints::io(target)),
+        ("select1", &|| {
+            select1::select1(target, config.database.is_some())
+        }),
         ("file", &|| endpoints::file(target)),
         ("upload", &|| upload::upload(target)),
         ("mixed", &|| endpoints::mixed(target)),

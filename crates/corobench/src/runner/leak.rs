@@ -2,7 +2,7 @@
 //! processes and threads should be back near where they were before the
 //! load, and its memory should not have kept climbing to the end of the window.
 
-use corobench_model::{ResourceSample, TrialFlag};
+use corobench_model::{PoolCounters, ResourceSample, TrialFlag};
 
 /// What a target holds at one moment.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -12,6 +12,8 @@ pub struct Footprint {
     pub processes: u32,
     pub threads: u32,
     pub rss_bytes: u64,
+    /// The database pool's counters from `/stats`, if the target reports them.
+    pub pool: Option<PoolCounters>,
 }
 
 const MIB: u64 = 1024 * 1024;
@@ -76,6 +78,7 @@ mod tests {
             processes,
             threads,
             rss_bytes: 50 * MIB,
+            pool: None,
         }
     }
 

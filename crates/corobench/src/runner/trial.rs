@@ -6,7 +6,9 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use corobench_load::LoadError;
-use corobench_model::{MachineProbe, ResourceSample, TaskCounts, TrialFlag, TrialRecord};
+use corobench_model::{
+    MachineProbe, PoolWindow, ResourceSample, TaskCounts, TrialFlag, TrialRecord,
+};
 use corobench_spec::PlannedScenario;
 use corobench_target::{RunningTarget, TargetError};
 
@@ -196,6 +198,10 @@ fn measured_record(
         peak: measured.peak_tasks,
         after: after.tasks,
     };
+    trial.pool = before
+        .pool
+        .zip(after.pool)
+        .map(|(before, after)| PoolWindow { before, after });
     trial.resources = measured.sampled.then_some(measured.series.summary);
     trial.resource_series = measured.series.samples;
     if let TrialServer::Attached(server) = target {
@@ -270,11 +276,14 @@ fn footprint(target: &TrialServer) -> Footprint {
         .pgid()
         .and_then(|pgid| u32::try_from(pgid).ok())
         .and_then(|pgid| corobench_sampler::snapshot(pgid).ok());
+    let stats = target
+        .serves_contract()
+        .then(|| stats_probe::read(target.addr()))
+        .flatten()
+        .unwrap_or_default();
     Footprint {
-        tasks: target
-            .serves_contract()
-            .then(|| stats_probe::tasks(target.addr()))
-            .flatten(),
+        tasks: stats.tasks,
+        pool: stats.pool,
         processes: tree.as_ref().map_or(0, |t| t.processes),
         threads: tree.as_ref().map_or(0, |t| t.threads),
         rss_bytes: tree.as_ref().map_or(0, |t| t.rss_bytes),

@@ -16,9 +16,10 @@ use super::{VerifyEnv, check_built};
 use crate::runner::{PreparedRun, RunObserver};
 
 /// Rules that check one endpoint only, with that endpoint.
-const ENDPOINT_RULES: [(&str, &str); 5] = [
+const ENDPOINT_RULES: [(&str, &str); 6] = [
     ("io", "/io"),
     ("db", "/db"),
+    ("select1", "/select1"),
     ("file", "/file"),
     ("upload", "/upload"),
     ("mixed", "/mixed"),
@@ -67,6 +68,16 @@ pub fn verify_all(plan: &Plan, prepared: &mut PreparedRun, observer: &dyn RunObs
     }
 }
 
+/// Rules of optional endpoints: a target that does not serve one is warned
+/// about by `verify`, and cannot be measured by a run that uses it.
+const OPTIONAL_RULES: [&str; 1] = ["select1"];
+
+/// Whether `result` stops the target from being measured by a plan that
+/// uses its rule's endpoint: a failure, or an optional endpoint not served.
+fn blocks(result: &RuleResult) -> bool {
+    result.is_fail() || (OPTIONAL_RULES.contains(&result.rule) && !result.is_pass())
+}
+
 /// Excludes `name` if a failed rule bears on the plan; notes the others.
 fn judge(
     plan: &Plan,
@@ -77,7 +88,7 @@ fn judge(
 ) {
     let (bearing, aside): (Vec<&RuleResult>, Vec<&RuleResult>) = results
         .iter()
-        .filter(|r| r.is_fail())
+        .filter(|r| blocks(r))
         .partition(|r| bears_on(plan, r.rule));
     for rule in aside {
         observer.notice(&format!(
@@ -111,7 +122,24 @@ fn uses(path: &str, endpoint: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::uses;
+    use corobench_verify::{Outcome, RuleResult};
+
+    use super::{blocks, uses};
+
+    #[test]
+    fn an_optional_endpoint_not_served_blocks_like_a_failure() {
+        let warned = |rule| RuleResult {
+            rule,
+            outcome: Outcome::Warn(format!("{rule}: not served")),
+        };
+        assert!(blocks(&warned("select1")));
+        assert!(!blocks(&warned("keep-alive")));
+        let passed = RuleResult {
+            rule: "select1",
+            outcome: Outcome::Pass,
+        };
+        assert!(!blocks(&passed));
+    }
 
     #[test]
     fn a_path_uses_an_endpoint_exactly() {

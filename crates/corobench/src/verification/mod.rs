@@ -97,11 +97,16 @@ pub fn check_running(
     verify(&config)
 }
 
-/// A `db` that passed only because no database ran is a warning.
+/// A `db` or `select1` that passed only because no database ran is a warning.
 fn soften_db(results: &mut [RuleResult], missing: &str) {
-    for result in results.iter_mut().filter(|r| r.rule == "db" && r.is_pass()) {
+    let database_rules = ["db", "select1"];
+    for result in results
+        .iter_mut()
+        .filter(|r| database_rules.contains(&r.rule) && r.is_pass())
+    {
+        let rule = result.rule;
         result.outcome = Outcome::Warn(format!(
-            "db: checked only that /db answers 503 without a database, because PostgreSQL did not start: {missing}"
+            "{rule}: checked only that /{rule} answers 503 without a database, because PostgreSQL did not start: {missing}"
         ));
     }
 }
