@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+use corobench_model::TrialFlag;
 use corobench_store::Store;
 use lab::Lab;
 
@@ -169,10 +170,16 @@ impl Network {
     /// A spec of the test-kit target on the hosts; a short closed loop.
     fn write_spec(&self, duration: &str) -> PathBuf {
         self.lab.kit_target("testkit");
+        self.write_kit_spec(duration, "")
+    }
+
+    /// A spec of the test-kit target written already, whose workload has
+    /// `workload_keys` besides its name and path.
+    fn write_kit_spec(&self, duration: &str, workload_keys: &str) -> PathBuf {
         let spec = format!(
             "name = \"hosts\"\ntargets = [\"testkit\"]\n\
              [run]\ntrials = 1\nduration = \"{duration}\"\nwarmup = \"0.2s\"\nidle = \"0s\"\n\
-             [schedule]\nconnections = 2\n[[workloads]]\nname = \"plaintext\"\npath = \"/plaintext\"\n\
+             [schedule]\nconnections = 2\n[[workloads]]\nname = \"plaintext\"\npath = \"/plaintext\"\n{workload_keys}\
              [hosts]\nserver = \"ssh://root@10.231.0.1\"\n\
              generators = [\"ssh://root@10.231.0.2\", \"ssh://root@10.231.0.3\"]\n\
              ssh_config = \"{d}/ssh_config\"\ntargets_dir = \"{d}/targets\"\n\
@@ -370,6 +377,19 @@ fn a_trial_on_three_hosts_merges_both_generators() {
             .join(", ")
     );
     assert!(trial.resources.is_some_and(|r| r.samples > 0));
+    // The leak check ran on the server host's footprints, and found nothing.
+    assert!(
+        trial.tasks.before.is_some() && trial.tasks.after.is_some(),
+        "{:?}",
+        trial.tasks
+    );
+    assert!(trial.tasks.peak.is_some(), "{:?}", trial.tasks);
+    let leaks: Vec<_> = trial
+        .flags
+        .iter()
+        .filter(|f| matches!(f, TrialFlag::Leak { .. }))
+        .collect();
+    assert!(leaks.is_empty(), "{leaks:?}");
     for ns in lab.every_namespace() {
         wait_for(
             &format!("{ns} to be empty"),
@@ -377,6 +397,45 @@ fn a_trial_on_three_hosts_merges_both_generators() {
             || lab.strays(&ns).is_empty(),
         );
     }
+}
+
+#[test]
+fn a_target_that_leaks_tasks_on_the_server_host_is_flagged_as_a_local_one_is() {
+    let Some(lab) = Network::new() else { return };
+    corobench_testkit::write_target(
+        &lab.lab.targets(),
+        "testkit",
+        "goroutine-per-connection",
+        corobench_testkit::binary_path(),
+        &[corobench_testkit::Fault::LeakTasks],
+    )
+    .unwrap();
+    // A connection per request: every one of them leaves a task behind.
+    let spec = lab.write_kit_spec("1s", "keepalive = false\n");
+    let out = finish(lab.spawn_run(&spec), RUN_LIMIT);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "run failed: {stderr}");
+    let trial = first_trial(&lab);
+    assert_eq!(trial.failure, None);
+    let requests = trial.load.as_ref().map_or(0, |l| l.requests);
+    let (before, after) = (trial.tasks.before.unwrap(), trial.tasks.after.unwrap());
+    assert!(
+        after >= before + requests,
+        "{:?} after {requests} requests",
+        trial.tasks
+    );
+    let leak = trial
+        .flags
+        .iter()
+        .find_map(|f| match f {
+            TrialFlag::Leak { what } => Some(what.clone()),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no leak flag in {:?}", trial.flags));
+    assert_eq!(
+        leak,
+        format!("tasks: {before} before the load, {after} after it")
+    );
 }
 
 #[test]

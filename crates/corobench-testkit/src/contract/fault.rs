@@ -56,11 +56,15 @@ pub enum Fault {
     /// The binary listens on 127.0.0.1 whatever `LISTEN_ADDR` says
     /// (listen-addr); the in-process server ignores this fault.
     IgnoreListenAddr,
+    /// `/stats` counts every connection ever accepted as a task still
+    /// running, as a server whose task per connection never ends would: no
+    /// rule of the contract, but the leak check after a trial flags it.
+    LeakTasks,
 }
 
 impl Fault {
     /// Every fault, in declaration order.
-    pub const ALL: [Fault; 20] = [
+    pub const ALL: [Fault; 21] = [
         Fault::WrongBody,
         Fault::MissingServer,
         Fault::MissingDate,
@@ -81,6 +85,7 @@ impl Fault {
         Fault::DbSkipsQuery,
         Fault::IgnoreSigterm,
         Fault::IgnoreListenAddr,
+        Fault::LeakTasks,
     ];
 
     /// The kebab-case name.
@@ -107,6 +112,7 @@ impl Fault {
             Fault::DbSkipsQuery => "db-skips-query",
             Fault::IgnoreSigterm => "ignore-sigterm",
             Fault::IgnoreListenAddr => "ignore-listen-addr",
+            Fault::LeakTasks => "leak-tasks",
         }
     }
 }

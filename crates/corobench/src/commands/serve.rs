@@ -8,10 +8,10 @@
 //! does), so a dropped connection closes it and takes the target down.
 
 use std::collections::BTreeMap;
-use std::io::{Read as _, Write};
+use std::io::Write;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::RecvTimeoutError;
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::Duration;
 
 use anyhow::Context as _;
@@ -22,7 +22,8 @@ use corobench_verify::RuleResult;
 
 use super::shared::TargetsDirArg;
 use crate::exit::{self, Exit};
-use crate::remote::protocol::{Hello, Ready, Sample, ServeEvent, Stopped};
+use crate::remote::protocol::{Hello, Order, Ready, Sample, ServeEvent, Stopped};
+use crate::remote::serve_orders::{self, Answerer};
 use crate::targets::Targets;
 use crate::verification;
 use crate::wall_clock::unix_ms;
@@ -40,6 +41,9 @@ const STDERR_TAIL_LINES: usize = 20;
     {\"event\":\"ready\",\"url\":…,\"target\":…,\"pid\":…,\"source_hash\":…}, then \
     {\"event\":\"sample\",…} per sample of the target's processes, and \
     {\"event\":\"stopped\",\"reason\":…} at the end. Progress goes to stderr.\n\n\
+    Stdin takes orders, one JSON object a line: {\"order\":\"footprint\",\"id\":N,\
+    \"at_unix_ms\":…} is answered by {\"event\":\"footprint\",\"id\":N,…} with the \
+    target's processes, threads, RSS and /stats tasks (docs/distributed.md).\n\n\
     The target runs until stdin reaches end of file (Ctrl-D, or the SSH connection that \
     started it closes) or SIGINT, SIGTERM or SIGHUP arrives; then it is stopped and reaped. \
     Exit status: 0 after stdin closed or SIGHUP, 130 after SIGINT or SIGTERM, 1 when the \
@@ -111,12 +115,14 @@ impl End {
     }
 }
 
-/// What ends serving early: the lifeline and the signals.
+/// What ends serving early: the lifeline and the signals; and the orders
+/// that come down the lifeline.
 #[derive(Debug)]
 struct Lifeline {
     stdin_closed: Arc<AtomicBool>,
     hang_up: Arc<AtomicBool>,
     stop: Arc<AtomicBool>,
+    orders: Receiver<Order>,
 }
 
 impl Lifeline {
@@ -128,10 +134,11 @@ impl Lifeline {
             .context("cannot install the SIGHUP handler")?;
         let stdin_closed = Arc::new(AtomicBool::new(false));
         let flag = Arc::clone(&stdin_closed);
+        let (sender, orders) = std::sync::mpsc::channel();
         std::thread::Builder::new()
             .name("lifeline".into())
             .spawn(move || {
-                read_to_end_of_stdin();
+                serve_orders::read_orders(&sender);
                 flag.store(true, Ordering::Relaxed);
             })
             .context("cannot start the thread that watches stdin")?;
@@ -139,6 +146,7 @@ impl Lifeline {
             stdin_closed,
             hang_up,
             stop,
+            orders,
         })
     }
 
@@ -168,20 +176,6 @@ impl Lifeline {
             End::Signal => Exit::Interrupted,
             _ => Exit::Success,
         })
-    }
-}
-
-/// Reads and discards stdin until end of file or a read error.
-fn read_to_end_of_stdin() {
-    let mut stdin = std::io::stdin().lock();
-    let mut sink = [0_u8; 512];
-    loop {
-        match stdin.read(&mut sink) {
-            Ok(0) => return,
-            Ok(_) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(_) => return,
-        }
     }
 }
 
@@ -229,7 +223,13 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<Exit> {
     still_running(&mut target)?;
     let mut stdout = std::io::stdout().lock();
     let end = if print_line(&mut stdout, &ready_line(&target, &built, args)) {
-        stream_samples(&mut target, args.sample_interval, &lifeline, &mut stdout)?
+        let stats = manifest.contract.then(|| target.addr());
+        let answerer = Answerer::new(target.pgid(), stats);
+        let streams = Streams {
+            lifeline: &lifeline,
+            answerer,
+        };
+        stream_samples(&mut target, args.sample_interval, streams, &mut stdout)?
     } else {
         End::StdoutClosed
     };
@@ -400,13 +400,22 @@ fn ready_line(target: &RunningTarget, built: &BuiltTarget, args: &ServeArgs) -> 
     }))
 }
 
-/// Prints samples as they come until the lifeline is cut or the target exits.
+/// What comes in while the target is served: the lifeline, and the orders
+/// to carry out.
+struct Streams<'a> {
+    lifeline: &'a Lifeline,
+    answerer: Answerer,
+}
+
+/// Prints samples as they come, and the answers to orders as they fall
+/// due, until the lifeline is cut or the target exits.
 fn stream_samples(
     target: &mut RunningTarget,
     interval: Duration,
-    lifeline: &Lifeline,
+    mut streams: Streams<'_>,
     stdout: &mut impl Write,
 ) -> anyhow::Result<End> {
+    let lifeline = streams.lifeline;
     let (sampler, samples) = corobench_sampler::Sampler::stream(target.pgid(), interval)
         .map_err(|e| exit::target_failed(format!("cannot sample the target: {e}")))?;
     let end = loop {
@@ -419,6 +428,10 @@ fn stream_samples(
             Err(RecvTimeoutError::Timeout) => {}
             // The group is gone: the target's exit is noticed below.
             Err(RecvTimeoutError::Disconnected) => std::thread::sleep(POLL),
+        }
+        let answers = streams.answerer.due(&lifeline.orders, unix_ms());
+        if !answers.iter().all(|answer| print_line(stdout, answer)) {
+            break End::StdoutClosed;
         }
         if let Some(end) = lifeline.cut() {
             break end;

@@ -26,11 +26,12 @@ pub mod prepare;
 pub mod profile_trial;
 mod program_trial;
 pub mod provenance;
+mod remote_leak;
 mod remote_trial;
 pub mod rounds;
 pub(crate) mod server;
 pub mod ssh;
-mod stats_probe;
+pub(crate) mod stats_probe;
 pub mod trial;
 mod window;
 

@@ -9,18 +9,19 @@ use std::sync::atomic::Ordering;
 use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use corobench_model::{LoadReport, ResourceSample, TrialFlag, TrialRecord};
+use corobench_model::{LoadReport, ResourceSample, TaskCounts, TrialFlag, TrialRecord};
 use corobench_spec::{HostAddress, PlannedScenario};
 
 use super::events::{Phase, RunEvent, RunObserver};
 use super::hosts::ReadyHosts;
 use super::order::TrialSlot;
 use super::prepare::TrialEnvironment;
+use super::remote_leak::{Asks, RemoteLeakCheck};
 use super::rounds::{TrialExecutor, TrialOutcome};
 use super::ssh::{Remote, Transport};
 use super::trial::{blank_record, failed};
 use crate::remote::load_args;
-use crate::remote::protocol::ServeEvent;
+use crate::remote::protocol::{self, Order, ServeEvent};
 
 /// Building (when not cached), starting, checking and verifying a target
 /// on the server host.
@@ -71,6 +72,7 @@ struct Measured {
     load: LoadReport,
     samples: Vec<ResourceSample>,
     flags: Vec<TrialFlag>,
+    tasks: TaskCounts,
 }
 
 impl Measured {
@@ -79,6 +81,7 @@ impl Measured {
         trial.flags.extend(self.flags);
         trial.resources = Some(corobench_sampler::summarize(&self.samples));
         trial.resource_series = self.samples;
+        trial.tasks = self.tasks;
         trial.load = Some(self.load);
         trial
     }
@@ -92,7 +95,10 @@ impl RemoteTrials<'_> {
     ) -> Result<Measured, Ended> {
         observer.on(RunEvent::TrialPhase(Phase::Starting));
         let mut server = self.start_server(scenario)?;
+        let host = server.host.clone();
+        let mut leak_check = RemoteLeakCheck::before(&mut server, &host);
         let start_at = start_instant(scenario);
+        leak_check.order_peak(&mut server, halfway_unix_ms(start_at, scenario));
         let mut generators = self.start_generators(scenario, server.port, start_at)?;
         observer.on(RunEvent::TrialPhase(Phase::WarmingUp));
         let deadline = Instant::now()
@@ -104,12 +110,23 @@ impl RemoteTrials<'_> {
         observer.on(RunEvent::TrialPhase(Phase::Stopping));
         let load = merge_reports(&mut generators)?;
         drop(generators);
+        super::window::sleep_unless_stopped(&self.env.stop, scenario.measurement.idle);
+        if self.stopped() {
+            return Err(Ended::Interrupted);
+        }
+        let settled = leak_check.settle(&mut server);
         let mut flags = Vec::new();
         let samples = server.finish(&load, &mut flags);
+        let (tasks, leaks, skipped) = settled.verdict(&samples);
+        flags.extend(leaks);
+        if let Some(why) = skipped {
+            observer.notice(&why);
+        }
         Ok(Measured {
             load,
             samples,
             flags,
+            tasks,
         })
     }
 
@@ -146,6 +163,7 @@ impl RemoteTrials<'_> {
             host: hosts.server.text.clone(),
             port: 0,
             samples: Vec::new(),
+            footprints: Vec::new(),
         };
         session.wait_ready(|| self.stopped())?;
         Ok(session)
@@ -254,6 +272,8 @@ struct ServerSession {
     port: u16,
     /// Samples as `serve` printed them, with the server host's Unix ms.
     samples: Vec<(u64, ResourceSample)>,
+    /// Answers to orders, not yet taken.
+    footprints: Vec<protocol::Footprint>,
 }
 
 impl ServerSession {
@@ -304,9 +324,13 @@ impl ServerSession {
     }
 
     fn take_sample(&mut self, line: &str) {
-        if let Some(ServeEvent::Sample(sample)) = ServeEvent::parse(line) {
-            let unix_ms = u64::try_from(sample.unix_ms).unwrap_or(0);
-            self.samples.push((unix_ms, sample.sample));
+        match ServeEvent::parse(line) {
+            Some(ServeEvent::Sample(sample)) => {
+                let unix_ms = u64::try_from(sample.unix_ms).unwrap_or(0);
+                self.samples.push((unix_ms, sample.sample));
+            }
+            Some(ServeEvent::Footprint(answer)) => self.footprints.push(answer),
+            _ => {}
         }
     }
 
@@ -337,6 +361,29 @@ impl ServerSession {
             .filter(|(at, _)| *at > start_ms && *at <= end_ms + interval_ms / 2)
             .map(|(_, sample)| sample)
             .collect()
+    }
+}
+
+impl Asks for ServerSession {
+    fn send(&mut self, order: &Order) -> bool {
+        use std::io::Write as _;
+        self.remote.stdin.as_mut().is_some_and(|stdin| {
+            writeln!(stdin, "{}", protocol::to_line(order)).is_ok() && stdin.flush().is_ok()
+        })
+    }
+
+    fn answer(&mut self, id: u32, limit: Duration) -> Option<protocol::Footprint> {
+        let deadline = Instant::now() + limit;
+        loop {
+            self.collect_samples();
+            if let Some(at) = self.footprints.iter().position(|f| f.id == id) {
+                return Some(self.footprints.swap_remove(at));
+            }
+            if Instant::now() >= deadline || self.remote.exited().is_some() {
+                return None;
+            }
+            std::thread::sleep(POLL);
+        }
     }
 }
 
@@ -393,6 +440,14 @@ fn start_instant(scenario: &PlannedScenario) -> SystemTime {
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs() + 1);
     UNIX_EPOCH + Duration::from_secs(secs)
+}
+
+/// The middle of the measured window, in Unix ms.
+fn halfway_unix_ms(start_at: SystemTime, scenario: &PlannedScenario) -> i64 {
+    let halfway = start_at + scenario.measurement.duration / 2;
+    halfway
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
 fn until(instant: SystemTime) -> Duration {
