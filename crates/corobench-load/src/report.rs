@@ -119,6 +119,7 @@ pub(crate) fn build(
         timeline: merge_timelines(&timelines),
         warnings: Vec::new(),
         merged: None,
+        counters: None,
     };
     report.warnings = warnings(&report);
     report

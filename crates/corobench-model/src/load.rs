@@ -488,6 +488,11 @@ pub struct LoadReport {
     /// Present when `corobench merge` made this report from several.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub merged: Option<MergeDetail>,
+    /// `corobench load --json` only: the kernel counters of the
+    /// generator's own threads over its measured window (a trial on hosts
+    /// stores them with the trial). Absent elsewhere, and from merges.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub counters: Option<crate::SideCounters>,
 }
 
 impl LoadReport {

@@ -330,6 +330,36 @@ fn finish(mut child: Child, limit: Duration) -> Output {
     child.wait_with_output().unwrap()
 }
 
+/// The trial's kernel counters, each side counted or missing with its
+/// reason, as a local trial's are.
+fn assert_counted(trial: &corobench_model::TrialRecord, requests: u64) {
+    use corobench_model::{KernelCounter, Side};
+    let counters = trial.counters.as_ref().expect("counters on hosts");
+    for side in [Side::Server, Side::Generator] {
+        for kind in KernelCounter::ALL {
+            let missing = counters
+                .missing
+                .iter()
+                .any(|m| m.side == side && m.counter == kind);
+            let counted = counters.side(side).get(kind).is_some();
+            assert_ne!(counted, missing, "{side:?} {kind}: {counters:?}");
+        }
+    }
+    assert!(counters.server.threads >= 1, "{counters:?}");
+    assert!(
+        counters.generator.threads >= 2,
+        "a thread per generator: {counters:?}"
+    );
+    eprintln!(
+        "server {:?} syscalls, generators {:?}, for {requests} requests",
+        counters.server.syscalls, counters.generator.syscalls
+    );
+    // The test kit reads and writes once per request at least.
+    if let Some(syscalls) = counters.server.syscalls {
+        assert!(syscalls >= requests, "{syscalls} for {requests} requests");
+    }
+}
+
 fn first_trial(lab: &Network) -> corobench_model::TrialRecord {
     let store = Store::open_existing(lab.lab.db()).unwrap();
     let id = store.resolve_run_id("latest").unwrap();
@@ -354,7 +384,7 @@ fn a_trial_on_three_hosts_merges_both_generators() {
     assert!(out.status.success(), "run failed: {stderr}");
     let trial = first_trial(&lab);
     assert_eq!(trial.failure, None);
-    let load = trial.load.expect("a merged load report");
+    let load = trial.load.clone().expect("a merged load report");
     let merged = load.merged.as_ref().expect("per-generator detail");
     let hosts: Vec<Option<&str>> = merged
         .generators
@@ -384,6 +414,7 @@ fn a_trial_on_three_hosts_merges_both_generators() {
         trial.tasks
     );
     assert!(trial.tasks.peak.is_some(), "{:?}", trial.tasks);
+    assert_counted(&trial, load.requests);
     let leaks: Vec<_> = trial
         .flags
         .iter()

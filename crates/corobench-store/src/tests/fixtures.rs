@@ -205,6 +205,7 @@ pub(super) fn load_report() -> LoadReport {
             },
         ],
         merged: None,
+        counters: None,
     }
 }
 

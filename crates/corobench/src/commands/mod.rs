@@ -6,6 +6,7 @@ pub mod completions;
 mod flamegraph;
 pub mod k8s;
 pub mod load;
+mod load_counters;
 pub mod man;
 pub mod merge;
 pub mod plan;

@@ -43,7 +43,9 @@ const STDERR_TAIL_LINES: usize = 20;
     {\"event\":\"stopped\",\"reason\":…} at the end. Progress goes to stderr.\n\n\
     Stdin takes orders, one JSON object a line: {\"order\":\"footprint\",\"id\":N,\
     \"at_unix_ms\":…} is answered by {\"event\":\"footprint\",\"id\":N,…} with the \
-    target's processes, threads, RSS and /stats tasks (docs/distributed.md).\n\n\
+    target's processes, threads, RSS and /stats tasks; {\"order\":\"count\",\
+    \"from_unix_ms\":…,\"to_unix_ms\":…} by {\"event\":\"counters\",…} with the kernel \
+    counters of its process group over that span (docs/distributed.md).\n\n\
     The target runs until stdin reaches end of file (Ctrl-D, or the SSH connection that \
     started it closes) or SIGINT, SIGTERM or SIGHUP arrives; then it is stopped and reaped. \
     Exit status: 0 after stdin closed or SIGHUP, 130 after SIGINT or SIGTERM, 1 when the \

@@ -8,11 +8,11 @@
 
 use std::collections::BTreeMap;
 
-use corobench_model::ResourceSample;
+use corobench_model::{ResourceSample, SideCounters};
 use serde::{Deserialize, Serialize};
 
 /// The version of these messages; a change to their meaning bumps it.
-pub const PROTOCOL_VERSION: u32 = 2;
+pub const PROTOCOL_VERSION: u32 = 3;
 
 /// One line of `corobench serve`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -22,6 +22,7 @@ pub enum ServeEvent {
     Ready(Box<Ready>),
     Sample(Sample),
     Footprint(Footprint),
+    Counters(Counters),
     Stopped(Stopped),
 }
 
@@ -34,6 +35,10 @@ pub enum Order {
     /// The target's footprint (the leak check's figures), answered by a
     /// `footprint` line with the same id.
     Footprint { id: u32, at_unix_ms: Option<i64> },
+    /// The kernel counters of the target's process group (those of local
+    /// trials) from one instant to another, answered by a `counters` line
+    /// at the second.
+    Count { from_unix_ms: i64, to_unix_ms: i64 },
 }
 
 impl Order {
@@ -42,6 +47,7 @@ impl Order {
     pub fn due_unix_ms(&self) -> Option<i64> {
         match self {
             Self::Footprint { at_unix_ms, .. } => *at_unix_ms,
+            Self::Count { from_unix_ms, .. } => Some(*from_unix_ms),
         }
     }
 }
@@ -124,6 +130,17 @@ pub struct Sample {
     pub sample: ResourceSample,
 }
 
+/// What the target's process group cost the kernel over the span a
+/// `count` order named (counters attached to every thread when it began,
+/// with inheritance); the counters the kernel refused, with the reason.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counters {
+    pub from_unix_ms: i64,
+    pub to_unix_ms: i64,
+    #[serde(flatten)]
+    pub counted: SideCounters,
+}
+
 /// The target stopped, and why.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Stopped {
@@ -184,7 +201,12 @@ mod tests {
             rss_bytes: 4096,
             error: None,
         });
-        for event in [stopped, hello, footprint] {
+        let counters = ServeEvent::Counters(Counters {
+            from_unix_ms: 1,
+            to_unix_ms: 2,
+            counted: SideCounters::refused(corobench_model::Side::Server, "paranoid"),
+        });
+        for event in [stopped, hello, footprint, counters] {
             let line = event.line();
             assert!(line.starts_with("{\"event\":"), "{line}");
             assert_eq!(ServeEvent::parse(&line), Some(event));

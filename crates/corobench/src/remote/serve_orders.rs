@@ -6,7 +6,10 @@ use std::io::BufRead as _;
 use std::net::SocketAddr;
 use std::sync::mpsc::{Receiver, Sender};
 
-use super::protocol::{self, Footprint, Order, ServeEvent};
+use corobench_model::{Side, SideCounters};
+use corobench_sampler::ThreadCounters;
+
+use super::protocol::{self, Counters, Footprint, Order, ServeEvent};
 use crate::runner::stats_probe;
 
 /// Reads orders from stdin until end of file or a read error; a line that
@@ -32,6 +35,29 @@ pub struct Answerer {
     /// Where `/stats` answers, for a target that serves the contract.
     stats: Option<SocketAddr>,
     pending: Vec<Order>,
+    counting: Vec<Counting>,
+}
+
+/// A `count` order under way: counters attached when its span began.
+#[derive(Debug)]
+struct Counting {
+    from_unix_ms: i64,
+    to_unix_ms: i64,
+    counters: Result<ThreadCounters, String>,
+}
+
+impl Counting {
+    fn read(self) -> ServeEvent {
+        let counted = match self.counters {
+            Ok(counters) => SideCounters::of(Side::Server, counters.read()),
+            Err(why) => SideCounters::refused(Side::Server, &why),
+        };
+        ServeEvent::Counters(Counters {
+            from_unix_ms: self.from_unix_ms,
+            to_unix_ms: self.to_unix_ms,
+            counted,
+        })
+    }
 }
 
 impl Answerer {
@@ -41,6 +67,7 @@ impl Answerer {
             pgid,
             stats,
             pending: Vec::new(),
+            counting: Vec::new(),
         }
     }
 
@@ -52,12 +79,37 @@ impl Answerer {
             .drain(..)
             .partition(|order| order.due_unix_ms().is_none_or(|at| at <= now_ms));
         self.pending = later;
-        due.into_iter().map(|order| self.answer(&order)).collect()
+        let mut answers: Vec<ServeEvent> = due
+            .into_iter()
+            .filter_map(|order| self.carry_out(&order))
+            .collect();
+        let (ended, running) = self
+            .counting
+            .drain(..)
+            .partition(|c| c.to_unix_ms <= now_ms);
+        self.counting = running;
+        answers.extend(ended.into_iter().map(Counting::read));
+        answers
     }
 
-    fn answer(&self, order: &Order) -> ServeEvent {
+    /// The answer to `order` when it has one now.
+    fn carry_out(&mut self, order: &Order) -> Option<ServeEvent> {
         match order {
-            Order::Footprint { id, .. } => ServeEvent::Footprint(self.footprint(*id)),
+            Order::Footprint { id, .. } => Some(ServeEvent::Footprint(self.footprint(*id))),
+            Order::Count {
+                from_unix_ms,
+                to_unix_ms,
+            } => {
+                let counters = corobench_sampler::group_threads(self.pgid)
+                    .map(|tids| ThreadCounters::attach(&tids))
+                    .map_err(|e| format!("the target's threads could not be listed: {e}"));
+                self.counting.push(Counting {
+                    from_unix_ms: *from_unix_ms,
+                    to_unix_ms: *to_unix_ms,
+                    counters,
+                });
+                None
+            }
         }
     }
 
@@ -111,6 +163,43 @@ mod tests {
         let later = answerer.due(&receiver, 1_000);
         assert!(matches!(later.as_slice(), [ServeEvent::Footprint(f)] if f.id == 1));
         assert!(answerer.due(&receiver, 5_000).is_empty());
+    }
+
+    #[test]
+    fn a_count_attaches_when_its_span_begins_and_answers_when_it_ends() {
+        let (sender, receiver) = std::sync::mpsc::channel();
+        // SAFETY: getpgrp has no preconditions and cannot fail.
+        let mut answerer = Answerer::new(unsafe { libc::getpgrp() }, None);
+        let count = Order::Count {
+            from_unix_ms: 100,
+            to_unix_ms: 200,
+        };
+        sender.send(count).unwrap();
+        assert!(answerer.due(&receiver, 99).is_empty());
+        assert!(answerer.due(&receiver, 100).is_empty());
+        assert_eq!(answerer.counting.len(), 1);
+        // Work of this group inside the span: system calls and faults.
+        let pages: Vec<Vec<u8>> = (0..64).map(|_| vec![1_u8; 1 << 16]).collect();
+        for _ in 0..100 {
+            let _ = std::fs::metadata("/proc/self/stat");
+        }
+        let answers = answerer.due(&receiver, 250);
+        let [ServeEvent::Counters(counters)] = answers.as_slice() else {
+            panic!("{answers:?}")
+        };
+        assert_eq!((counters.from_unix_ms, counters.to_unix_ms), (100, 200));
+        let counted = &counters.counted;
+        assert!(counted.counts.threads >= 1, "{counted:?}");
+        // Each kind was counted or is missing with its reason, never both.
+        for kind in corobench_model::KernelCounter::ALL {
+            let missing = counted.missing.iter().any(|m| m.counter == kind);
+            assert_ne!(counted.counts.get(kind).is_some(), missing, "{counted:?}");
+        }
+        if let Some(syscalls) = counted.counts.syscalls {
+            assert!(syscalls >= 100, "{syscalls}");
+        }
+        drop(pages);
+        assert!(answerer.due(&receiver, 300).is_empty());
     }
 
     #[test]

@@ -9,19 +9,11 @@ use std::time::Duration;
 use corobench_model::{ResourceSample, TaskCounts, TrialFlag};
 
 use super::leak::{self, Footprint};
+use super::serve_asks::{self, Asks};
 use crate::remote::protocol::{self, Order};
 
 /// How long one footprint may take: `/stats` alone may take 2 s.
 const ANSWER_LIMIT: Duration = Duration::from_secs(10);
-
-/// The server host's session, as the leak check talks to it.
-pub(super) trait Asks {
-    /// Writes `order` to `serve`'s stdin; `false` when the session cannot
-    /// take it any more.
-    fn send(&mut self, order: &Order) -> bool;
-    /// The answer to order `id`, waiting up to `limit` for it.
-    fn answer(&mut self, id: u32, limit: Duration) -> Option<protocol::Footprint>;
-}
 
 /// A footprint as the leak check reads it; why not, when `serve` could
 /// not read the process group.
@@ -75,7 +67,7 @@ impl RemoteLeakCheck {
     pub(super) fn settle(mut self, server: &mut impl Asks) -> Settled {
         let peak = self
             .peak
-            .and_then(|id| server.answer(id, Duration::ZERO))
+            .and_then(|id| serve_asks::footprint(server, id, Duration::ZERO))
             .and_then(|answer| read(answer).ok())
             .and_then(|f| f.tasks);
         let after = match &self.before {
@@ -103,8 +95,7 @@ impl RemoteLeakCheck {
         if !server.send(&Order::Footprint { id, at_unix_ms }) {
             return Err("the session no longer takes orders".to_owned());
         }
-        let answer = server
-            .answer(id, ANSWER_LIMIT)
+        let answer = serve_asks::footprint(server, id, ANSWER_LIMIT)
             .ok_or_else(|| format!("no answer within {} s", ANSWER_LIMIT.as_secs()))?;
         read(answer)
     }
@@ -155,6 +146,7 @@ mod tests {
     use std::collections::VecDeque;
 
     use super::*;
+    use crate::remote::protocol::ServeEvent;
 
     /// A server host that answers from a script, in order.
     #[derive(Default)]
@@ -170,7 +162,13 @@ mod tests {
             true
         }
 
-        fn answer(&mut self, id: u32, _: Duration) -> Option<protocol::Footprint> {
+        fn answer(
+            &mut self,
+            wanted: &dyn Fn(&ServeEvent) -> bool,
+            _: Duration,
+        ) -> Option<ServeEvent> {
+            let id = (1..=self.orders.len() as u32)
+                .find(|id| wanted(&ServeEvent::Footprint(answer(*id, None))))?;
             let scheduled = self
                 .orders
                 .iter()
@@ -180,15 +178,19 @@ mod tests {
             } else {
                 self.answers.pop_front().flatten()
             };
-            Some(protocol::Footprint {
-                id,
-                unix_ms: 0,
-                tasks: footprint.and_then(|f| f.tasks),
-                processes: footprint.map_or(0, |f| f.processes),
-                threads: footprint.map_or(0, |f| f.threads),
-                rss_bytes: footprint.map_or(0, |f| f.rss_bytes),
-                error: footprint.is_none().then(|| "group 42 is gone".to_owned()),
-            })
+            Some(ServeEvent::Footprint(answer(id, footprint)))
+        }
+    }
+
+    fn answer(id: u32, footprint: Option<Footprint>) -> protocol::Footprint {
+        protocol::Footprint {
+            id,
+            unix_ms: 0,
+            tasks: footprint.and_then(|f| f.tasks),
+            processes: footprint.map_or(0, |f| f.processes),
+            threads: footprint.map_or(0, |f| f.threads),
+            rss_bytes: footprint.map_or(0, |f| f.rss_bytes),
+            error: footprint.is_none().then(|| "group 42 is gone".to_owned()),
         }
     }
 

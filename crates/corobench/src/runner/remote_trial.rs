@@ -9,15 +9,19 @@ use std::sync::atomic::Ordering;
 use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use corobench_model::{LoadReport, ResourceSample, TaskCounts, TrialFlag, TrialRecord};
+use corobench_model::{
+    LoadReport, ResourceSample, TaskCounts, TrialCounters, TrialFlag, TrialRecord,
+};
 use corobench_spec::{HostAddress, PlannedScenario};
 
 use super::events::{Phase, RunEvent, RunObserver};
 use super::hosts::ReadyHosts;
 use super::order::TrialSlot;
 use super::prepare::TrialEnvironment;
-use super::remote_leak::{Asks, RemoteLeakCheck};
+use super::remote_counters;
+use super::remote_leak::RemoteLeakCheck;
 use super::rounds::{TrialExecutor, TrialOutcome};
+use super::serve_asks::Asks;
 use super::ssh::{Remote, Transport};
 use super::trial::{blank_record, failed};
 use crate::remote::load_args;
@@ -73,6 +77,7 @@ struct Measured {
     samples: Vec<ResourceSample>,
     flags: Vec<TrialFlag>,
     tasks: TaskCounts,
+    counters: TrialCounters,
 }
 
 impl Measured {
@@ -82,6 +87,7 @@ impl Measured {
         trial.resources = Some(corobench_sampler::summarize(&self.samples));
         trial.resource_series = self.samples;
         trial.tasks = self.tasks;
+        trial.counters = Some(self.counters);
         trial.load = Some(self.load);
         trial
     }
@@ -98,7 +104,9 @@ impl RemoteTrials<'_> {
         let host = server.host.clone();
         let mut leak_check = RemoteLeakCheck::before(&mut server, &host);
         let start_at = start_instant(scenario);
-        leak_check.order_peak(&mut server, halfway_unix_ms(start_at, scenario));
+        let window = scenario.measurement.duration;
+        leak_check.order_peak(&mut server, halfway_unix_ms(start_at, window));
+        let count_from = remote_counters::order(&mut server, start_at, window);
         let mut generators = self.start_generators(scenario, server.port, start_at)?;
         observer.on(RunEvent::TrialPhase(Phase::WarmingUp));
         let deadline = Instant::now()
@@ -108,8 +116,10 @@ impl RemoteTrials<'_> {
             + GENERATOR_SLACK;
         self.wait_generators(&mut server, &mut generators, deadline)?;
         observer.on(RunEvent::TrialPhase(Phase::Stopping));
-        let load = merge_reports(&mut generators)?;
+        let (load, generator_counters) = merge_reports(&mut generators)?;
         drop(generators);
+        let counters =
+            remote_counters::collect(&mut server, &host, count_from, &generator_counters);
         super::window::sleep_unless_stopped(&self.env.stop, scenario.measurement.idle);
         if self.stopped() {
             return Err(Ended::Interrupted);
@@ -127,6 +137,7 @@ impl RemoteTrials<'_> {
             samples,
             flags,
             tasks,
+            counters,
         })
     }
 
@@ -163,7 +174,7 @@ impl RemoteTrials<'_> {
             host: hosts.server.text.clone(),
             port: 0,
             samples: Vec::new(),
-            footprints: Vec::new(),
+            answers: Vec::new(),
         };
         session.wait_ready(|| self.stopped())?;
         Ok(session)
@@ -273,7 +284,7 @@ struct ServerSession {
     /// Samples as `serve` printed them, with the server host's Unix ms.
     samples: Vec<(u64, ResourceSample)>,
     /// Answers to orders, not yet taken.
-    footprints: Vec<protocol::Footprint>,
+    answers: Vec<ServeEvent>,
 }
 
 impl ServerSession {
@@ -329,7 +340,9 @@ impl ServerSession {
                 let unix_ms = u64::try_from(sample.unix_ms).unwrap_or(0);
                 self.samples.push((unix_ms, sample.sample));
             }
-            Some(ServeEvent::Footprint(answer)) => self.footprints.push(answer),
+            Some(answer @ (ServeEvent::Footprint(_) | ServeEvent::Counters(_))) => {
+                self.answers.push(answer);
+            }
             _ => {}
         }
     }
@@ -372,12 +385,16 @@ impl Asks for ServerSession {
         })
     }
 
-    fn answer(&mut self, id: u32, limit: Duration) -> Option<protocol::Footprint> {
+    fn answer(
+        &mut self,
+        wanted: &dyn Fn(&ServeEvent) -> bool,
+        limit: Duration,
+    ) -> Option<ServeEvent> {
         let deadline = Instant::now() + limit;
         loop {
             self.collect_samples();
-            if let Some(at) = self.footprints.iter().position(|f| f.id == id) {
-                return Some(self.footprints.swap_remove(at));
+            if let Some(at) = self.answers.iter().position(wanted) {
+                return Some(self.answers.swap_remove(at));
             }
             if Instant::now() >= deadline || self.remote.exited().is_some() {
                 return None;
@@ -403,14 +420,19 @@ impl Generator {
     }
 }
 
-/// Every generator's report, merged exactly.
-fn merge_reports(generators: &mut [Generator]) -> Result<LoadReport, Ended> {
+/// Every generator's report, merged exactly; and each one's own kernel
+/// counters, by host.
+fn merge_reports(
+    generators: &mut [Generator],
+) -> Result<(LoadReport, remote_counters::ByGenerator), Ended> {
     let mut reports = Vec::with_capacity(generators.len());
+    let mut counters = Vec::with_capacity(generators.len());
     for generator in generators.iter_mut() {
         generator.remote.finish_reading();
         let text = generator.remote.drain_stdout().join("\n");
-        let report: LoadReport = serde_json::from_str(&text)
+        let mut report: LoadReport = serde_json::from_str(&text)
             .map_err(|e| generator.failure(&format!("its output is no load report: {e}")))?;
+        counters.push((generator.host.text.clone(), report.counters.take()));
         reports.push(report);
     }
     let inputs: Vec<corobench_load::MergeInput<'_>> = generators
@@ -421,8 +443,9 @@ fn merge_reports(generators: &mut [Generator]) -> Result<LoadReport, Ended> {
             report,
         })
         .collect();
-    corobench_load::merge(&inputs)
-        .map_err(|e| Ended::Failed(format!("the generators' reports do not merge: {e}")))
+    let merged = corobench_load::merge(&inputs)
+        .map_err(|e| Ended::Failed(format!("the generators' reports do not merge: {e}")))?;
+    Ok((merged, counters))
 }
 
 fn duration_ms(seconds: f64) -> u64 {
@@ -443,11 +466,8 @@ fn start_instant(scenario: &PlannedScenario) -> SystemTime {
 }
 
 /// The middle of the measured window, in Unix ms.
-fn halfway_unix_ms(start_at: SystemTime, scenario: &PlannedScenario) -> i64 {
-    let halfway = start_at + scenario.measurement.duration / 2;
-    halfway
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+fn halfway_unix_ms(start_at: SystemTime, window: Duration) -> i64 {
+    remote_counters::unix_ms(start_at + window / 2)
 }
 
 fn until(instant: SystemTime) -> Duration {
