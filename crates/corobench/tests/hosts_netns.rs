@@ -179,16 +179,10 @@ impl Network {
         let spec = format!(
             "name = \"hosts\"\ntargets = [\"testkit\"]\n\
              [run]\ntrials = 1\nduration = \"{duration}\"\nwarmup = \"0.2s\"\nidle = \"0s\"\n\
-             [schedule]\nconnections = 2\n[[workloads]]\nname = \"plaintext\"\npath = \"/plaintext\"\n{workload_keys}\
-             [hosts]\nserver = \"ssh://root@10.231.0.1\"\n\
-             generators = [\"ssh://root@10.231.0.2\", \"ssh://root@10.231.0.3\"]\n\
-             ssh_config = \"{d}/ssh_config\"\ntargets_dir = \"{d}/targets\"\n\
-             install_dir = \"{d}/install\"\n",
-            d = self.lab.root().display()
+             [schedule]\nconnections = 2\n[[workloads]]\nname = \"plaintext\"\npath = \"/plaintext\"\n{workload_keys}{}",
+            self.hosts_table(&self.lab.targets())
         );
-        let path = self.path("spec.toml");
-        std::fs::write(&path, spec).unwrap();
-        path
+        self.lab.write("spec.toml", &spec)
     }
 
     /// A spec of reference targets from `targets/` on the hosts, which the
@@ -198,18 +192,24 @@ impl Network {
         let spec = format!(
             "name = \"real-hosts\"\ntargets = [{}]\n\
              [run]\ntrials = 1\nduration = \"1s\"\nwarmup = \"0.5s\"\nidle = \"0s\"\n\
-             [schedule]\nconnections = 4\n[[workloads]]\nname = \"plaintext\"\npath = \"/plaintext\"\n\
-             [hosts]\nserver = \"ssh://root@10.231.0.1\"\n\
-             generators = [\"ssh://root@10.231.0.2\", \"ssh://root@10.231.0.3\"]\n\
-             ssh_config = \"{d}/ssh_config\"\ntargets_dir = \"{repo}/targets\"\n\
-             install_dir = \"{d}/install\"\n",
+             [schedule]\nconnections = 4\n[[workloads]]\nname = \"plaintext\"\npath = \"/plaintext\"\n{}",
             list.join(", "),
-            d = self.lab.root().display(),
-            repo = REPO,
+            self.hosts_table(&Path::new(REPO).join("targets")),
         );
-        let path = self.path("real-spec.toml");
-        std::fs::write(&path, spec).unwrap();
-        path
+        self.lab.write("real-spec.toml", &spec)
+    }
+
+    /// The `[hosts]` table: the server and both generators, each host
+    /// finding its targets in `targets_dir`.
+    fn hosts_table(&self, targets_dir: &Path) -> String {
+        format!(
+            "[hosts]\nserver = \"ssh://root@10.231.0.1\"\n\
+             generators = [\"ssh://root@10.231.0.2\", \"ssh://root@10.231.0.3\"]\n\
+             ssh_config = \"{d}/ssh_config\"\ntargets_dir = \"{t}\"\n\
+             install_dir = \"{d}/install\"\n",
+            d = self.lab.root().display(),
+            t = targets_dir.display(),
+        )
     }
 
     /// `corobench run SPEC` in the coordinator's namespace.
@@ -467,6 +467,53 @@ fn a_target_that_leaks_tasks_on_the_server_host_is_flagged_as_a_local_one_is() {
         leak,
         format!("tasks: {before} before the load, {after} after it")
     );
+}
+
+#[test]
+fn a_program_runs_on_a_generator_host_beside_its_server_on_the_server_host() {
+    let Some(lab) = Network::new() else { return };
+    lab.lab.kit_target("kit");
+    let binary = corobench_testkit::binary_path();
+    corobench_testkit::write_program_target(&lab.lab.targets(), "tiny-client", binary).unwrap();
+    let spec = format!(
+        "name = \"programs-hosts\"\ntargets = [\"tiny-client\"]\n[run]\ntrials = 1\n\
+         [parameters.tiny-client]\nrequests = 25\n[program]\nserver = \"kit\"\n{}",
+        lab.hosts_table(&lab.lab.targets())
+    );
+    let spec = lab.lab.write("program-spec.toml", &spec);
+    let out = finish(lab.spawn_run(&spec), RUN_LIMIT);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "run failed: {stderr}");
+    let trial = first_trial(&lab);
+    let program = trial
+        .program
+        .as_ref()
+        .unwrap_or_else(|| panic!("no program result: {:?}", trial.failure));
+    let figure = |unit: &str| {
+        program
+            .metrics
+            .iter()
+            .find(|m| m.unit == unit)
+            .map(|m| m.value)
+    };
+    // Every request crossed from a generator host to the server host.
+    assert_eq!(figure("ok"), Some(25.0), "{program:?}");
+    assert_eq!(figure("errors"), Some(0.0), "{program:?}");
+    assert!(
+        program.lines.iter().all(|l| l.starts_with("Benchmark")),
+        "{program:?}"
+    );
+    assert!(
+        program.resources.is_some(),
+        "the program's tree was sampled on its host"
+    );
+    for ns in lab.every_namespace() {
+        wait_for(
+            &format!("{ns} to be empty"),
+            Duration::from_secs(15),
+            || lab.strays(&ns).is_empty(),
+        );
+    }
 }
 
 #[test]

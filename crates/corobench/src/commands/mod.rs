@@ -10,6 +10,7 @@ mod load_counters;
 pub mod man;
 pub mod merge;
 pub mod plan;
+pub mod program;
 pub mod report;
 pub mod run;
 pub mod runs;

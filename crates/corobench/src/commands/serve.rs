@@ -200,7 +200,7 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<Exit> {
         &ServeEvent::Hello(Hello::ours()),
     );
     let workspace = Workspace::open("serve")?;
-    let built = build(&workspace, manifest)?;
+    let built = build(&workspace, manifest, progress)?;
     if let Some(exit) = lifeline.early_exit("building") {
         return Ok(exit);
     }
@@ -251,16 +251,23 @@ fn server_manifest<'t>(targets: &'t Targets, name: &str) -> anyhow::Result<&'t M
              serve a server target"
         )));
     }
-    if let Availability::Unavailable { reason, hint } = manifest.availability() {
-        let hint = hint.map(|h| format!(" ({h})")).unwrap_or_default();
-        return Err(exit::target_failed(format!(
-            "{name} cannot run here: {reason}{hint}"
-        )));
-    }
+    runs_here(manifest)?;
     Ok(manifest)
 }
 
-fn cpu_set(text: &str) -> anyhow::Result<CpuSet> {
+/// Refuses a target this host cannot run (a toolchain or tool missing).
+pub(super) fn runs_here(manifest: &Manifest) -> anyhow::Result<()> {
+    if let Availability::Unavailable { reason, hint } = manifest.availability() {
+        let hint = hint.map(|h| format!(" ({h})")).unwrap_or_default();
+        return Err(exit::target_failed(format!(
+            "{} cannot run here: {reason}{hint}",
+            manifest.name
+        )));
+    }
+    Ok(())
+}
+
+pub(super) fn cpu_set(text: &str) -> anyhow::Result<CpuSet> {
     let set = CpuSet::parse(text).map_err(|e| exit::usage(format!("--cpus {text:?}: {e}")))?;
     set.validate()
         .map_err(|e| exit::usage(format!("--cpus {text:?}: {e}")))?;
@@ -278,8 +285,13 @@ fn parse_interval(text: &str) -> Result<Duration, String> {
     Ok(interval)
 }
 
-/// Builds the target in the workspace (or takes it from the cache).
-fn build(workspace: &Workspace, manifest: &Manifest) -> anyhow::Result<BuiltTarget> {
+/// Builds the target in the workspace (or takes it from the cache),
+/// saying so through `progress`.
+pub(super) fn build(
+    workspace: &Workspace,
+    manifest: &Manifest,
+    progress: fn(&str),
+) -> anyhow::Result<BuiltTarget> {
     progress(&format!(
         "building {} (or taking it from the cache)",
         manifest.name

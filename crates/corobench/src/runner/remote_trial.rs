@@ -5,6 +5,7 @@
 //! session's stdin stops the target; any local `ssh` client still running
 //! when the trial ends is killed and reaped ([`super::ssh::Remote`]).
 
+use std::collections::BTreeMap;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -49,7 +50,7 @@ pub struct RemoteTrials<'a> {
 }
 
 /// Why a trial ended early.
-enum Ended {
+pub(super) enum Ended {
     Interrupted,
     Failed(String),
 }
@@ -62,6 +63,9 @@ impl TrialExecutor for RemoteTrials<'_> {
         sequence: u32,
         observer: &dyn RunObserver,
     ) -> TrialOutcome {
+        if scenario.program.is_some() {
+            return super::remote_program::run(self, scenario, blank_record(slot, sequence));
+        }
         let blank = blank_record(slot, sequence);
         match self.measure(scenario, observer) {
             Ok(measured) => TrialOutcome::Ended(Box::new(measured.into_record(blank))),
@@ -100,7 +104,7 @@ impl RemoteTrials<'_> {
         observer: &dyn RunObserver,
     ) -> Result<Measured, Ended> {
         observer.on(RunEvent::TrialPhase(Phase::Starting));
-        let mut server = self.start_server(scenario)?;
+        let mut server = self.start_server(&scenario.target, &scenario.parameters)?;
         let host = server.host.clone();
         let mut leak_check = RemoteLeakCheck::before(&mut server, &host);
         let start_at = start_instant(scenario);
@@ -126,7 +130,7 @@ impl RemoteTrials<'_> {
         }
         let settled = leak_check.settle(&mut server);
         let mut flags = Vec::new();
-        let samples = server.finish(&load, &mut flags);
+        let samples = server.finish(window_ms(&load), &mut flags);
         let (tasks, leaks, skipped) = settled.verdict(&samples);
         flags.extend(leaks);
         if let Some(why) = skipped {
@@ -141,25 +145,27 @@ impl RemoteTrials<'_> {
         })
     }
 
-    fn stopped(&self) -> bool {
+    pub(super) fn stopped(&self) -> bool {
         self.env.stop.load(Ordering::Relaxed)
     }
 
-    /// Starts `corobench serve` and waits for its ready line.
-    fn start_server(&self, scenario: &PlannedScenario) -> Result<ServerSession, Ended> {
+    /// Starts `corobench serve` of `target` and waits for its ready line.
+    pub(super) fn start_server(
+        &self,
+        target: &str,
+        parameters: &BTreeMap<String, String>,
+    ) -> Result<ServerSession, Ended> {
         let hosts = &self.hosts.hosts;
         let mut argv = vec![
             self.hosts.server_binary.clone(),
             "serve".into(),
-            scenario.target.clone(),
+            target.to_owned(),
             "--listen".into(),
             hosts.listen.clone(),
             "--sample-interval".into(),
             format!("{}ms", corobench_sampler::DEFAULT_INTERVAL.as_millis()),
         ];
-        for (name, value) in &scenario.parameters {
-            argv.extend(["--param".into(), format!("{name}={value}")]);
-        }
+        argv.extend(param_flags(parameters));
         if let Some(cpus) = &hosts.server_cpus {
             argv.extend(["--cpus".into(), cpus.clone()]);
         }
@@ -277,10 +283,10 @@ impl RemoteTrials<'_> {
 }
 
 /// `corobench serve` on the server host, over one SSH session.
-struct ServerSession {
+pub(super) struct ServerSession {
     remote: Remote,
-    host: String,
-    port: u16,
+    pub(super) host: String,
+    pub(super) port: u16,
     /// Samples as `serve` printed them, with the server host's Unix ms.
     samples: Vec<(u64, ResourceSample)>,
     /// Answers to orders, not yet taken.
@@ -328,7 +334,7 @@ impl ServerSession {
         )))
     }
 
-    fn collect_samples(&mut self) {
+    pub(super) fn collect_samples(&mut self) {
         for line in self.remote.drain_stdout() {
             self.take_sample(&line);
         }
@@ -347,9 +353,19 @@ impl ServerSession {
         }
     }
 
+    /// Whether its session has ended.
+    pub(super) fn ended(&mut self) -> bool {
+        self.remote.exited().is_some()
+    }
+
     /// Closes the lifeline, waits for the target to stop, and keeps the
-    /// samples taken inside the merged window (by the server host's clock).
-    fn finish(mut self, load: &LoadReport, flags: &mut Vec<TrialFlag>) -> Vec<ResourceSample> {
+    /// samples taken inside `(start_ms, end_ms)` (Unix ms, by the server
+    /// host's clock).
+    pub(super) fn finish(
+        mut self,
+        (start_ms, end_ms): (u64, u64),
+        flags: &mut Vec<TrialFlag>,
+    ) -> Vec<ResourceSample> {
         self.remote.close_stdin();
         let status = self.remote.wait_at_most(SERVE_STOP_LIMIT);
         self.remote.finish_reading();
@@ -364,8 +380,6 @@ impl ServerSession {
                 ),
             });
         }
-        let start_ms = load.placement.window_start_unix_us.unwrap_or(0) / 1000;
-        let end_ms = start_ms + duration_ms(load.elapsed_s);
         let interval_ms = duration_ms(corobench_sampler::DEFAULT_INTERVAL.as_secs_f64());
         // A sample covers the interval before it: the first one ending
         // inside the window is the first to belong to it.
@@ -448,6 +462,20 @@ fn merge_reports(
     Ok((merged, counters))
 }
 
+/// The merged window in Unix ms.
+fn window_ms(load: &LoadReport) -> (u64, u64) {
+    let start_ms = load.placement.window_start_unix_us.unwrap_or(0) / 1000;
+    (start_ms, start_ms + duration_ms(load.elapsed_s))
+}
+
+/// `--param NAME=VALUE` for each parameter.
+pub(super) fn param_flags(parameters: &BTreeMap<String, String>) -> Vec<String> {
+    parameters
+        .iter()
+        .flat_map(|(name, value)| ["--param".to_owned(), format!("{name}={value}")])
+        .collect()
+}
+
 fn duration_ms(seconds: f64) -> u64 {
     // Saturating float-to-int: a window is never negative nor near u64::MAX.
     #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
@@ -483,7 +511,7 @@ fn unix_seconds(instant: SystemTime) -> String {
         .to_string()
 }
 
-fn server_url(address: &str, port: u16, path: &str) -> String {
+pub(super) fn server_url(address: &str, port: u16, path: &str) -> String {
     if address.contains(':') {
         format!("http://[{address}]:{port}{path}")
     } else {
@@ -491,7 +519,7 @@ fn server_url(address: &str, port: u16, path: &str) -> String {
     }
 }
 
-fn or_silent(text: &str) -> String {
+pub(super) fn or_silent(text: &str) -> String {
     if text.is_empty() {
         "it wrote nothing to stderr".into()
     } else {
