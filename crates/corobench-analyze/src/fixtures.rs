@@ -231,6 +231,7 @@ pub fn load(requests_per_s: f64, latencies_us: &[u64]) -> LoadReport {
         warnings: Vec::new(),
         merged: None,
         counters: None,
+        probe_mb_per_s: None,
     }
 }
 

@@ -162,6 +162,8 @@ pub fn merge(inputs: &[MergeInput<'_>]) -> Result<LoadReport, MergeError> {
         .filter_map(|input| input.report.ready_s)
         .reduce(f64::max);
     report.counters = merge_counters(inputs);
+    let probes: Option<Vec<f64>> = inputs.iter().map(|i| i.report.probe_mb_per_s).collect();
+    report.probe_mb_per_s = probes.map(|p| p.iter().sum::<f64>() / p.len() as f64);
     Ok(report)
 }
 
@@ -609,6 +611,7 @@ fn assemble(
         warnings: Vec::new(),
         merged: None,
         counters: None,
+        probe_mb_per_s: None,
     };
     report.warnings = warnings(&report, &parts, window);
     if parts.len() > 1 {

@@ -158,6 +158,7 @@ fn report(rec: &Recorded, open: bool) -> LoadReport {
         warnings: Vec::new(),
         merged: None,
         counters: None,
+        probe_mb_per_s: None,
     };
     report.warnings = warnings(&report);
     report
@@ -463,6 +464,10 @@ fn the_generators_kernel_counters_add_up_when_every_one_counted() {
     assert_eq!(both.missing.len(), 1);
     assert_eq!(both.responses, Some(200));
     assert_eq!(merged(&[&a]), a, "one report comes back unchanged");
+    (a.probe_mb_per_s, b.probe_mb_per_s) = (Some(100.0), Some(300.0));
+    assert_eq!(merged(&[&a, &b]).probe_mb_per_s, Some(200.0), "the mean");
+    b.probe_mb_per_s = None;
+    assert_eq!(merged(&[&a, &b]).probe_mb_per_s, None, "b did not probe");
     b.counters = None;
     assert_eq!(merged(&[&a, &b]).counters, None, "b counted nothing");
 }

@@ -493,6 +493,11 @@ pub struct LoadReport {
     /// stores them with the trial). Absent elsewhere, and from merges.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub counters: Option<crate::SideCounters>,
+    /// `corobench load --probe` only: the machine-speed probe on the
+    /// generator's CPUs before the load (MB of SHA-256 per second per CPU);
+    /// merged: the generators' mean, when every one probed.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub probe_mb_per_s: Option<f64>,
 }
 
 impl LoadReport {

@@ -415,6 +415,8 @@ fn a_trial_on_three_hosts_merges_both_generators() {
     );
     assert!(trial.tasks.peak.is_some(), "{:?}", trial.tasks);
     assert_counted(&trial, load.requests);
+    let probe = trial.probe.expect("the machine-speed probe of both sides");
+    assert!(probe.server_mb_per_s > 0.0 && probe.generator_mb_per_s > 0.0);
     let leaks: Vec<_> = trial
         .flags
         .iter()

@@ -29,12 +29,14 @@ fn json_output_validates_against_the_schema() {
 fn json_output_carries_the_generator_s_counters_or_says_why_not() {
     let server = TestServer::start(Knobs::default());
     let url = server.url("/plaintext");
-    let args = ["load", "--json", "-c", "2", "-d", "300ms", &url];
+    let args = ["load", "--json", "--probe", "-c", "2", "-d", "300ms", &url];
     let output = corobench(&args);
     assert!(output.status.success(), "{}", stderr(&output));
     let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     let errors = load_report_schema_errors(&report);
     assert!(errors.is_empty(), "{errors:#?}");
+    let probe = report["probe_mb_per_s"].as_f64();
+    assert!(probe.is_some_and(|mb| mb > 0.0), "--probe: {report}");
     let counters = &report["counters"];
     assert_eq!(counters["counts"]["threads"], 1, "{counters}");
     for kind in ["syscalls", "ctx_switches", "minor_faults"] {

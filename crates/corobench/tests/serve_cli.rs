@@ -242,6 +242,26 @@ fn stdin_closed_before_the_target_is_up_exits_0() {
 }
 
 #[test]
+fn probe_runs_the_machine_speed_probe_before_the_target_starts() {
+    let lab = kit_lab();
+    let mut child = serve(&lab, &["kit", "--no-verify", "--probe"]);
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let events: Vec<Value> = (0..3).map(|_| next_event(&mut lines, &lab)).collect();
+    let kinds: Vec<&str> = events
+        .iter()
+        .map(|e| e["event"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["hello", "probe", "ready"]);
+    assert!(
+        events[1]["mb_per_s"].as_f64().is_some_and(|mb| mb > 0.0),
+        "{}",
+        events[1]
+    );
+    drop(child.stdin.take());
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+}
+
+#[test]
 fn a_footprint_order_is_answered_with_the_group_and_its_stats_tasks() {
     let lab = kit_lab();
     let mut child = serve(&lab, &["kit", "--no-verify", "--sample-interval", "50ms"]);

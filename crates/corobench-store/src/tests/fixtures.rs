@@ -206,6 +206,7 @@ pub(super) fn load_report() -> LoadReport {
         ],
         merged: None,
         counters: None,
+        probe_mb_per_s: None,
     }
 }
 

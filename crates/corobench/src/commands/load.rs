@@ -121,6 +121,11 @@ pub struct LoadArgs {
     #[arg(long, value_parser = parse_start_at, value_name = "INSTANT")]
     pub start_at: Option<SystemTime>,
 
+    /// Run the machine-speed probe on the generator's CPUs before the load
+    /// and put its speed in the report (probe_mb_per_s)
+    #[arg(long)]
+    pub probe: bool,
+
     /// Print the full report as JSON on stdout (schema: docs/output.md),
     /// with the kernel counters of the generator's threads over its window
     #[arg(long)]
@@ -171,6 +176,7 @@ pub fn run(args: &LoadArgs) -> anyhow::Result<Exit> {
         .and_then(|load| load.kernel_stamps(args.kernel_stamps))
         .and_then(|load| load.kernel_send_stamps(args.kernel_send_stamps))?
         .priming(args.prime);
+    let probe = args.probe.then(|| probe(args)).flatten();
     if let Some(start_at) = args.start_at {
         announce_start(start_at, warmup);
         load = load.starting_at(start_at)?;
@@ -179,10 +185,24 @@ pub fn run(args: &LoadArgs) -> anyhow::Result<Exit> {
         StopAfter::Duration(window) => Some(window),
         StopAfter::Requests(_) => None,
     };
-    let report = run_with_progress(load, args.json.then_some(window))?;
+    let mut report = run_with_progress(load, args.json.then_some(window))?;
+    report.probe_mb_per_s = probe;
     super::shared::print_load_report(&report, args.json, &args.percentiles, load_summary::render)?;
     check_something_succeeded(&report)?;
     Ok(Exit::Success)
+}
+
+/// `--probe`: the machine-speed probe on `--cpus` (every CPU without it);
+/// one that cannot run is said on stderr and left out of the report.
+fn probe(args: &LoadArgs) -> Option<f64> {
+    let cpus = args.cpus.as_deref().map(corobench_target::CpuSet::parse);
+    let speed = match cpus.transpose() {
+        Ok(cpus) => crate::runner::machine_probe::on_host(cpus.as_ref()),
+        Err(e) => Err(e.to_string()),
+    };
+    speed
+        .map_err(|why| eprintln!("warning: --probe: the machine-speed probe could not run: {why}"))
+        .ok()
 }
 
 fn config_from(args: &LoadArgs) -> anyhow::Result<LoadConfig> {

@@ -22,7 +22,7 @@ use corobench_verify::RuleResult;
 
 use super::shared::TargetsDirArg;
 use crate::exit::{self, Exit};
-use crate::remote::protocol::{Hello, Order, Ready, Sample, ServeEvent, Stopped};
+use crate::remote::protocol::{Hello, Order, Probe, Ready, Sample, ServeEvent, Stopped};
 use crate::remote::serve_orders::{self, Answerer};
 use crate::targets::Targets;
 use crate::verification;
@@ -80,6 +80,11 @@ pub struct ServeArgs {
     /// Time between two resource samples
     #[arg(long, default_value = "1s", value_parser = parse_interval, value_name = "DURATION")]
     pub sample_interval: Duration,
+
+    /// Run the machine-speed probe on the target's CPUs before starting it
+    /// and print its speed ({"event":"probe","mb_per_s":…})
+    #[arg(long)]
+    pub probe: bool,
 
     /// Do not check the contract before announcing the target (when it was
     /// verified already, e.g. by `corobench verify` with the same build)
@@ -203,6 +208,9 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<Exit> {
     let built = build(&workspace, manifest, progress)?;
     if let Some(exit) = lifeline.early_exit("building") {
         return Ok(exit);
+    }
+    if args.probe {
+        print_line(&mut std::io::stdout().lock(), &probe_line(cpus.as_ref()));
     }
     let mut target = start(
         &workspace,
@@ -457,6 +465,15 @@ fn stream_samples(
     // A sampler error now says nothing the end does not.
     let _ = sampler.stop();
     Ok(end)
+}
+
+/// The machine-speed probe on `cpus` (every CPU when none are given).
+fn probe_line(cpus: Option<&CpuSet>) -> ServeEvent {
+    let speed = crate::runner::machine_probe::on_host(cpus);
+    ServeEvent::Probe(Probe {
+        mb_per_s: speed.as_ref().ok().copied(),
+        error: speed.err(),
+    })
 }
 
 fn sample_line(sample: &ResourceSample) -> ServeEvent {

@@ -12,13 +12,14 @@ use corobench_model::{ResourceSample, SideCounters};
 use serde::{Deserialize, Serialize};
 
 /// The version of these messages; a change to their meaning bumps it.
-pub const PROTOCOL_VERSION: u32 = 3;
+pub const PROTOCOL_VERSION: u32 = 4;
 
 /// One line of `corobench serve`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum ServeEvent {
     Hello(Hello),
+    Probe(Probe),
     Ready(Box<Ready>),
     Sample(Sample),
     Footprint(Footprint),
@@ -99,6 +100,16 @@ impl Hello {
             )
         })
     }
+}
+
+/// With `serve --probe`: the machine-speed probe on the target's CPUs,
+/// run once built and before it starts (MB of SHA-256 per second per CPU),
+/// or why it could not run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Probe {
+    pub mb_per_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// The target serves: where, and what exactly runs.

@@ -11,7 +11,7 @@ use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use corobench_model::{
-    LoadReport, ResourceSample, TaskCounts, TrialCounters, TrialFlag, TrialRecord,
+    LoadReport, MachineProbe, ResourceSample, TaskCounts, TrialCounters, TrialFlag, TrialRecord,
 };
 use corobench_spec::{HostAddress, PlannedScenario};
 
@@ -82,6 +82,7 @@ struct Measured {
     flags: Vec<TrialFlag>,
     tasks: TaskCounts,
     counters: TrialCounters,
+    probe: Option<MachineProbe>,
 }
 
 impl Measured {
@@ -92,6 +93,7 @@ impl Measured {
         trial.resource_series = self.samples;
         trial.tasks = self.tasks;
         trial.counters = Some(self.counters);
+        trial.probe = self.probe;
         trial.load = Some(self.load);
         trial
     }
@@ -124,6 +126,11 @@ impl RemoteTrials<'_> {
         drop(generators);
         let counters =
             remote_counters::collect(&mut server, &host, count_from, &generator_counters);
+        let probe = self.env.machine_probe.then(|| {
+            super::remote_probe::joined(server.probe.take(), load.probe_mb_per_s, &host)
+                .map_err(|why| observer.notice(&format!("machine-speed probe skipped: {why}")))
+                .ok()
+        });
         super::window::sleep_unless_stopped(&self.env.stop, scenario.measurement.idle);
         if self.stopped() {
             return Err(Ended::Interrupted);
@@ -142,6 +149,7 @@ impl RemoteTrials<'_> {
             flags,
             tasks,
             counters,
+            probe: probe.flatten(),
         })
     }
 
@@ -166,6 +174,7 @@ impl RemoteTrials<'_> {
             format!("{}ms", corobench_sampler::DEFAULT_INTERVAL.as_millis()),
         ];
         argv.extend(param_flags(parameters));
+        argv.extend(self.probe_flag());
         if let Some(cpus) = &hosts.server_cpus {
             argv.extend(["--cpus".into(), cpus.clone()]);
         }
@@ -179,6 +188,7 @@ impl RemoteTrials<'_> {
             remote,
             host: hosts.server.text.clone(),
             port: 0,
+            probe: None,
             samples: Vec::new(),
             answers: Vec::new(),
         };
@@ -207,6 +217,7 @@ impl RemoteTrials<'_> {
                 self.env.backend.name(),
             ));
             argv.extend(self.body_flags(scenario)?);
+            argv.extend(self.probe_flag());
             if let Some(cpus) = &hosts.generator_cpus[i] {
                 argv.extend(["--cpus".into(), cpus.clone()]);
             }
@@ -221,6 +232,11 @@ impl RemoteTrials<'_> {
             });
         }
         Ok(generators)
+    }
+
+    /// `--probe`, when the run probes the machine's speed before each trial.
+    fn probe_flag(&self) -> Option<String> {
+        self.env.machine_probe.then(|| "--probe".to_owned())
     }
 
     /// The request body as a flag: text travels on the command line.
@@ -287,6 +303,8 @@ pub(super) struct ServerSession {
     remote: Remote,
     pub(super) host: String,
     pub(super) port: u16,
+    /// The machine-speed probe `serve --probe` ran before the target started.
+    probe: Option<protocol::Probe>,
     /// Samples as `serve` printed them, with the server host's Unix ms.
     samples: Vec<(u64, ResourceSample)>,
     /// Answers to orders, not yet taken.
@@ -309,6 +327,7 @@ impl ServerSession {
                             return Err(Ended::Failed(why));
                         }
                     }
+                    Some(ServeEvent::Probe(probe)) => self.probe = Some(probe),
                     Some(ServeEvent::Ready(ready)) => {
                         self.port = ready.port;
                         return Ok(());
