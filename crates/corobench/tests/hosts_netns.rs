@@ -354,7 +354,7 @@ fn assert_counted(trial: &corobench_model::TrialRecord, requests: u64) {
         "server {:?} syscalls, generators {:?}, for {requests} requests",
         counters.server.syscalls, counters.generator.syscalls
     );
-    // The test kit reads and writes once per request at least.
+    // Without pipelining a server reads and writes at least once a request.
     if let Some(syscalls) = counters.server.syscalls {
         assert!(syscalls >= requests, "{syscalls} for {requests} requests");
     }
@@ -561,6 +561,46 @@ fn losing_the_server_host_fails_the_trial_and_leaves_nothing_running() {
 /// toolchain `make test` installs and which build in seconds.
 const REAL_TARGETS: [&str; 3] = ["go-nethttp", "go-gnet", "node-http"];
 
+/// One trial of a reference target on the hosts: merged from both
+/// generators, without errors, with what a local trial has.
+fn check_real_trial(target: &str, trial: &corobench_model::TrialRecord) {
+    assert_eq!(trial.failure, None, "{target}");
+    let load = trial.load.as_ref().expect("a merged load report");
+    let generators = load.merged.as_ref().map_or(0, |m| m.generators.len());
+    assert_eq!(generators, 2, "{target}: both generator hosts measured");
+    assert!(
+        load.requests > 0 && load.errors.total() == 0,
+        "{target}: {:?}",
+        load.errors
+    );
+    // A real target gets what a local trial gets: counters, the tasks
+    // its /stats reports around the load, the leak verdict, the probe.
+    assert_counted(trial, load.requests);
+    assert!(
+        trial.tasks.before.is_some() && trial.tasks.after.is_some(),
+        "{target}"
+    );
+    assert!(trial.probe.is_some(), "{target}");
+    let leaks: Vec<String> = trial
+        .flags
+        .iter()
+        .filter(|f| matches!(f, TrialFlag::Leak { .. }))
+        .map(ToString::to_string)
+        .collect();
+    eprintln!("{target}: tasks {:?}, leak flags {leaks:?}", trial.tasks);
+    let each: Vec<String> = load
+        .merged
+        .iter()
+        .flat_map(|m| &m.generators)
+        .map(|g| format!("{} {:.0}", g.source, g.requests_per_s))
+        .collect();
+    eprintln!(
+        "{target}: merged {:.0} req/s ({})",
+        load.requests_per_s,
+        each.join(", ")
+    );
+}
+
 #[test]
 fn reference_targets_on_three_hosts_are_measured_stored_and_reported() {
     let missing: Vec<&str> = ["go", "node", "npm"]
@@ -586,27 +626,7 @@ fn reference_targets_on_three_hosts_are_measured_stored_and_reported() {
         .unwrap();
     assert_eq!(run.trials.len(), REAL_TARGETS.len(), "{stderr}");
     for trial in &run.trials {
-        let target = &run.scenarios[trial.scenario_index as usize].target;
-        assert_eq!(trial.failure, None, "{target}");
-        let load = trial.load.as_ref().expect("a merged load report");
-        let generators = load.merged.as_ref().map_or(0, |m| m.generators.len());
-        assert_eq!(generators, 2, "{target}: both generator hosts measured");
-        assert!(
-            load.requests > 0 && load.errors.total() == 0,
-            "{target}: {:?}",
-            load.errors
-        );
-        let each: Vec<String> = load
-            .merged
-            .iter()
-            .flat_map(|m| &m.generators)
-            .map(|g| format!("{} {:.0}", g.source, g.requests_per_s))
-            .collect();
-        eprintln!(
-            "{target}: merged {:.0} req/s ({})",
-            load.requests_per_s,
-            each.join(", ")
-        );
+        check_real_trial(&run.scenarios[trial.scenario_index as usize].target, trial);
     }
     for host in &run.run.provenance.hosts {
         eprintln!(
