@@ -230,6 +230,8 @@ pub fn load(requests_per_s: f64, latencies_us: &[u64]) -> LoadReport {
         timeline: Vec::new(),
         warnings: Vec::new(),
         merged: None,
+        counters: None,
+        probe_mb_per_s: None,
     }
 }
 

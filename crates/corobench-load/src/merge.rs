@@ -20,7 +20,7 @@ use corobench_model::load::LOAD_REPORT_SCHEMA_VERSION;
 use corobench_model::{
     DrainReport, ErrorCounts, GeneratorPart, GeneratorUsage, KernelStamps, LatencyHistogram,
     LatencyReport, LoadReport, LoadWarning, MergeDetail, OpenLoopReport, ScheduleKind,
-    StatusCounts, TimelineSecond, WindowPlacement,
+    SideCounters, StatusCounts, TimelineSecond, WindowPlacement,
 };
 
 /// The share of the span any generator measured that all must have
@@ -161,7 +161,27 @@ pub fn merge(inputs: &[MergeInput<'_>]) -> Result<LoadReport, MergeError> {
         .iter()
         .filter_map(|input| input.report.ready_s)
         .reduce(f64::max);
+    report.counters = merge_counters(inputs);
+    let probes: Option<Vec<f64>> = inputs.iter().map(|i| i.report.probe_mb_per_s).collect();
+    report.probe_mb_per_s = probes.map(|p| p.iter().sum::<f64>() / p.len() as f64);
     Ok(report)
+}
+
+/// The generators' kernel counters added up, when every one counted;
+/// each one's refusals kept (in one order, whatever the reports' order).
+fn merge_counters(inputs: &[MergeInput<'_>]) -> Option<SideCounters> {
+    let all: Option<Vec<&SideCounters>> =
+        inputs.iter().map(|i| i.report.counters.as_ref()).collect();
+    let mut merged = all?.into_iter().cloned().reduce(|mut a, b| {
+        a.counts = a.counts.plus(b.counts);
+        a.missing.extend(b.missing);
+        a.responses = a.responses.zip(b.responses).map(|(x, y)| x + y);
+        a
+    })?;
+    merged
+        .missing
+        .sort_by(|a, b| (a.counter, &a.reason).cmp(&(b.counter, &b.reason)));
+    Some(merged)
 }
 
 /// The generators' read delays, when every one stamped at the kernel.
@@ -590,6 +610,8 @@ fn assemble(
         timeline,
         warnings: Vec::new(),
         merged: None,
+        counters: None,
+        probe_mb_per_s: None,
     };
     report.warnings = warnings(&report, &parts, window);
     if parts.len() > 1 {

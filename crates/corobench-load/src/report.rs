@@ -3,7 +3,7 @@
 use corobench_model::load::LOAD_REPORT_SCHEMA_VERSION;
 use corobench_model::{
     DrainReport, ErrorCounts, GeneratorUsage, KernelStamps, LatencyHistogram, LoadReport,
-    LoadWarning, OpenLoopReport, StatusCounts,
+    LoadWarning, OpenLoopReport, StatusCounts, TimelineSecond,
 };
 
 use crate::clock::NS_PER_S;
@@ -84,10 +84,6 @@ pub(crate) fn build(
     let error_rate = errors.rate(requests);
     let generator = generator_usage(config, results, requests, elapsed_s);
     let open_loop = open_loop_report(config, results, elapsed_s);
-    let timelines: Vec<_> = results
-        .iter()
-        .map(|r| r.recorder.timeline.clone())
-        .collect();
     let mut report = LoadReport {
         schema_version: LOAD_REPORT_SCHEMA_VERSION,
         url: config.endpoint.url.clone(),
@@ -116,12 +112,23 @@ pub(crate) fn build(
         drain: drain_report(results),
         ready_s: ready_s(results),
         kernel_stamps: kernel_stamps.then(|| stamps_report(results)),
-        timeline: merge_timelines(&timelines),
+        timeline: threads_timeline(results),
         warnings: Vec::new(),
         merged: None,
+        counters: None,
+        probe_mb_per_s: None,
     };
     report.warnings = warnings(&report);
     report
+}
+
+/// Every thread's timeline, second by second.
+fn threads_timeline(results: &[ThreadResult]) -> Vec<TimelineSecond> {
+    let timelines: Vec<_> = results
+        .iter()
+        .map(|r| r.recorder.timeline.clone())
+        .collect();
+    merge_timelines(&timelines)
 }
 
 /// Kernel stamps: how long after the kernel's receipt responses were read.

@@ -157,6 +157,8 @@ fn report(rec: &Recorded, open: bool) -> LoadReport {
         timeline: timeline(&rec.responses),
         warnings: Vec::new(),
         merged: None,
+        counters: None,
+        probe_mb_per_s: None,
     };
     report.warnings = warnings(&report);
     report
@@ -422,4 +424,50 @@ fn a_report_with_an_impossible_window_is_refused_before_allocating() {
         message.contains("nan.json: its measured window"),
         "{message}"
     );
+}
+
+#[test]
+fn the_generators_kernel_counters_add_up_when_every_one_counted() {
+    use corobench_model::{KernelCounter, KernelCounts, MissingCounter, Side, SideCounters};
+    let counted = |syscalls: Option<u64>, why: &str| SideCounters {
+        counts: KernelCounts {
+            syscalls,
+            ctx_switches: Some(5),
+            minor_faults: Some(1),
+            threads: 2,
+        },
+        missing: syscalls
+            .is_none()
+            .then(|| MissingCounter {
+                side: Side::Generator,
+                counter: KernelCounter::Syscalls,
+                reason: why.to_owned(),
+            })
+            .into_iter()
+            .collect(),
+        responses: Some(100),
+    };
+    let mut a = sample(0, 1.0);
+    a.counters = Some(counted(Some(300), ""));
+    let mut b = sample(1, 1.0);
+    b.counters = Some(counted(None, "paranoid"));
+    let both = merged(&[&a, &b]).counters.expect("both counted");
+    assert_eq!(both, merged(&[&b, &a]).counters.unwrap());
+    assert_eq!(
+        (
+            both.counts.syscalls,
+            both.counts.ctx_switches,
+            both.counts.threads
+        ),
+        (None, Some(10), 4)
+    );
+    assert_eq!(both.missing.len(), 1);
+    assert_eq!(both.responses, Some(200));
+    assert_eq!(merged(&[&a]), a, "one report comes back unchanged");
+    (a.probe_mb_per_s, b.probe_mb_per_s) = (Some(100.0), Some(300.0));
+    assert_eq!(merged(&[&a, &b]).probe_mb_per_s, Some(200.0), "the mean");
+    b.probe_mb_per_s = None;
+    assert_eq!(merged(&[&a, &b]).probe_mb_per_s, None, "b did not probe");
+    b.counters = None;
+    assert_eq!(merged(&[&a, &b]).counters, None, "b counted nothing");
 }

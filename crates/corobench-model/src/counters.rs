@@ -75,6 +75,21 @@ impl KernelCounts {
         }
     }
 
+    /// The counts of two sets of threads together; a kind either lacks is
+    /// lacking.
+    #[must_use]
+    pub fn plus(self, other: Self) -> Self {
+        let mut sum = Self {
+            threads: self.threads + other.threads,
+            ..Self::default()
+        };
+        for counter in KernelCounter::ALL {
+            let both = self.get(counter).zip(other.get(counter));
+            sum.set(counter, both.map(|(a, b)| a + b));
+        }
+        sum
+    }
+
     /// Sets the count of `counter`.
     pub fn set(&mut self, counter: KernelCounter, value: Option<u64>) {
         match counter {
@@ -91,6 +106,46 @@ pub struct MissingCounter {
     pub side: Side,
     pub counter: KernelCounter,
     pub reason: String,
+}
+
+/// One side's counts over its span, as a host measured and sent them:
+/// `corobench load --json` for the generator, `corobench serve` for the
+/// server. The coordinator joins the sides into a trial's [`TrialCounters`].
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SideCounters {
+    pub counts: KernelCounts,
+    /// The counters that could not be kept, each with the reason.
+    pub missing: Vec<MissingCounter>,
+    /// Responses completed while they counted (the generator's side only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub responses: Option<u64>,
+}
+
+impl SideCounters {
+    /// What `side`'s counters read: the counts, and each kind that is
+    /// missing with the reason.
+    #[must_use]
+    pub fn of(side: Side, (counts, missing): (KernelCounts, Vec<(KernelCounter, String)>)) -> Self {
+        Self {
+            counts,
+            missing: missing
+                .into_iter()
+                .map(|(counter, reason)| MissingCounter {
+                    side,
+                    counter,
+                    reason,
+                })
+                .collect(),
+            responses: None,
+        }
+    }
+
+    /// Every counter of `side` missing, for one reason.
+    #[must_use]
+    pub fn refused(side: Side, reason: &str) -> Self {
+        let missing = KernelCounter::ALL.map(|k| (k, reason.to_owned()));
+        Self::of(side, (KernelCounts::default(), missing.to_vec()))
+    }
 }
 
 /// The kernel counters of one trial.

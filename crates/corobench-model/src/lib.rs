@@ -31,7 +31,8 @@ pub use claim::{
     ClaimRecord, ClaimScenario, ClaimSide, ClaimVerdict, PublishedValues,
 };
 pub use counters::{
-    Cost, KernelCounter, KernelCounts, MissingCounter, PerRequest, Side, TrialCounters,
+    Cost, KernelCounter, KernelCounts, MissingCounter, PerRequest, Side, SideCounters,
+    TrialCounters,
 };
 pub use histogram::{LatencyHistogram, LatencyReport, LatencySummary, PercentileValue};
 pub use idle::{IdleMeasurement, MemoryPerConnection};

@@ -488,6 +488,16 @@ pub struct LoadReport {
     /// Present when `corobench merge` made this report from several.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub merged: Option<MergeDetail>,
+    /// `corobench load --json` only: the kernel counters of the
+    /// generator's own threads over its measured window (a trial on hosts
+    /// stores them with the trial). Absent elsewhere, and from merges.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub counters: Option<crate::SideCounters>,
+    /// `corobench load --probe` only: the machine-speed probe on the
+    /// generator's CPUs before the load (MB of SHA-256 per second per CPU);
+    /// merged: the generators' mean, when every one probed.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub probe_mb_per_s: Option<f64>,
 }
 
 impl LoadReport {

@@ -26,6 +26,8 @@ pub enum Command {
     Verify(commands::verify::VerifyArgs),
     /// Build, start and verify one target here, stream its resource use, stop it when stdin closes.
     Serve(commands::serve::ServeArgs),
+    /// Build and run one program target here to the end and print its figures as JSON.
+    Program(commands::program::ProgramArgs),
     /// Lay a spec's trials out on Kubernetes: write the manifests, or run them with kubectl.
     K8s(commands::k8s::K8sArgs),
     /// Show the scenarios a spec expands into and how long they will take.

@@ -27,6 +27,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
         Command::Load(args) => commands::load::run(&args),
         Command::Merge(args) => commands::merge::run(&args),
         Command::Serve(args) => commands::serve::run(&args),
+        Command::Program(args) => commands::program::run(&args),
         Command::Verify(args) => commands::verify::run(&args),
         Command::Targets(args) => commands::targets::run(&args),
         Command::K8s(args) => commands::k8s::run(&args),

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+use corobench_model::TrialFlag;
 use corobench_store::Store;
 use lab::Lab;
 
@@ -169,19 +170,19 @@ impl Network {
     /// A spec of the test-kit target on the hosts; a short closed loop.
     fn write_spec(&self, duration: &str) -> PathBuf {
         self.lab.kit_target("testkit");
+        self.write_kit_spec(duration, "")
+    }
+
+    /// A spec of the test-kit target written already, whose workload has
+    /// `workload_keys` besides its name and path.
+    fn write_kit_spec(&self, duration: &str, workload_keys: &str) -> PathBuf {
         let spec = format!(
             "name = \"hosts\"\ntargets = [\"testkit\"]\n\
              [run]\ntrials = 1\nduration = \"{duration}\"\nwarmup = \"0.2s\"\nidle = \"0s\"\n\
-             [schedule]\nconnections = 2\n[[workloads]]\nname = \"plaintext\"\npath = \"/plaintext\"\n\
-             [hosts]\nserver = \"ssh://root@10.231.0.1\"\n\
-             generators = [\"ssh://root@10.231.0.2\", \"ssh://root@10.231.0.3\"]\n\
-             ssh_config = \"{d}/ssh_config\"\ntargets_dir = \"{d}/targets\"\n\
-             install_dir = \"{d}/install\"\n",
-            d = self.lab.root().display()
+             [schedule]\nconnections = 2\n[[workloads]]\nname = \"plaintext\"\npath = \"/plaintext\"\n{workload_keys}{}",
+            self.hosts_table(&self.lab.targets())
         );
-        let path = self.path("spec.toml");
-        std::fs::write(&path, spec).unwrap();
-        path
+        self.lab.write("spec.toml", &spec)
     }
 
     /// A spec of reference targets from `targets/` on the hosts, which the
@@ -191,18 +192,24 @@ impl Network {
         let spec = format!(
             "name = \"real-hosts\"\ntargets = [{}]\n\
              [run]\ntrials = 1\nduration = \"1s\"\nwarmup = \"0.5s\"\nidle = \"0s\"\n\
-             [schedule]\nconnections = 4\n[[workloads]]\nname = \"plaintext\"\npath = \"/plaintext\"\n\
-             [hosts]\nserver = \"ssh://root@10.231.0.1\"\n\
-             generators = [\"ssh://root@10.231.0.2\", \"ssh://root@10.231.0.3\"]\n\
-             ssh_config = \"{d}/ssh_config\"\ntargets_dir = \"{repo}/targets\"\n\
-             install_dir = \"{d}/install\"\n",
+             [schedule]\nconnections = 4\n[[workloads]]\nname = \"plaintext\"\npath = \"/plaintext\"\n{}",
             list.join(", "),
-            d = self.lab.root().display(),
-            repo = REPO,
+            self.hosts_table(&Path::new(REPO).join("targets")),
         );
-        let path = self.path("real-spec.toml");
-        std::fs::write(&path, spec).unwrap();
-        path
+        self.lab.write("real-spec.toml", &spec)
+    }
+
+    /// The `[hosts]` table: the server and both generators, each host
+    /// finding its targets in `targets_dir`.
+    fn hosts_table(&self, targets_dir: &Path) -> String {
+        format!(
+            "[hosts]\nserver = \"ssh://root@10.231.0.1\"\n\
+             generators = [\"ssh://root@10.231.0.2\", \"ssh://root@10.231.0.3\"]\n\
+             ssh_config = \"{d}/ssh_config\"\ntargets_dir = \"{t}\"\n\
+             install_dir = \"{d}/install\"\n",
+            d = self.lab.root().display(),
+            t = targets_dir.display(),
+        )
     }
 
     /// `corobench run SPEC` in the coordinator's namespace.
@@ -323,6 +330,36 @@ fn finish(mut child: Child, limit: Duration) -> Output {
     child.wait_with_output().unwrap()
 }
 
+/// The trial's kernel counters, each side counted or missing with its
+/// reason, as a local trial's are.
+fn assert_counted(trial: &corobench_model::TrialRecord, requests: u64) {
+    use corobench_model::{KernelCounter, Side};
+    let counters = trial.counters.as_ref().expect("counters on hosts");
+    for side in [Side::Server, Side::Generator] {
+        for kind in KernelCounter::ALL {
+            let missing = counters
+                .missing
+                .iter()
+                .any(|m| m.side == side && m.counter == kind);
+            let counted = counters.side(side).get(kind).is_some();
+            assert_ne!(counted, missing, "{side:?} {kind}: {counters:?}");
+        }
+    }
+    assert!(counters.server.threads >= 1, "{counters:?}");
+    assert!(
+        counters.generator.threads >= 2,
+        "a thread per generator: {counters:?}"
+    );
+    eprintln!(
+        "server {:?} syscalls, generators {:?}, for {requests} requests",
+        counters.server.syscalls, counters.generator.syscalls
+    );
+    // Without pipelining a server reads and writes at least once a request.
+    if let Some(syscalls) = counters.server.syscalls {
+        assert!(syscalls >= requests, "{syscalls} for {requests} requests");
+    }
+}
+
 fn first_trial(lab: &Network) -> corobench_model::TrialRecord {
     let store = Store::open_existing(lab.lab.db()).unwrap();
     let id = store.resolve_run_id("latest").unwrap();
@@ -347,7 +384,7 @@ fn a_trial_on_three_hosts_merges_both_generators() {
     assert!(out.status.success(), "run failed: {stderr}");
     let trial = first_trial(&lab);
     assert_eq!(trial.failure, None);
-    let load = trial.load.expect("a merged load report");
+    let load = trial.load.clone().expect("a merged load report");
     let merged = load.merged.as_ref().expect("per-generator detail");
     let hosts: Vec<Option<&str>> = merged
         .generators
@@ -370,6 +407,108 @@ fn a_trial_on_three_hosts_merges_both_generators() {
             .join(", ")
     );
     assert!(trial.resources.is_some_and(|r| r.samples > 0));
+    // The leak check ran on the server host's footprints, and found nothing.
+    assert!(
+        trial.tasks.before.is_some() && trial.tasks.after.is_some(),
+        "{:?}",
+        trial.tasks
+    );
+    assert!(trial.tasks.peak.is_some(), "{:?}", trial.tasks);
+    assert_counted(&trial, load.requests);
+    let probe = trial.probe.expect("the machine-speed probe of both sides");
+    assert!(probe.server_mb_per_s > 0.0 && probe.generator_mb_per_s > 0.0);
+    let leaks: Vec<_> = trial
+        .flags
+        .iter()
+        .filter(|f| matches!(f, TrialFlag::Leak { .. }))
+        .collect();
+    assert!(leaks.is_empty(), "{leaks:?}");
+    for ns in lab.every_namespace() {
+        wait_for(
+            &format!("{ns} to be empty"),
+            Duration::from_secs(15),
+            || lab.strays(&ns).is_empty(),
+        );
+    }
+}
+
+#[test]
+fn a_target_that_leaks_tasks_on_the_server_host_is_flagged_as_a_local_one_is() {
+    let Some(lab) = Network::new() else { return };
+    corobench_testkit::write_target(
+        &lab.lab.targets(),
+        "testkit",
+        "goroutine-per-connection",
+        corobench_testkit::binary_path(),
+        &[corobench_testkit::Fault::LeakTasks],
+    )
+    .unwrap();
+    // A connection per request: every one of them leaves a task behind.
+    let spec = lab.write_kit_spec("1s", "keepalive = false\n");
+    let out = finish(lab.spawn_run(&spec), RUN_LIMIT);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "run failed: {stderr}");
+    let trial = first_trial(&lab);
+    assert_eq!(trial.failure, None);
+    let requests = trial.load.as_ref().map_or(0, |l| l.requests);
+    let (before, after) = (trial.tasks.before.unwrap(), trial.tasks.after.unwrap());
+    assert!(
+        after >= before + requests,
+        "{:?} after {requests} requests",
+        trial.tasks
+    );
+    let leak = trial
+        .flags
+        .iter()
+        .find_map(|f| match f {
+            TrialFlag::Leak { what } => Some(what.clone()),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no leak flag in {:?}", trial.flags));
+    assert_eq!(
+        leak,
+        format!("tasks: {before} before the load, {after} after it")
+    );
+}
+
+#[test]
+fn a_program_runs_on_a_generator_host_beside_its_server_on_the_server_host() {
+    let Some(lab) = Network::new() else { return };
+    lab.lab.kit_target("kit");
+    let binary = corobench_testkit::binary_path();
+    corobench_testkit::write_program_target(&lab.lab.targets(), "tiny-client", binary).unwrap();
+    let spec = format!(
+        "name = \"programs-hosts\"\ntargets = [\"tiny-client\"]\n[run]\ntrials = 1\n\
+         [parameters.tiny-client]\nrequests = 25\n[program]\nserver = \"kit\"\n{}",
+        lab.hosts_table(&lab.lab.targets())
+    );
+    let spec = lab.lab.write("program-spec.toml", &spec);
+    let out = finish(lab.spawn_run(&spec), RUN_LIMIT);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "run failed: {stderr}");
+    let trial = first_trial(&lab);
+    let program = trial
+        .program
+        .as_ref()
+        .unwrap_or_else(|| panic!("no program result: {:?}", trial.failure));
+    let figure = |unit: &str| {
+        program
+            .metrics
+            .iter()
+            .find(|m| m.unit == unit)
+            .map(|m| m.value)
+    };
+    // Every request crossed from a generator host to the server host.
+    assert_eq!(figure("ok"), Some(25.0), "{program:?}");
+    assert_eq!(figure("errors"), Some(0.0), "{program:?}");
+    assert!(
+        program.lines.iter().all(|l| l.starts_with("Benchmark")),
+        "{program:?}"
+    );
+    assert!(
+        program.resources.is_some(),
+        "the program's tree was sampled on its host"
+    );
     for ns in lab.every_namespace() {
         wait_for(
             &format!("{ns} to be empty"),
@@ -422,6 +561,46 @@ fn losing_the_server_host_fails_the_trial_and_leaves_nothing_running() {
 /// toolchain `make test` installs and which build in seconds.
 const REAL_TARGETS: [&str; 3] = ["go-nethttp", "go-gnet", "node-http"];
 
+/// One trial of a reference target on the hosts: merged from both
+/// generators, without errors, with what a local trial has.
+fn check_real_trial(target: &str, trial: &corobench_model::TrialRecord) {
+    assert_eq!(trial.failure, None, "{target}");
+    let load = trial.load.as_ref().expect("a merged load report");
+    let generators = load.merged.as_ref().map_or(0, |m| m.generators.len());
+    assert_eq!(generators, 2, "{target}: both generator hosts measured");
+    assert!(
+        load.requests > 0 && load.errors.total() == 0,
+        "{target}: {:?}",
+        load.errors
+    );
+    // A real target gets what a local trial gets: counters, the tasks
+    // its /stats reports around the load, the leak verdict, the probe.
+    assert_counted(trial, load.requests);
+    assert!(
+        trial.tasks.before.is_some() && trial.tasks.after.is_some(),
+        "{target}"
+    );
+    assert!(trial.probe.is_some(), "{target}");
+    let leaks: Vec<String> = trial
+        .flags
+        .iter()
+        .filter(|f| matches!(f, TrialFlag::Leak { .. }))
+        .map(ToString::to_string)
+        .collect();
+    eprintln!("{target}: tasks {:?}, leak flags {leaks:?}", trial.tasks);
+    let each: Vec<String> = load
+        .merged
+        .iter()
+        .flat_map(|m| &m.generators)
+        .map(|g| format!("{} {:.0}", g.source, g.requests_per_s))
+        .collect();
+    eprintln!(
+        "{target}: merged {:.0} req/s ({})",
+        load.requests_per_s,
+        each.join(", ")
+    );
+}
+
 #[test]
 fn reference_targets_on_three_hosts_are_measured_stored_and_reported() {
     let missing: Vec<&str> = ["go", "node", "npm"]
@@ -447,27 +626,7 @@ fn reference_targets_on_three_hosts_are_measured_stored_and_reported() {
         .unwrap();
     assert_eq!(run.trials.len(), REAL_TARGETS.len(), "{stderr}");
     for trial in &run.trials {
-        let target = &run.scenarios[trial.scenario_index as usize].target;
-        assert_eq!(trial.failure, None, "{target}");
-        let load = trial.load.as_ref().expect("a merged load report");
-        let generators = load.merged.as_ref().map_or(0, |m| m.generators.len());
-        assert_eq!(generators, 2, "{target}: both generator hosts measured");
-        assert!(
-            load.requests > 0 && load.errors.total() == 0,
-            "{target}: {:?}",
-            load.errors
-        );
-        let each: Vec<String> = load
-            .merged
-            .iter()
-            .flat_map(|m| &m.generators)
-            .map(|g| format!("{} {:.0}", g.source, g.requests_per_s))
-            .collect();
-        eprintln!(
-            "{target}: merged {:.0} req/s ({})",
-            load.requests_per_s,
-            each.join(", ")
-        );
+        check_real_trial(&run.scenarios[trial.scenario_index as usize].target, trial);
     }
     for host in &run.run.provenance.hosts {
         eprintln!(

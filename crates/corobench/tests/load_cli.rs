@@ -26,6 +26,57 @@ fn json_output_validates_against_the_schema() {
 }
 
 #[test]
+fn json_output_carries_the_generator_s_counters_or_says_why_not() {
+    let server = TestServer::start(Knobs::default());
+    let url = server.url("/plaintext");
+    let args = ["load", "--json", "--probe", "-c", "2", "-d", "300ms", &url];
+    let output = corobench(&args);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let errors = load_report_schema_errors(&report);
+    assert!(errors.is_empty(), "{errors:#?}");
+    let probe = report["probe_mb_per_s"].as_f64();
+    assert!(probe.is_some_and(|mb| mb > 0.0), "--probe: {report}");
+    let counters = &report["counters"];
+    assert_eq!(counters["counts"]["threads"], 1, "{counters}");
+    for kind in ["syscalls", "ctx_switches", "minor_faults"] {
+        let missing = counters["missing"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["counter"] == kind && m["side"] == "generator");
+        assert_ne!(
+            counters["counts"][kind].is_u64(),
+            missing,
+            "{kind}: {counters}"
+        );
+    }
+    // Counted over the window, where responses came back (io_uring may
+    // batch several into one system call, so no ratio is asserted).
+    if let Some(syscalls) = counters["counts"]["syscalls"].as_u64() {
+        let responses = counters["responses"].as_u64().unwrap();
+        assert!(responses > 0 && syscalls > 0, "{counters}");
+    }
+    // Refused, the counter is missing with the reason, and the run goes on.
+    let refused = std::process::Command::new(env!("CARGO_BIN_EXE_corobench"))
+        .args(args)
+        .env("COROBENCH_REFUSE_COUNTERS", "syscalls")
+        .output()
+        .unwrap();
+    assert!(refused.status.success(), "{}", stderr(&refused));
+    let report: serde_json::Value = serde_json::from_slice(&refused.stdout).unwrap();
+    let missing = &report["counters"]["missing"][0];
+    assert_eq!(missing["counter"], "syscalls", "{report}");
+    assert!(
+        missing["reason"]
+            .as_str()
+            .unwrap()
+            .contains("COROBENCH_REFUSE_COUNTERS")
+    );
+    assert!(report["counters"]["counts"]["syscalls"].is_null());
+}
+
+#[test]
 fn human_output_names_every_section() {
     let server = TestServer::start(Knobs::default());
     let output = corobench(&[

@@ -113,3 +113,39 @@ fn a_failing_program_fails_its_trials_with_the_reason_and_the_run_goes_on() {
         );
     }
 }
+
+#[test]
+fn corobench_program_prints_the_figures_or_fails_with_the_reason() {
+    let lab = program_lab("\"plaintext\"");
+    let server = corobench_testkit::TestServer::start(corobench_testkit::Knobs::default());
+    let url = server.url("");
+    let to_server = ["tiny-client", "--server-url", url.as_str()];
+    let ran = program(&lab, &[&to_server[..], &["--param", "requests=7"]].concat());
+    assert!(ran.status.success(), "{}", text(&ran.stderr));
+    let result: corobench_model::ProgramResult =
+        serde_json::from_str(text(&ran.stdout).trim()).expect("one JSON line of figures");
+    assert_eq!(result.value("ok"), Some(7.0), "{result:?}");
+    assert!(
+        result.lines.iter().all(|l| l.starts_with("Benchmark")),
+        "{result:?}"
+    );
+    // Port 1: nothing listens there, every request fails.
+    let nowhere = ["tiny-client", "--server-url", "http://127.0.0.1:1"];
+    let failed = program(&lab, &nowhere);
+    assert_eq!(failed.status.code(), Some(3), "{}", text(&failed.stderr));
+    let stderr = text(&failed.stderr);
+    assert!(
+        stderr.contains("the program failed") && stderr.contains("no request to"),
+        "{stderr}"
+    );
+    let server_target = program(&lab, &["kit"]);
+    assert_eq!(server_target.status.code(), Some(2));
+    assert!(text(&server_target.stderr).contains("kit is a server target"));
+}
+
+/// `corobench program ARGS` in the lab, to its end.
+fn program(lab: &Lab, args: &[&str]) -> std::process::Output {
+    lab.command(&[&["program"], args].concat())
+        .output()
+        .unwrap()
+}

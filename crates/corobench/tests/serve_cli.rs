@@ -240,3 +240,58 @@ fn stdin_closed_before_the_target_is_up_exits_0() {
     assert!(stderr.contains("nothing is served"), "{stderr}");
     assert!(!String::from_utf8_lossy(&output.stdout).contains("\"ready\""));
 }
+
+#[test]
+fn probe_runs_the_machine_speed_probe_before_the_target_starts() {
+    let lab = kit_lab();
+    let mut child = serve(&lab, &["kit", "--no-verify", "--probe"]);
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let events: Vec<Value> = (0..3).map(|_| next_event(&mut lines, &lab)).collect();
+    let kinds: Vec<&str> = events
+        .iter()
+        .map(|e| e["event"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["hello", "probe", "ready"]);
+    assert!(
+        events[1]["mb_per_s"].as_f64().is_some_and(|mb| mb > 0.0),
+        "{}",
+        events[1]
+    );
+    drop(child.stdin.take());
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+}
+
+#[test]
+fn a_footprint_order_is_answered_with_the_group_and_its_stats_tasks() {
+    let lab = kit_lab();
+    let mut child = serve(&lab, &["kit", "--no-verify", "--sample-interval", "50ms"]);
+    let (ready, mut lines) = ready(&mut child, &lab);
+    let url = ready["url"].as_str().unwrap().to_string();
+    // A connection held open: the test kit's `/stats` counts it as a task.
+    let held = TcpStream::connect(url.strip_prefix("http://").unwrap()).unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(stdin, "not an order").unwrap();
+    let order = corobench::remote::protocol::Order::Footprint {
+        id: 41,
+        at_unix_ms: None,
+    };
+    writeln!(stdin, "{}", corobench::remote::protocol::to_line(&order)).unwrap();
+    let answer = (0..200)
+        .map(|_| next_event(&mut lines, &lab))
+        .find(|event| event["event"] == "footprint")
+        .expect("a footprint among the next lines");
+    assert_eq!(answer["id"], 41, "{answer}");
+    assert!(answer["tasks"].as_u64().is_some_and(|n| n >= 1), "{answer}");
+    assert!(
+        answer["processes"].as_u64().is_some_and(|n| n >= 1),
+        "{answer}"
+    );
+    assert!(
+        answer["rss_bytes"].as_u64().is_some_and(|n| n > 0),
+        "{answer}"
+    );
+    assert!(answer.get("error").is_none(), "{answer}");
+    assert!(serve_stderr(&lab).contains("\"not an order\""));
+    drop((held, stdin));
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+}

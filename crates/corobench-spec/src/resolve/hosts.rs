@@ -191,8 +191,8 @@ fn split_port(text: &str) -> Result<(&str, Option<u16>), String> {
     Ok((host, port))
 }
 
-/// Program targets run on this machine only, for now; every generator host
-/// needs a connection of its own.
+/// Every generator host needs a connection of its own (a program runs on
+/// the first generator host, whatever its scenario's connections).
 pub(super) fn refuse_unsupported(
     (hosts_field, hosts): (Option<&Field<'_>>, Option<&Hosts>),
     scenarios: &[PlannedScenario],
@@ -213,14 +213,6 @@ pub(super) fn refuse_unsupported(
             thin.key, thin.schedule.connections
         );
         return Err(at.at(span, "hosts.generators", message));
-    }
-    if let Some(program) = scenarios.iter().find(|s| s.program.is_some()) {
-        let message = format!(
-            "{} is a program target, and programs run on this machine only: list it in a \
-             spec without [hosts]",
-            program.target
-        );
-        return Err(at.at(span, "hosts", message));
     }
     refuse_binary_bodies(scenarios, span, at)
 }

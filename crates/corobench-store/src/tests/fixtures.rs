@@ -205,6 +205,8 @@ pub(super) fn load_report() -> LoadReport {
             },
         ],
         merged: None,
+        counters: None,
+        probe_mb_per_s: None,
     }
 }
 

@@ -259,7 +259,11 @@ fn stats(shared: &Shared) -> Reply {
     } else {
         &shared.config.model
     };
-    let tasks = shared.lock_open().len();
+    let tasks = if shared.has(Fault::LeakTasks) {
+        shared.next_connection.load(Ordering::Relaxed)
+    } else {
+        shared.lock_open().len() as u64
+    };
     let mut body = json!({
         "model": model,
         "threads": os_threads(),

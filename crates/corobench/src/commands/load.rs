@@ -13,6 +13,7 @@ use corobench_load::{
 };
 use corobench_model::LoadReport;
 
+use super::load_counters::{self, WindowCounters};
 use crate::exit::{self, Exit};
 use crate::output::{load_summary, progress::LiveLine};
 use crate::{signals, values};
@@ -120,7 +121,13 @@ pub struct LoadArgs {
     #[arg(long, value_parser = parse_start_at, value_name = "INSTANT")]
     pub start_at: Option<SystemTime>,
 
-    /// Print the full report as JSON on stdout (schema: docs/output.md)
+    /// Run the machine-speed probe on the generator's CPUs before the load
+    /// and put its speed in the report (probe_mb_per_s)
+    #[arg(long)]
+    pub probe: bool,
+
+    /// Print the full report as JSON on stdout (schema: docs/output.md),
+    /// with the kernel counters of the generator's threads over its window
     #[arg(long)]
     pub json: bool,
 
@@ -164,19 +171,38 @@ fn resolve_backend(arg: BackendArg) -> Backend {
 /// request succeeded (exit 1).
 pub fn run(args: &LoadArgs) -> anyhow::Result<Exit> {
     let config = config_from(args)?;
-    let warmup = config.warmup;
+    let (warmup, config_window) = (config.warmup, config.stop);
     let mut load = LoadRun::prepare(config)
         .and_then(|load| load.kernel_stamps(args.kernel_stamps))
         .and_then(|load| load.kernel_send_stamps(args.kernel_send_stamps))?
         .priming(args.prime);
+    let probe = args.probe.then(|| probe(args)).flatten();
     if let Some(start_at) = args.start_at {
         announce_start(start_at, warmup);
         load = load.starting_at(start_at)?;
     }
-    let report = run_with_progress(load)?;
+    let window = match config_window {
+        StopAfter::Duration(window) => Some(window),
+        StopAfter::Requests(_) => None,
+    };
+    let mut report = run_with_progress(load, args.json.then_some(window))?;
+    report.probe_mb_per_s = probe;
     super::shared::print_load_report(&report, args.json, &args.percentiles, load_summary::render)?;
     check_something_succeeded(&report)?;
     Ok(Exit::Success)
+}
+
+/// `--probe`: the machine-speed probe on `--cpus` (every CPU without it);
+/// one that cannot run is said on stderr and left out of the report.
+fn probe(args: &LoadArgs) -> Option<f64> {
+    let cpus = args.cpus.as_deref().map(corobench_target::CpuSet::parse);
+    let speed = match cpus.transpose() {
+        Ok(cpus) => crate::runner::machine_probe::on_host(cpus.as_ref()),
+        Err(e) => Err(e.to_string()),
+    };
+    speed
+        .map_err(|why| eprintln!("warning: --probe: the machine-speed probe could not run: {why}"))
+        .ok()
 }
 
 fn config_from(args: &LoadArgs) -> anyhow::Result<LoadConfig> {
@@ -405,8 +431,14 @@ fn parse_cpus(text: &str) -> Result<Vec<usize>, String> {
 }
 
 /// Runs the load on a worker thread while this thread shows live progress
-/// and turns Ctrl-C into an early, orderly end.
-fn run_with_progress(load: LoadRun) -> anyhow::Result<LoadReport> {
+/// and turns Ctrl-C into an early, orderly end. With `counting` (the
+/// window's length, if timed), the report carries the generator's kernel
+/// counters over its window.
+fn run_with_progress(
+    load: LoadRun,
+    counting: Option<Option<Duration>>,
+) -> anyhow::Result<LoadReport> {
+    let mut counters = counting.map(|_| WindowCounters::Waiting);
     let progress = load.progress();
     let cancel = load.cancel_flag();
     let stop = signals::stop_flag()?;
@@ -418,7 +450,10 @@ fn run_with_progress(load: LoadRun) -> anyhow::Result<LoadReport> {
         let worker = scope.spawn(move || load.run());
         let (mut last, mut last_at) = (progress.snapshot(), Instant::now());
         while !worker.is_finished() {
-            std::thread::sleep(Duration::from_millis(100));
+            std::thread::sleep(load_counters::POLL);
+            if let Some(counters) = counters.as_mut() {
+                counters.follow(progress.snapshot(), counting.flatten());
+            }
             if stop.load(Ordering::Relaxed) && !cancel.swap(true, Ordering::Relaxed) {
                 stopped_before_window = !progress.snapshot().measuring;
             }
@@ -435,7 +470,8 @@ fn run_with_progress(load: LoadRun) -> anyhow::Result<LoadReport> {
             .map_err(|_| anyhow::anyhow!("the load thread panicked"))
     })?;
     line.finish();
-    let report = report?;
+    let mut report = report?;
+    report.counters = counters.and_then(|c| c.finish(progress.snapshot()));
     if stopped_before_window {
         return Err(exit::Failure {
             exit: Exit::Interrupted,

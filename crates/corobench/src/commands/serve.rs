@@ -8,10 +8,10 @@
 //! does), so a dropped connection closes it and takes the target down.
 
 use std::collections::BTreeMap;
-use std::io::{Read as _, Write};
+use std::io::Write;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::RecvTimeoutError;
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::Duration;
 
 use anyhow::Context as _;
@@ -22,7 +22,8 @@ use corobench_verify::RuleResult;
 
 use super::shared::TargetsDirArg;
 use crate::exit::{self, Exit};
-use crate::remote::protocol::{Hello, Ready, Sample, ServeEvent, Stopped};
+use crate::remote::protocol::{Hello, Order, Probe, Ready, Sample, ServeEvent, Stopped};
+use crate::remote::serve_orders::{self, Answerer};
 use crate::targets::Targets;
 use crate::verification;
 use crate::wall_clock::unix_ms;
@@ -40,6 +41,11 @@ const STDERR_TAIL_LINES: usize = 20;
     {\"event\":\"ready\",\"url\":…,\"target\":…,\"pid\":…,\"source_hash\":…}, then \
     {\"event\":\"sample\",…} per sample of the target's processes, and \
     {\"event\":\"stopped\",\"reason\":…} at the end. Progress goes to stderr.\n\n\
+    Stdin takes orders, one JSON object a line: {\"order\":\"footprint\",\"id\":N,\
+    \"at_unix_ms\":…} is answered by {\"event\":\"footprint\",\"id\":N,…} with the \
+    target's processes, threads, RSS and /stats tasks; {\"order\":\"count\",\
+    \"from_unix_ms\":…,\"to_unix_ms\":…} by {\"event\":\"counters\",…} with the kernel \
+    counters of its process group over that span (docs/distributed.md).\n\n\
     The target runs until stdin reaches end of file (Ctrl-D, or the SSH connection that \
     started it closes) or SIGINT, SIGTERM or SIGHUP arrives; then it is stopped and reaped. \
     Exit status: 0 after stdin closed or SIGHUP, 130 after SIGINT or SIGTERM, 1 when the \
@@ -74,6 +80,11 @@ pub struct ServeArgs {
     /// Time between two resource samples
     #[arg(long, default_value = "1s", value_parser = parse_interval, value_name = "DURATION")]
     pub sample_interval: Duration,
+
+    /// Run the machine-speed probe on the target's CPUs before starting it
+    /// and print its speed ({"event":"probe","mb_per_s":…})
+    #[arg(long)]
+    pub probe: bool,
 
     /// Do not check the contract before announcing the target (when it was
     /// verified already, e.g. by `corobench verify` with the same build)
@@ -111,12 +122,14 @@ impl End {
     }
 }
 
-/// What ends serving early: the lifeline and the signals.
+/// What ends serving early: the lifeline and the signals; and the orders
+/// that come down the lifeline.
 #[derive(Debug)]
 struct Lifeline {
     stdin_closed: Arc<AtomicBool>,
     hang_up: Arc<AtomicBool>,
     stop: Arc<AtomicBool>,
+    orders: Receiver<Order>,
 }
 
 impl Lifeline {
@@ -128,10 +141,11 @@ impl Lifeline {
             .context("cannot install the SIGHUP handler")?;
         let stdin_closed = Arc::new(AtomicBool::new(false));
         let flag = Arc::clone(&stdin_closed);
+        let (sender, orders) = std::sync::mpsc::channel();
         std::thread::Builder::new()
             .name("lifeline".into())
             .spawn(move || {
-                read_to_end_of_stdin();
+                serve_orders::read_orders(&sender);
                 flag.store(true, Ordering::Relaxed);
             })
             .context("cannot start the thread that watches stdin")?;
@@ -139,6 +153,7 @@ impl Lifeline {
             stdin_closed,
             hang_up,
             stop,
+            orders,
         })
     }
 
@@ -171,20 +186,6 @@ impl Lifeline {
     }
 }
 
-/// Reads and discards stdin until end of file or a read error.
-fn read_to_end_of_stdin() {
-    let mut stdin = std::io::stdin().lock();
-    let mut sink = [0_u8; 512];
-    loop {
-        match stdin.read(&mut sink) {
-            Ok(0) => return,
-            Ok(_) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(_) => return,
-        }
-    }
-}
-
 /// Runs `corobench serve`.
 ///
 /// # Errors
@@ -204,9 +205,12 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<Exit> {
         &ServeEvent::Hello(Hello::ours()),
     );
     let workspace = Workspace::open("serve")?;
-    let built = build(&workspace, manifest)?;
+    let built = build(&workspace, manifest, progress)?;
     if let Some(exit) = lifeline.early_exit("building") {
         return Ok(exit);
+    }
+    if args.probe {
+        print_line(&mut std::io::stdout().lock(), &probe_line(cpus.as_ref()));
     }
     let mut target = start(
         &workspace,
@@ -229,7 +233,13 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<Exit> {
     still_running(&mut target)?;
     let mut stdout = std::io::stdout().lock();
     let end = if print_line(&mut stdout, &ready_line(&target, &built, args)) {
-        stream_samples(&mut target, args.sample_interval, &lifeline, &mut stdout)?
+        let stats = manifest.contract.then(|| target.addr());
+        let answerer = Answerer::new(target.pgid(), stats);
+        let streams = Streams {
+            lifeline: &lifeline,
+            answerer,
+        };
+        stream_samples(&mut target, args.sample_interval, streams, &mut stdout)?
     } else {
         End::StdoutClosed
     };
@@ -249,16 +259,23 @@ fn server_manifest<'t>(targets: &'t Targets, name: &str) -> anyhow::Result<&'t M
              serve a server target"
         )));
     }
-    if let Availability::Unavailable { reason, hint } = manifest.availability() {
-        let hint = hint.map(|h| format!(" ({h})")).unwrap_or_default();
-        return Err(exit::target_failed(format!(
-            "{name} cannot run here: {reason}{hint}"
-        )));
-    }
+    runs_here(manifest)?;
     Ok(manifest)
 }
 
-fn cpu_set(text: &str) -> anyhow::Result<CpuSet> {
+/// Refuses a target this host cannot run (a toolchain or tool missing).
+pub(super) fn runs_here(manifest: &Manifest) -> anyhow::Result<()> {
+    if let Availability::Unavailable { reason, hint } = manifest.availability() {
+        let hint = hint.map(|h| format!(" ({h})")).unwrap_or_default();
+        return Err(exit::target_failed(format!(
+            "{} cannot run here: {reason}{hint}",
+            manifest.name
+        )));
+    }
+    Ok(())
+}
+
+pub(super) fn cpu_set(text: &str) -> anyhow::Result<CpuSet> {
     let set = CpuSet::parse(text).map_err(|e| exit::usage(format!("--cpus {text:?}: {e}")))?;
     set.validate()
         .map_err(|e| exit::usage(format!("--cpus {text:?}: {e}")))?;
@@ -276,8 +293,13 @@ fn parse_interval(text: &str) -> Result<Duration, String> {
     Ok(interval)
 }
 
-/// Builds the target in the workspace (or takes it from the cache).
-fn build(workspace: &Workspace, manifest: &Manifest) -> anyhow::Result<BuiltTarget> {
+/// Builds the target in the workspace (or takes it from the cache),
+/// saying so through `progress`.
+pub(super) fn build(
+    workspace: &Workspace,
+    manifest: &Manifest,
+    progress: fn(&str),
+) -> anyhow::Result<BuiltTarget> {
     progress(&format!(
         "building {} (or taking it from the cache)",
         manifest.name
@@ -400,13 +422,22 @@ fn ready_line(target: &RunningTarget, built: &BuiltTarget, args: &ServeArgs) -> 
     }))
 }
 
-/// Prints samples as they come until the lifeline is cut or the target exits.
+/// What comes in while the target is served: the lifeline, and the orders
+/// to carry out.
+struct Streams<'a> {
+    lifeline: &'a Lifeline,
+    answerer: Answerer,
+}
+
+/// Prints samples as they come, and the answers to orders as they fall
+/// due, until the lifeline is cut or the target exits.
 fn stream_samples(
     target: &mut RunningTarget,
     interval: Duration,
-    lifeline: &Lifeline,
+    mut streams: Streams<'_>,
     stdout: &mut impl Write,
 ) -> anyhow::Result<End> {
+    let lifeline = streams.lifeline;
     let (sampler, samples) = corobench_sampler::Sampler::stream(target.pgid(), interval)
         .map_err(|e| exit::target_failed(format!("cannot sample the target: {e}")))?;
     let end = loop {
@@ -420,6 +451,10 @@ fn stream_samples(
             // The group is gone: the target's exit is noticed below.
             Err(RecvTimeoutError::Disconnected) => std::thread::sleep(POLL),
         }
+        let answers = streams.answerer.due(&lifeline.orders, unix_ms());
+        if !answers.iter().all(|answer| print_line(stdout, answer)) {
+            break End::StdoutClosed;
+        }
         if let Some(end) = lifeline.cut() {
             break end;
         }
@@ -430,6 +465,15 @@ fn stream_samples(
     // A sampler error now says nothing the end does not.
     let _ = sampler.stop();
     Ok(end)
+}
+
+/// The machine-speed probe on `cpus` (every CPU when none are given).
+fn probe_line(cpus: Option<&CpuSet>) -> ServeEvent {
+    let speed = crate::runner::machine_probe::on_host(cpus);
+    ServeEvent::Probe(Probe {
+        mb_per_s: speed.as_ref().ok().copied(),
+        error: speed.err(),
+    })
 }
 
 fn sample_line(sample: &ResourceSample) -> ServeEvent {

@@ -7,15 +7,21 @@
 //! ([`super::transport::Remote`]). The hosts are reached through whatever
 //! [`super::transport::Transport`] they were made ready with.
 
+use std::collections::BTreeMap;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use corobench_model::{LoadReport, ResourceSample, TrialFlag, TrialRecord};
+use corobench_model::{
+    LoadReport, MachineProbe, ResourceSample, TaskCounts, TrialCounters, TrialFlag, TrialRecord,
+};
 use corobench_spec::{HostAddress, PlannedScenario};
 
+use super::counters;
+use super::leak_check::RemoteLeakCheck;
 use super::load_args;
-use super::protocol::ServeEvent;
+use super::protocol::{self, Order, ServeEvent};
+use super::serve_asks::Asks;
 use super::transport::Remote;
 use crate::runner::hosts::ReadyHosts;
 use crate::runner::trial::{blank_record, failed};
@@ -45,7 +51,7 @@ pub struct RemoteTrials<'a> {
 }
 
 /// Why a trial ended early.
-enum Ended {
+pub(super) enum Ended {
     Interrupted,
     Failed(String),
 }
@@ -58,6 +64,9 @@ impl TrialExecutor for RemoteTrials<'_> {
         sequence: u32,
         observer: &dyn RunObserver,
     ) -> TrialOutcome {
+        if scenario.program.is_some() {
+            return super::program::run(self, scenario, blank_record(slot, sequence));
+        }
         let blank = blank_record(slot, sequence);
         match self.measure(scenario, observer) {
             Ok(measured) => TrialOutcome::Ended(Box::new(measured.into_record(blank))),
@@ -72,6 +81,9 @@ struct Measured {
     load: LoadReport,
     samples: Vec<ResourceSample>,
     flags: Vec<TrialFlag>,
+    tasks: TaskCounts,
+    counters: TrialCounters,
+    probe: Option<MachineProbe>,
 }
 
 impl Measured {
@@ -80,6 +92,9 @@ impl Measured {
         trial.flags.extend(self.flags);
         trial.resources = Some(corobench_sampler::summarize(&self.samples));
         trial.resource_series = self.samples;
+        trial.tasks = self.tasks;
+        trial.counters = Some(self.counters);
+        trial.probe = self.probe;
         trial.load = Some(self.load);
         trial
     }
@@ -92,8 +107,13 @@ impl RemoteTrials<'_> {
         observer: &dyn RunObserver,
     ) -> Result<Measured, Ended> {
         observer.on(RunEvent::TrialPhase(Phase::Starting));
-        let mut server = self.start_server(scenario)?;
+        let mut server = self.start_server(&scenario.target, &scenario.parameters)?;
+        let host = server.host.clone();
+        let mut leak_check = RemoteLeakCheck::before(&mut server, &host);
         let start_at = start_instant(scenario);
+        let window = scenario.measurement.duration;
+        leak_check.order_peak(&mut server, halfway_unix_ms(start_at, window));
+        let count_from = counters::order(&mut server, start_at, window);
         let mut generators = self.start_generators(scenario, server.port, start_at)?;
         observer.on(RunEvent::TrialPhase(Phase::WarmingUp));
         let deadline = Instant::now()
@@ -103,14 +123,33 @@ impl RemoteTrials<'_> {
             + GENERATOR_SLACK;
         self.wait_generators(&mut server, &mut generators, deadline)?;
         observer.on(RunEvent::TrialPhase(Phase::Stopping));
-        let load = merge_reports(&mut generators)?;
+        let (load, generator_counters) = merge_reports(&mut generators)?;
         drop(generators);
+        let counters = counters::collect(&mut server, &host, count_from, &generator_counters);
+        let probe = self.env.machine_probe.then(|| {
+            super::probe::joined(server.probe.take(), load.probe_mb_per_s, &host)
+                .map_err(|why| observer.notice(&format!("machine-speed probe skipped: {why}")))
+                .ok()
+        });
+        crate::runner::window::sleep_unless_stopped(&self.env.stop, scenario.measurement.idle);
+        if self.stopped() {
+            return Err(Ended::Interrupted);
+        }
+        let settled = leak_check.settle(&mut server);
         let mut flags = Vec::new();
-        let samples = server.finish(&load, &mut flags);
+        let samples = server.finish(window_ms(&load), &mut flags);
+        let (tasks, leaks, skipped) = settled.verdict(&samples);
+        flags.extend(leaks);
+        if let Some(why) = skipped {
+            observer.notice(&why);
+        }
         Ok(Measured {
             load,
             samples,
             flags,
+            tasks,
+            counters,
+            probe: probe.flatten(),
         })
     }
 
@@ -121,25 +160,28 @@ impl RemoteTrials<'_> {
         ))
     }
 
-    fn stopped(&self) -> bool {
+    pub(super) fn stopped(&self) -> bool {
         self.env.stop.load(Ordering::Relaxed)
     }
 
-    /// Starts `corobench serve` and waits for its ready line.
-    fn start_server(&self, scenario: &PlannedScenario) -> Result<ServerSession, Ended> {
+    /// Starts `corobench serve` of `target` and waits for its ready line.
+    pub(super) fn start_server(
+        &self,
+        target: &str,
+        parameters: &BTreeMap<String, String>,
+    ) -> Result<ServerSession, Ended> {
         let hosts = &self.hosts.hosts;
         let mut argv = vec![
             self.hosts.server_binary.clone(),
             "serve".into(),
-            scenario.target.clone(),
+            target.to_owned(),
             "--listen".into(),
             hosts.listen.clone(),
             "--sample-interval".into(),
             format!("{}ms", corobench_sampler::DEFAULT_INTERVAL.as_millis()),
         ];
-        for (name, value) in &scenario.parameters {
-            argv.extend(["--param".into(), format!("{name}={value}")]);
-        }
+        argv.extend(param_flags(parameters));
+        argv.extend(self.probe_flag());
         if let Some(cpus) = &hosts.server_cpus {
             argv.extend(["--cpus".into(), cpus.clone()]);
         }
@@ -152,7 +194,9 @@ impl RemoteTrials<'_> {
             remote,
             host: hosts.server.text.clone(),
             port: 0,
+            probe: None,
             samples: Vec::new(),
+            answers: Vec::new(),
         };
         session.wait_ready(|| self.stopped())?;
         Ok(session)
@@ -179,6 +223,7 @@ impl RemoteTrials<'_> {
                 self.env.backend.name(),
             ));
             argv.extend(self.body_flags(scenario)?);
+            argv.extend(self.probe_flag());
             if let Some(cpus) = &hosts.generator_cpus[i] {
                 argv.extend(["--cpus".into(), cpus.clone()]);
             }
@@ -192,6 +237,11 @@ impl RemoteTrials<'_> {
             });
         }
         Ok(generators)
+    }
+
+    /// `--probe`, when the run probes the machine's speed before each trial.
+    fn probe_flag(&self) -> Option<String> {
+        self.env.machine_probe.then(|| "--probe".to_owned())
     }
 
     /// The request body as a flag: text travels on the command line.
@@ -254,12 +304,16 @@ impl RemoteTrials<'_> {
 }
 
 /// `corobench serve` on the server host, over one SSH session.
-struct ServerSession {
+pub(super) struct ServerSession {
     remote: Remote,
-    host: String,
-    port: u16,
+    pub(super) host: String,
+    pub(super) port: u16,
+    /// The machine-speed probe `serve --probe` ran before the target started.
+    probe: Option<protocol::Probe>,
     /// Samples as `serve` printed them, with the server host's Unix ms.
     samples: Vec<(u64, ResourceSample)>,
+    /// Answers to orders, not yet taken.
+    answers: Vec<ServeEvent>,
 }
 
 impl ServerSession {
@@ -278,6 +332,7 @@ impl ServerSession {
                             return Err(Ended::Failed(why));
                         }
                     }
+                    Some(ServeEvent::Probe(probe)) => self.probe = Some(probe),
                     Some(ServeEvent::Ready(ready)) => {
                         self.port = ready.port;
                         return Ok(());
@@ -303,22 +358,38 @@ impl ServerSession {
         )))
     }
 
-    fn collect_samples(&mut self) {
+    pub(super) fn collect_samples(&mut self) {
         for line in self.remote.drain_stdout() {
             self.take_sample(&line);
         }
     }
 
     fn take_sample(&mut self, line: &str) {
-        if let Some(ServeEvent::Sample(sample)) = ServeEvent::parse(line) {
-            let unix_ms = u64::try_from(sample.unix_ms).unwrap_or(0);
-            self.samples.push((unix_ms, sample.sample));
+        match ServeEvent::parse(line) {
+            Some(ServeEvent::Sample(sample)) => {
+                let unix_ms = u64::try_from(sample.unix_ms).unwrap_or(0);
+                self.samples.push((unix_ms, sample.sample));
+            }
+            Some(answer @ (ServeEvent::Footprint(_) | ServeEvent::Counters(_))) => {
+                self.answers.push(answer);
+            }
+            _ => {}
         }
     }
 
+    /// Whether its session has ended.
+    pub(super) fn ended(&mut self) -> bool {
+        self.remote.exited().is_some()
+    }
+
     /// Closes the lifeline, waits for the target to stop, and keeps the
-    /// samples taken inside the merged window (by the server host's clock).
-    fn finish(mut self, load: &LoadReport, flags: &mut Vec<TrialFlag>) -> Vec<ResourceSample> {
+    /// samples taken inside `(start_ms, end_ms)` (Unix ms, by the server
+    /// host's clock).
+    pub(super) fn finish(
+        mut self,
+        (start_ms, end_ms): (u64, u64),
+        flags: &mut Vec<TrialFlag>,
+    ) -> Vec<ResourceSample> {
         self.remote.close_stdin();
         let status = self.remote.wait_at_most(SERVE_STOP_LIMIT);
         self.remote.finish_reading();
@@ -333,8 +404,6 @@ impl ServerSession {
                 ),
             });
         }
-        let start_ms = load.placement.window_start_unix_us.unwrap_or(0) / 1000;
-        let end_ms = start_ms + duration_ms(load.elapsed_s);
         let interval_ms = duration_ms(corobench_sampler::DEFAULT_INTERVAL.as_secs_f64());
         // A sample covers the interval before it: the first one ending
         // inside the window is the first to belong to it.
@@ -343,6 +412,33 @@ impl ServerSession {
             .filter(|(at, _)| *at > start_ms && *at <= end_ms + interval_ms / 2)
             .map(|(_, sample)| sample)
             .collect()
+    }
+}
+
+impl Asks for ServerSession {
+    fn send(&mut self, order: &Order) -> bool {
+        use std::io::Write as _;
+        self.remote.stdin.as_mut().is_some_and(|stdin| {
+            writeln!(stdin, "{}", protocol::to_line(order)).is_ok() && stdin.flush().is_ok()
+        })
+    }
+
+    fn answer(
+        &mut self,
+        wanted: &dyn Fn(&ServeEvent) -> bool,
+        limit: Duration,
+    ) -> Option<ServeEvent> {
+        let deadline = Instant::now() + limit;
+        loop {
+            self.collect_samples();
+            if let Some(at) = self.answers.iter().position(wanted) {
+                return Some(self.answers.swap_remove(at));
+            }
+            if Instant::now() >= deadline || self.remote.exited().is_some() {
+                return None;
+            }
+            std::thread::sleep(POLL);
+        }
     }
 }
 
@@ -362,14 +458,19 @@ impl Generator {
     }
 }
 
-/// Every generator's report, merged exactly.
-fn merge_reports(generators: &mut [Generator]) -> Result<LoadReport, Ended> {
+/// Every generator's report, merged exactly; and each one's own kernel
+/// counters, by host.
+fn merge_reports(
+    generators: &mut [Generator],
+) -> Result<(LoadReport, counters::ByGenerator), Ended> {
     let mut reports = Vec::with_capacity(generators.len());
+    let mut counters = Vec::with_capacity(generators.len());
     for generator in generators.iter_mut() {
         generator.remote.finish_reading();
         let text = generator.remote.drain_stdout().join("\n");
-        let report: LoadReport = serde_json::from_str(&text)
+        let mut report: LoadReport = serde_json::from_str(&text)
             .map_err(|e| generator.failure(&format!("its output is no load report: {e}")))?;
+        counters.push((generator.host.text.clone(), report.counters.take()));
         reports.push(report);
     }
     let inputs: Vec<corobench_load::MergeInput<'_>> = generators
@@ -380,8 +481,23 @@ fn merge_reports(generators: &mut [Generator]) -> Result<LoadReport, Ended> {
             report,
         })
         .collect();
-    corobench_load::merge(&inputs)
-        .map_err(|e| Ended::Failed(format!("the generators' reports do not merge: {e}")))
+    let merged = corobench_load::merge(&inputs)
+        .map_err(|e| Ended::Failed(format!("the generators' reports do not merge: {e}")))?;
+    Ok((merged, counters))
+}
+
+/// The merged window in Unix ms.
+fn window_ms(load: &LoadReport) -> (u64, u64) {
+    let start_ms = load.placement.window_start_unix_us.unwrap_or(0) / 1000;
+    (start_ms, start_ms + duration_ms(load.elapsed_s))
+}
+
+/// `--param NAME=VALUE` for each parameter.
+pub(super) fn param_flags(parameters: &BTreeMap<String, String>) -> Vec<String> {
+    parameters
+        .iter()
+        .flat_map(|(name, value)| ["--param".to_owned(), format!("{name}={value}")])
+        .collect()
 }
 
 fn duration_ms(seconds: f64) -> u64 {
@@ -401,6 +517,11 @@ fn start_instant(scenario: &PlannedScenario) -> SystemTime {
     UNIX_EPOCH + Duration::from_secs(secs)
 }
 
+/// The middle of the measured window, in Unix ms.
+fn halfway_unix_ms(start_at: SystemTime, window: Duration) -> i64 {
+    counters::unix_ms(start_at + window / 2)
+}
+
 fn until(instant: SystemTime) -> Duration {
     instant
         .duration_since(SystemTime::now())
@@ -414,7 +535,7 @@ fn unix_seconds(instant: SystemTime) -> String {
         .to_string()
 }
 
-fn server_url(address: &str, port: u16, path: &str) -> String {
+pub(super) fn server_url(address: &str, port: u16, path: &str) -> String {
     if address.contains(':') {
         format!("http://[{address}]:{port}{path}")
     } else {
@@ -422,7 +543,7 @@ fn server_url(address: &str, port: u16, path: &str) -> String {
     }
 }
 
-fn or_silent(text: &str) -> String {
+pub(super) fn or_silent(text: &str) -> String {
     if text.is_empty() {
         "it wrote nothing to stderr".into()
     } else {

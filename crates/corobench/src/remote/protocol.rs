@@ -1,25 +1,72 @@
 //! The lines `corobench serve` prints on stdout, one JSON object each,
 //! tagged by `event`: `hello` first (the protocol version, before any
 //! build), `ready` once the target serves, a `sample` per resource sample,
-//! `stopped` at the end. A coordinator that reads a `hello` of another
-//! protocol version refuses the peer, naming both versions.
+//! `stopped` at the end, and an answer to each [`Order`] the coordinator
+//! writes on its stdin (one JSON object a line, tagged by `order`). A
+//! coordinator that reads a `hello` of another protocol version refuses the
+//! peer, naming both versions.
 
 use std::collections::BTreeMap;
 
-use corobench_model::ResourceSample;
+use corobench_model::{ResourceSample, SideCounters};
 use serde::{Deserialize, Serialize};
 
 /// The version of these messages; a change to their meaning bumps it.
-pub const PROTOCOL_VERSION: u32 = 1;
+pub const PROTOCOL_VERSION: u32 = 4;
 
 /// One line of `corobench serve`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum ServeEvent {
     Hello(Hello),
+    Probe(Probe),
     Ready(Box<Ready>),
     Sample(Sample),
+    Footprint(Footprint),
+    Counters(Counters),
     Stopped(Stopped),
+}
+
+/// What the coordinator asks of `corobench serve`, one line each on its
+/// stdin. Times are the server host's Unix milliseconds; an order whose
+/// time has passed (or that names none) is carried out at once.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "order", rename_all = "snake_case")]
+pub enum Order {
+    /// The target's footprint (the leak check's figures), answered by a
+    /// `footprint` line with the same id.
+    Footprint { id: u32, at_unix_ms: Option<i64> },
+    /// The kernel counters of the target's process group (those of local
+    /// trials) from one instant to another, answered by a `counters` line
+    /// at the second.
+    Count { from_unix_ms: i64, to_unix_ms: i64 },
+}
+
+impl Order {
+    /// When it is due, if it names a time.
+    #[must_use]
+    pub fn due_unix_ms(&self) -> Option<i64> {
+        match self {
+            Self::Footprint { at_unix_ms, .. } => *at_unix_ms,
+            Self::Count { from_unix_ms, .. } => Some(*from_unix_ms),
+        }
+    }
+}
+
+/// What the target held at one moment: its process group's size, and the
+/// tasks its `/stats` reports (when it serves the contract and answers).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Footprint {
+    /// The id of the order it answers.
+    pub id: u32,
+    pub unix_ms: i64,
+    pub tasks: Option<u64>,
+    pub processes: u32,
+    pub threads: u32,
+    pub rss_bytes: u64,
+    /// Why the process group could not be read (its figures are then 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// The first line: which protocol and which corobench speak.
@@ -55,6 +102,16 @@ impl Hello {
     }
 }
 
+/// With `serve --probe`: the machine-speed probe on the target's CPUs,
+/// run once built and before it starts (MB of SHA-256 per second per CPU),
+/// or why it could not run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Probe {
+    pub mb_per_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
 /// The target serves: where, and what exactly runs.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Ready {
@@ -84,6 +141,17 @@ pub struct Sample {
     pub sample: ResourceSample,
 }
 
+/// What the target's process group cost the kernel over the span a
+/// `count` order named (counters attached to every thread when it began,
+/// with inheritance); the counters the kernel refused, with the reason.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counters {
+    pub from_unix_ms: i64,
+    pub to_unix_ms: i64,
+    #[serde(flatten)]
+    pub counted: SideCounters,
+}
+
 /// The target stopped, and why.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Stopped {
@@ -97,15 +165,29 @@ impl ServeEvent {
     /// The line as printed.
     #[must_use]
     pub fn line(&self) -> String {
-        serde_json::to_string(self).unwrap_or_default()
+        to_line(self)
     }
 
     /// A line as read; `None` for anything that is not one of these
     /// messages (a stray line of the remote shell).
     #[must_use]
     pub fn parse(line: &str) -> Option<Self> {
-        serde_json::from_str(line.trim()).ok()
+        from_line(line)
     }
+}
+
+/// A message as one JSON line (these types always serialise): how an
+/// [`Order`] is written.
+#[must_use]
+pub fn to_line(message: &impl Serialize) -> String {
+    serde_json::to_string(message).unwrap_or_default()
+}
+
+/// A line as one message, or `None` for anything else: how an [`Order`]
+/// is read.
+#[must_use]
+pub fn from_line<T: serde::de::DeserializeOwned>(line: &str) -> Option<T> {
+    serde_json::from_str(line.trim()).ok()
 }
 
 #[cfg(test)]
@@ -121,7 +203,21 @@ mod tests {
             unix_ms: 5,
         });
         let hello = ServeEvent::Hello(Hello::ours());
-        for event in [stopped, hello] {
+        let footprint = ServeEvent::Footprint(Footprint {
+            id: 3,
+            unix_ms: 9,
+            tasks: None,
+            processes: 1,
+            threads: 2,
+            rss_bytes: 4096,
+            error: None,
+        });
+        let counters = ServeEvent::Counters(Counters {
+            from_unix_ms: 1,
+            to_unix_ms: 2,
+            counted: SideCounters::refused(corobench_model::Side::Server, "paranoid"),
+        });
+        for event in [stopped, hello, footprint, counters] {
             let line = event.line();
             assert!(line.starts_with("{\"event\":"), "{line}");
             assert_eq!(ServeEvent::parse(&line), Some(event));
@@ -136,6 +232,19 @@ mod tests {
             "{sample:?}"
         );
         assert_eq!(ServeEvent::parse("Welcome to the host"), None);
+    }
+
+    #[test]
+    fn an_order_reads_back_as_written_and_says_when_it_is_due() {
+        let order = Order::Footprint {
+            id: 2,
+            at_unix_ms: Some(1_700_000_000_000),
+        };
+        let line = to_line(&order);
+        assert!(line.starts_with("{\"order\":\"footprint\""), "{line}");
+        assert_eq!(from_line(&line), Some(order.clone()));
+        assert_eq!(order.due_unix_ms(), Some(1_700_000_000_000));
+        assert_eq!(from_line::<Order>("{\"event\":\"ready\"}"), None);
     }
 
     #[test]

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use corobench_load::Progress;
-use corobench_model::{KernelCounter, MissingCounter, Side, TrialCounters};
+use corobench_model::{Side, SideCounters, TrialCounters};
 use corobench_sampler::ThreadCounters;
 
 /// Counters counting since the window opened.
@@ -48,33 +48,19 @@ impl WindowCounters {
 
     /// What each side's counters counted, and which are missing and why.
     pub(super) fn read(self) -> TrialCounters {
-        let mut counters = TrialCounters::default();
-        let mut missing = |side, found: Vec<(KernelCounter, String)>| {
-            counters
-                .missing
-                .extend(found.into_iter().map(|(counter, reason)| MissingCounter {
-                    side,
-                    counter,
-                    reason,
-                }));
-        };
         let server = match self.server {
-            Ok(attached) => attached.read(),
-            Err(reason) => (
-                corobench_model::KernelCounts::default(),
-                KernelCounter::ALL
-                    .into_iter()
-                    .map(|k| (k, reason.clone()))
-                    .collect(),
-            ),
+            Ok(attached) => SideCounters::of(Side::Server, attached.read()),
+            Err(reason) => SideCounters::refused(Side::Server, &reason),
         };
-        let generator = self.generator.read();
+        let generator = SideCounters::of(Side::Generator, self.generator.read());
         let responses = self.progress.snapshot().responses;
-        counters.responses = responses.checked_sub(self.responses_at_attach);
-        missing(Side::Server, server.1);
-        missing(Side::Generator, generator.1);
-        counters.server = server.0;
-        counters.generator = generator.0;
-        counters
+        let mut missing = server.missing;
+        missing.extend(generator.missing);
+        TrialCounters {
+            server: server.counts,
+            generator: generator.counts,
+            missing,
+            responses: responses.checked_sub(self.responses_at_attach),
+        }
     }
 }

@@ -2,7 +2,14 @@
 //! processes and threads should be back near where they were before the
 //! load, and its memory should not have kept climbing to the end of the window.
 
+use std::time::{Duration, Instant};
+
 use corobench_model::{PoolCounters, ResourceSample, TrialFlag};
+
+/// How long a target may take, after the idle time, to come back to its
+/// baseline before it is flagged: pools retire idle workers on a timer
+/// (ants after 1 s), which is not a leak.
+pub const GRACE: Duration = Duration::from_secs(3);
 
 /// What a target holds at one moment.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -50,6 +57,30 @@ pub fn check(before: &Footprint, after: &Footprint, window: &[ResourceSample]) -
         ));
     }
     flags
+}
+
+/// The footprint once it is back near `before`, or the last one `read`
+/// gave when `grace` ran out; `None` when no reading succeeded.
+pub fn settle(
+    before: &Footprint,
+    window: &[ResourceSample],
+    grace: Duration,
+    mut read: impl FnMut() -> Option<Footprint>,
+) -> Option<Footprint> {
+    let deadline = Instant::now() + grace;
+    let mut last = None;
+    loop {
+        if let Some(after) = read() {
+            if check(before, &after, window).is_empty() {
+                return Some(after);
+            }
+            last = Some(after);
+        }
+        if Instant::now() >= deadline {
+            return last;
+        }
+        std::thread::sleep(Duration::from_millis(250));
+    }
 }
 
 /// The RSS growth from the middle to the last third of the window, when it
@@ -113,6 +144,21 @@ mod tests {
             "{}",
             text[3]
         );
+    }
+
+    #[test]
+    fn settling_stops_at_the_first_footprint_back_near_the_baseline() {
+        let before = footprint(10, 1, 4);
+        let mut readings = vec![Some(footprint(900, 1, 4)), None, Some(footprint(11, 1, 4))];
+        readings.reverse();
+        let settled = settle(&before, &[], Duration::from_secs(60), || {
+            readings.pop().flatten()
+        });
+        assert_eq!(settled, Some(footprint(11, 1, 4)));
+        assert!(readings.is_empty());
+        let still_leaking = settle(&before, &[], Duration::ZERO, || Some(footprint(900, 1, 4)));
+        assert_eq!(still_leaking, Some(footprint(900, 1, 4)));
+        assert_eq!(settle(&before, &[], Duration::ZERO, || None), None);
     }
 
     #[test]

@@ -30,6 +30,22 @@ pub(crate) fn measure(server: &CpuSet, generator: &CpuSet) -> Result<MachineProb
     })
 }
 
+/// The probe on one host's CPUs: `cpus`, or every CPU this process may use.
+///
+/// # Errors
+/// As [`measure`].
+pub(crate) fn on_host(cpus: Option<&CpuSet>) -> Result<f64, String> {
+    let allowed;
+    let set = match cpus {
+        Some(set) => set,
+        None => {
+            allowed = CpuSet::allowed().map_err(|e| format!("the CPUs to probe: {e}"))?;
+            &allowed
+        }
+    };
+    set_speed(set, PROBE_BYTES)
+}
+
 /// The mean MB/s of the set's CPUs, all hashing `bytes` at once.
 fn set_speed(set: &CpuSet, bytes: usize) -> Result<f64, String> {
     let cpus: Vec<usize> = set.iter().collect();

@@ -11,7 +11,7 @@ use corobench_model::{ProgramMetric, ProgramResult, ResourceSummary, ServerChoic
 use corobench_sampler::{DEFAULT_INTERVAL, ResourceSeries, Sampler, SamplerHandle};
 use corobench_spec::PlannedScenario;
 use corobench_target::{
-    BenchmarkResult, BuiltTarget, ProgramEnd, ProgramOptions, ProgramRun, RunningTarget,
+    BenchmarkResult, BuiltTarget, CpuSet, ProgramEnd, ProgramOptions, ProgramRun, RunningTarget,
     check_units, parse_benchmarks,
 };
 
@@ -54,7 +54,7 @@ pub fn run(
 }
 
 /// Why a program trial measured nothing.
-enum Stop {
+pub(crate) enum Stop {
     Interrupted,
     Failed(String),
 }
@@ -83,26 +83,36 @@ fn run_program(
         time_limit: None,
         stop: Some(env.stop.clone()),
     };
+    let server_sampler = server.and_then(|s| start_sampler(Some(&env.generator_set), s.pgid()));
+    let program = execute(built, &options, Some(&env.generator_set));
+    let server_series = stop_sampler(server_sampler);
+    Ok((program?, server_series.map(|s| s.summary)))
+}
+
+/// Runs the built program to the end with `options`, sampling its process
+/// tree from a thread on `sampler_cpus`, and reads its figures: the part of
+/// a program trial that runs where the program does (here, or on a
+/// generator host through `corobench program`).
+pub(crate) fn execute(
+    built: &BuiltTarget,
+    options: &ProgramOptions,
+    sampler_cpus: Option<&CpuSet>,
+) -> Result<ProgramResult, Stop> {
+    let name = &built.manifest.name;
     let running = built
-        .spawn_program(&options)
-        .map_err(|e| Stop::Failed(format!("{} did not start: {e}", scenario.target)))?;
-    let program_sampler = start_sampler(env, running.pgid());
-    let server_sampler = server.and_then(|s| start_sampler(env, s.pgid()));
+        .spawn_program(options)
+        .map_err(|e| Stop::Failed(format!("{name} did not start: {e}")))?;
+    let program_sampler = start_sampler(sampler_cpus, running.pgid());
     let ended = running.wait();
     let program_series = stop_sampler(program_sampler);
-    let server_series = stop_sampler(server_sampler);
-    let ended =
-        ended.map_err(|e| Stop::Failed(format!("running {} failed: {e}", scenario.target)))?;
-    let metrics = figures(built, &ended)?;
-    Ok((
-        ProgramResult {
-            metrics: metrics.0,
-            lines: metrics.1,
-            elapsed_s: ended.elapsed.as_secs_f64(),
-            resources: program_series.map(|s| s.summary),
-        },
-        server_series.map(|s| s.summary),
-    ))
+    let ended = ended.map_err(|e| Stop::Failed(format!("running {name} failed: {e}")))?;
+    let (metrics, lines) = figures(built, &ended)?;
+    Ok(ProgramResult {
+        metrics,
+        lines,
+        elapsed_s: ended.elapsed.as_secs_f64(),
+        resources: program_series.map(|s| s.summary),
+    })
 }
 
 /// The figures of a program that ran to the end, with its result lines.
@@ -189,13 +199,16 @@ fn stderr_tail(tail: &str) -> String {
     }
 }
 
-/// Samples a process group from a thread pinned beside the generator;
-/// `None` (and the trial goes on unsampled) when sampling cannot start.
-fn start_sampler(env: &TrialEnvironment, pgid: i32) -> Option<SamplerHandle> {
+/// Samples a process group from a thread pinned to `cpus` (beside the
+/// generator); `None` (and the trial goes on unsampled) when sampling
+/// cannot start.
+fn start_sampler(cpus: Option<&CpuSet>, pgid: i32) -> Option<SamplerHandle> {
     std::thread::scope(|scope| {
         scope
             .spawn(|| {
-                let _ = env.generator_set.apply_to_current_thread();
+                if let Some(cpus) = cpus {
+                    let _ = cpus.apply_to_current_thread();
+                }
                 Sampler::start(pgid, DEFAULT_INTERVAL).ok()
             })
             .join()

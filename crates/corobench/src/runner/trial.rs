@@ -3,7 +3,7 @@
 //! leaks, stop and reap.
 
 use std::collections::BTreeMap;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use corobench_load::LoadError;
 use corobench_model::{
@@ -25,11 +25,6 @@ use crate::wall_clock::unix_ms;
 
 /// Lines of a target's stderr kept with a failed trial.
 const STDERR_TAIL_LINES: usize = 20;
-
-/// How long a target may take, after the idle time, to come back to its
-/// baseline before it is flagged: pools retire idle workers on a timer
-/// (ants after 1 s), which is not a leak.
-const LEAK_GRACE: Duration = Duration::from_secs(3);
 
 /// Why a trial measured nothing. Stored with the trial as its failure.
 #[derive(Debug, thiserror::Error)]
@@ -261,14 +256,8 @@ fn settled_footprint(
     before: &Footprint,
     window: &[ResourceSample],
 ) -> Footprint {
-    let deadline = Instant::now() + LEAK_GRACE;
-    loop {
-        let after = footprint(target);
-        if leak::check(before, &after, window).is_empty() || Instant::now() >= deadline {
-            return after;
-        }
-        std::thread::sleep(Duration::from_millis(250));
-    }
+    leak::settle(before, window, leak::GRACE, || Some(footprint(target)))
+        .unwrap_or_else(|| footprint(target))
 }
 
 fn footprint(target: &TrialServer) -> Footprint {

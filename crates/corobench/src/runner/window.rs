@@ -297,7 +297,7 @@ fn start_sampler(env: &TrialEnvironment, pgid: u32) -> Result<SamplerHandle, Tri
 }
 
 /// Sleeps `total`, or less if Ctrl-C arrives.
-pub(super) fn sleep_unless_stopped(stop: &AtomicBool, total: Duration) {
+pub(crate) fn sleep_unless_stopped(stop: &AtomicBool, total: Duration) {
     let end = Instant::now() + total;
     while Instant::now() < end && !stop.load(Ordering::Relaxed) {
         std::thread::sleep(
