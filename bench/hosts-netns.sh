@@ -37,10 +37,13 @@ addresses=(10.232.0.1 10.232.0.2 10.232.0.3)
 sshd_pids=()
 
 cleanup() {
-    for ns in "$coordinator" "${names[@]}"; do
-        for pid in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$pid" 2>/dev/null || true; done
-    done
-    for pid in "${sshd_pids[@]}"; do { wait "$pid"; } 2>/dev/null || true; done
+    # The shell reports each killed job on stderr: nothing worth saying here.
+    {
+        for ns in "$coordinator" "${names[@]}"; do
+            for pid in $(ip netns pids "$ns"); do kill -KILL "$pid" || true; done
+        done
+        for pid in "${sshd_pids[@]}"; do wait "$pid" || true; done
+    } 2>/dev/null
     for ns in "$coordinator" "${names[@]}"; do ip netns del "$ns" 2>/dev/null || true; done
     echo "hosts: the namespaces are gone; runs and logs are in $lab" >&2
 }
