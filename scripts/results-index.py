@@ -55,9 +55,14 @@ def count_line(claims):
         tally[c["verdict"]] = tally.get(c["verdict"], 0) + 1
     parts = ", ".join(f"{n} {v}" for v, n in sorted(tally.items()))
     rest = len(every) - len(judged)
-    return (f"**{len(judged)} of {len(every)} published claims judged here** ({parts}); "
-            f"the other {rest} could not be measured on this machine, each for the reason "
-            f"listed below.")
+    line = (f"**{len(judged)} of the {len(every)} published claims the shipped suites state "
+            f"are judged here** ({parts}).")
+    if rest:
+        line += (f" The other {rest} could not be measured on this machine, each for the "
+                 f"reason listed below.")
+    return line + (" Figures of a report that cannot be stated as a comparison here (absolute "
+                   "figures of another machine, a single number) are named, with the reason, "
+                   "in the header of their suite.")
 
 
 def index_text(rows, claims):
@@ -75,10 +80,12 @@ def index_text(rows, claims):
             says = c["says"].replace("|", "\\|")
             lines.append(f"| [{suite}]({suite}.md) | {says} | {c['verdict']} | {c['ratio']} |")
     lines += ["", "## Not judged here, and why", ""]
-    for suite, verdicts in claims.items():
-        for c in verdicts:
-            if c["verdict"] not in JUDGED:
-                lines.append(f"- [{suite}]({suite}.md): {c['says']}: {c['why']}")
+    unjudged = [(suite, c) for suite, verdicts in claims.items() for c in verdicts
+                if c["verdict"] not in JUDGED]
+    for suite, c in unjudged:
+        lines.append(f"- [{suite}]({suite}.md): {c['says']}: {c['why']}")
+    if not unjudged:
+        lines.append("None: every claim of the shipped suites was measured in the runs above.")
     return "\n".join(lines) + "\n"
 
 
