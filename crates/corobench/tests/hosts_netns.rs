@@ -240,6 +240,29 @@ impl Network {
             .collect()
     }
 
+    /// Kills the sshd processes of the sessions into namespace `ns` (not
+    /// its listener): every connection to that host dies on its side.
+    fn drop_sessions(&self, ns: &str) {
+        for pid in self.strays(ns) {
+            let line = command_line(pid);
+            if line.starts_with("sshd") || line.contains("sshd-session") {
+                kill(pid);
+            }
+        }
+    }
+
+    /// Waits until no process the run started is left in any namespace (a
+    /// generator whose session died ends by itself when its window does).
+    fn wait_until_empty(&self) {
+        for ns in self.every_namespace() {
+            wait_for(
+                &format!("{ns} to be empty"),
+                Duration::from_secs(20),
+                || self.strays(&ns).is_empty(),
+            );
+        }
+    }
+
     fn every_namespace(&self) -> Vec<String> {
         let mut all = vec![self.coordinator.clone()];
         all.extend(self.hosts.iter().map(|(ns, _)| ns.clone()));
@@ -423,13 +446,7 @@ fn a_trial_on_three_hosts_merges_both_generators() {
         .filter(|f| matches!(f, TrialFlag::Leak { .. }))
         .collect();
     assert!(leaks.is_empty(), "{leaks:?}");
-    for ns in lab.every_namespace() {
-        wait_for(
-            &format!("{ns} to be empty"),
-            Duration::from_secs(15),
-            || lab.strays(&ns).is_empty(),
-        );
-    }
+    lab.wait_until_empty();
 }
 
 #[test]
@@ -509,13 +526,7 @@ fn a_program_runs_on_a_generator_host_beside_its_server_on_the_server_host() {
         program.resources.is_some(),
         "the program's tree was sampled on its host"
     );
-    for ns in lab.every_namespace() {
-        wait_for(
-            &format!("{ns} to be empty"),
-            Duration::from_secs(15),
-            || lab.strays(&ns).is_empty(),
-        );
-    }
+    lab.wait_until_empty();
 }
 
 #[test]
@@ -533,28 +544,45 @@ fn losing_the_server_host_fails_the_trial_and_leaves_nothing_running() {
                 .any(|pid| command_line(*pid).contains("corobench-testkit"))
         },
     );
-    // The session's sshd processes (not the listener): the connection dies
-    // on the server's side, as when the host goes away.
+    // The connection dies on the server's side, as when the host goes away.
     std::thread::sleep(Duration::from_millis(500));
-    for pid in lab.strays(&server_ns) {
-        let line = command_line(pid);
-        if line.starts_with("sshd") || line.contains("sshd-session") {
-            kill(pid);
-        }
-    }
+    lab.drop_sessions(&server_ns);
     let out = finish(run, RUN_LIMIT);
     assert!(!out.status.success(), "a run whose only trial failed fails");
     let trial = first_trial(&lab);
     let failure = trial.failure.expect("the trial failed");
     eprintln!("the trial failed: {failure}");
     assert!(failure.contains("server host"), "{failure}");
-    for ns in lab.every_namespace() {
-        wait_for(
-            &format!("{ns} to be empty"),
-            Duration::from_secs(15),
-            || lab.strays(&ns).is_empty(),
-        );
-    }
+    lab.wait_until_empty();
+}
+
+#[test]
+fn losing_a_generator_host_fails_the_trial_and_leaves_nothing_running() {
+    let Some(lab) = Network::new() else { return };
+    let spec = lab.write_spec("4s");
+    let run = lab.spawn_run(&spec);
+    let (generator_ns, generator_addr) = lab.hosts[1].clone();
+    wait_for(
+        "the load on the first generator host",
+        Duration::from_secs(120),
+        || {
+            netns_pids(&generator_ns)
+                .iter()
+                .any(|pid| command_line(*pid).contains(" load "))
+        },
+    );
+    // The generator host goes away while the other one and the server go on.
+    lab.drop_sessions(&generator_ns);
+    let out = finish(run, RUN_LIMIT);
+    assert!(!out.status.success(), "a run whose only trial failed fails");
+    let trial = first_trial(&lab);
+    let failure = trial.failure.expect("the trial failed");
+    eprintln!("the trial failed: {failure}");
+    assert!(
+        failure.contains("generator") && failure.contains(&generator_addr),
+        "the failure names the generator host: {failure}"
+    );
+    lab.wait_until_empty();
 }
 
 /// The reference targets a run across hosts is shown with: ones whose
@@ -646,13 +674,7 @@ fn reference_targets_on_three_hosts_are_measured_stored_and_reported() {
             "{target} has its row: {shown}"
         );
     }
-    for ns in lab.every_namespace() {
-        wait_for(
-            &format!("{ns} to be empty"),
-            Duration::from_secs(15),
-            || lab.strays(&ns).is_empty(),
-        );
-    }
+    lab.wait_until_empty();
 }
 
 /// The queue target's rate: the test kit answers at most this many
