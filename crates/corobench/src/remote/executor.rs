@@ -13,7 +13,8 @@ use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use corobench_model::{
-    LoadReport, MachineProbe, ResourceSample, TaskCounts, TrialCounters, TrialFlag, TrialRecord,
+    LoadReport, MachineProbe, PoolWindow, ResourceSample, TaskCounts, TrialCounters, TrialFlag,
+    TrialRecord,
 };
 use corobench_spec::{HostAddress, PlannedScenario};
 
@@ -82,6 +83,7 @@ struct Measured {
     samples: Vec<ResourceSample>,
     flags: Vec<TrialFlag>,
     tasks: TaskCounts,
+    pool: Option<PoolWindow>,
     counters: TrialCounters,
     probe: Option<MachineProbe>,
 }
@@ -93,6 +95,7 @@ impl Measured {
         trial.resources = Some(corobench_sampler::summarize(&self.samples));
         trial.resource_series = self.samples;
         trial.tasks = self.tasks;
+        trial.pool = self.pool;
         trial.counters = Some(self.counters);
         trial.probe = self.probe;
         trial.load = Some(self.load);
@@ -148,6 +151,7 @@ impl RemoteTrials<'_> {
             samples,
             flags,
             tasks,
+            pool: settled.pool(),
             counters,
             probe: probe.flatten(),
         })

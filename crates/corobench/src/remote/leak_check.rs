@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use corobench_model::{ResourceSample, TaskCounts, TrialFlag};
+use corobench_model::{PoolWindow, ResourceSample, TaskCounts, TrialFlag};
 
 use super::serve_asks::{self, Asks};
 use crate::remote::protocol::{self, Order};
@@ -25,9 +25,7 @@ fn read(answer: protocol::Footprint) -> Result<Footprint, String> {
             processes: answer.processes,
             threads: answer.threads,
             rss_bytes: answer.rss_bytes,
-            // `serve` does not relay the pool's counters yet: a trial on
-            // hosts reports no database pool figures.
-            pool: None,
+            pool: answer.pool,
         }),
     }
 }
@@ -119,6 +117,14 @@ pub(super) struct Settled {
 }
 
 impl Settled {
+    /// The database pool's counters before the load and once settled after
+    /// it, when the target reported its pool both times.
+    pub(super) fn pool(&self) -> Option<PoolWindow> {
+        let before = self.before.as_ref().ok()?.pool?;
+        let after = self.after.as_ref().ok()?.pool?;
+        Some(PoolWindow { before, after })
+    }
+
     /// The tasks around the load, the leak flags with the samples of the
     /// `window`, and why the check could not run, if it could not.
     pub(super) fn verdict(
@@ -193,6 +199,7 @@ mod tests {
             processes: footprint.map_or(0, |f| f.processes),
             threads: footprint.map_or(0, |f| f.threads),
             rss_bytes: footprint.map_or(0, |f| f.rss_bytes),
+            pool: footprint.and_then(|f| f.pool),
             error: footprint.is_none().then(|| "group 42 is gone".to_owned()),
         }
     }
@@ -257,5 +264,36 @@ mod tests {
             why.contains("ssh://s") && why.contains("group 42 is gone"),
             "{why}"
         );
+    }
+
+    /// The pool a target reports in its `/stats` crosses from the server
+    /// host with its footprints: a trial on hosts gets the pool's window
+    /// before and after the load, as a local trial does.
+    #[test]
+    fn the_pool_counters_before_and_after_the_load_come_with_the_footprints() {
+        let pool = |acquires: u64, new_connections: u64| corobench_model::PoolCounters {
+            acquires: Some(acquires),
+            new_connections: Some(new_connections),
+            ..corobench_model::PoolCounters::default()
+        };
+        let with_pool = |tasks, counters| Footprint {
+            pool: Some(counters),
+            ..footprint(tasks, 1, 4)
+        };
+        let settled = trial(
+            vec![
+                Some(with_pool(3, pool(1, 1))),
+                Some(with_pool(3, pool(901, 10))),
+            ],
+            None,
+        );
+        let window = settled.pool().expect("both footprints carried the pool");
+        assert_eq!(window.before, pool(1, 1));
+        assert_eq!(window.after, pool(901, 10));
+        let without = trial(
+            vec![Some(footprint(3, 1, 4)), Some(footprint(3, 1, 4))],
+            None,
+        );
+        assert_eq!(without.pool(), None, "no pool reported, none stored");
     }
 }

@@ -8,11 +8,11 @@
 
 use std::collections::BTreeMap;
 
-use corobench_model::{ResourceSample, SideCounters};
+use corobench_model::{PoolCounters, ResourceSample, SideCounters};
 use serde::{Deserialize, Serialize};
 
 /// The version of these messages; a change to their meaning bumps it.
-pub const PROTOCOL_VERSION: u32 = 4;
+pub const PROTOCOL_VERSION: u32 = 5;
 
 /// One line of `corobench serve`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -64,6 +64,10 @@ pub struct Footprint {
     pub processes: u32,
     pub threads: u32,
     pub rss_bytes: u64,
+    /// The database pool's own counters from the target's `/stats`, when
+    /// it reports a pool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pool: Option<PoolCounters>,
     /// Why the process group could not be read (its figures are then 0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
@@ -210,6 +214,7 @@ mod tests {
             processes: 1,
             threads: 2,
             rss_bytes: 4096,
+            pool: None,
             error: None,
         });
         let counters = ServeEvent::Counters(Counters {

@@ -114,7 +114,10 @@ impl Answerer {
     }
 
     fn footprint(&self, id: u32) -> Footprint {
-        let tasks = self.stats.and_then(stats_probe::tasks);
+        // One reading of `/stats` gives both: the tasks and the pool.
+        let stats = self.stats.and_then(stats_probe::read);
+        let tasks = stats.as_ref().and_then(|s| s.tasks);
+        let pool = stats.and_then(|s| s.pool);
         let tree = corobench_sampler::snapshot(self.pgid);
         let (processes, threads, rss_bytes) = tree
             .as_ref()
@@ -126,6 +129,7 @@ impl Answerer {
             processes,
             threads,
             rss_bytes,
+            pool,
             error: tree.err().map(|e| e.to_string()),
         }
     }
