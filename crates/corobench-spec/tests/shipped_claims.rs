@@ -5,10 +5,9 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use corobench_model::{ClaimScenario, ClaimSide};
-use corobench_spec::{Catalog, CatalogProgram, CatalogTarget, Domain, Plan, resolve};
+use corobench_spec::{Catalog, Plan, resolve};
 
 fn suite(name: &str) -> (String, PathBuf) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -17,35 +16,9 @@ fn suite(name: &str) -> (String, PathBuf) {
     (std::fs::read_to_string(&path).unwrap(), path)
 }
 
-/// The shared catalog, plus go-fairness with the parameters its suite sets.
+/// The catalog every shipped suite resolves against.
 fn catalog() -> Catalog {
-    let mut catalog = common::catalog();
-    let count = Domain::Integer {
-        min: 0,
-        max: 1_000_000,
-    };
-    let names = [
-        "short_tasks",
-        "long_tasks",
-        "short_ms",
-        "long_ms",
-        "short_interval_ms",
-        "gomaxprocs",
-    ];
-    catalog.targets.push(CatalogTarget {
-        name: "go-fairness".into(),
-        available: Ok(()),
-        parameters: names
-            .iter()
-            .map(|n| ((*n).to_string(), count.clone()))
-            .collect(),
-        min_warmup: Duration::ZERO,
-        program: Some(CatalogProgram {
-            needs_server: false,
-            metrics: vec!["short-mean-ms".into(), "short-p95-ms".into()],
-        }),
-    });
-    catalog
+    common::shipped::with_programs(common::catalog())
 }
 
 fn plan(name: &str) -> Plan {
