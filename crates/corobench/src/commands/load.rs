@@ -430,6 +430,10 @@ fn parse_cpus(text: &str) -> Result<Vec<usize>, String> {
     Ok(cpus)
 }
 
+/// How often the live progress line looks at the load when no counters
+/// are followed: this thread shares the generator's CPUs.
+const PROGRESS_POLL: Duration = Duration::from_millis(100);
+
 /// Runs the load on a worker thread while this thread shows live progress
 /// and turns Ctrl-C into an early, orderly end. With `counting` (the
 /// window's length, if timed), the report carries the generator's kernel
@@ -449,8 +453,15 @@ fn run_with_progress(
     let report = std::thread::scope(|scope| {
         let worker = scope.spawn(move || load.run());
         let (mut last, mut last_at) = (progress.snapshot(), Instant::now());
+        // The live line needs a look twice a second; only following the
+        // window for the counters needs one every few milliseconds.
+        let poll = if counters.is_some() {
+            load_counters::POLL
+        } else {
+            PROGRESS_POLL
+        };
         while !worker.is_finished() {
-            std::thread::sleep(load_counters::POLL);
+            std::thread::sleep(poll);
             if let Some(counters) = counters.as_mut() {
                 counters.follow(progress.snapshot(), counting.flatten());
             }
