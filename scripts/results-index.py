@@ -30,6 +30,12 @@ def verdicts_of(report):
             for v in report.get("claims", [])]
 
 
+def states_claims(suite):
+    """Whether the suite's spec puts published claims to the test."""
+    with open(os.path.join("suites", f"{suite}.toml")) as f:
+        return any(line.strip() == "[[claims]]" for line in f)
+
+
 def collect(work, suites, previous):
     rows, claims = [], {}
     for suite in suites:
@@ -43,6 +49,11 @@ def collect(work, suites, previous):
         elif os.path.exists(kept_path):
             with open(kept_path) as f:
                 rows.append(f.read().strip())
+            if suite not in previous and states_claims(suite):
+                sys.exit(f"results: {suite} states claims, but neither a run of it nor its "
+                         f"verdicts in {RESULTS}/claims.json are at hand, so the count would "
+                         f"leave them out: run it (corobench run suites/{suite}.toml) and give "
+                         f"its database")
             claims[suite] = previous.get(suite, [])
     return rows, claims
 
