@@ -10,10 +10,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use corobench_model::{
-    ClaimExpectation, ClaimRecord, ClaimScenario, ClaimSide, HostProvenance, IdleMeasurement,
-    KernelCounts, MachineProbe, Metric, PoolCounters, PoolWindow, ProgramMetric, ProgramResult,
-    ProgramScenario, RunStatus, ScenarioRecord, ServerChoice, StoredRun, TrialCounters, TrialFlag,
-    TrialRecord,
+    HostProvenance, IdleMeasurement, KernelCounts, MachineProbe, PoolCounters, PoolWindow,
+    ProgramMetric, ProgramResult, ProgramScenario, RunStatus, ScenarioRecord, ServerChoice,
+    StoredRun, TrialCounters, TrialFlag, TrialRecord,
 };
 use corobench_store::Store;
 use report_fixture::{Fixture, ok, stderr, stdout, usage_error};
