@@ -26,9 +26,13 @@
 //! - [`goal`]: which scenarios reached the run's req/s precision goal.
 //! - [`precision`]: how precisely a median is known, for the warnings and
 //!   for the runner's adaptive stop alike.
+//! - [`machine_kind`]: the kind of machine a run was measured on, and the
+//!   newest complete run of each suite on each kind.
+//! - [`across_machines`]: each claim's verdicts across machine kinds.
 //! - [`capacity_judging`]: how a capacity trial and a rate's trials are
 //!   judged, for the runner's search and the estimate alike.
 
+mod across_machines;
 mod baseline;
 mod capacity;
 pub mod capacity_judging;
@@ -39,6 +43,7 @@ pub mod fixtures;
 pub mod gate;
 mod goal;
 mod machine;
+mod machine_kind;
 mod memory;
 mod precision;
 mod runs;
@@ -55,8 +60,10 @@ use corobench_model::{
     StoredRun,
 };
 
+pub use across_machines::claims_across_machines;
 pub use capacity_judging::{Judged, RateTally, judge};
 pub use machine::normalise_by_probe;
+pub use machine_kind::{machine_kind, newest_per_machine};
 pub use precision::{median_precision, relative_half_width};
 pub use runs::{compare_runs, compare_runs_gated};
 

@@ -8,6 +8,7 @@ use corobench_model::{
 
 use crate::units;
 
+pub(crate) mod across;
 mod capacity;
 mod claims;
 mod compare;
@@ -22,7 +23,7 @@ mod program;
 mod run;
 mod scalability;
 
-pub(crate) use claims::claims_grid;
+pub(crate) use claims::{claims_grid, outcome_tone};
 pub(crate) use compare::comparison_document;
 pub(crate) use run::{ClaimsPlace, ComparisonLayout, run_document, run_document_with};
 pub(crate) use scalability::series_line;
