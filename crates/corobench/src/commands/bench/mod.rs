@@ -1,11 +1,10 @@
 //! `corobench bench`: the quick form for one's own servers, hyperfine-style.
-//! Two or more servers given as commands and one request become a spec
+//! Servers given as commands (or addresses) and one request become a spec
 //! (`[servers.NAME]` and one workload), run by `corobench run` itself: the
 //! same fresh starts, pinning, interleaved trials, storage and statistics.
 //! `--spec-out FILE` writes that spec instead, so a quick experiment grows
 //! into a suite.
 
-use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -14,6 +13,10 @@ use clap::Args;
 use super::run::RunArgs;
 use super::shared::{DbArg, TargetsDirArg};
 use crate::exit::{self, Exit};
+
+mod spec;
+
+pub use spec::spec_text;
 
 /// Flags of `corobench bench`.
 #[derive(Debug, Args)]
@@ -24,10 +27,20 @@ use crate::exit::{self, Exit};
 pub struct BenchArgs {
     /// A server, as NAME=COMMAND: the command starts it, `{port}` is the
     /// port it must listen on (also in $PORT); or NAME=http://HOST:PORT for
-    /// one already running there (not started fresh per trial); give it
-    /// twice or more
+    /// one already running there (not started fresh per trial); once to
+    /// measure one server alone, twice or more to compare them
     #[arg(long = "server", value_name = "NAME=COMMAND", required = true)]
     pub servers: Vec<String>,
+
+    /// The process whose group is sampled for a server already running
+    /// (NAME=http://…), by id: [NAME=]PID, the name needed only with
+    /// several such servers
+    #[arg(long = "pid", value_name = "[NAME=]PID")]
+    pub pids: Vec<String>,
+
+    /// As --pid, by the process's name: [NAME=]PROCESS
+    #[arg(long = "process", value_name = "[NAME=]PROCESS")]
+    pub processes: Vec<String>,
 
     /// The request's path and query
     #[arg(long, value_name = "PATH")]
@@ -59,12 +72,26 @@ pub struct BenchArgs {
     #[arg(long, default_value = "port")]
     pub ready: String,
 
+    /// How long a server may take to get ready before its trial fails
+    /// [default: 30s]
+    #[arg(long, value_name = "DURATION", value_parser = corobench_spec::parse_duration)]
+    pub ready_timeout: Option<Duration>,
+
     /// The servers' working directory [default: this one]
     #[arg(long, value_name = "DIR")]
     pub cwd: Option<PathBuf>,
 
+    /// CPUs the servers are pinned to, e.g. 0 or 0-3 [default: half of the
+    /// CPUs, the first]
+    #[arg(long, value_name = "LIST")]
+    pub server_cpus: Option<String>,
+
+    /// CPUs the load generator is pinned to [default: the other half]
+    #[arg(long, value_name = "LIST")]
+    pub generator_cpus: Option<String>,
+
     /// Connections
-    #[arg(short = 'c', long, default_value_t = 16)]
+    #[arg(short = 'c', long, default_value_t = corobench_spec::DEFAULT_CONNECTIONS)]
     pub connections: u32,
 
     /// An open-loop rate in requests per second instead of a closed loop
@@ -72,16 +99,20 @@ pub struct BenchArgs {
     pub rate: Option<f64>,
 
     /// Trials per server
-    #[arg(long, default_value_t = 6)]
+    #[arg(long, default_value_t = corobench_spec::DEFAULT_TRIALS)]
     pub trials: u32,
 
-    /// Measured time of each trial
-    #[arg(short = 'd', long, default_value = "5s", value_parser = corobench_spec::parse_duration)]
-    pub duration: Duration,
+    /// Measured time of each trial [default: 5s]
+    #[arg(short = 'd', long, value_parser = corobench_spec::parse_duration)]
+    pub duration: Option<Duration>,
 
-    /// Warm-up before each trial's measured time
-    #[arg(long, default_value = "1s", value_parser = corobench_spec::parse_duration)]
-    pub warmup: Duration,
+    /// Warm-up before each trial's measured time [default: 1s]
+    #[arg(long, value_parser = corobench_spec::parse_duration)]
+    pub warmup: Option<Duration>,
+
+    /// Quiet time after each trial's load before the leak check [default: 1s]
+    #[arg(long, value_parser = corobench_spec::parse_duration)]
+    pub idle: Option<Duration>,
 
     /// Write the equivalent spec to FILE and stop, instead of running it
     #[arg(long, value_name = "FILE")]
@@ -100,7 +131,7 @@ pub struct BenchArgs {
 /// A server not written NAME=COMMAND, the same name twice, an unusable
 /// folder; then as `corobench run`.
 pub fn run(args: &BenchArgs) -> anyhow::Result<Exit> {
-    let spec = spec_text(args)?;
+    let spec = spec::spec_text(args)?;
     if let Some(out) = &args.spec_out {
         std::fs::write(out, &spec)
             .map_err(|e| exit::usage(format!("--spec-out {}: {e}", out.display())))?;
@@ -110,6 +141,12 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<Exit> {
             out.display()
         );
         return Ok(Exit::Success);
+    }
+    if args.servers.len() == 1 {
+        eprintln!(
+            "bench: one server, measured alone: there is nothing to compare it with (give \
+             --server twice or more to compare)"
+        );
     }
     let folder = crate::scratch::folder("bench");
     std::fs::create_dir_all(&folder)?;
@@ -132,124 +169,4 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<Exit> {
     let result = super::run::run(&run);
     let _ = std::fs::remove_dir_all(&folder);
     result
-}
-
-/// The spec the flags stand for.
-///
-/// # Errors
-/// A server not written NAME=COMMAND, or the same name twice.
-pub fn spec_text(args: &BenchArgs) -> anyhow::Result<String> {
-    let servers = servers(&args.servers)?;
-    let cwd = match &args.cwd {
-        Some(dir) => dir.clone(),
-        None => std::env::current_dir()?,
-    };
-    let cwd = std::fs::canonicalize(&cwd)
-        .map_err(|e| exit::usage(format!("--cwd {}: {e}", cwd.display())))?;
-    let names: Vec<String> = servers.iter().map(|(name, _)| toml_string(name)).collect();
-    let mut spec = format!(
-        "# Written by corobench bench.\nname = \"bench\"\ntargets = [{}]\n\n[run]\ntrials = {}\n\
-         duration = \"{}\"\nwarmup = \"{}\"\n\n[schedule]\nconnections = {}\n",
-        names.join(", "),
-        args.trials,
-        humantime::format_duration(args.duration),
-        humantime::format_duration(args.warmup),
-        args.connections,
-    );
-    if let Some(rate) = args.rate {
-        writeln!(spec, "rates = [{rate}]")?;
-    }
-    spec.push_str(&workload(args)?);
-    for (name, command) in &servers {
-        if command.starts_with("http://") {
-            let url = toml_string(command);
-            write!(spec, "\n[servers.{}]\nurl = {url}\n", table_key(name))?;
-            continue;
-        }
-        write!(
-            spec,
-            "\n[servers.{}]\ncommand = {}\ncwd = {}\nready = {}\n",
-            table_key(name),
-            toml_string(command),
-            toml_string(&cwd.display().to_string()),
-            toml_string(&args.ready),
-        )?;
-    }
-    Ok(spec)
-}
-
-fn workload(args: &BenchArgs) -> anyhow::Result<String> {
-    let mut text = format!(
-        "\n[[workloads]]\nname = \"request\"\npath = {}\nmethod = {}\n",
-        toml_string(&args.path),
-        toml_string(&args.method)
-    );
-    if !args.headers.is_empty() {
-        let mut pairs = Vec::new();
-        for header in &args.headers {
-            let (name, value) = header
-                .split_once(':')
-                .ok_or_else(|| exit::usage(format!("--header {header:?}: write NAME: VALUE")))?;
-            pairs.push(format!(
-                "{} = {}",
-                toml_string(name.trim()),
-                toml_string(value.trim())
-            ));
-        }
-        writeln!(text, "headers = {{ {} }}", pairs.join(", "))?;
-    }
-    if let Some(body) = &args.body {
-        writeln!(text, "body = {}", toml_string(body))?;
-    }
-    if let Some(status) = args.expect_status {
-        writeln!(text, "expect_status = {status}")?;
-    }
-    if let Some(piece) = &args.expect_body {
-        writeln!(text, "expect_body = {}", toml_string(piece))?;
-    }
-    Ok(text)
-}
-
-/// `NAME=COMMAND` pairs, each name once.
-fn servers(given: &[String]) -> anyhow::Result<Vec<(String, String)>> {
-    let mut servers: Vec<(String, String)> = Vec::new();
-    for text in given {
-        let Some((name, command)) = text.split_once('=') else {
-            return Err(exit::usage(format!(
-                "--server {text:?}: write NAME=COMMAND, e.g. --server 'v1=./api --port {{port}}'"
-            )));
-        };
-        let (name, command) = (name.trim(), command.trim());
-        let valid = !name.is_empty()
-            && name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c));
-        if !valid || command.is_empty() {
-            return Err(exit::usage(format!(
-                "--server {text:?}: the name takes letters, digits, '-', '_' and '.', and the \
-                 command must not be empty"
-            )));
-        }
-        if let Some((_, first)) = servers.iter().find(|(known, _)| known == name) {
-            return Err(exit::usage(format!(
-                "--server {name} is given twice ({first:?} and {command:?}); name them apart"
-            )));
-        }
-        servers.push((name.to_owned(), command.to_owned()));
-    }
-    Ok(servers)
-}
-
-/// A server's name as a table key: bare unless a dot would split it.
-fn table_key(name: &str) -> String {
-    if name.contains('.') {
-        toml_string(name)
-    } else {
-        name.to_owned()
-    }
-}
-
-/// A TOML basic string.
-fn toml_string(text: &str) -> String {
-    toml::Value::String(text.to_owned()).to_string()
 }
