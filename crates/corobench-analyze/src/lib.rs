@@ -36,6 +36,7 @@ mod across_machines;
 mod baseline;
 mod capacity;
 pub mod capacity_judging;
+mod change;
 mod claims;
 mod counter_warnings;
 #[cfg(any(test, feature = "test-support"))]
@@ -51,6 +52,7 @@ mod scenarios;
 mod sweeps;
 mod usl;
 mod warnings;
+mod wide;
 
 #[cfg(test)]
 mod tests;
@@ -117,7 +119,7 @@ pub enum AnalyzeError {
 /// When `options.baseline` names a target the run does not have.
 pub fn analyze_run(run: &StoredRun, options: &AnalyzeOptions) -> Result<RunAnalysis, AnalyzeError> {
     let baseline_target = baseline::choose_target(run, options.baseline.as_deref())?;
-    let machine = machine::variation(run, options.normalise_by_probe);
+    let machine = machine::variation(run, options.normalise_by_probe, options.confidence);
     let normalised = options.normalise_by_probe.then(|| normalise_by_probe(run));
     let run = normalised.as_ref().unwrap_or(run);
     let mut notes = warnings::Warnings::default();
@@ -133,6 +135,16 @@ pub fn analyze_run(run: &StoredRun, options: &AnalyzeOptions) -> Result<RunAnaly
     }
     let mut sweeps = sweeps::find(&scenarios);
     usl::fit_sweeps(&mut sweeps, &scenarios, options.confidence);
+    let moved = wide::merge_alike(&mut notes, options);
+    for scenario in &mut scenarios {
+        let mut indices: Vec<usize> = Vec::new();
+        for index in scenario.warnings.iter().map(|&i| moved[i]) {
+            if !indices.contains(&index) {
+                indices.push(index);
+            }
+        }
+        scenario.warnings = indices;
+    }
     let mut warnings = notes.into_list();
     machine::reword_wide_intervals(machine.as_ref(), &mut warnings);
     let capacity = capacity::analyze(

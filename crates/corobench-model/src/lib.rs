@@ -17,9 +17,9 @@ pub mod run;
 pub mod schedule;
 
 pub use analysis::{
-    ANALYSIS_SCHEMA_VERSION, AnalysisSettings, Better, CompareRow, CompareSide, CompareTable,
-    FittedValue, Gate, GateCheck, GateOutcome, GateRule, Geomean, MergedLatency, Metric,
-    MetricComparison, MetricInfo, MetricSummary, MetricUnit, ProgramUnit, RunAnalysis,
+    ANALYSIS_SCHEMA_VERSION, AnalysisSettings, Better, ChangeEstimator, CompareRow, CompareSide,
+    CompareTable, FittedValue, Gate, GateCheck, GateOutcome, GateRule, Geomean, MergedLatency,
+    Metric, MetricComparison, MetricInfo, MetricSummary, MetricUnit, ProgramUnit, RunAnalysis,
     RunComparison, Scalability, ScenarioAnalysis, ScenarioComparison, Sweep, SweepPoint,
     SweepSeries, TrialAnalysis, UslEstimates, Verdict, Warning, WarningKind,
 };

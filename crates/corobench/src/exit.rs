@@ -165,6 +165,7 @@ fn target_status(error: &TargetError) -> Exit {
         | TargetError::Spawn { .. }
         | TargetError::Exited { .. }
         | TargetError::Unhealthy { .. }
+        | TargetError::ListensElsewhere { .. }
         | TargetError::PortInUse { .. }
         | TargetError::Postgres { .. } => Exit::TargetFailed,
         _ => Exit::CheckFailed,

@@ -231,7 +231,7 @@ fn the_table_compares_req_s_and_p99_unless_asked_for_every_metric() {
     let detail = ok(&fixture.corobench(&["report", &fixture.run_a, "--detail"]));
     // `peak RSS` names a compared metric only; the scenario tables say `RSS`.
     assert!(!compact.contains("peak RSS"), "{compact}");
-    assert!(compact.contains("every metric with `corobench report --detail`"));
+    assert!(compact.contains("`corobench report --detail`"), "{compact}");
     assert!(detail.contains("peak RSS"), "{detail}");
     let markdown = ok(&fixture.corobench(&["report", &fixture.run_a, "--format", "md"]));
     assert!(
