@@ -72,8 +72,60 @@ where
         .map_err(|e| e.to_string())?;
     let (response, _) = client
         .send_request(request, true)
-        .map_err(|e| format!("send: {e}"))?;
-    let response = response.await.map_err(|e| format!("response: {e}"));
+        .map_err(|e| format!("HTTP/2 request: {e}"))?;
+    let response = response.await.map_err(|e| format!("HTTP/2 response: {e}"));
     driver.abort();
     Ok(response?.status().as_u16())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Read as _, Write as _};
+
+    /// An h2c server that answers every stream with `code`, on its own thread.
+    fn h2c_server(code: u16) -> SocketAddr {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        listener.set_nonblocking(true).unwrap();
+        std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            runtime.block_on(async move {
+                let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+                let (tcp, _) = listener.accept().await.unwrap();
+                let mut connection = ::h2::server::handshake(tcp).await.unwrap();
+                while let Some(Ok((_, mut respond))) = connection.accept().await {
+                    let response = http::Response::builder().status(code).body(()).unwrap();
+                    let _ = respond.send_response(response, true);
+                }
+            });
+        });
+        addr
+    }
+
+    #[test]
+    fn an_h2c_server_answers_the_probe() {
+        let addr = h2c_server(200);
+        assert_eq!(
+            status(addr, "/healthz", None, Duration::from_secs(5)),
+            Ok(200)
+        );
+    }
+
+    #[test]
+    fn an_http1_only_server_fails_the_h2c_probe_saying_so() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        std::thread::spawn(move || {
+            let (mut conn, _) = listener.accept().unwrap();
+            let mut request = [0u8; 512];
+            let _ = conn.read(&mut request);
+            let _ = conn.write_all(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n");
+        });
+        let error = status(addr, "/healthz", None, Duration::from_secs(5)).unwrap_err();
+        assert!(error.starts_with("HTTP/2"), "{error}");
+    }
 }
