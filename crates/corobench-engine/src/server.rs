@@ -113,6 +113,7 @@ pub(crate) fn start_or_attach(
         port: None,
         listen: None,
         work_dir: None,
+        ..LaunchOptions::default()
     };
     let mut running = built
         .launch(&options)

@@ -297,7 +297,7 @@ mod tests {
         );
         assert!(message.ends_with(
             "targets there: built, crasher, deaf, env-dump, flaky-port, forker, silent, stubborn, \
-             web"
+             web, web-tls"
         ));
         assert!(
             matches!(error, EngineError::UnknownTarget { .. }),

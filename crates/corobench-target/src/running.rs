@@ -93,6 +93,18 @@ impl RunningTarget {
         SocketAddr::new(ip, self.port)
     }
 
+    /// What the target serves.
+    #[must_use]
+    pub fn protocol(&self) -> crate::Protocol {
+        self.resolved.protocol
+    }
+
+    /// The certificates it serves with, when its protocol runs over TLS.
+    #[must_use]
+    pub fn tls(&self) -> Option<&crate::TlsFiles> {
+        self.resolved.tls.as_ref()
+    }
+
     #[must_use]
     pub fn work_dir(&self) -> &Path {
         &self.resolved.work_dir
@@ -162,7 +174,8 @@ impl RunningTarget {
                 elsewhere = Elsewhere::default();
                 continue;
             }
-            let last_attempt = match health::ready(self.addr(), &self.built.manifest.run.ready) {
+            let ready = &self.built.manifest.run.ready;
+            let last_attempt = match health::ready(self.addr(), ready, &self.resolved.probe) {
                 Ok(()) => return Ok(()),
                 Err(why) => why,
             };

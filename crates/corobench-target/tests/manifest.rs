@@ -101,7 +101,8 @@ fn discovery_finds_every_target_sorted_and_skips_shared_code() {
             "forker",
             "silent",
             "stubborn",
-            "web"
+            "web",
+            "web-tls"
         ],
         "shared/ has no target.toml"
     );

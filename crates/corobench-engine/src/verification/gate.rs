@@ -52,6 +52,8 @@ pub fn verify_all(plan: &Plan, prepared: &mut PreparedRun, observer: &dyn RunObs
                 cpus: Some(env.server_cpus.clone()),
                 cancel: Some(&env.stop),
                 check_listen: false,
+                protocol: corobench_target::Protocol::HTTP1,
+                tls: None,
             };
             check_built(&env.built[&name], &verify_env)
         };

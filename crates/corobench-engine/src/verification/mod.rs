@@ -15,7 +15,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use corobench_target::{
-    BuiltTarget, CpuSet, LaunchOptions, Manifest, Postgres, RunningTarget, StopReport, TargetError,
+    BuiltTarget, CpuSet, LaunchOptions, Manifest, Postgres, Protocol, RunningTarget, StopReport,
+    TargetError, TlsFiles,
 };
 use corobench_verify::{DatabaseProbe, Outcome, ProbeError, RuleResult, VerifyConfig, verify};
 
@@ -37,8 +38,12 @@ pub struct VerifyEnv<'a> {
     /// Set by Ctrl-C: the rules not yet checked are skipped.
     pub cancel: Option<&'a std::sync::atomic::AtomicBool>,
     /// Whether to start the target a second time for `listen-addr`, which
-    /// only a run across hosts depends on.
+    /// only a run across hosts depends on (checked in cleartext only).
     pub check_listen: bool,
+    /// The protocol the target is started in and checked over.
+    pub protocol: Protocol,
+    /// The run's certificates, for a protocol over TLS.
+    pub tls: Option<&'a TlsFiles>,
 }
 
 /// Launches `built` with its default parameters, checks every rule, stops it.
@@ -50,12 +55,19 @@ pub fn check_built(
     env: &VerifyEnv<'_>,
 ) -> Result<Vec<RuleResult>, Box<TargetError>> {
     let manifest = &built.manifest;
+    // Each protocol's start keeps its own logs.
+    let folder = match env.protocol {
+        Protocol::HTTP1 => manifest.name.clone(),
+        other => format!("{}-{other}", manifest.name),
+    };
     let options = LaunchOptions {
         data_dir: env.data_dir.clone(),
-        upload_dir: env.work_dir.join("uploads").join(&manifest.name),
+        upload_dir: env.work_dir.join("uploads").join(&folder),
         database_url: env.database.map(Postgres::url),
-        work_dir: Some(env.work_dir.join("targets").join(&manifest.name)),
+        work_dir: Some(env.work_dir.join("targets").join(&folder)),
         cpus: env.cpus.clone(),
+        protocol: env.protocol,
+        tls: env.tls.cloned(),
         ..LaunchOptions::default()
     };
     let mut running = built.launch(&options)?;
@@ -73,7 +85,7 @@ pub fn check_built(
         soften_db(&mut results, missing);
     }
     results.push(sigterm_rule(running.stop(), manifest.run.stop_timeout()));
-    if env.check_listen {
+    if env.check_listen && env.protocol == Protocol::HTTP1 {
         results.push(listen::listen_rule(built, &options));
     }
     Ok(results)
@@ -94,6 +106,8 @@ pub fn check_running(
     config.database = probe.as_ref().map(|p| p as &dyn DatabaseProbe);
     config.timeout = RESPONSE_TIMEOUT;
     config.cancel = cancel;
+    config.protocol = running.protocol();
+    config.tls = running.tls();
     verify(&config)
 }
 

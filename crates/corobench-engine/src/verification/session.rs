@@ -3,7 +3,7 @@
 //! PostgreSQL), and one verdict per target. Its steps are told to an
 //! observer, as a run's are.
 
-use corobench_target::{Manifest, Postgres, TargetError};
+use corobench_target::{BuiltTarget, Manifest, Postgres, Protocol, RunCertificates, TargetError};
 use corobench_verify::RuleResult;
 
 use super::program::{PREFERRED_SERVER, check_program};
@@ -21,6 +21,8 @@ pub enum Verdict {
     Skipped(String),
     /// It did not build, start or become healthy.
     Failed(String),
+    /// Not checked in this protocol: the manifest says it is not served, and why.
+    NotServed(String),
 }
 
 /// What every target of one invocation shares: the build cache, a scratch
@@ -33,6 +35,9 @@ pub struct Session<'a> {
     database_missing: Option<String>,
     /// The server program targets that need one are checked against.
     program_server: Option<Manifest>,
+    /// The session's certificates, made once when a target serves TLS (or
+    /// why they could not be).
+    certificates: Option<Result<RunCertificates, String>>,
 }
 
 impl std::fmt::Debug for Session<'_> {
@@ -62,7 +67,16 @@ impl<'a> Session<'a> {
             database: None,
             database_missing: None,
             program_server: program_server(targets),
+            certificates: None,
         };
+        if manifests
+            .iter()
+            .any(|m| m.protocols.served().iter().any(|p| p.tls))
+        {
+            let dir = session.workspace.work_dir.join("tls");
+            let made = RunCertificates::create(&dir, &[]).map_err(|e| e.to_string());
+            session.certificates = Some(made);
+        }
         let serves_db = |m: &&Manifest| m.program().is_none() && m.availability().is_available();
         if !no_db && manifests.iter().any(|m| serves_db(&m)) {
             observer.preparing("starting PostgreSQL");
@@ -79,43 +93,102 @@ impl<'a> Session<'a> {
         Ok(session)
     }
 
-    /// Builds and verifies one target, or says why it was not.
+    /// Builds and verifies one target in every protocol, or says why it
+    /// was not: one verdict per protocol, cleartext HTTP/1.1 first (a
+    /// program, or a target that cannot run, has that one only).
     #[must_use]
-    pub fn verify_target(&self, manifest: &Manifest) -> Verdict {
+    pub fn verify_target(&self, manifest: &Manifest) -> Vec<(Protocol, Verdict)> {
+        let only = |verdict| vec![(Protocol::HTTP1, verdict)];
         if let corobench_target::Availability::Unavailable { reason, hint } =
             manifest.availability()
         {
-            return Verdict::Skipped(
-                hint.map_or_else(|| reason.clone(), |hint| format!("{reason} ({hint})")),
-            );
+            return only(Verdict::Skipped(hint.map_or_else(
+                || reason.clone(),
+                |hint| format!("{reason} ({hint})"),
+            )));
         }
         if !manifest.contract {
-            return Verdict::Skipped(
+            return only(Verdict::Skipped(
                 "a user's server (contract = false): it serves its own endpoints, which a run \
                  checks against each workload's expectations"
                     .to_owned(),
-            );
+            ));
         }
-        match self.check(manifest) {
+        let built = match self.build(manifest) {
+            Ok(built) => built,
+            Err(error) => return only(self.failed(&error)),
+        };
+        if manifest.program().is_some() {
+            return only(self.verdict(self.check_program(&built)));
+        }
+        Protocol::ALL
+            .into_iter()
+            .map(|protocol| {
+                let verdict = match manifest.protocols.supports(protocol) {
+                    Ok(()) => self.verdict(self.check_in(&built, protocol)),
+                    Err(reason) => Verdict::NotServed(reason.to_owned()),
+                };
+                (protocol, verdict)
+            })
+            .collect()
+    }
+
+    fn verdict(&self, checked: Result<Vec<RuleResult>, Box<TargetError>>) -> Verdict {
+        match checked {
             Ok(results) => Verdict::Verified(results),
-            Err(error) => {
-                self.workspace.keep_logs();
-                Verdict::Failed(error.to_string())
-            }
+            Err(error) => self.failed(&error),
         }
     }
 
-    /// Build, then launch, health, rules and stop (shared with `corobench run`).
-    fn check(&self, manifest: &Manifest) -> Result<Vec<RuleResult>, Box<TargetError>> {
+    fn failed(&self, error: &TargetError) -> Verdict {
+        self.workspace.keep_logs();
+        Verdict::Failed(error.to_string())
+    }
+
+    fn build(&self, manifest: &Manifest) -> Result<BuiltTarget, Box<TargetError>> {
         self.observer
             .preparing(&format!("building {}", manifest.name));
         let log = self
             .workspace
             .work_dir
             .join(format!("build-{}.log", manifest.name));
-        let built = self.workspace.cache.build(manifest, &log)?;
+        Ok(self.workspace.cache.build(manifest, &log)?)
+    }
+
+    /// Launch in `protocol`, health, rules and stop (shared with `corobench run`).
+    fn check_in(
+        &self,
+        built: &BuiltTarget,
+        protocol: Protocol,
+    ) -> Result<Vec<RuleResult>, Box<TargetError>> {
+        let name = &built.manifest.name;
+        self.observer
+            .preparing(&format!("verifying {name} over {protocol}"));
+        let tls = match (&self.certificates, protocol.tls) {
+            (_, false) => None,
+            (Some(Ok(certificates)), true) => Some(certificates.files()),
+            (Some(Err(why)), true) => {
+                let message = format!("cannot make the certificates for {name}: {why}");
+                return Err(Box::new(TargetError::Config { message }));
+            }
+            (None, true) => unreachable!("certificates are made when a target serves TLS"),
+        };
+        let env = VerifyEnv {
+            protocol,
+            tls,
+            ..self.env()
+        };
+        check_built(built, &env)
+    }
+
+    fn check_program(&self, built: &BuiltTarget) -> Result<Vec<RuleResult>, Box<TargetError>> {
+        let manifest = &built.manifest;
         self.observer
             .preparing(&format!("verifying {}", manifest.name));
+        let log = self
+            .workspace
+            .work_dir
+            .join(format!("build-{}.log", manifest.name));
         if let Some(program) = manifest.program() {
             let server = match (program.needs_server(), &self.program_server) {
                 (false, _) => None,
@@ -129,9 +202,9 @@ impl<'a> Session<'a> {
                     }));
                 }
             };
-            return check_program(&built, server.as_ref(), &self.env());
+            return check_program(built, server.as_ref(), &self.env());
         }
-        check_built(&built, &self.env())
+        check_built(built, &self.env())
     }
 
     fn env(&self) -> VerifyEnv<'_> {
@@ -143,6 +216,8 @@ impl<'a> Session<'a> {
             cpus: None,
             cancel: None,
             check_listen: true,
+            protocol: Protocol::HTTP1,
+            tls: None,
         }
     }
 }

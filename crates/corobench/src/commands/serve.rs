@@ -343,6 +343,7 @@ fn start(
         port,
         listen,
         work_dir: None,
+        ..LaunchOptions::default()
     };
     let mut target = built
         .launch(&options)
