@@ -19,7 +19,7 @@ pub mod per_thread;
 pub mod pg_local;
 pub mod proc_status;
 pub mod protocol;
-#[cfg(all(feature = "testing", feature = "per-thread"))]
+#[cfg(all(feature = "testing-tls", feature = "per-thread"))]
 pub mod raw_suite;
 pub mod reply;
 pub mod route;
