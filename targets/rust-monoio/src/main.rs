@@ -10,7 +10,7 @@ use anyhow::Context as _;
 use rust_common::per_thread::{Config, reuse_port_listeners, wait_for_termination};
 
 /// Said at start when HTTP/2 is asked for.
-const WHY_NOT_HTTP2: &str = "it serves HTTP/1.1 only (in cleartext or over TLS); see its README";
+const WHY_NOT_HTTP2: &str = "its own connection loop speaks HTTP/1.1 only (in cleartext or over TLS); no HTTP/2 server was built for it";
 
 fn main() -> ExitCode {
     match run() {
