@@ -34,27 +34,8 @@ php_checks() {
         php -l "$file" >/dev/null || { echo "php -l failed: $file"; return 1; }
     done
     bash -n php-fpm/run.sh php-fpm/write-configs.sh && sh -n php-common/swoole-php.sh \
-        && sh php-common/tests/swoole_php_test.sh && php php-common/tests/contract_test.php
-}
-
-rust_checks() {
-    # One target directory for all Rust targets, in release like corobench's
-    # own builds of them, so `corobench verify` reuses what these compile.
-    # rust-common's runtime adapters sit behind features: check them all.
-    local project=$1 features=()
-    [ "$project" = rust-common ] && features=(--all-features)
-    (cd "$project" && cargo fmt --check \
-        && CARGO_TARGET_DIR="$cache/cargo-target" cargo clippy --release --all-targets --locked "${features[@]}" -- -D warnings \
-        && CARGO_TARGET_DIR="$cache/cargo-target" cargo test --release --locked "${features[@]}")
-}
-
-java_checks() {
-    # Built in a copy under the cache, so Maven's target/ never enters the
-    # source folder (or its build hash).
-    local jdk work="$cache/test-java-vthreads"
-    jdk=$(sh java-vthreads/jdk.sh) || return 1
-    rm -rf "$work" && mkdir -p "$work" && cp -R java-vthreads/pom.xml java-vthreads/src "$work"/ \
-        && (cd "$work" && JAVA_HOME=$jdk mvn -B -q --no-transfer-progress test)
+        && sh php-common/tests/swoole_php_test.sh && php php-common/tests/contract_test.php \
+        && bash ../scripts/tests/swoole_sh_test.sh
 }
 
 if have go; then
