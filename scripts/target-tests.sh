@@ -38,6 +38,42 @@ php_checks() {
         && bash ../scripts/tests/swoole_sh_test.sh
 }
 
+# The Swoole targets' own test, on each build that is here (scripts/swoole.sh
+# makes them; the Makefile names them in SWOOLE_EPOLL_INI_DIR and
+# SWOOLE_URING_INI_DIR).
+swoole_checks() {
+    local engine ran=0
+    for engine in epoll io_uring; do
+        if ! sh php-common/swoole-php.sh "$engine" php-common/swoole-probe.php "$engine" >/dev/null 2>&1; then
+            echo "swoole with $engine sockets: skipped (no such Swoole build for this PHP; scripts/swoole.sh makes one)"
+            continue
+        fi
+        sh php-common/swoole-php.sh "$engine" php-common/tests/swoole_gate_test.php || return 1
+        ran=$((ran + 1))
+    done
+    [ "${COROBENCH_REQUIRE_SWOOLE:-0}" != 1 ] || [ "$ran" = 2 ] || { echo "COROBENCH_REQUIRE_SWOOLE=1 but not both Swoole builds are here"; return 1; }
+}
+
+rust_checks() {
+    # One target directory for all Rust targets, in release like corobench's
+    # own builds of them, so `corobench verify` reuses what these compile.
+    # rust-common's runtime adapters sit behind features: check them all.
+    local project=$1 features=()
+    [ "$project" = rust-common ] && features=(--all-features)
+    (cd "$project" && cargo fmt --check \
+        && CARGO_TARGET_DIR="$cache/cargo-target" cargo clippy --release --all-targets --locked "${features[@]}" -- -D warnings \
+        && CARGO_TARGET_DIR="$cache/cargo-target" cargo test --release --locked "${features[@]}")
+}
+
+java_checks() {
+    # Built in a copy under the cache, so Maven's target/ never enters the
+    # source folder (or its build hash).
+    local jdk work="$cache/test-java-vthreads"
+    jdk=$(sh java-vthreads/jdk.sh) || return 1
+    rm -rf "$work" && mkdir -p "$work" && cp -R java-vthreads/pom.xml java-vthreads/src "$work"/ \
+        && (cd "$work" && JAVA_HOME=$jdk mvn -B -q --no-transfer-progress test)
+}
+
 if have go; then
     for module in go-common go-nethttp go-ants go-gnet go-ants-tasks go-fanout-client ../examples/orders-service; do step "go: $module" go_checks "$module"; done
 else
@@ -49,7 +85,12 @@ else
     echo "== node: skipped (node is not installed)"
 fi
 if have python3; then step "python: python-fastapi" python_checks; else echo "== python: skipped (python3 is not installed)"; fi
-if have php; then step "php: php-fpm, php-common" php_checks; else echo "== php: skipped (php is not installed)"; fi
+if have php; then
+    step "php: php-fpm, php-common" php_checks
+    step "php: swoole-epoll, swoole-uring" swoole_checks
+else
+    echo "== php: skipped (php is not installed)"
+fi
 if have mvn && sh java-vthreads/jdk.sh >/dev/null 2>&1; then
     step "java: java-vthreads" java_checks
 else

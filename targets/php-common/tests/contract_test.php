@@ -7,6 +7,7 @@ declare(strict_types=1);
 
 require __DIR__ . '/../contract.php';
 require __DIR__ . '/../swoole-engine.php';
+require __DIR__ . '/../swoole-gate.php';
 
 use Corobench\Contract as C;
 
@@ -86,6 +87,20 @@ if (!extension_loaded('swoole')) {
     check('without the extension there is no engine', Corobench\Swoole\socket_engine() === null);
     check('without the extension no target can run', str_contains((string) Corobench\Swoole\engine_mismatch('epoll'), 'not loaded'));
 }
+
+$head = "POST /upload HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 67108865\r\n\r\n";
+check('the first head ends at its blank line', Corobench\Swoole\first_head($head . 'body bytes') === $head);
+check('a head not all there is no head', Corobench\Swoole\first_head("POST /upload HTTP/1.1\r\nContent-Le") === null);
+check('Content-Length from a head', Corobench\Swoole\head_content_length($head) === 67108865);
+check('Content-Length in any case and spacing', Corobench\Swoole\head_content_length("POST / HTTP/1.1\r\ncontent-length:\t12 \r\n\r\n") === 12);
+check('no Content-Length', Corobench\Swoole\head_content_length("GET / HTTP/1.1\r\nX-Content-Length: 9\r\n\r\n") === null);
+check('a Content-Length too long for an int is huge', Corobench\Swoole\head_content_length("POST / HTTP/1.1\r\nContent-Length: 99999999999999999999\r\n\r\n") === PHP_INT_MAX);
+$refusal = Corobench\Swoole\too_large_response('swoole-epoll');
+[$refusalHead, $refusalBody] = explode("\r\n\r\n", $refusal, 2);
+check('the gate\'s 413 is the contract\'s', str_starts_with($refusal, "HTTP/1.1 413 ") && str_contains($refusalHead, "\r\nServer: swoole-epoll\r\n")
+    && str_contains($refusalHead, "\r\nContent-Type: application/json\r\n") && str_contains($refusalHead, "\r\nContent-Length: " . strlen($refusalBody) . "\r\n")
+    && preg_match('/\r\nDate: [A-Z][a-z]{2}, [0-9]{2} [A-Z][a-z]{2} [0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2} GMT\r\n/', $refusalHead) === 1
+    && json_decode($refusalBody, true) === ['error' => C\too_large_message()]);
 
 echo "$passed passed, $failed failed\n";
 exit($failed === 0 ? 0 : 1);
