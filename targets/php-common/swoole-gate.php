@@ -65,8 +65,11 @@ final class Gate
     private bool $running = true;
 
     /** $server must be started (start() applies its settings); its own socket gets no connection. */
-    public function __construct(Server $server, private readonly string $serverName)
-    {
+    public function __construct(
+        Server $server,
+        private readonly string $serverName,
+        private readonly bool $checkFirstHead = true,
+    ) {
         $this->serveConnection = (new \ReflectionMethod(Server::class, 'onAccept'))->getClosure($server);
     }
 
@@ -97,7 +100,7 @@ final class Gate
 
     private function serve(Socket $connection): void
     {
-        $head = $this->peekFirstHead($connection);
+        $head = $this->checkFirstHead ? $this->peekFirstHead($connection) : null;
         if ($head !== null && (head_content_length($head) ?? 0) > C\MAX_UPLOAD_BYTES) {
             $this->refuse($connection, strlen($head));
             return;

@@ -14,9 +14,12 @@ require __DIR__ . '/contract.php';
 require __DIR__ . '/swoole-world.php';
 require __DIR__ . '/swoole-engine.php';
 require __DIR__ . '/swoole-gate.php';
+require __DIR__ . '/swoole-protocols.php';
 
 use Corobench\Contract as C;
 use Corobench\Swoole\Gate;
+use Corobench\Swoole\ProtocolError;
+use Corobench\Swoole\Protocols;
 use Swoole\Coroutine;
 use Swoole\Coroutine\Http\Server;
 use Swoole\Coroutine\Socket;
@@ -227,16 +230,20 @@ function wait_ms(int $ms): void
 }
 
 /** The socket clients connect to: LISTEN_ADDR:PORT, or why it cannot be had. */
-function listen_socket(string $listen, int $port): Socket|string
+function listen_socket(string $listen, int $port, Protocols $protocols): Socket|string
 {
     $domain = filter_var($listen, FILTER_VALIDATE_IP, FILTER_FLAG_IPV6) !== false ? AF_INET6 : AF_INET;
     $socket = new Socket($domain, SOCK_STREAM, 0);
     if (!$socket->bind($listen, $port) || !$socket->listen()) {
         return "cannot serve on $listen:$port: {$socket->errMsg}";
     }
-    // Accepted connections inherit it: Swoole's own limit, for the requests
-    // the gate does not see.
-    $socket->setProtocol(['package_max_length' => C\MAX_UPLOAD_BYTES + HEAD_ALLOWANCE_BYTES]);
+    // Accepted connections inherit these. The body limit is Swoole's own,
+    // for the requests the gate does not see.
+    $settings = ['package_max_length' => C\MAX_UPLOAD_BYTES + HEAD_ALLOWANCE_BYTES]
+        + $protocols->socketSettings(SWOOLE_SSL_TLSv1_2 | SWOOLE_SSL_TLSv1_3);
+    if (!$socket->setProtocol($settings)) {
+        return "cannot set up $listen:$port for {$protocols->describe()}";
+    }
     return $socket;
 }
 
@@ -296,6 +303,16 @@ function main(): void
     }
     $port = env_positive_int('PORT', 8080, 65535);
     $listen = env_listen_addr();
+    try {
+        $protocols = Protocols::fromEnvironment(
+            getenv('TLS_CERT') ?: null,
+            getenv('TLS_KEY') ?: null,
+            getenv('HTTP_PROTOCOL') ?: null,
+        );
+    } catch (ProtocolError $e) {
+        fwrite(STDERR, "swoole: {$e->getMessage()}\n");
+        exit(2);
+    }
     $name = getenv('TARGET_NAME') ?: 'swoole';
     $world = new World(getenv('DATABASE_URL') ?: '', env_positive_int('DB_POOL', 16, 1024));
     $app = new App(
@@ -307,8 +324,8 @@ function main(): void
     Coroutine::set(['hook_flags' => hook_flags()]);
     $failure = null;
     $privateSocket = private_socket_path();
-    Co\run(static function () use ($listen, $port, $name, $app, $world, $privateSocket, &$failure): void {
-        $listener = listen_socket($listen, $port);
+    Co\run(static function () use ($listen, $port, $protocols, $name, $app, $world, $privateSocket, &$failure): void {
+        $listener = listen_socket($listen, $port, $protocols);
         if (is_string($listener)) {
             $failure = $listener;
             return;
@@ -327,8 +344,11 @@ function main(): void
             'http_parse_cookie' => false,
         ]);
         $server->handle('/', [$app, 'handle']);
-        fwrite(STDERR, "swoole: $name (Swoole " . SWOOLE_VERSION . ") listening on $listen:$port\n");
-        $failure = serve($server, new Gate($server, $name), $listener, $app, $world);
+        fwrite(STDERR, "swoole: $name (Swoole " . SWOOLE_VERSION . ") listening on $listen:$port ({$protocols->describe()})\n");
+        // Over TLS the first head is not in the clear before the server's
+        // own loop makes the handshake: those connections are not checked.
+        $gate = new Gate($server, $name, checkFirstHead: !$protocols->tls());
+        $failure = serve($server, $gate, $listener, $app, $world);
     });
     @unlink($privateSocket);
     if ($failure !== null) {
