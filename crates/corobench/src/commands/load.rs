@@ -197,7 +197,7 @@ pub fn run(args: &LoadArgs) -> anyhow::Result<Exit> {
 fn probe(args: &LoadArgs) -> Option<f64> {
     let cpus = args.cpus.as_deref().map(corobench_target::CpuSet::parse);
     let speed = match cpus.transpose() {
-        Ok(cpus) => crate::runner::machine_probe::on_host(cpus.as_ref()),
+        Ok(cpus) => corobench_engine::machine_probe::on_host(cpus.as_ref()),
         Err(e) => Err(e.to_string()),
     };
     speed
