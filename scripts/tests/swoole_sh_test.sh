@@ -2,8 +2,8 @@
 # scripts/swoole.sh on bad input and on its cache, with small stand-in
 # archives (fake-swoole/, fake-liburing/) instead of the real releases:
 # each bad input gets its one line and no build; a good pair is built
-# once, then reused. Needs PHP; the cases that build need phpize and a C
-# compiler too (skipped, saying so, without them).
+# once, then reused. Needs PHP; the cases that build need what building
+# Swoole needs (skipped, saying so, without it).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 script=$here/../swoole.sh
@@ -74,8 +74,10 @@ run other SWOOLE_SOURCE_ARCHIVE="$scratch/other.tar.gz" SWOOLE_SOURCE_SHA256="$(
 expect other 1 "is not a Swoole source (no */include/swoole_version.h in it)"
 no_ini_dirs other
 
-if ! command -v phpize >/dev/null 2>&1 || ! command -v cc >/dev/null 2>&1; then
-    echo "swoole_sh_test: builds skipped (needs phpize and a C compiler)"
+# What swoole.sh needs to build without installing anything.
+if ! command -v phpize >/dev/null 2>&1 || ! command -v g++ >/dev/null 2>&1 || ! command -v make >/dev/null 2>&1 \
+    || ! pkg-config --exists libssl libpq 2>/dev/null; then
+    echo "swoole_sh_test: builds skipped (needs phpize, g++, make, and libssl's and libpq's development files)"
     [ "$failures" -eq 0 ] && echo "swoole_sh_test: ok (bad archives only)"
     exit $((failures > 0))
 fi
