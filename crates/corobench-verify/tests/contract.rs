@@ -42,6 +42,7 @@ fn verify_with(faults: &[Fault], with_database: bool) -> Vec<RuleResult> {
         faults: faults.iter().copied().collect(),
         max_rate: None,
         alloc_per_conn: 0,
+        tls: None,
     };
     let server = ContractServer::start(config).unwrap();
     let probe = MemoryProbe(world);
