@@ -14,6 +14,7 @@ pub mod profile;
 pub mod resource;
 pub mod run;
 pub mod schedule;
+pub mod tls;
 
 pub use analysis::{
     ANALYSIS_SCHEMA_VERSION, AnalysisSettings, Better, CompareRow, CompareSide, CompareTable,
@@ -52,3 +53,4 @@ pub use run::{
 pub use schedule::{
     Backend, BackendChoice, MAX_PIPELINE, ScenarioKey, Schedule, ScheduleKind, WireMode,
 };
+pub use tls::TlsReport;
