@@ -106,3 +106,106 @@ fn a_connection_per_request_resumes_sessions_unless_told_not_to() {
         );
     }
 }
+
+#[test]
+fn tls_1_2_resumes_too_and_alpn_is_reported_when_agreed() {
+    for backend in BACKENDS {
+        let server = https(TlsKnobs {
+            only_version: Some(12),
+            alpn: vec!["http/1.1".into()],
+            ..TlsKnobs::default()
+        });
+        let schedule = Schedule::closed(1).with_keepalive(false);
+        let report = run(tls_config(&server, backend, schedule, 10, |_| {}));
+        let tls = tls_of(&report);
+        assert_eq!(report.requests, 10, "{backend:?}");
+        assert_eq!(tls.version.as_deref(), Some("TLSv1.2"), "{backend:?}");
+        assert_eq!(tls.alpn.as_deref(), Some("http/1.1"), "{backend:?}");
+        assert_eq!(
+            (tls.full_handshakes, tls.resumed_handshakes),
+            (1, 9),
+            "{backend:?}"
+        );
+    }
+}
+
+#[test]
+fn handshakes_of_the_warm_up_are_not_the_window_s() {
+    let server = https(TlsKnobs::default());
+    let mut config = tls_config(&server, Backend::Epoll, Schedule::closed(3), 100, |_| {});
+    config.warmup = std::time::Duration::from_millis(300);
+    let report = run(config);
+    let tls = tls_of(&report);
+    assert_eq!(
+        tls.handshakes(),
+        0,
+        "every connection opened during the warm-up"
+    );
+    assert_eq!(tls.handshake.summary.count, 0);
+    assert!(
+        tls.version.is_some(),
+        "what was agreed is known all the same"
+    );
+}
+
+#[test]
+fn merging_tls_reports_adds_their_handshakes_exactly() {
+    use corobench_load::{MergeInput, merge};
+    let server = https(TlsKnobs::default());
+    let schedule = Schedule::closed(2).with_keepalive(false);
+    // Two generators at the same time, so that their windows overlap.
+    let timed = |backend| {
+        let mut config = tls_config(&server, backend, schedule, 1, |_| {});
+        config.stop = corobench_load::StopAfter::Duration(std::time::Duration::from_millis(500));
+        config
+    };
+    let (a, b) = std::thread::scope(|scope| {
+        let a = scope.spawn(|| run(timed(Backend::Epoll)));
+        let b = scope.spawn(|| run(timed(Backend::IoUring)));
+        (a.join().unwrap(), b.join().unwrap())
+    });
+    let merged = merge(&[
+        MergeInput {
+            source: "a.json",
+            report: &a,
+        },
+        MergeInput {
+            source: "b.json",
+            report: &b,
+        },
+    ])
+    .expect("reports of one load merge");
+    let (ta, tb, tm) = (tls_of(&a), tls_of(&b), tls_of(&merged));
+    assert_eq!(tm.full_handshakes, ta.full_handshakes + tb.full_handshakes);
+    assert_eq!(
+        tm.resumed_handshakes,
+        ta.resumed_handshakes + tb.resumed_handshakes
+    );
+    let mut sum = ta.handshake.histogram.clone();
+    sum.add(&tb.handshake.histogram);
+    assert_eq!(tm.handshake.histogram, sum, "bucket by bucket");
+    assert_eq!(
+        tm.handshake.summary.count,
+        ta.handshake.summary.count + tb.handshake.summary.count
+    );
+    assert_eq!(tm.version, ta.version);
+    let c = run(tls_config(&server, Backend::Epoll, schedule, 40, |o| {
+        o.resumption = false;
+    }));
+    let refused = merge(&[
+        MergeInput {
+            source: "a.json",
+            report: &a,
+        },
+        MergeInput {
+            source: "c.json",
+            report: &c,
+        },
+    ])
+    .unwrap_err()
+    .to_string();
+    assert!(
+        refused.contains("TLS settings") && refused.contains("resumption off"),
+        "{refused}"
+    );
+}

@@ -46,8 +46,8 @@ pub enum TlsError {
     )]
     ServerName(String),
     #[error(
-        "kernel TLS (kTLS) is not available here: {0}; the run needs the kernel's `tls` \
-         module (CONFIG_TLS, `modprobe tls`), or user-space encryption without kTLS"
+        "kernel TLS (kTLS) is not available here: {0}; it needs the kernel's `tls` module \
+         (CONFIG_TLS; load it with `modprobe tls`)"
     )]
     KtlsUnavailable(String),
     #[error("kernel TLS (kTLS) could not take over the session: {0}")]

@@ -152,6 +152,8 @@ impl FromStr for TlsProvider {
 pub(crate) struct TlsSetup {
     config: Arc<ClientConfig>,
     server_name: ServerName<'static>,
+    /// The name the certificate must be valid for (a DNS name or an address).
+    checked_name: String,
     pub(crate) facts: TlsFacts,
     pub(crate) ktls: bool,
 }
@@ -188,6 +190,7 @@ impl TlsSetup {
         Ok(Self {
             config: Arc::new(config::client_config(options)?),
             server_name,
+            checked_name: name.to_owned(),
             facts: TlsFacts {
                 server_name: sent_name,
                 verified: options.verify,

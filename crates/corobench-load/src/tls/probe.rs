@@ -43,8 +43,8 @@ pub(crate) fn probe(
     };
     while conn.is_handshaking() || conn.wants_write() {
         if let Err(error) = conn.complete_io(&mut wire) {
-            let name = setup.facts.server_name.as_deref().unwrap_or(server);
-            return Err(refused(refusal_of(&error, name, &wire.first, setup)));
+            let refusal = refusal_of(&error, &setup.checked_name, &wire.first, setup);
+            return Err(refused(refusal));
         }
     }
     if setup.ktls {

@@ -7,6 +7,7 @@ mod flamegraph;
 pub mod k8s;
 pub mod load;
 mod load_counters;
+mod load_tls;
 pub mod man;
 pub mod merge;
 pub mod plan;
