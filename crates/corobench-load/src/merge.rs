@@ -162,6 +162,7 @@ pub fn merge(inputs: &[MergeInput<'_>]) -> Result<LoadReport, MergeError> {
         .filter_map(|input| input.report.ready_s)
         .reduce(f64::max);
     report.counters = merge_counters(inputs);
+    report.tls = merge_tls(inputs);
     let probes: Option<Vec<f64>> = inputs.iter().map(|i| i.report.probe_mb_per_s).collect();
     report.probe_mb_per_s = probes.map(|p| p.iter().sum::<f64>() / p.len() as f64);
     Ok(report)
@@ -203,6 +204,17 @@ fn merge_stamps(inputs: &[MergeInput<'_>]) -> Option<KernelStamps> {
     })
 }
 
+/// The generators' TLS handshakes added up (their settings are the same:
+/// see [`check_same_load`]).
+fn merge_tls(inputs: &[MergeInput<'_>]) -> Option<corobench_model::TlsReport> {
+    let mut all = inputs.iter().filter_map(|input| input.report.tls.as_ref());
+    let mut merged = all.next()?.clone();
+    for other in all {
+        merged.add(other);
+    }
+    Some(merged)
+}
+
 /// The generators' drains: every answer and timeout, and the longest drain.
 fn merge_drains(inputs: &[MergeInput<'_>]) -> Option<DrainReport> {
     inputs
@@ -218,7 +230,7 @@ fn merge_drains(inputs: &[MergeInput<'_>]) -> Option<DrainReport> {
 /// Refuses to merge reports of different URLs, methods, loop kinds or wire modes.
 fn check_same_load(first: &MergeInput<'_>, other: &MergeInput<'_>) -> Result<(), MergeError> {
     let (a, b) = (first.report, other.report);
-    let facts: [(&'static str, String, String); 4] = [
+    let facts: [(&'static str, String, String); 5] = [
         ("URL", a.url.clone(), b.url.clone()),
         ("method", a.method.clone(), b.method.clone()),
         (
@@ -227,6 +239,7 @@ fn check_same_load(first: &MergeInput<'_>, other: &MergeInput<'_>) -> Result<(),
             loop_kind(b.schedule).into(),
         ),
         ("connection use", wire_words(a), wire_words(b)),
+        ("TLS settings", tls_words(a), tls_words(b)),
     ];
     for (what, first_value, other_value) in facts {
         if first_value != other_value {
@@ -257,6 +270,20 @@ fn wire_words(report: &LoadReport) -> String {
         "a connection per request"
     };
     format!("{reuse}, pipeline {}", wire.pipeline)
+}
+
+/// How a report spoke TLS: what must match for its handshakes to add up.
+fn tls_words(report: &LoadReport) -> String {
+    let Some(tls) = &report.tls else {
+        return "cleartext".to_owned();
+    };
+    let on_off = |on: bool| if on { "on" } else { "off" };
+    format!(
+        "certificate check {}, resumption {}, kTLS {}",
+        on_off(tls.verified),
+        on_off(tls.resumption),
+        on_off(tls.ktls)
+    )
 }
 
 /// Every generator report at the bottom of `inputs`, in a fixed order.
@@ -612,6 +639,7 @@ fn assemble(
         merged: None,
         counters: None,
         probe_mb_per_s: None,
+        tls: None,
     };
     report.warnings = warnings(&report, &parts, window);
     if parts.len() > 1 {
@@ -753,6 +781,13 @@ fn warnings(
             total,
             error_rate: report.error_rate,
         });
+    }
+    let tls_answers = all().filter_map(|w| match w {
+        LoadWarning::PortSpeaksTls { answers } => Some(*answers),
+        _ => None,
+    });
+    if let Some(answers) = tls_answers.reduce(|a, b| a + b) {
+        merged.push(LoadWarning::PortSpeaksTls { answers });
     }
     if parts.len() > 1 && window.elapsed_s < MIN_OVERLAP_RATIO * window.span_s {
         merged.push(LoadWarning::PartialOverlap {

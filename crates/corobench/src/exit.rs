@@ -172,12 +172,14 @@ fn target_status(error: &TargetError) -> Exit {
     }
 }
 
-/// A load that cannot be configured (or exceeds the file limit) is a usage
-/// error; a server that refuses connections failed.
+/// A load that cannot be configured (or exceeds the file limit, or asks
+/// for TLS that cannot be had) is a usage error; a server that refuses
+/// connections or fails the TLS handshake failed.
 fn load_status(error: &LoadError) -> Exit {
     match error {
         LoadError::Config(_) | LoadError::FdLimit { .. } => Exit::Usage,
-        LoadError::Connect { .. } => Exit::TargetFailed,
+        LoadError::Tls(tls) if tls.is_setting() => Exit::Usage,
+        LoadError::Connect { .. } | LoadError::Tls(_) => Exit::TargetFailed,
         _ => Exit::CheckFailed,
     }
 }

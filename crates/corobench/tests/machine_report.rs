@@ -87,10 +87,10 @@ fn every_format_states_how_much_the_machine_varied() {
         lines
             .next()
             .unwrap()
-            .ends_with(",value,probe_server_mb_per_s,probe_generator_mb_per_s")
+            .ends_with(",value,probe_server_mb_per_s,probe_generator_mb_per_s,already_running,flags")
     );
     assert!(
-        lines.all(|l| l.ends_with(",500,600") || l.ends_with(",400,480")),
+        lines.all(|l| l.contains(",500,600,false,") || l.contains(",400,480,false,")),
         "{trials}"
     );
     assert!(

@@ -11,9 +11,10 @@ use corobench_load::{
     Backend, BackendChoice, Endpoint, LoadConfig, LoadError, LoadRun, RequestTemplate, Schedule,
     StopAfter, limits,
 };
-use corobench_model::LoadReport;
+use corobench_model::{LoadReport, LoadWarning};
 
 use super::load_counters::{self, WindowCounters};
+use super::load_tls::{self, TlsArgs};
 use crate::exit::{self, Exit};
 use crate::output::{load_summary, progress::LiveLine};
 use crate::{signals, values};
@@ -26,9 +27,11 @@ use crate::{signals, values};
     corobench load -n 1000 -m POST --body-file payload.bin http://127.0.0.1:8080/upload\n  \
     corobench load -c 256 --pipeline 16 -d 10s http://127.0.0.1:8080/plaintext\n  \
     corobench load -c 100 --no-keepalive -d 10s http://127.0.0.1:8080/plaintext\n  \
+    corobench load -c 50 -d 10s --ca ca.pem https://127.0.0.1:8443/plaintext\n  \
+    corobench load -c 50 --no-keepalive --no-tls-resume --insecure -d 10s https://127.0.0.1:8443/json\n  \
     corobench load --json --warmup 2s -d 10s --start-at 2026-11-24T08:00:00Z http://10.0.0.2:8080/json")]
 pub struct LoadArgs {
-    /// The URL to load (plain http://), e.g. http://127.0.0.1:8080/plaintext
+    /// The URL to load (http:// or https://), e.g. http://127.0.0.1:8080/plaintext
     pub url: String,
 
     /// Connections kept open (split evenly over the threads)
@@ -134,6 +137,9 @@ pub struct LoadArgs {
     /// Latency percentiles to show, e.g. 50,90,99,99.9
     #[arg(long, value_delimiter = ',', value_parser = values::parse_percentile, value_name = "LIST")]
     pub percentiles: Vec<f64>,
+
+    #[command(flatten)]
+    pub tls: TlsArgs,
 }
 
 /// `--backend` values.
@@ -174,7 +180,8 @@ pub fn run(args: &LoadArgs) -> anyhow::Result<Exit> {
     let (warmup, config_window) = (config.warmup, config.stop);
     let mut load = LoadRun::prepare(config)
         .and_then(|load| load.kernel_stamps(args.kernel_stamps))
-        .and_then(|load| load.kernel_send_stamps(args.kernel_send_stamps))?
+        .and_then(|load| load.kernel_send_stamps(args.kernel_send_stamps))
+        .map_err(load_tls::explain)?
         .priming(args.prime);
     let probe = args.probe.then(|| probe(args)).flatten();
     if let Some(start_at) = args.start_at {
@@ -206,7 +213,8 @@ fn probe(args: &LoadArgs) -> Option<f64> {
 }
 
 fn config_from(args: &LoadArgs) -> anyhow::Result<LoadConfig> {
-    let endpoint = Endpoint::from_url(&args.url)?;
+    let mut endpoint = Endpoint::from_url(&args.url)?;
+    args.tls.apply(&mut endpoint)?;
     let body = match (&args.body, &args.body_file) {
         (Some(text), _) => text.clone().into_bytes(),
         (None, Some(path)) => read_body_file(path)?,
@@ -501,11 +509,18 @@ fn check_something_succeeded(report: &LoadReport) -> anyhow::Result<()> {
         .filter(|(_, n)| *n > 0)
         .map(|(k, n)| format!("{n} {k}"))
         .collect();
-    let why = if kinds.is_empty() {
+    let mut why = if kinds.is_empty() {
         "no request completed in the measured window".to_string()
     } else {
         kinds.join(", ")
     };
+    if let Some(tls) = report
+        .warnings
+        .iter()
+        .find(|w| matches!(w, LoadWarning::PortSpeaksTls { .. }))
+    {
+        why = format!("{why}; {tls}");
+    }
     Err(exit::check_failed(format!(
         "no request succeeded against {}: {why}",
         report.url

@@ -15,6 +15,14 @@ pub fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
+/// Asserts that the run ended with exit status `code`, saying `says` on stderr.
+#[allow(dead_code)] // not every test file checks refusals
+pub fn assert_refused(output: &Output, code: i32, says: &str) {
+    let text = stderr(output);
+    assert_eq!(output.status.code(), Some(code), "{text}");
+    assert!(text.contains(says), "expected {says:?} in: {text}");
+}
+
 /// Where `report` breaks docs/schema/load-report.schema.json; empty when it conforms.
 #[allow(dead_code)] // not every test file checks JSON
 pub fn load_report_schema_errors(report: &serde_json::Value) -> Vec<String> {

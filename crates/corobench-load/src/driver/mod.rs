@@ -10,6 +10,11 @@ use crate::os;
 use crate::ready::Readiness;
 use crate::recorder::ErrorKind;
 use crate::response::Feed;
+use crate::session::Session;
+use crate::tls::ThreadTls;
+
+mod handshake;
+mod writes;
 
 /// What a backend did with bytes it was asked to write.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,7 +41,7 @@ pub(crate) trait Io {
         addr: std::net::SocketAddr,
     ) -> io::Result<()>;
     /// Writes (or queues) `bytes` on `conn`'s socket.
-    fn write(&mut self, index: usize, conn: &mut Conn, bytes: &[u8]) -> Write;
+    fn write(&mut self, index: usize, conn: &Conn, bytes: &[u8]) -> Write;
     /// The connection is about to be dropped.
     fn closing(&mut self, index: usize, conn: &mut Conn);
 }
@@ -54,16 +59,21 @@ pub(crate) struct Driver<'a, I> {
     listed: Vec<bool>,
     /// Open loop, before the schedule: which connections are ready.
     ready: Readiness,
+    /// TLS: this thread's configuration (with a session cache of its own).
+    pub(crate) tls: Option<ThreadTls>,
+    /// TLS: the plaintext of one read, framed before the next read.
+    pub(crate) plain: Vec<u8>,
 }
 
 impl<'a, I: Io> Driver<'a, I> {
     pub(crate) fn new(shared: &'a Shared, plan: &ThreadPlan, io: I) -> Self {
         let n = plan.connections as usize;
+        let tls = shared.tls.is_some();
         Self {
             shared,
             io,
             conns: (0..n)
-                .map(|_| Conn::new(shared.head_request, shared.pipeline))
+                .map(|_| Conn::new(shared.head_request, shared.pipeline, tls))
                 .collect(),
             core: Core::new(shared, plan),
             idle: Vec::with_capacity(n),
@@ -72,6 +82,8 @@ impl<'a, I: Io> Driver<'a, I> {
                 conns: vec![false; n],
                 ..Readiness::default()
             },
+            tls: shared.tls.as_ref().map(crate::tls::TlsSetup::for_thread),
+            plain: Vec::new(),
         }
     }
 
@@ -159,14 +171,34 @@ impl<'a, I: Io> Driver<'a, I> {
         }
     }
 
-    /// The connect finished. With a connection per request, the request
-    /// that opened it goes out now.
+    /// The connect finished: over TLS the handshake begins, in cleartext
+    /// the connection is ready.
     pub(crate) fn connected(&mut self, i: usize, now: u64) {
         let conn = &mut self.conns[i];
+        // A connection opened for a request sent before the window counts
+        // with that request: both belong to the warm-up.
+        if conn
+            .in_flight
+            .oldest()
+            .is_none_or(|request| self.core.outcome_counts(*request))
+        {
+            self.core
+                .recorder
+                .connected(now.saturating_sub(conn.started_ns));
+        }
+        conn.connected_ns = now;
+        if matches!(conn.session, Session::Tls(_)) {
+            self.begin_handshake(i, now);
+        } else {
+            self.established(i, now);
+        }
+    }
+
+    /// The connection can carry requests. With a connection per request,
+    /// the request that opened it goes out now.
+    pub(crate) fn established(&mut self, i: usize, now: u64) {
+        let conn = &mut self.conns[i];
         conn.connected();
-        self.core
-            .recorder
-            .connected(now.saturating_sub(conn.started_ns));
         if !self.shared.prime {
             self.ready.mark(i);
         }
@@ -186,6 +218,14 @@ impl<'a, I: Io> Driver<'a, I> {
         } else {
             ErrorKind::Connect
         };
+        self.opening_failed(i, kind, now);
+    }
+
+    /// Opening the connection failed (its connect or its handshake): the
+    /// request that opened it (if it was opened for one) fails as `kind`,
+    /// otherwise the failure is counted alone; either way the connection
+    /// backs off, so a failing server does not become a busy loop.
+    pub(crate) fn opening_failed(&mut self, i: usize, kind: ErrorKind, now: u64) {
         if self.conns[i].in_flight.is_empty() {
             self.core.error_without_request(kind, now);
         } else {
@@ -209,7 +249,7 @@ impl<'a, I: Io> Driver<'a, I> {
 
     /// A kept-alive connection has room for requests: fills it, or (open
     /// loop, nothing due) lists it as idle.
-    fn top_up(&mut self, i: usize, now: u64) {
+    pub(super) fn top_up(&mut self, i: usize, now: u64) {
         if self.wants_priming(i) {
             let request = self.core.priming_request(now);
             self.conns[i].in_flight.push(request);
@@ -270,7 +310,7 @@ impl<'a, I: Io> Driver<'a, I> {
     /// Closed loop on a kept-alive connection: tops its requests in flight
     /// up to the pipeline depth, all in one write. Returns whether any
     /// request is in flight afterwards.
-    fn fill(&mut self, i: usize, now: u64) -> bool {
+    pub(super) fn fill(&mut self, i: usize, now: u64) -> bool {
         let conn = &mut self.conns[i];
         if !self.shared.keepalive || !matches!(conn.phase, Phase::Idle | Phase::Reading) {
             // One request per connection, or closed, connecting, or a write
@@ -303,64 +343,6 @@ impl<'a, I: Io> Driver<'a, I> {
         !self.conns[i].in_flight.is_empty()
     }
 
-    /// Writes the newest `requests` requests in flight, as one write.
-    fn start_write(&mut self, i: usize, requests: usize, now: u64) {
-        let conn = &mut self.conns[i];
-        conn.written = 0;
-        conn.write_end = requests.saturating_mul(self.shared.request_len);
-        conn.phase = Phase::Writing;
-        self.writable(i, now);
-    }
-
-    /// Writes what is left of the current write.
-    pub(crate) fn writable(&mut self, i: usize, now: u64) {
-        let shared = self.shared;
-        let conn = &mut self.conns[i];
-        if conn.phase != Phase::Writing {
-            return;
-        }
-        match self
-            .io
-            .write(i, conn, &shared.requests[conn.written..conn.write_end])
-        {
-            // A partial write waits for the backend to report writability.
-            Write::Wrote(n) => {
-                if self.account_written(i, n) {
-                    self.fill(i, now);
-                }
-            }
-            Write::Pending => {}
-            Write::Failed => self.abandon(i, ErrorKind::Write, now),
-        }
-    }
-
-    /// A write the backend queued whole is done.
-    pub(crate) fn write_completed(&mut self, i: usize, now: u64) {
-        let conn = &self.conns[i];
-        if conn.phase == Phase::Writing
-            && self.account_written(i, conn.write_end.saturating_sub(conn.written))
-        {
-            self.fill(i, now);
-        }
-    }
-
-    /// A write the backend reported as done (or queued) failed after all.
-    pub(crate) fn write_failed(&mut self, i: usize, now: u64) {
-        self.abandon(i, ErrorKind::Write, now);
-    }
-
-    /// Counts written bytes; returns whether the whole write is out.
-    fn account_written(&mut self, i: usize, n: usize) -> bool {
-        let conn = &mut self.conns[i];
-        conn.written += n;
-        self.core.recorder.wrote_bytes(n);
-        let complete = conn.written >= conn.write_end;
-        if complete {
-            conn.phase = Phase::Reading;
-        }
-        complete
-    }
-
     /// The kernel sent connection `i`'s latest write at `at` (a send
     /// stamp): see [`crate::conn::InFlightRing::sent_at`].
     pub(crate) fn sent_at(&mut self, i: usize, at: u64) {
@@ -374,6 +356,14 @@ impl<'a, I: Io> Driver<'a, I> {
     /// then; whatever is sent next leaves `now`.
     pub(crate) fn bytes(&mut self, i: usize, bytes: &[u8], received: u64, now: u64) -> bool {
         self.core.recorder.read_bytes(bytes.len(), now);
+        if self.conns[i].session.decrypts() {
+            return self.tls_bytes(i, bytes, received, now);
+        }
+        self.frame(i, bytes, received, now)
+    }
+
+    /// Frames plaintext (see [`Self::bytes`]).
+    pub(crate) fn frame(&mut self, i: usize, bytes: &[u8], received: u64, now: u64) -> bool {
         let mut rest = bytes;
         while !rest.is_empty() {
             let conn = &mut self.conns[i];
@@ -383,6 +373,7 @@ impl<'a, I: Io> Driver<'a, I> {
                 self.reopen(i, now);
                 return false;
             }
+            let first_bytes = conn.framer.is_idle();
             match conn.framer.feed(rest) {
                 Ok(Feed::NeedMore) => break,
                 Ok(Feed::Complete {
@@ -396,6 +387,9 @@ impl<'a, I: Io> Driver<'a, I> {
                     }
                 }
                 Err(_) => {
+                    if first_bytes && looks_like_tls(rest) {
+                        self.core.recorder.tls_answer();
+                    }
                     self.abandon(i, ErrorKind::Malformed, now);
                     return false;
                 }
@@ -443,6 +437,9 @@ impl<'a, I: Io> Driver<'a, I> {
 
     /// The server closed the connection.
     pub(crate) fn eof(&mut self, i: usize, now: u64) {
+        if self.conns[i].phase == Phase::Handshaking {
+            return self.opening_failed(i, ErrorKind::Handshake, now);
+        }
         let conn = &mut self.conns[i];
         if let Some(status) = conn.framer.finish_at_eof() {
             if let Some(request) = conn.in_flight.pop() {
@@ -456,12 +453,15 @@ impl<'a, I: Io> Driver<'a, I> {
 
     /// Reading failed (reset).
     pub(crate) fn read_failed(&mut self, i: usize, now: u64) {
+        if self.conns[i].phase == Phase::Handshaking {
+            return self.opening_failed(i, ErrorKind::Handshake, now);
+        }
         self.abandon(i, ErrorKind::Read, now);
     }
 
     /// The connection is lost: every request in flight on it fails, each
     /// counted once as `kind`; then it is reopened.
-    fn abandon(&mut self, i: usize, kind: ErrorKind, now: u64) {
+    pub(crate) fn abandon(&mut self, i: usize, kind: ErrorKind, now: u64) {
         self.fail_in_flight(i, kind, now);
         self.reopen(i, now);
     }
@@ -497,6 +497,9 @@ impl<'a, I: Io> Driver<'a, I> {
                 Phase::Connecting if now.saturating_sub(conn.started_ns) > timeout => {
                     self.connect_failed(i, &io::Error::from(io::ErrorKind::TimedOut), now);
                 }
+                Phase::Handshaking if now.saturating_sub(conn.started_ns) > timeout => {
+                    self.opening_failed(i, ErrorKind::Handshake, now);
+                }
                 Phase::Writing | Phase::Reading if now.saturating_sub(oldest_sent_ns) > timeout => {
                     self.abandon(i, ErrorKind::Timeout, now);
                 }
@@ -512,4 +515,10 @@ impl<'a, I: Io> Driver<'a, I> {
             self.conns[i].close(u64::MAX);
         }
     }
+}
+
+/// Whether bytes begin like a TLS record (a type from 20 to 23, then
+/// version 3.x): what a TLS server answers a plaintext request with.
+fn looks_like_tls(bytes: &[u8]) -> bool {
+    matches!(bytes, [20..=23, 3, 0..=4, ..])
 }
