@@ -8,6 +8,7 @@ pub mod output;
 pub mod signals;
 pub mod values;
 
+use clap::CommandFactory as _;
 use cli::{Cli, Command};
 use exit::Exit;
 
@@ -31,7 +32,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
         Command::Runs(args) => commands::runs::run(&args),
         Command::Report(args) => commands::report::run(&args),
         Command::Compare(args) => commands::compare::run(&args),
-        Command::Completions(args) => commands::completions::run(&args),
-        Command::Man(args) => commands::man::run(&args),
+        Command::Completions(args) => commands::completions::run(&args, Cli::command()),
+        Command::Man(args) => commands::man::run(&args, Cli::command()),
     }
 }
