@@ -8,7 +8,7 @@ COROBENCH := target/release/corobench
 # made instead of a second, optimised build of the whole workspace.
 CHECK_COROBENCH := target/debug/corobench
 
-.PHONY: bench test deps deps-test build check-build lint rust-test target-tests k8s-validate verify clean help
+.PHONY: bench test deps deps-test build check-build lint rust-test results-check target-tests k8s-validate verify clean help
 
 help:
 	@echo "make bench    install what is needed, build, run the default suite and print its table"
@@ -18,7 +18,7 @@ bench: deps build
 	$(COROBENCH) run
 
 test:
-	@scripts/timed-steps.sh deps-test lint rust-test target-tests k8s-validate verify
+	@scripts/timed-steps.sh deps-test lint rust-test results-check target-tests k8s-validate verify
 
 deps:
 	@scripts/deps.sh bench
@@ -38,6 +38,11 @@ lint:
 
 rust-test:
 	$(CARGO) test --workspace --locked
+
+# Every results page rebuilt from the committed run files in results/ alone,
+# and compared with the committed page.
+results-check: check-build
+	COROBENCH=$(CHECK_COROBENCH) scripts/results-pages.sh --check
 
 target-tests:
 	scripts/target-tests.sh

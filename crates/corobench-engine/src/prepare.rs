@@ -250,7 +250,11 @@ fn build_all(
             prepared.attach(manifest);
             continue;
         }
-        observer.preparing(&format!("building {name}"));
+        // Say "building" only when there is something to build: not for a
+        // server without a build command, nor for sources already cached.
+        if !prepared.workspace.cache.is_built(manifest).unwrap_or(false) {
+            observer.preparing(&format!("building {name}"));
+        }
         let log = prepared.env.work_root.join(format!("build-{name}.log"));
         match prepared.workspace.cache.build(manifest, &log) {
             Ok(built) => {

@@ -286,7 +286,7 @@ mod tests {
     #[test]
     fn selection_keeps_the_given_order_once_and_rejects_unknown_names() {
         let targets = Targets::discover(Some(&fixtures())).unwrap();
-        assert_eq!(targets.select(&[]).unwrap().len(), 8);
+        assert_eq!(targets.select(&[]).unwrap().len(), 9);
         let given = ["web", "built", "web"].map(String::from);
         assert_eq!(names(&targets.select(&given).unwrap()), ["web", "built"]);
         let error = targets.select(&["nope".to_string()]).unwrap_err();
@@ -296,7 +296,8 @@ mod tests {
             "{message}"
         );
         assert!(message.ends_with(
-            "targets there: built, crasher, env-dump, flaky-port, forker, silent, stubborn, web"
+            "targets there: built, crasher, deaf, env-dump, flaky-port, forker, silent, stubborn, \
+             web"
         ));
         assert!(
             matches!(error, EngineError::UnknownTarget { .. }),

@@ -95,6 +95,7 @@ fn discovery_finds_every_target_sorted_and_skips_shared_code() {
         [
             "built",
             "crasher",
+            "deaf",
             "env-dump",
             "flaky-port",
             "forker",

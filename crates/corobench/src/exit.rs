@@ -18,7 +18,7 @@ use corobench_engine::EngineError;
 use corobench_load::LoadError;
 use corobench_load::MergeError;
 use corobench_spec::SpecError;
-use corobench_store::StoreError;
+use corobench_store::{RunFileError, StoreError};
 use corobench_target::TargetError;
 
 /// The documented exit statuses.
@@ -123,6 +123,7 @@ fn cause_status(cause: &(dyn std::error::Error + 'static)) -> Option<Exit> {
         return engine_status(error);
     }
     let input = cause.is::<SpecError>()
+        || cause.is::<RunFileError>()
         || cause.is::<AnalyzeError>()
         || cause.is::<GateSyntaxError>()
         || cause.is::<MergeError>();
@@ -142,7 +143,9 @@ fn store_status(error: &StoreError) -> Exit {
         | StoreError::ReadOnly { .. }
         | StoreError::UnknownRun { .. }
         | StoreError::AmbiguousRun { .. }
-        | StoreError::NoRuns { .. } => Exit::Usage,
+        | StoreError::NoRuns { .. }
+        | StoreError::StillRunning { .. }
+        | StoreError::RunDiffers { .. } => Exit::Usage,
         _ => Exit::CheckFailed,
     }
 }
@@ -162,6 +165,7 @@ fn target_status(error: &TargetError) -> Exit {
         | TargetError::Spawn { .. }
         | TargetError::Exited { .. }
         | TargetError::Unhealthy { .. }
+        | TargetError::ListensElsewhere { .. }
         | TargetError::PortInUse { .. }
         | TargetError::Postgres { .. } => Exit::TargetFailed,
         _ => Exit::CheckFailed,

@@ -32,6 +32,10 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
         Command::Runs(args) => commands::runs::run(&args),
         Command::Report(args) => commands::report::run(&args),
         Command::Compare(args) => commands::compare::run(&args),
+        Command::Export(args) => commands::export::run(&args),
+        Command::Import(args) => commands::import::run(&args),
+        Command::Claims(args) => commands::claims::run(&args),
+        Command::Pages(args) => commands::pages::run(&args),
         Command::Completions(args) => commands::completions::run(&args, Cli::command()),
         Command::Man(args) => commands::man::run(&args, Cli::command()),
     }
