@@ -14,7 +14,7 @@ use corobench_spec::{Expectation, Plan, PlannedScenario, Workload};
 use corobench_verify::client::{Client, Response};
 
 use crate::error::EngineError;
-use crate::server::start_or_attach;
+use crate::local::start_or_attach;
 use crate::{PreparedRun, RunObserver};
 
 /// How long the one answer may take.

@@ -204,7 +204,9 @@ pub fn run(args: &LoadArgs) -> anyhow::Result<Exit> {
 fn probe(args: &LoadArgs) -> Option<f64> {
     let cpus = args.cpus.as_deref().map(corobench_target::CpuSet::parse);
     let speed = match cpus.transpose() {
-        Ok(cpus) => corobench_engine::machine_probe::on_host(cpus.as_ref()),
+        Ok(cpus) => {
+            corobench_engine::machine_probe::on_host(cpus.as_ref()).map_err(|e| e.to_string())
+        }
         Err(e) => Err(e.to_string()),
     };
     speed

@@ -5,7 +5,8 @@
 //! line as a local program trial's result.
 
 use clap::Args;
-use corobench_engine::program_trial::{self, Stop};
+use corobench_engine::Halt;
+use corobench_engine::local::program;
 use corobench_engine::targets::Targets;
 use corobench_engine::workspace::Workspace;
 use corobench_target::ProgramOptions;
@@ -85,13 +86,13 @@ pub fn run(args: &ProgramArgs) -> anyhow::Result<Exit> {
         stop: Some(stop),
     };
     progress(&format!("running {}", manifest.name));
-    match program_trial::execute(&built, &options, cpus.as_ref()) {
+    match program::execute(&built, &options, cpus.as_ref()) {
         Ok(result) => {
             println!("{}", serde_json::to_string(&result)?);
             Ok(Exit::Success)
         }
-        Err(Stop::Interrupted) => Ok(Exit::Interrupted),
-        Err(Stop::Failed(why)) => Err(exit::target_failed(why)),
+        Err(Halt::Interrupted) => Ok(Exit::Interrupted),
+        Err(Halt::Failed(why)) => Err(exit::target_failed(why)),
     }
 }
 

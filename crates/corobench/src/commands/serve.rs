@@ -16,8 +16,8 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 use clap::Args;
-use corobench_engine::remote::protocol::{Hello, Order, Probe, Ready, Sample, ServeEvent, Stopped};
-use corobench_engine::remote::serve_orders::{self, Answerer};
+use corobench_engine::protocol::{Hello, Order, Probe, Ready, Sample, ServeEvent, Stopped};
+use corobench_engine::serve::{self, Answerer};
 use corobench_engine::targets::Targets;
 use corobench_engine::verification;
 use corobench_engine::wall_clock::unix_ms;
@@ -145,7 +145,7 @@ impl Lifeline {
         std::thread::Builder::new()
             .name("lifeline".into())
             .spawn(move || {
-                serve_orders::read_orders(std::io::stdin().lock(), &sender, |line| {
+                serve::read_orders(std::io::stdin().lock(), &sender, |line| {
                     progress(&format!(
                         "ignored a line on stdin that is no order: {line:?}"
                     ));
@@ -477,7 +477,7 @@ fn probe_line(cpus: Option<&CpuSet>) -> ServeEvent {
     let speed = corobench_engine::machine_probe::on_host(cpus);
     ServeEvent::Probe(Probe {
         mb_per_s: speed.as_ref().ok().copied(),
-        error: speed.err(),
+        error: speed.err().map(|why| why.to_string()),
     })
 }
 

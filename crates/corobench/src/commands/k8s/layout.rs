@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use corobench_engine::remote::load_args;
+use corobench_engine::generator;
 use corobench_spec::{Body, Plan, PlannedScenario};
 
 use super::manifests::Layout;
@@ -88,10 +88,10 @@ fn check_runs_in_pods(scenario: &PlannedScenario) -> anyhow::Result<()> {
 /// connections and rate divided evenly, so that together they offer the
 /// load the scenario names, not `generators` times it.
 fn load_flags(scenario: &PlannedScenario, generators: u32) -> anyhow::Result<Vec<String>> {
-    let share = load_args::even_share(scenario, generators)
+    let share = generator::even_share(scenario, generators)
         .map_err(|why| exit::usage(format!("{why}; pass it with --generators")))?;
     let backend = scenario.measurement.backend.name();
-    let mut flags = load_args::load_args(scenario, share, backend);
+    let mut flags = generator::load_args(scenario, share, backend);
     flags.extend(body_flags(scenario)?);
     Ok(flags)
 }

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context as _;
 use clap::Args;
 use corobench_engine::RunObserver;
-use corobench_engine::remote::transport::kubectl::pod_host;
+use corobench_engine::transport::kubectl::pod_host;
 use corobench_model::HostProvenance;
 use corobench_spec::{Hosts, Plan};
 use serde_json::Value;

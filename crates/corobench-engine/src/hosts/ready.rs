@@ -9,10 +9,10 @@ use std::time::Duration;
 use corobench_model::HostProvenance;
 use corobench_spec::{HostAddress, Hosts};
 
-use crate::clock;
+use super::clock;
 use crate::error::EngineError;
 use crate::events::RunObserver;
-use crate::remote::transport::{self, Transport};
+use crate::transport::{self, Transport};
 
 /// A probe or a mkdir: a connection and a few reads.
 const PROBE_LIMIT: Duration = Duration::from_secs(30);
@@ -189,7 +189,11 @@ fn probe(
     })
 }
 
-fn unreachable_host(transport: &dyn Transport, host: &HostAddress, why: &str) -> EngineError {
+fn unreachable_host(
+    transport: &dyn Transport,
+    host: &HostAddress,
+    why: &transport::BoundedError,
+) -> EngineError {
     EngineError::Host(format!("{why}\n  {}", transport.check_hint(host)))
 }
 

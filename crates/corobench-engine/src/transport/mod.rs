@@ -1,7 +1,7 @@
 //! How commands reach another host, behind one trait: [`ssh::Ssh`] (the
 //! system `ssh` and `scp`), [`kubectl::Kubectl`] (`kubectl exec` into a
-//! pod) and [`local::Local`] (this machine). The executor of remote trials
-//! and the host checks speak only [`Transport`]. Every process started
+//! pod) and [`local::Local`] (this machine's shell). Trials on hosts
+//! ([`crate::hosts::OnHosts`]) and the host checks speak only [`Transport`]. Every process started
 //! here is a [`Remote`], which kills and reaps its local client when
 //! dropped, so none outlives the trial.
 
@@ -30,8 +30,8 @@ const OUTPUT_SETTLE: Duration = Duration::from_secs(1);
 /// How often bounded waits look at the process.
 const POLL: Duration = Duration::from_millis(20);
 
-/// How commands reach a host: the runner and the executor of remote
-/// trials hold one of these and never ask which it is.
+/// How commands reach a host: the place of trials on hosts holds one of
+/// these and never asks which it is.
 pub trait Transport: Sync + Send + std::fmt::Debug {
     /// A command that runs `argv` on `host`; its stdin, when kept open,
     /// reaches the remote command, and its end is the remote end of file.
@@ -210,27 +210,50 @@ fn keep_tail(mut pipe: impl std::io::Read, kept: &Mutex<String>) {
     }
 }
 
+/// Why a command run to completion gave no output; `what` says what it did.
+#[derive(Debug, thiserror::Error)]
+pub enum BoundedError {
+    #[error("{what}: {source}")]
+    Start {
+        what: String,
+        source: std::io::Error,
+    },
+    #[error("{what} took longer than {limit_s} s and was stopped")]
+    TooLong { what: String, limit_s: u64 },
+    #[error("{what} failed ({status}): {stderr}")]
+    Failed {
+        what: String,
+        status: ExitStatus,
+        stderr: String,
+    },
+}
+
 /// Runs `command` to completion within `limit`: its stdout, or why not.
 ///
 /// # Errors
 /// It could not start, ran over `limit` (killed), or exited unsuccessfully.
-pub fn run_bounded(command: Command, what: &str, limit: Duration) -> Result<String, String> {
-    let mut remote = Remote::start(command, false).map_err(|e| format!("{what}: {e}"))?;
+pub fn run_bounded(command: Command, what: &str, limit: Duration) -> Result<String, BoundedError> {
+    let what = what.to_owned();
+    let mut remote = match Remote::start(command, false) {
+        Ok(remote) => remote,
+        Err(source) => return Err(BoundedError::Start { what, source }),
+    };
     let Some(status) = remote.wait_at_most(limit) else {
-        return Err(format!(
-            "{what} took longer than {} s and was stopped",
-            limit.as_secs()
-        ));
+        return Err(BoundedError::TooLong {
+            what,
+            limit_s: limit.as_secs(),
+        });
     };
     remote.finish_reading();
     let out = remote.drain_stdout().join("\n");
     if status.success() {
         Ok(out)
     } else {
-        Err(format!(
-            "{what} failed ({status}): {}",
-            remote.stderr_tail()
-        ))
+        Err(BoundedError::Failed {
+            what,
+            status,
+            stderr: remote.stderr_tail(),
+        })
     }
 }
 

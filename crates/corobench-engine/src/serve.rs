@@ -9,7 +9,7 @@ use std::sync::mpsc::{Receiver, Sender};
 use corobench_model::{Side, SideCounters};
 use corobench_sampler::ThreadCounters;
 
-use super::protocol::{self, Counters, Footprint, Order, ServeEvent};
+use crate::protocol::{self, Counters, Footprint, Order, ServeEvent};
 use crate::stats_probe;
 
 /// Reads orders from `input` (`serve`'s stdin) until end of file or a read

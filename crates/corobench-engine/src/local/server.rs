@@ -1,17 +1,26 @@
-//! The server of a trial: one corobench started fresh for it, or one that
-//! was already running at a URL and is measured where it is.
+//! The server of a trial on this machine: one corobench started fresh for
+//! it on the server CPUs, or one that was already running at a URL and is
+//! measured where it is.
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 
-use corobench_target::{AttachedServer, LaunchOptions, RunningTarget};
+use corobench_model::TrialFlag;
+use corobench_sampler::ResourceSeries;
+use corobench_target::{AttachedServer, LaunchOptions, RunningTarget, TargetError};
 
+use super::TrialError;
+use crate::leak::{Footprint, Unreadable};
 use crate::prepare::TrialEnvironment;
-use crate::trial::TrialError;
+use crate::stats_probe;
+use crate::trial::{Server, ServerStopped};
+
+/// Lines of a target's stderr kept with a failed trial.
+const STDERR_TAIL_LINES: usize = 20;
 
 /// What a trial measures.
 #[derive(Debug)]
-pub(crate) enum TrialServer {
+pub enum TrialServer {
     /// Started fresh on the server CPUs; stopped after the trial.
     Started(Box<RunningTarget>),
     /// Already running; neither started nor stopped here.
@@ -19,7 +28,8 @@ pub(crate) enum TrialServer {
 }
 
 impl TrialServer {
-    pub(crate) fn addr(&self) -> SocketAddr {
+    #[must_use]
+    pub fn addr(&self) -> SocketAddr {
         match self {
             Self::Started(target) => target.addr(),
             Self::Attached(server) => server.addr,
@@ -28,14 +38,16 @@ impl TrialServer {
 
     /// The process group the sampler follows; `None` when nothing is known
     /// of an attached server's process.
-    pub(crate) fn pgid(&self) -> Option<i32> {
+    #[must_use]
+    pub fn pgid(&self) -> Option<i32> {
         match self {
             Self::Started(target) => Some(target.pgid()),
             Self::Attached(server) => server.pgid,
         }
     }
 
-    pub(crate) fn serves_contract(&self) -> bool {
+    #[must_use]
+    pub fn serves_contract(&self) -> bool {
         match self {
             Self::Started(target) => target.serves_contract(),
             Self::Attached(_) => false,
@@ -44,7 +56,7 @@ impl TrialServer {
 
     /// Why the server is gone (it exited, or stopped accepting); `None`
     /// while it is there.
-    pub(crate) fn gone(&mut self) -> Option<String> {
+    pub fn gone(&mut self) -> Option<String> {
         match self {
             Self::Started(target) => target.exit_status().map(|s| format!("it exited: {s}")),
             Self::Attached(server) => server.gone(),
@@ -53,7 +65,7 @@ impl TrialServer {
 
     /// The failure with what is known of the server's state: a started
     /// one's exit status and the tail of its stderr.
-    pub(crate) fn describe_failure(&mut self, why: &TrialError, tail_lines: usize) -> String {
+    pub fn describe_failure(&mut self, why: &str) -> String {
         let target = match self {
             Self::Attached(server) => {
                 let state = server
@@ -66,7 +78,7 @@ impl TrialServer {
         let status = target
             .exit_status()
             .map_or_else(|| "still running".to_string(), |s| s.to_string());
-        let tail = target.stderr_tail(tail_lines);
+        let tail = target.stderr_tail(STDERR_TAIL_LINES);
         if tail.trim().is_empty() {
             format!("{why} (target: {status}); it wrote nothing to stderr")
         } else {
@@ -74,18 +86,45 @@ impl TrialServer {
         }
     }
 
-    /// Stops a started server; an attached one is left running.
-    pub(crate) fn stop(self) -> Result<(), String> {
+    /// Stops a started server; one found running is left so.
+    ///
+    /// # Errors
+    /// Stopping it failed.
+    pub fn stop(self) -> Result<(), Box<TargetError>> {
         match self {
-            Self::Started(target) => target.stop().map(drop).map_err(|e| e.to_string()),
+            Self::Started(target) => target.stop().map(drop).map_err(Box::new),
             Self::Attached(_) => Ok(()),
+        }
+    }
+
+    /// What it holds now: its process tree, and the tasks and pool its
+    /// `/stats` reports when it serves the contract.
+    fn footprint(&self) -> Footprint {
+        let tree = self
+            .pgid()
+            .and_then(|pgid| u32::try_from(pgid).ok())
+            .and_then(|pgid| corobench_sampler::snapshot(pgid).ok());
+        let stats = self
+            .serves_contract()
+            .then(|| stats_probe::read(self.addr()))
+            .flatten()
+            .unwrap_or_default();
+        Footprint {
+            tasks: stats.tasks,
+            pool: stats.pool,
+            processes: tree.as_ref().map_or(0, |t| t.processes),
+            threads: tree.as_ref().map_or(0, |t| t.threads),
+            rss_bytes: tree.as_ref().map_or(0, |t| t.rss_bytes),
         }
     }
 }
 
 /// The server of `target` for one trial: started fresh on the server CPUs
 /// and waited for, or found where it already runs.
-pub(crate) fn start_or_attach(
+///
+/// # Errors
+/// It was not built, did not start or become healthy, or is not there.
+pub fn start_or_attach(
     env: &TrialEnvironment,
     target: &str,
     parameters: &BTreeMap<String, String>,
@@ -125,4 +164,48 @@ pub(crate) fn start_or_attach(
         .wait_healthy(built.manifest.run.ready_timeout())
         .map_err(|e| TrialError::NotHealthy(Box::new(e)))?;
     Ok(TrialServer::Started(Box::new(running)))
+}
+
+/// A trial's server on this machine, with what its middle step sampled.
+#[derive(Debug)]
+pub struct LocalServer {
+    pub(super) target: TrialServer,
+    /// The server's resources over the middle step, sampled from this
+    /// process (the measured window exactly, for a load).
+    pub(super) sampled: Option<ResourceSeries>,
+}
+
+impl Server for LocalServer {
+    fn host(&self) -> &str {
+        "this machine"
+    }
+
+    fn footprint(&mut self) -> Result<Footprint, Unreadable> {
+        Ok(self.target.footprint())
+    }
+
+    fn is_gone(&mut self) -> bool {
+        self.target.gone().is_some()
+    }
+
+    fn explain(&mut self, why: &str) -> String {
+        self.target.describe_failure(why)
+    }
+
+    fn attached_url(&self) -> Option<&str> {
+        match &self.target {
+            TrialServer::Attached(server) => Some(&server.url),
+            TrialServer::Started(_) => None,
+        }
+    }
+
+    fn stop(self) -> ServerStopped {
+        let flag = self.target.stop().err().map(|error| TrialFlag::Leak {
+            what: format!("the target did not stop cleanly: {error}"),
+        });
+        ServerStopped {
+            series: self.sampled,
+            flag,
+        }
+    }
 }

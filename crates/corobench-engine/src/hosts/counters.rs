@@ -10,8 +10,8 @@ use corobench_model::{
     KernelCounter, KernelCounts, MissingCounter, Side, SideCounters, TrialCounters,
 };
 
-use super::serve_asks::{self, Asks};
-use crate::remote::protocol::Order;
+use super::asks::{self, Asks};
+use crate::protocol::Order;
 
 /// Each generator host's own counters (`None`: its report had none), by host.
 pub(super) type ByGenerator = Vec<(String, Option<SideCounters>)>;
@@ -41,7 +41,7 @@ pub(super) fn collect(
     ordered: Option<i64>,
     generators: &[(String, Option<SideCounters>)],
 ) -> TrialCounters {
-    let answer = ordered.and_then(|from| serve_asks::counters(server, from, ANSWER_LIMIT));
+    let answer = ordered.and_then(|from| asks::counters(server, from, ANSWER_LIMIT));
     let server = answer.map_or_else(
         || {
             let why = format!("corobench serve on {server_host} sent no counts for the window");

@@ -15,17 +15,19 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::{Scope, ScopedJoinHandle};
 use std::time::{Duration, Instant};
 
-use corobench_load::{LoadConfig, LoadError, LoadRun, Progress, RequestTemplate, StopAfter};
+use corobench_load::{LoadError, LoadRun, Progress};
 use corobench_model::{LoadReport, TrialCounters};
 use corobench_sampler::{DEFAULT_INTERVAL, ResourceSeries, Sampler, SamplerHandle};
 use corobench_spec::PlannedScenario;
 
-use crate::counters::WindowCounters;
+use super::TrialError;
+use super::counters::WindowCounters;
+use super::server::TrialServer;
 use crate::events::{Phase, RunEvent, RunObserver};
+use crate::generator;
 use crate::prepare::TrialEnvironment;
-use crate::server::TrialServer;
 use crate::stats_probe;
-use crate::trial::TrialError;
+use crate::trial::sleep_unless_stopped;
 
 /// How often the measuring thread looks at the generator's progress: the
 /// sampled window starts at most this late.
@@ -38,7 +40,7 @@ const PROGRESS_EVERY: Duration = Duration::from_millis(100);
 /// running (stopped with Ctrl-Z or SIGSTOP, or starved of CPU): its
 /// generator threads were not either, so the trial's figures are not the
 /// target's. A thread that sleeps 1 ms is never late by this much otherwise.
-pub(super) const STALL_LIMIT: Duration = Duration::from_millis(250);
+const STALL_LIMIT: Duration = Duration::from_millis(250);
 
 /// The measured window's results.
 #[derive(Debug)]
@@ -64,8 +66,9 @@ pub(super) fn measure(
         .pgid()
         .map(|pgid| u32::try_from(pgid).map_err(|_| TrialError::NoProcessGroup))
         .transpose()?;
-    let run = LoadRun::prepare(load_config(env, scenario, target.addr())?)
-        .map_err(TrialError::LoadStart)?;
+    let config =
+        generator::load_config(env, scenario, target.addr()).map_err(TrialError::Endpoint)?;
+    let run = LoadRun::prepare(config).map_err(TrialError::LoadStart)?;
     let watch = Watch {
         env,
         duration: scenario.measurement.duration,
@@ -83,36 +86,6 @@ pub(super) fn measure(
         let followed = watch.follow(scope, &worker)?;
         let report = worker.join().map_err(|_| TrialError::GeneratorPanicked)?;
         conclude(env, followed, report)
-    })
-}
-
-/// The generator's configuration for one trial: warm-up then the measured
-/// window, pinned to the generator CPUs.
-pub(super) fn load_config(
-    env: &TrialEnvironment,
-    scenario: &PlannedScenario,
-    addr: SocketAddr,
-) -> Result<LoadConfig, TrialError> {
-    let url = format!("http://{addr}{}", scenario.workload.path);
-    let m = &scenario.measurement;
-    Ok(LoadConfig {
-        endpoint: corobench_load::Endpoint::from_url(&url).map_err(TrialError::Endpoint)?,
-        request: RequestTemplate {
-            method: scenario.workload.method.clone(),
-            headers: scenario.workload.headers.clone(),
-            body: env
-                .bodies
-                .get(&scenario.workload.name)
-                .cloned()
-                .unwrap_or_default(),
-        },
-        threads: m.generator_threads,
-        schedule: scenario.schedule,
-        stop: StopAfter::Duration(m.duration),
-        warmup: m.warmup,
-        timeout: m.timeout,
-        cpus: Some(env.generator_cpus.clone()),
-        backend: env.backend,
     })
 }
 
@@ -294,14 +267,4 @@ fn start_sampler(env: &TrialEnvironment, pgid: u32) -> Result<SamplerHandle, Tri
     })
     .map_err(|_| TrialError::SamplerStart("the sampler could not start".to_string()))?
     .map_err(|e| TrialError::SamplerStart(format!("cannot sample the target: {e}")))
-}
-
-/// Sleeps `total`, or less if Ctrl-C arrives.
-pub(crate) fn sleep_unless_stopped(stop: &AtomicBool, total: Duration) {
-    let end = Instant::now() + total;
-    while Instant::now() < end && !stop.load(Ordering::Relaxed) {
-        std::thread::sleep(
-            Duration::from_millis(50).min(end.saturating_duration_since(Instant::now())),
-        );
-    }
 }

@@ -6,7 +6,7 @@
 
 use corobench_model::MachineProbe;
 
-use crate::remote::protocol::Probe;
+use crate::protocol::Probe;
 
 /// The trial's probe from the server host's answer and the merged load
 /// report's speed; why not, when either side has none.

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use crate::remote::protocol::{self, Order, ServeEvent};
+use crate::protocol::{self, Order, ServeEvent};
 
 /// A session with `corobench serve` that takes orders.
 pub(super) trait Asks {

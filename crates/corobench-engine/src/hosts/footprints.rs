@@ -1,25 +1,23 @@
-//! The leak check of a trial on hosts: the verdict a local trial gets
-//! ([`super::leak`]), from footprints `corobench serve` takes on the server
-//! host when told to ([`Order::Footprint`]): one before the load, one
-//! halfway through the window (the peak of tasks), and after the idle time
-//! as many as it takes to settle, as a local trial does.
+//! The footprints of a target on the server host, for the leak check every
+//! trial gets ([`crate::leak::LeakCheck`]): `corobench serve` takes one
+//! when told to ([`Order::Footprint`]), at once (the baseline, and after
+//! the idle time as many as it takes to settle) or at an instant (halfway
+//! through the window: the peak of tasks).
 
 use std::time::Duration;
 
-use corobench_model::{PoolWindow, ResourceSample, TaskCounts, TrialFlag};
-
-use super::serve_asks::{self, Asks};
-use crate::leak::{self, Footprint};
-use crate::remote::protocol::{self, Order};
+use super::asks::{self, Asks};
+use crate::leak::{Footprint, Unreadable};
+use crate::protocol::{self, Order};
 
 /// How long one footprint may take: `/stats` alone may take 2 s.
 const ANSWER_LIMIT: Duration = Duration::from_secs(10);
 
 /// A footprint as the leak check reads it; why not, when `serve` could
 /// not read the process group.
-fn read(answer: protocol::Footprint) -> Result<Footprint, String> {
+fn read(answer: protocol::Footprint) -> Result<Footprint, Unreadable> {
     match answer.error {
-        Some(why) => Err(why),
+        Some(why) => Err(Unreadable(why)),
         None => Ok(Footprint {
             tasks: answer.tasks,
             processes: answer.processes,
@@ -30,75 +28,43 @@ fn read(answer: protocol::Footprint) -> Result<Footprint, String> {
     }
 }
 
-/// The leak check of one trial on hosts, from its baseline on.
-#[derive(Debug)]
-pub(super) struct RemoteLeakCheck {
-    host: String,
-    before: Result<Footprint, String>,
+/// The footprint orders of one session, each with an id of its own.
+#[derive(Debug, Default)]
+pub(super) struct Footprints {
     next_id: u32,
-    peak: Option<u32>,
 }
 
-impl RemoteLeakCheck {
-    /// Takes the baseline, once the target is ready and before any load.
-    pub(super) fn before(server: &mut impl Asks, host: &str) -> Self {
-        let mut check = Self {
-            host: host.to_owned(),
-            before: Err(String::new()),
-            next_id: 0,
-            peak: None,
-        };
-        check.before = check.ask(server, None);
-        check
+impl Footprints {
+    /// The target's footprint now.
+    pub(super) fn now(&mut self, server: &mut impl Asks) -> Result<Footprint, Unreadable> {
+        let id = self.id();
+        if !server.send(&Order::Footprint {
+            id,
+            at_unix_ms: None,
+        }) {
+            return Err(Unreadable("the session no longer takes orders".to_owned()));
+        }
+        let answer = asks::footprint(server, id, ANSWER_LIMIT)
+            .ok_or_else(|| Unreadable(format!("no answer within {} s", ANSWER_LIMIT.as_secs())))?;
+        read(answer)
     }
 
-    /// Orders the footprint of the middle of the window, at `at_unix_ms`
-    /// by the server host's clock: its tasks are the trial's peak.
-    pub(super) fn order_peak(&mut self, server: &mut impl Asks, at_unix_ms: i64) {
+    /// Orders the footprint at `at_unix_ms` by the server host's clock;
+    /// the id to take it by, when the order went out.
+    pub(super) fn order_at(&mut self, server: &mut impl Asks, at_unix_ms: i64) -> Option<u32> {
         let id = self.id();
         let order = Order::Footprint {
             id,
             at_unix_ms: Some(at_unix_ms),
         };
-        self.peak = server.send(&order).then_some(id);
+        server.send(&order).then_some(id)
     }
 
-    /// After the idle time: the footprint once it settled (or the grace
-    /// ran out), and the peak taken during the window.
-    pub(super) fn settle(mut self, server: &mut impl Asks) -> Settled {
-        let peak = self
-            .peak
-            .and_then(|id| serve_asks::footprint(server, id, Duration::ZERO))
+    /// The tasks of footprint `id`, ordered earlier, if it has come.
+    pub(super) fn tasks_of(server: &mut impl Asks, id: u32) -> Option<u64> {
+        asks::footprint(server, id, Duration::ZERO)
             .and_then(|answer| read(answer).ok())
-            .and_then(|f| f.tasks);
-        let after = match &self.before {
-            Ok(before) => {
-                let before = *before;
-                leak::settle(&before, &[], leak::GRACE, || self.ask(server, None).ok())
-                    .ok_or_else(|| "no footprint was read after the load".to_owned())
-            }
-            Err(_) => Err("no baseline".to_owned()),
-        };
-        Settled {
-            host: self.host,
-            before: self.before,
-            after,
-            peak,
-        }
-    }
-
-    fn ask(
-        &mut self,
-        server: &mut impl Asks,
-        at_unix_ms: Option<i64>,
-    ) -> Result<Footprint, String> {
-        let id = self.id();
-        if !server.send(&Order::Footprint { id, at_unix_ms }) {
-            return Err("the session no longer takes orders".to_owned());
-        }
-        let answer = serve_asks::footprint(server, id, ANSWER_LIMIT)
-            .ok_or_else(|| format!("no answer within {} s", ANSWER_LIMIT.as_secs()))?;
-        read(answer)
+            .and_then(|f| f.tasks)
     }
 
     fn id(&mut self) -> u32 {
@@ -107,55 +73,13 @@ impl RemoteLeakCheck {
     }
 }
 
-/// The footprints of a trial on hosts, before its window's samples are in.
-#[derive(Debug)]
-pub(super) struct Settled {
-    host: String,
-    before: Result<Footprint, String>,
-    after: Result<Footprint, String>,
-    peak: Option<u64>,
-}
-
-impl Settled {
-    /// The database pool's counters before the load and once settled after
-    /// it, when the target reported its pool both times.
-    pub(super) fn pool(&self) -> Option<PoolWindow> {
-        let before = self.before.as_ref().ok()?.pool?;
-        let after = self.after.as_ref().ok()?.pool?;
-        Some(PoolWindow { before, after })
-    }
-
-    /// The tasks around the load, the leak flags with the samples of the
-    /// `window`, and why the check could not run, if it could not.
-    pub(super) fn verdict(
-        &self,
-        window: &[ResourceSample],
-    ) -> (TaskCounts, Vec<TrialFlag>, Option<String>) {
-        let tasks = TaskCounts {
-            before: self.before.as_ref().ok().and_then(|f| f.tasks),
-            peak: self.peak,
-            after: self.after.as_ref().ok().and_then(|f| f.tasks),
-        };
-        match (&self.before, &self.after) {
-            (Ok(before), Ok(after)) => (tasks, leak::check(before, after, window), None),
-            (Err(why), _) | (_, Err(why)) => {
-                let why = format!(
-                    "leak check skipped: the footprint of the target on {} could not be read \
-                     ({why})",
-                    self.host
-                );
-                (tasks, Vec::new(), Some(why))
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use std::collections::VecDeque;
 
     use super::*;
-    use crate::remote::protocol::ServeEvent;
+    use crate::leak::{self, LeakCheck, Settled};
+    use crate::protocol::ServeEvent;
 
     /// A server host that answers from a script, in order.
     #[derive(Default)]
@@ -214,24 +138,28 @@ mod tests {
         }
     }
 
-    fn trial(script: Vec<Option<Footprint>>, peak: Option<u64>) -> Settled {
+    /// A trial's leak check against the scripted host: the baseline, the
+    /// peak ordered for halfway, the settled footprint; and the peak's tasks.
+    fn trial(script: Vec<Option<Footprint>>, peak: Option<u64>) -> (Settled, Option<u64>) {
         let mut host = Scripted {
             answers: script.into(),
             peak_tasks: peak,
             ..Scripted::default()
         };
-        let mut check = RemoteLeakCheck::before(&mut host, "ssh://s");
-        check.order_peak(&mut host, 1_000);
-        check.settle(&mut host)
+        let mut footprints = Footprints::default();
+        let check = LeakCheck::before("ssh://s", footprints.now(&mut host));
+        let peak_id = footprints.order_at(&mut host, 1_000);
+        let peak = peak_id.and_then(|id| Footprints::tasks_of(&mut host, id));
+        (check.settle(|| footprints.now(&mut host)), peak)
     }
 
     #[test]
     fn a_target_back_at_its_baseline_is_clean_with_its_tasks_recorded() {
-        let settled = trial(
+        let (settled, peak) = trial(
             vec![Some(footprint(3, 1, 4)), Some(footprint(5, 1, 6))],
             Some(80),
         );
-        let (tasks, flags, skipped) = settled.verdict(&[]);
+        let (tasks, flags, skipped) = settled.verdict(peak, &[]);
         assert_eq!((flags, skipped), (vec![], None));
         assert_eq!(
             (tasks.before, tasks.peak, tasks.after),
@@ -246,7 +174,8 @@ mod tests {
         // footprint of the grace period is the one judged.
         let mut script = vec![Some(footprint(3, 1, 4))];
         script.resize(64, Some(leaking));
-        let (tasks, flags, skipped) = trial(script, None).verdict(&[]);
+        let (settled, peak) = trial(script, None);
+        let (tasks, flags, skipped) = settled.verdict(peak, &[]);
         assert_eq!(skipped, None);
         let local = leak::check(&footprint(3, 1, 4), &leaking, &[]);
         assert_eq!(flags, local);
@@ -256,7 +185,8 @@ mod tests {
 
     #[test]
     fn a_baseline_that_cannot_be_read_skips_the_check_and_says_why() {
-        let (tasks, flags, skipped) = trial(vec![None], None).verdict(&[]);
+        let (settled, peak) = trial(vec![None], None);
+        let (tasks, flags, skipped) = settled.verdict(peak, &[]);
         assert!(flags.is_empty());
         assert_eq!(tasks.before, None);
         let why = skipped.expect("the reason");
@@ -280,7 +210,7 @@ mod tests {
             pool: Some(counters),
             ..footprint(tasks, 1, 4)
         };
-        let settled = trial(
+        let (settled, _) = trial(
             vec![
                 Some(with_pool(3, pool(1, 1))),
                 Some(with_pool(3, pool(901, 10))),
@@ -290,7 +220,7 @@ mod tests {
         let window = settled.pool().expect("both footprints carried the pool");
         assert_eq!(window.before, pool(1, 1));
         assert_eq!(window.after, pool(901, 10));
-        let without = trial(
+        let (without, _) = trial(
             vec![Some(footprint(3, 1, 4)), Some(footprint(3, 1, 4))],
             None,
         );

@@ -13,7 +13,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use corobench_spec::HostAddress;
 
-use crate::remote::transport::Transport;
+use crate::transport::Transport;
 
 /// Round trips per host; the shortest is kept.
 const ROUNDS: usize = 8;
@@ -22,6 +22,19 @@ const LIMIT: Duration = Duration::from_secs(30);
 /// The largest offset, as a fraction of the measured window, a run
 /// accepts: beyond it, generators would measure visibly different seconds.
 pub const MAX_OFFSET_FRACTION: f64 = 0.05;
+
+/// Why a host's clock could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ClockError {
+    #[error("no answer within {0:?}")]
+    NoAnswer(Duration),
+    #[error("cannot start the transport's client: {0}")]
+    Start(std::io::Error),
+    #[error("the session closed{}", .0.as_ref().map(|e| format!(": {e}")).unwrap_or_default())]
+    Closed(Option<std::io::Error>),
+    #[error("its `date +%s.%N` printed {0:?}, not seconds with nanoseconds")]
+    NotNanoseconds(String),
+}
 
 /// One host's clock against this one's.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -45,7 +58,7 @@ impl ClockReading {
 /// # Errors
 /// The session fails, the host's `date` cannot print nanoseconds, or the
 /// measurement takes longer than its limit.
-pub fn measure(transport: &dyn Transport, host: &HostAddress) -> Result<ClockReading, String> {
+pub fn measure(transport: &dyn Transport, host: &HostAddress) -> Result<ClockReading, ClockError> {
     let script = "while read -r _; do date +%s.%N; done".to_string();
     let argv = ["sh".to_string(), "-c".to_string(), script];
     let command = transport.command(host, &argv);
@@ -55,32 +68,33 @@ pub fn measure(transport: &dyn Transport, host: &HostAddress) -> Result<ClockRea
     });
     receiver
         .recv_timeout(LIMIT)
-        .map_err(|_| format!("no answer within {LIMIT:?}"))?
+        .map_err(|_| ClockError::NoAnswer(LIMIT))?
 }
 
 /// The round trips of one session, and the best reading among them.
-fn round_trips(mut command: Command) -> Result<ClockReading, String> {
+fn round_trips(mut command: Command) -> Result<ClockReading, ClockError> {
     let mut child = command
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
-        .map_err(|e| format!("cannot start ssh: {e}"))?;
+        .map_err(ClockError::Start)?;
     let result = (|| {
-        let mut stdin = child.stdin.take().ok_or("no stdin")?;
-        let mut lines = BufReader::new(child.stdout.take().ok_or("no stdout")?).lines();
+        let mut stdin = child.stdin.take().ok_or(ClockError::Closed(None))?;
+        let stdout = child.stdout.take().ok_or(ClockError::Closed(None))?;
+        let mut lines = BufReader::new(stdout).lines();
         let mut readings = Vec::with_capacity(ROUNDS);
         for _ in 0..ROUNDS {
             let sent = now_s();
-            writeln!(stdin, "t").map_err(|e| format!("the session closed: {e}"))?;
+            writeln!(stdin, "t").map_err(|e| ClockError::Closed(Some(e)))?;
             let line = lines
                 .next()
-                .ok_or("the session closed")?
-                .map_err(|e| e.to_string())?;
+                .ok_or(ClockError::Closed(None))?
+                .map_err(|e| ClockError::Closed(Some(e)))?;
             let received = now_s();
             readings.push(reading(sent, &line, received)?);
         }
-        best(&readings).ok_or_else(|| "no round trip".to_string())
+        best(&readings).ok_or(ClockError::Closed(None))
     })();
     let _ = child.kill();
     let _ = child.wait();
@@ -88,10 +102,11 @@ fn round_trips(mut command: Command) -> Result<ClockReading, String> {
 }
 
 /// One round trip: the host's time against the midpoint of ours.
-fn reading(sent: f64, answer: &str, received: f64) -> Result<ClockReading, String> {
-    let remote: f64 = answer.trim().parse().map_err(|_| {
-        format!("its `date +%s.%N` printed {answer:?}, not seconds with nanoseconds")
-    })?;
+fn reading(sent: f64, answer: &str, received: f64) -> Result<ClockReading, ClockError> {
+    let remote: f64 = answer
+        .trim()
+        .parse()
+        .map_err(|_| ClockError::NotNanoseconds(answer.to_owned()))?;
     Ok(ClockReading {
         offset_s: remote - (sent + received) / 2.0,
         uncertainty_s: (received - sent) / 2.0,
@@ -148,7 +163,7 @@ mod tests {
 
     #[test]
     fn a_date_without_nanoseconds_is_said() {
-        let error = reading(1.0, "1764180000.%N", 1.1).unwrap_err();
+        let error = reading(1.0, "1764180000.%N", 1.1).unwrap_err().to_string();
         assert!(error.contains("not seconds with nanoseconds"), "{error}");
     }
 

@@ -43,7 +43,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::remote::transport::run_bounded;
+    use crate::transport::run_bounded;
 
     fn here() -> HostAddress {
         HostAddress {
@@ -68,6 +68,6 @@ mod tests {
         let out = run_bounded(Local.command(&here(), &argv), "echo", limit).unwrap();
         assert_eq!(out, "a b");
         let failed = run_bounded(Local.command(&here(), &["false".into()]), "false", limit);
-        assert!(failed.unwrap_err().starts_with("false failed"));
+        assert!(failed.unwrap_err().to_string().starts_with("false failed"));
     }
 }
