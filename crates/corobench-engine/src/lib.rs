@@ -18,12 +18,14 @@
 
 pub mod budget;
 pub mod capacity;
+pub mod cpu_claim;
 pub mod error;
 pub mod events;
 #[cfg(test)]
 mod fakes;
 pub mod generator;
 pub mod hosts;
+pub mod k8s;
 pub mod leak;
 pub mod liveness;
 pub mod local;

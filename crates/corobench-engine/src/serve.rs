@@ -1,16 +1,122 @@
-//! `corobench serve`'s side of the coordinator's [`Order`]s: read from
-//! stdin (whose end of file is still the lifeline), kept until they are
-//! due, and answered on stdout beside the samples.
+//! `corobench serve`'s side of a trial on hosts: the lines it prints (the
+//! ready line, a sample a second, the probe) and the coordinator's
+//! [`Order`]s, read from stdin (whose end of file is still the lifeline),
+//! kept until they are due, and answered on stdout beside the samples.
+//! The command owns stdin, stdout and the signals; this is the rest.
 
 use std::io::BufRead;
-use std::net::SocketAddr;
-use std::sync::mpsc::{Receiver, Sender};
+use std::net::{IpAddr, SocketAddr};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
+use std::time::Duration;
 
-use corobench_model::{Side, SideCounters};
-use corobench_sampler::ThreadCounters;
+use corobench_model::{ResourceSample, Side, SideCounters};
+use corobench_sampler::{SamplerError, ThreadCounters};
+use corobench_target::{BuiltTarget, CpuSet, RunningTarget};
 
-use crate::protocol::{self, Counters, Footprint, Order, ServeEvent};
+use crate::protocol::{self, Counters, Footprint, Order, Probe, Ready, Sample, ServeEvent};
 use crate::stats_probe;
+use crate::wall_clock::unix_ms;
+
+/// How often the loop looks at the orders, the lifeline and the target
+/// between samples.
+const POLL: Duration = Duration::from_millis(50);
+
+/// Why serving ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Streamed<E> {
+    /// The lifeline was cut, for this reason.
+    Cut(E),
+    /// The target exited by itself.
+    TargetExited,
+    /// Nobody takes the lines any more.
+    OutputClosed,
+}
+
+/// Emits a sample line per sample of `target`'s process group, taken every
+/// `interval`, and the answers to `orders` as they fall due, until `cut`
+/// gives a reason to end, the target exits, or `emit` cannot write.
+///
+/// # Errors
+/// The target's process group cannot be sampled.
+pub fn stream<E>(
+    target: &mut RunningTarget,
+    interval: Duration,
+    (orders, answerer): (&Receiver<Order>, &mut Answerer),
+    cut: impl Fn() -> Option<E>,
+    mut emit: impl FnMut(&ServeEvent) -> bool,
+) -> Result<Streamed<E>, SamplerError> {
+    let (sampler, samples) = corobench_sampler::Sampler::stream(target.pgid(), interval)?;
+    let end = loop {
+        match samples.recv_timeout(POLL) {
+            Ok(sample) => {
+                if !emit(&sample_line(&sample)) {
+                    break Streamed::OutputClosed;
+                }
+            }
+            Err(RecvTimeoutError::Timeout) => {}
+            // The group is gone: the target's exit is noticed below.
+            Err(RecvTimeoutError::Disconnected) => std::thread::sleep(POLL),
+        }
+        let answers = answerer.due(orders, unix_ms());
+        if !answers.iter().all(&mut emit) {
+            break Streamed::OutputClosed;
+        }
+        if let Some(reason) = cut() {
+            break Streamed::Cut(reason);
+        }
+        if target.exit_status().is_some() {
+            break Streamed::TargetExited;
+        }
+    };
+    // A sampler error now says nothing the end does not.
+    let _ = sampler.stop();
+    Ok(end)
+}
+
+/// The ready line: where the target listens (`listen`, or loopback) and
+/// what exactly runs.
+#[must_use]
+pub fn ready_line(
+    target: &RunningTarget,
+    built: &BuiltTarget,
+    (listen, cpus): (Option<IpAddr>, Option<String>),
+    verified: bool,
+) -> ServeEvent {
+    ServeEvent::Ready(Box::new(Ready {
+        target: target.name().to_owned(),
+        url: format!("http://{}", target.addr()),
+        addr: target.addr().to_string(),
+        port: target.port(),
+        listen: listen.map_or_else(|| "127.0.0.1".to_string(), |ip| ip.to_string()),
+        pid: target.pid(),
+        pgid: target.pgid(),
+        model: built.manifest.model.clone(),
+        source_hash: built.source_hash.clone(),
+        tool_versions: built.manifest.tool_versions(),
+        parameters: target.parameters().clone(),
+        cpus,
+        verified,
+        corobench_version: env!("CARGO_PKG_VERSION").to_owned(),
+        unix_ms: unix_ms(),
+    }))
+}
+
+/// The machine-speed probe on `cpus` (every CPU when none are given).
+#[must_use]
+pub fn probe_line(cpus: Option<&CpuSet>) -> ServeEvent {
+    let speed = crate::machine_probe::on_host(cpus);
+    ServeEvent::Probe(Probe {
+        mb_per_s: speed.as_ref().ok().copied(),
+        error: speed.err().map(|why| why.to_string()),
+    })
+}
+
+fn sample_line(sample: &ResourceSample) -> ServeEvent {
+    ServeEvent::Sample(Sample {
+        unix_ms: unix_ms(),
+        sample: *sample,
+    })
+}
 
 /// Reads orders from `input` (`serve`'s stdin) until end of file or a read
 /// error; a line that is no order is handed to `ignored` and skipped.
@@ -123,7 +229,7 @@ impl Answerer {
             .map_or((0, 0, 0), |t| (t.processes, t.threads, t.rss_bytes));
         Footprint {
             id,
-            unix_ms: crate::wall_clock::unix_ms(),
+            unix_ms: unix_ms(),
             tasks,
             processes,
             threads,

@@ -1,7 +1,6 @@
 //! `corobench run [SPEC]`: every scenario of a suite, measured fairly, each
 //! trial stored as it ends; `--resume RUN` finishes an interrupted run.
 
-mod cpu_claim;
 mod finish;
 mod place;
 mod start;
@@ -131,7 +130,7 @@ pub fn run_on(
     announce(&start, observer.as_ref());
 
     let _cpus = (start.plan.hosts.is_none() && !cluster)
-        .then(|| cpu_claim::claim(&start.plan, observer.as_ref()));
+        .then(|| corobench_engine::cpu_claim::claim(&start.plan, observer.as_ref()));
     let resume_with = maker.as_ref().map_or("corobench run", |m| m.command());
     let hosts = place::ready_hosts(&mut start.plan, maker.take(), &stop, observer.as_ref())?;
     let prepared = match &hosts {

@@ -2,13 +2,13 @@
 //! the scenario's load split over the generators, the flags each generator
 //! gets, and what a Pod layout cannot carry refused with the reason.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
-use corobench_engine::generator;
 use corobench_spec::{Body, Plan, PlannedScenario};
 
 use super::manifests::Layout;
-use crate::exit;
+use crate::generator::{self, UnevenShare};
 
 /// The largest body carried inline in the Job's arguments: a Pod spec is
 /// stored in etcd, whose objects are limited to about 1.5 MB.
@@ -19,6 +19,40 @@ const TARGET_SLACK: Duration = Duration::from_secs(15 * 60);
 /// Time the generators get to be scheduled, pull the image and wait for
 /// `T`, on top of the measured time.
 const JOB_SLACK: Duration = Duration::from_secs(10 * 60);
+
+/// What a Pod layout cannot carry.
+#[derive(Debug, thiserror::Error)]
+pub enum LayoutError {
+    #[error(
+        "scenario {index} ({key}) runs a program, not a server under load; Kubernetes layouts \
+         carry only servers"
+    )]
+    Program { index: u32, key: String },
+    #[error(
+        "scenario {index} ({key}) reads the database, and a Kubernetes layout runs no \
+         PostgreSQL beside the target"
+    )]
+    Database { index: u32, key: String },
+    #[error(transparent)]
+    Uneven(#[from] UnevenShare),
+    #[error("cannot read the body file {}: {source}", path.display())]
+    BodyUnreadable {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(
+        "the body file {} has {bytes} bytes; a Kubernetes layout carries bodies of at most \
+         {MAX_INLINE_BODY} bytes inline in the Job",
+        path.display()
+    )]
+    BodyTooLarge { path: PathBuf, bytes: usize },
+    #[error(
+        "the body file {} is not UTF-8 text; a Kubernetes layout passes the body as an \
+         argument, which must be text",
+        path.display()
+    )]
+    BodyNotText { path: PathBuf },
+}
 
 /// What the command line chooses about a layout.
 #[derive(Clone, Debug)]
@@ -35,12 +69,12 @@ pub struct LayoutOptions {
 /// # Errors
 /// A scenario a Pod layout cannot run (a program, one that needs
 /// PostgreSQL), a load that does not split evenly over the generators, or
-/// an unreadable or too large body file (exit 2).
+/// an unreadable or too large body file.
 pub fn layout(
     plan: &Plan,
     scenario: &PlannedScenario,
     options: &LayoutOptions,
-) -> anyhow::Result<Layout> {
+) -> Result<Layout, LayoutError> {
     check_runs_in_pods(scenario)?;
     let m = &scenario.measurement;
     let server_cpus = u32::try_from(plan.server_cpus.len())
@@ -66,20 +100,13 @@ pub fn layout(
     })
 }
 
-fn check_runs_in_pods(scenario: &PlannedScenario) -> anyhow::Result<()> {
+fn check_runs_in_pods(scenario: &PlannedScenario) -> Result<(), LayoutError> {
+    let (index, key) = (scenario.index, scenario.key.to_string());
     if scenario.program.is_some() {
-        return Err(exit::usage(format!(
-            "scenario {} ({}) runs a program, not a server under load; Kubernetes layouts \
-             carry only servers: leave it out of the spec or pick another with --scenario",
-            scenario.index, scenario.key
-        )));
+        return Err(LayoutError::Program { index, key });
     }
     if scenario.needs_database {
-        return Err(exit::usage(format!(
-            "scenario {} ({}) reads the database, and a Kubernetes layout runs no PostgreSQL \
-             beside the target: pick a scenario without /db with --scenario",
-            scenario.index, scenario.key
-        )));
+        return Err(LayoutError::Database { index, key });
     }
     Ok(())
 }
@@ -87,9 +114,8 @@ fn check_runs_in_pods(scenario: &PlannedScenario) -> anyhow::Result<()> {
 /// The flags of `corobench load` every generator pod runs: the scenario's
 /// connections and rate divided evenly, so that together they offer the
 /// load the scenario names, not `generators` times it.
-fn load_flags(scenario: &PlannedScenario, generators: u32) -> anyhow::Result<Vec<String>> {
-    let share = generator::even_share(scenario, generators)
-        .map_err(|why| exit::usage(format!("{why}; pass it with --generators")))?;
+fn load_flags(scenario: &PlannedScenario, generators: u32) -> Result<Vec<String>, LayoutError> {
+    let share = generator::even_share(scenario, generators)?;
     let backend = scenario.measurement.backend.name();
     let mut flags = generator::load_args(scenario, share, backend);
     flags.extend(body_flags(scenario)?);
@@ -97,7 +123,7 @@ fn load_flags(scenario: &PlannedScenario, generators: u32) -> anyhow::Result<Vec
 }
 
 /// The body, as `corobench load` takes it.
-fn body_flags(scenario: &PlannedScenario) -> anyhow::Result<Vec<String>> {
+fn body_flags(scenario: &PlannedScenario) -> Result<Vec<String>, LayoutError> {
     let body = match &scenario.workload.body {
         Body::Empty => None,
         Body::Text(text) => Some(text.clone()),
@@ -108,23 +134,18 @@ fn body_flags(scenario: &PlannedScenario) -> anyhow::Result<Vec<String>> {
 
 /// A body file's text, to pass inline: the generator pods do not see the
 /// files of the machine that renders.
-fn inline_body(path: &std::path::Path) -> anyhow::Result<String> {
-    let bytes = std::fs::read(path)
-        .map_err(|e| exit::usage(format!("cannot read the body file {}: {e}", path.display())))?;
+fn inline_body(path: &std::path::Path) -> Result<String, LayoutError> {
+    let bytes = std::fs::read(path).map_err(|source| LayoutError::BodyUnreadable {
+        path: path.to_owned(),
+        source,
+    })?;
     if bytes.len() > MAX_INLINE_BODY {
-        return Err(exit::usage(format!(
-            "the body file {} has {} bytes; a Kubernetes layout carries bodies of at most {} \
-             bytes inline in the Job",
-            path.display(),
-            bytes.len(),
-            MAX_INLINE_BODY
-        )));
+        return Err(LayoutError::BodyTooLarge {
+            path: path.to_owned(),
+            bytes: bytes.len(),
+        });
     }
-    String::from_utf8(bytes).map_err(|_| {
-        exit::usage(format!(
-            "the body file {} is not UTF-8 text; a Kubernetes layout passes the body as an \
-             argument, which must be text",
-            path.display()
-        ))
+    String::from_utf8(bytes).map_err(|_| LayoutError::BodyNotText {
+        path: path.to_owned(),
     })
 }

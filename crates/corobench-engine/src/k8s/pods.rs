@@ -12,7 +12,7 @@ use std::time::Duration;
 use corobench_spec::Plan;
 use serde_json::{Value, json};
 
-use super::ClusterArgs;
+use super::layout::LayoutOptions;
 use super::manifests::{APP_LABEL, COMPONENT_LABEL, guaranteed, spread_from_each_other};
 
 /// The server pod's name.
@@ -49,7 +49,7 @@ impl PodLayout {
     /// spec's server CPUs, each generator pod with as many as the largest
     /// generator thread count of its scenarios.
     #[must_use]
-    pub fn for_plan(plan: &Plan, cluster: &ClusterArgs, lifetime: Duration) -> Self {
+    pub fn for_plan(plan: &Plan, cluster: &LayoutOptions, lifetime: Duration) -> Self {
         let threads = plan
             .scenarios
             .iter()

@@ -7,17 +7,19 @@ use std::fs::{File, OpenOptions};
 use std::io::{Read as _, Seek as _, SeekFrom, Write as _};
 use std::os::fd::AsRawFd as _;
 
-use corobench_engine::RunObserver;
 use corobench_spec::Plan;
+
+use crate::events::RunObserver;
 
 /// The locks a run holds until it is dropped.
 #[derive(Debug)]
-pub(super) struct CpuClaim {
+pub struct CpuClaim {
     _locks: Vec<File>,
 }
 
 /// Locks every CPU of the plan; warns about each one another corobench holds.
-pub(super) fn claim(plan: &Plan, observer: &dyn RunObserver) -> CpuClaim {
+#[must_use]
+pub fn claim(plan: &Plan, observer: &dyn RunObserver) -> CpuClaim {
     let mut cpus: Vec<usize> = plan
         .server_cpus
         .iter()
