@@ -29,6 +29,7 @@ mod report;
 pub mod response;
 mod stamps;
 mod start;
+mod timeline;
 mod uring;
 
 use std::net::TcpStream;
