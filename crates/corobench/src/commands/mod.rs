@@ -4,6 +4,7 @@ pub mod bench;
 pub mod compare;
 pub mod completions;
 mod flamegraph;
+pub mod format_arg;
 pub mod k8s;
 pub mod load;
 mod load_counters;
