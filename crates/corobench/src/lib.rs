@@ -5,15 +5,8 @@ pub mod cli;
 pub mod commands;
 pub mod exit;
 pub mod output;
-pub mod remote;
-pub mod runner;
-pub mod scratch;
 pub mod signals;
-pub mod targets;
 pub mod values;
-pub mod verification;
-pub mod wall_clock;
-pub mod workspace;
 
 use cli::{Cli, Command};
 use exit::Exit;

@@ -111,7 +111,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<Exit> {
         );
         return Ok(Exit::Success);
     }
-    let folder = crate::scratch::folder("bench");
+    let folder = corobench_engine::scratch::folder("bench");
     std::fs::create_dir_all(&folder)?;
     let path = folder.join("bench.toml");
     std::fs::write(&path, &spec)?;

@@ -196,7 +196,7 @@ pub fn run(args: &LoadArgs) -> anyhow::Result<Exit> {
 /// `--probe`: the machine-speed probe on `--cpus` (every CPU without it);
 /// one that cannot run is said on stderr and left out of the report.
 fn probe(args: &LoadArgs) -> Option<f64> {
-    crate::runner::machine_probe::on_host(args.cpus.as_ref())
+    corobench_engine::machine_probe::on_host(args.cpus.as_ref())
         .map_err(|why| eprintln!("warning: --probe: the machine-speed probe could not run: {why}"))
         .ok()
 }

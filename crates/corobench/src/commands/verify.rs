@@ -4,14 +4,15 @@
 use std::io::Write as _;
 
 use clap::Args;
+use corobench_engine::targets::Targets;
+use corobench_engine::verification::session::{Session, Verdict};
 use corobench_target::Manifest;
 use corobench_verify::{Outcome, RuleResult};
 use serde_json::{Value, json};
 
 use super::shared::TargetsDirArg;
 use crate::exit::Exit;
-use crate::targets::Targets;
-use crate::verification::session::{Session, Verdict};
+use crate::output::run_progress::StepLines;
 
 /// Flags of `corobench verify`.
 #[derive(Debug, Args)]
@@ -46,7 +47,8 @@ pub struct VerifyArgs {
 pub fn run(args: &VerifyArgs) -> anyhow::Result<Exit> {
     let targets = Targets::discover(args.dir.targets_dir.as_deref())?;
     let manifests = targets.select(&args.names)?;
-    let session = Session::open(&manifests, &targets, args.no_db)?;
+    let observer = StepLines("verify");
+    let session = Session::open(&manifests, &targets, args.no_db, &observer)?;
     let verdicts: Vec<(Manifest, Verdict)> = manifests
         .into_iter()
         .map(|manifest| {
