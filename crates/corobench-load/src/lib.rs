@@ -32,6 +32,7 @@ mod session;
 mod stamps;
 mod start;
 mod tls;
+mod timeline;
 mod uring;
 
 use std::net::TcpStream;

@@ -1,10 +1,10 @@
 //! `corobench load --no-keepalive` and `--pipeline`: what they print, and
 //! the combinations refused with exit status 2 and the flag named.
 
-mod load_cli_common;
+mod lab;
 
 use corobench_testkit::{Knobs, TestServer};
-use load_cli_common::{corobench, load_report_schema_errors, stderr};
+use lab::{corobench, load_report_schema_errors, stderr};
 
 fn load_json(args: &[&str], url: &str) -> serde_json::Value {
     let mut full = vec!["load", "--json"];

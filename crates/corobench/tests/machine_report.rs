@@ -2,11 +2,11 @@
 //! with a probe on every trial (the machine 20% slower in every other
 //! trial), reported in every format, with and without normalising.
 
-mod report_fixture;
+mod lab;
 
 use corobench_model::{MachineProbe, StoredRun};
 use corobench_store::Store;
-use report_fixture::{Fixture, ok, repo_path, usage_error};
+use lab::{Fixture, ok, repo_path, usage_error};
 
 /// The id of run A's probed copy.
 const PROBED: &str = "20990101-000000-abcd";

@@ -61,8 +61,8 @@ pub struct ServeArgs {
     pub params: Vec<(String, String)>,
 
     /// CPUs the target runs on, e.g. 0-1 or 2,3 [default: every CPU]
-    #[arg(long, value_name = "LIST")]
-    pub cpus: Option<String>,
+    #[arg(long, value_name = "LIST", value_parser = values::parse_cpus)]
+    pub cpus: Option<CpuSet>,
 
     /// Listen on this port [default: a free one]
     #[arg(long, value_name = "PORT")]
@@ -198,7 +198,7 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<Exit> {
     let manifest = server_manifest(&targets, &args.target)?;
     let given = values::parameter_map(&args.params)?;
     let parameters = targets.parameters(&manifest.name, &given)?;
-    let cpus = args.cpus.as_deref().map(cpu_set).transpose()?;
+    let cpus = args.cpus.clone();
     // First, before a build that may take minutes: the coordinator checks
     // that it speaks this protocol.
     print_line(
@@ -285,13 +285,6 @@ pub(super) fn runs_here(manifest: &Manifest) -> anyhow::Result<()> {
         )));
     }
     Ok(())
-}
-
-pub(super) fn cpu_set(text: &str) -> anyhow::Result<CpuSet> {
-    let set = CpuSet::parse(text).map_err(|e| exit::usage(format!("--cpus {text:?}: {e}")))?;
-    set.validate()
-        .map_err(|e| exit::usage(format!("--cpus {text:?}: {e}")))?;
-    Ok(set)
 }
 
 /// `--sample-interval`: from 10 ms to an hour.

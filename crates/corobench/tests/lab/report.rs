@@ -1,17 +1,18 @@
 //! The report fixture: two real runs stored by `corobench run` (see
-//! tests/fixtures/report/regenerate.sh), copied to a scratch folder so no
-//! test touches the committed database.
+//! tests/fixtures/report/regenerate.sh), copied into a lab's results
+//! database so no test touches the committed one.
 
-#![allow(dead_code)] // each test file uses a different part
-
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::PathBuf;
+use std::process::Output;
 
 use corobench_store::Store;
 
-/// A scratch copy of the fixture database and the ids of its runs.
+use super::{Lab, repo_path};
+
+/// A lab whose database is a copy of the fixture's, and the ids of its runs.
 pub struct Fixture {
-    dir: tempfile::TempDir,
+    pub lab: Lab,
+    /// The lab's copy of the fixture database.
     pub db: PathBuf,
     /// The older run (six trials per scenario, epoll generator).
     pub run_a: String,
@@ -21,8 +22,8 @@ pub struct Fixture {
 
 impl Fixture {
     pub fn new() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let db = dir.path().join("runs.db");
+        let lab = Lab::new();
+        let db = lab.db();
         std::fs::copy(
             repo_path("crates/corobench/tests/fixtures/report/runs.db"),
             &db,
@@ -36,24 +37,30 @@ impl Fixture {
             run_a: runs[0].id.clone(),
             run_b: runs[1].id.clone(),
             db,
-            dir,
+            lab,
         }
     }
 
     /// Runs corobench with `args` and `--db` pointing at the copy.
     pub fn corobench(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_corobench"))
-            .args(args)
-            .arg("--db")
-            .arg(&self.db)
+        self.lab
+            .command_with_db(args)
             .env_remove("NO_COLOR")
             .output()
             .expect("corobench runs")
     }
 
-    /// A path in the scratch folder.
+    /// A path in the lab.
     pub fn scratch(&self, name: &str) -> PathBuf {
-        self.dir.path().join(name)
+        self.lab.path(name)
+    }
+
+    /// The older run as the analysis library sees it, read from the copy.
+    pub fn stored_run_a(&self) -> corobench_model::StoredRun {
+        Store::open_existing(&self.db)
+            .unwrap()
+            .load_run(&self.run_a)
+            .unwrap()
     }
 }
 
@@ -106,41 +113,4 @@ pub fn plaintext_claim() -> corobench_model::ClaimRecord {
         },
         published: None,
     }
-}
-
-/// A path relative to the repository root.
-pub fn repo_path(relative: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .join(relative)
-}
-
-pub fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-pub fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
-/// Asserts success and returns stdout.
-pub fn ok(output: &Output) -> String {
-    assert!(
-        output.status.success(),
-        "exit {:?}\nstderr: {}",
-        output.status.code(),
-        stderr(output)
-    );
-    stdout(output)
-}
-
-/// Asserts exit status 2 (a usage error) and returns the message.
-pub fn usage_error(output: &Output) -> String {
-    assert_eq!(
-        output.status.code(),
-        Some(2),
-        "expected a usage error; stderr: {}",
-        stderr(output)
-    );
-    stderr(output)
 }
