@@ -31,8 +31,8 @@ pub mod response;
 mod session;
 mod stamps;
 mod start;
-mod tls;
 mod timeline;
+mod tls;
 mod uring;
 
 use std::net::TcpStream;

@@ -4,8 +4,8 @@
 use corobench_model::{ErrorCounts, LatencyHistogram, StatusCounts};
 
 use crate::clock::{NS_PER_S, NS_PER_US};
-use crate::tls::session::Negotiated;
 use crate::timeline::SecondTotals;
+use crate::tls::session::Negotiated;
 
 /// Seconds of timeline reserved before the run: an hour.
 const MAX_RESERVED_SECONDS: usize = 3600;
@@ -379,5 +379,4 @@ mod tests {
         );
         assert!(r.connect.is_some(), "TLS records every connect");
     }
-
 }

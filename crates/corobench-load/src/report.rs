@@ -12,8 +12,8 @@ use crate::core::ThreadResult;
 use crate::os;
 use crate::recorder::LagTotals;
 use crate::start::Origin;
-use crate::tls::TlsFacts;
 use crate::timeline::TimelineSum;
+use crate::tls::TlsFacts;
 
 /// Generator CPU over (elapsed × threads) at or above which a run is generator-bound.
 pub const GENERATOR_BOUND_UTILIZATION: f64 = 0.90;
