@@ -214,7 +214,8 @@ impl Recorder {
         self.second(at_ns).errors += 1;
     }
 
-    /// A connection was established `connect_ns` after its socket was created.
+    /// A connection whose opening counts (the driver decides) was
+    /// established `connect_ns` after its socket was created.
     #[inline]
     pub(crate) fn connected(&mut self, connect_ns: u64) {
         if let (true, Some(h)) = (self.measuring, self.connect.as_mut()) {
@@ -226,6 +227,7 @@ impl Recorder {
     /// `negotiated` is asked for once per thread.
     pub(crate) fn handshake(
         &mut self,
+        counted: bool,
         resumed: bool,
         handshake_ns: u64,
         negotiated: impl FnOnce() -> Negotiated,
@@ -237,7 +239,7 @@ impl Recorder {
         if tls.negotiated.is_none() {
             tls.negotiated = Some(negotiated());
         }
-        if !measuring {
+        if !(measuring && counted) {
             return;
         }
         tls.handshake.record_us(handshake_ns / NS_PER_US);
@@ -367,10 +369,10 @@ mod tests {
             version: Some("TLSv1.3".into()),
             ..Negotiated::default()
         };
-        r.handshake(false, 5_000_000, agreed);
+        r.handshake(true, false, 5_000_000, agreed);
         r.begin_window(NS_PER_S);
-        r.handshake(true, 1_000_000, || unreachable!("asked once"));
-        r.handshake(false, 3_000_000, || unreachable!("asked once"));
+        r.handshake(true, true, 1_000_000, || unreachable!("asked once"));
+        r.handshake(true, false, 3_000_000, || unreachable!("asked once"));
         let tls = r.tls.as_ref().unwrap();
         assert_eq!((tls.full, tls.resumed, tls.handshake.count()), (1, 1, 2));
         assert_eq!(

@@ -281,7 +281,9 @@ fn comparisons_have_no_gobench_or_html_form() {
         let error = render_comparison(format, &comparison(), RenderOptions::default(), &mut out)
             .unwrap_err();
         assert!(
-            error.to_string().contains("use table, md, json or csv"),
+            error
+                .to_string()
+                .contains("it can be as table, md, json, csv"),
             "{error}"
         );
         assert!(out.is_empty());

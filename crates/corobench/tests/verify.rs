@@ -85,7 +85,7 @@ fn a_faulty_target_fails_its_rules_and_exits_1() {
         "{stdout}"
     );
     assert!(
-        !stdout.contains("kit-ok:"),
+        !stdout.contains("\nkit-ok:\n"),
         "kit-ok has nothing to report: {stdout}"
     );
 }

@@ -72,6 +72,7 @@ impl<I: Io> Driver<'_, I> {
     /// (the client's Finished) go out with its first request, or alone if
     /// it has none to send yet.
     fn handshake_done(&mut self, i: usize, now: u64) {
+        let counted = self.opening_counts(i);
         let conn = &mut self.conns[i];
         let Session::Tls(session) = &mut conn.session else {
             return;
@@ -79,7 +80,7 @@ impl<I: Io> Driver<'_, I> {
         let took_ns = now.saturating_sub(conn.connected_ns);
         self.core
             .recorder
-            .handshake(session.resumed(), took_ns, || session.negotiated());
+            .handshake(counted, session.resumed(), took_ns, || session.negotiated());
         if self.tls.as_ref().is_some_and(|tls| tls.ktls) {
             let fd = conn.socket.as_ref().map(|s| s.as_raw_fd());
             if fd.is_none_or(|fd| session.hand_to_kernel(fd).is_err()) {

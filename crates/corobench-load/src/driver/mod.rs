@@ -174,24 +174,28 @@ impl<'a, I: Io> Driver<'a, I> {
     /// The connect finished: over TLS the handshake begins, in cleartext
     /// the connection is ready.
     pub(crate) fn connected(&mut self, i: usize, now: u64) {
-        let conn = &mut self.conns[i];
-        // A connection opened for a request sent before the window counts
-        // with that request: both belong to the warm-up.
-        if conn
-            .in_flight
-            .oldest()
-            .is_none_or(|request| self.core.outcome_counts(*request))
-        {
-            self.core
-                .recorder
-                .connected(now.saturating_sub(conn.started_ns));
+        if self.opening_counts(i) {
+            let took_ns = now.saturating_sub(self.conns[i].started_ns);
+            self.core.recorder.connected(took_ns);
         }
+        let conn = &mut self.conns[i];
         conn.connected_ns = now;
         if matches!(conn.session, Session::Tls(_)) {
             self.begin_handshake(i, now);
         } else {
             self.established(i, now);
         }
+    }
+
+    /// Whether opening connection `i` (its connect and handshake) may be
+    /// recorded: a connection opened for a request counts with that request,
+    /// so one opened for a warm-up request belongs to the warm-up even when
+    /// it is established inside the window.
+    pub(crate) fn opening_counts(&self, i: usize) -> bool {
+        self.conns[i]
+            .in_flight
+            .oldest()
+            .is_none_or(|request| self.core.outcome_counts(*request))
     }
 
     /// The connection can carry requests. With a connection per request,
