@@ -84,10 +84,9 @@ fn every_format_states_how_much_the_machine_varied() {
     let trials = report(&fixture, "csv-trials", &[]);
     let mut lines = trials.lines();
     assert!(
-        lines
-            .next()
-            .unwrap()
-            .ends_with(",value,probe_server_mb_per_s,probe_generator_mb_per_s,already_running,flags")
+        lines.next().unwrap().ends_with(
+            ",value,probe_server_mb_per_s,probe_generator_mb_per_s,already_running,flags"
+        )
     );
     assert!(
         lines.all(|l| l.contains(",500,600,false,") || l.contains(",400,480,false,")),
