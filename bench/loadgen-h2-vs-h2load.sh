@@ -30,7 +30,8 @@ fi
 bench_setup loadgen-h2
 server_cpu=0
 generator_cpu=1
-corobench=$PWD/target/release/corobench
+# COROBENCH: another build of corobench (a quick functional check with a debug one).
+corobench=${COROBENCH:-$PWD/target/release/corobench}
 backends=${BACKENDS:-"epoll io_uring"}
 baseline_tools=h2load
 # h2load speaks HTTP/2 here (no --h1); wrk has no HTTP/2 and takes no part.
