@@ -82,7 +82,7 @@ impl TestCerts {
         let leaf = if kind == CertKind::SelfSigned {
             params.self_signed(&key)
         } else {
-            params.signed_by(&key, &Issuer::from_params(&ca_params, &ca_key))
+            params.signed_by(&key, &Issuer::new(ca_params, ca_key))
         }
         .expect("a leaf certificate");
         Self {

@@ -235,8 +235,12 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<Exit> {
     still_running(&mut target)?;
     let mut stdout = std::io::stdout().lock();
     let verified = !args.no_verify && manifest.contract;
-    let cpus = args.cpus.as_ref().map(ToString::to_string);
-    let ready = serve::ready_line(&target, &built, (args.listen, cpus), verified);
+    let ready = serve::ready_line(
+        &target,
+        &built,
+        (args.listen, args.cpus.as_ref().map(ToString::to_string)),
+        verified,
+    );
     let end = if print_line(&mut stdout, &ready) {
         let stats = manifest.contract.then(|| target.addr());
         let mut answerer = Answerer::new(target.pgid(), stats);
