@@ -7,6 +7,7 @@
 #   wrk_script_args=(...) arguments for the wrk script, after `--`
 #   corobench_flags=(...) extra `corobench load` flags
 #   h2load_flags=(...)    extra h2load flags (optional)
+#   h2load_h1=            set empty for h2load to speak HTTP/2 (default: --h1)
 #   measure TOOL CONNS ROUND    one timed run of `wrk`, `h2load` (--h1) or
 #                               `corobench-<backend>[+ktls][+aws-lc-rs|+ring]`, printing
 #                               "<tool> <conns> <round> <req/s> <cpu us/req> <max rss KiB>"
@@ -35,7 +36,7 @@ measure() {
             ${wrk_script_args[@]+-- "${wrk_script_args[@]}"} > "$log.out"
     elif [ "$tool" = h2load ]; then
         /usr/bin/time -f "%U %S %M" -o "$log.time" taskset -c "$generator_cpu" \
-            h2load --h1 -t1 -c"$conns" -D "$seconds" ${h2load_flags[@]+"${h2load_flags[@]}"} \
+            h2load ${h2load_h1---h1} -t1 -c"$conns" -D "$seconds" ${h2load_flags[@]+"${h2load_flags[@]}"} \
             "$url" > "$log.out"
     else
         # corobench-<backend>, with +ktls and +<provider> for TLS variants.
@@ -65,7 +66,8 @@ elif tool == "h2load":
 else:
     report = json.loads(text)
     requests, per_s = report["requests"], report["requests_per_s"]
-    if report["errors"]["read"] or report["errors"]["timeout"]:
+    errors = report["errors"]
+    if errors["read"] or errors["timeout"] or errors.get("protocol") or errors.get("refused_stream"):
         print(f"warning: corobench reported errors in {log}.out", file=sys.stderr)
 cpu_us = (float(user) + float(system)) * 1e6 / requests
 print(f"{tool} {conns} {rnd} {per_s:.0f} {cpu_us:.2f} {rss_kib}")

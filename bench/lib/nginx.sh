@@ -6,14 +6,16 @@
 #   stop_nginx
 # With NGINX_TLS=1 nginx serves HTTPS (TLS 1.2 and 1.3, session tickets on)
 # with a throwaway self-signed ECDSA certificate made in DIR, and NGINX_URL
-# is https://.
+# is https://. With NGINX_H2=1 the listener speaks HTTP/2 (h2 by ALPN over
+# TLS, h2c by prior knowledge in cleartext).
 # The caller must have set an EXIT trap that calls stop_nginx.
 
 bench_setup() {
     out=bench/out/$1-$(date +%Y%m%d-%H%M%S)
     mkdir -p "$out"
     ensure_tools
-    cargo build --release --locked --bin corobench >/dev/null
+    # COROBENCH names a corobench already built (a functional check with tiny durations).
+    [ -n "${COROBENCH:-}" ] || cargo build --release --locked --bin corobench >/dev/null
 }
 
 ensure_tools() {
@@ -41,7 +43,8 @@ start_nginx() {
     [ "$hard" = unlimited ] || [ "$files" -le "$hard" ] || files=$hard
     mkdir -p "$dir"
     dir=$(cd "$dir" && pwd)
-    local listen_tls="" tls_conf="" scheme=http
+    local listen_tls="" tls_conf="" scheme=http listen_h2=""
+    [ -z "${NGINX_H2:-}" ] || listen_h2=" http2"
     if [ -n "${NGINX_TLS:-}" ]; then
         openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
             -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 \
@@ -67,7 +70,7 @@ http {
     keepalive_requests 10000000;
     keepalive_timeout 300s;
     server {
-        listen 127.0.0.1:$port$listen_tls backlog=16384 reuseport;
+        listen 127.0.0.1:$port$listen_tls$listen_h2 backlog=16384 reuseport;
         $tls_conf
         location / { default_type text/plain; return 200 'Hello, World!'; }
     }
@@ -76,7 +79,10 @@ CONF
     taskset -c "$cpu" nginx -c "$dir/nginx.conf" &
     NGINX_PID=$!
     NGINX_URL=$scheme://127.0.0.1:$port/
-    for _ in $(seq 100); do curl -sk -o /dev/null "$NGINX_URL" && break; sleep 0.1; done
+    local curl_flags=(-sk)
+    # A cleartext HTTP/2 listener answers HTTP/2 only.
+    [ -z "$listen_h2" ] || [ -n "$listen_tls" ] || curl_flags+=(--http2-prior-knowledge)
+    for _ in $(seq 100); do curl "${curl_flags[@]}" -o /dev/null "$NGINX_URL" && break; sleep 0.1; done
     NGINX_WORKER_PID=$(pgrep -P "$NGINX_PID" | head -n1)
 }
 

@@ -233,6 +233,7 @@ pub fn load(requests_per_s: f64, latencies_us: &[u64]) -> LoadReport {
         counters: None,
         probe_mb_per_s: None,
         tls: None,
+        http2: None,
     }
 }
 

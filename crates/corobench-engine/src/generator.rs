@@ -47,6 +47,7 @@ pub fn load_config(
         timeout: m.timeout,
         cpus: Some(env.generator_cpus.clone()),
         backend: env.backend,
+        http2: None,
     })
 }
 
@@ -154,7 +155,7 @@ pub fn load_args(scenario: &PlannedScenario, share: Share, backend: &str) -> Vec
         cli_duration(m.timeout),
         "--backend".into(),
         backend.to_owned(),
-        "-m".into(),
+        "--method".into(),
         scenario.workload.method.clone(),
     ];
     if let Some(rate) = share.rate {

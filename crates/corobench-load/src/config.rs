@@ -6,6 +6,7 @@ use std::time::Duration;
 use corobench_model::{Backend, Schedule};
 
 use crate::error::LoadError;
+use crate::h2::Http2Options;
 use crate::limits;
 use crate::tls::TlsOptions;
 
@@ -260,6 +261,9 @@ pub struct LoadConfig {
     /// Generator threads are pinned round-robin to these CPUs, when given.
     pub cpus: Option<Vec<usize>>,
     pub backend: Backend,
+    /// Speak HTTP/2 (over TLS for `https://`, h2c by prior knowledge for
+    /// `http://`); `None`: HTTP/1.1.
+    pub http2: Option<Http2Options>,
 }
 
 impl LoadConfig {
@@ -276,6 +280,7 @@ impl LoadConfig {
             timeout: Duration::from_secs(10),
             cpus: None,
             backend: Backend::default(),
+            http2: None,
         }
     }
 
@@ -310,6 +315,16 @@ impl LoadConfig {
         limits::check_duration("warm-up (--warmup)", self.warmup)?;
         limits::check_positive_duration("timeout (--timeout)", self.timeout)?;
         limits::check_body_len(self.request.body.len())?;
+        if let Some(http2) = &self.http2 {
+            http2.validate()?;
+            if self.schedule.pipeline != 1 {
+                return Err(LoadError::Config(
+                    "pipelining (--pipeline) is HTTP/1.1's; over HTTP/2 keep several streams \
+                     open on each connection with -m instead"
+                        .into(),
+                ));
+            }
+        }
         if self.cpus.as_ref().is_some_and(Vec::is_empty) {
             return Err(LoadError::Config("the CPU list (--cpus) is empty".into()));
         }

@@ -7,6 +7,7 @@ use socket2::{Domain, Protocol, Socket, Type};
 
 use crate::clock::NS_PER_MS;
 use crate::core::InFlight;
+use crate::h2::{H2Conn, Http2Options};
 use crate::response::ResponseFramer;
 use crate::session::Session;
 
@@ -36,6 +37,8 @@ pub(crate) struct Conn {
     /// Between the socket and the framing: nothing, or TLS.
     pub(crate) session: Session,
     pub(crate) framer: ResponseFramer,
+    /// HTTP/2: the connection's streams and windows (framing instead of `framer`).
+    pub(crate) h2: Option<Box<H2Conn>>,
     /// The requests in flight, oldest first: responses come back in this order.
     pub(crate) in_flight: InFlightRing,
     /// Bytes of the current write done so far.
@@ -54,13 +57,19 @@ const FIRST_BACKOFF_NS: u64 = NS_PER_MS;
 const MAX_BACKOFF_NS: u64 = 100 * NS_PER_MS;
 
 impl Conn {
-    pub(crate) fn new(head_request: bool, pipeline: u32, tls: bool) -> Self {
+    pub(crate) fn new(
+        head_request: bool,
+        pipeline: u32,
+        tls: bool,
+        http2: Option<Http2Options>,
+    ) -> Self {
         Self {
             socket: None,
             generation: 0,
             phase: Phase::Closed,
             session: Session::new(tls),
             framer: ResponseFramer::new(head_request),
+            h2: http2.map(|options| Box::new(H2Conn::new(options))),
             in_flight: InFlightRing::new(pipeline),
             written: 0,
             write_end: 0,
@@ -78,6 +87,9 @@ impl Conn {
         self.phase = Phase::Closed;
         self.session.reset();
         self.framer.reset();
+        if let Some(h2) = self.h2.as_mut() {
+            h2.reset();
+        }
         self.in_flight.clear();
         self.written = 0;
         self.write_end = 0;
@@ -94,6 +106,12 @@ impl Conn {
     pub(crate) fn connected(&mut self) {
         self.phase = Phase::Idle;
         self.backoff_ns = FIRST_BACKOFF_NS;
+    }
+
+    /// HTTP/2, connected (and past any TLS handshake): streams can run.
+    #[inline]
+    pub(crate) fn h2_ready(&self) -> bool {
+        self.h2.is_some() && matches!(self.phase, Phase::Idle | Phase::Writing | Phase::Reading)
     }
 
     /// Whether a write started on the socket is not finished yet.

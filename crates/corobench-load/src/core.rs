@@ -47,6 +47,8 @@ pub(crate) struct Shared {
     pub(crate) send_stamps: bool,
     /// `https://`: the TLS configuration every thread copies.
     pub(crate) tls: Option<crate::tls::TlsSetup>,
+    /// HTTP/2: the request's header block and body, and the settings.
+    pub(crate) h2: Option<crate::h2::H2Setup>,
     /// The run's clock zero by the wall clock, in ns since the Unix epoch.
     pub(crate) base_unix_ns: u64,
     pub(crate) cancel: Arc<AtomicBool>,
@@ -162,7 +164,7 @@ impl Core {
         Self {
             recorder: Recorder::new(
                 open,
-                (!shared.keepalive, shared.tls.is_some()),
+                (!shared.keepalive, shared.tls.is_some(), shared.h2.is_some()),
                 plan.expected_seconds,
             ),
             pace: plan.pace,

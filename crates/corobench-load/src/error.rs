@@ -31,6 +31,10 @@ pub enum LoadError {
     /// A generator thread died unexpectedly.
     #[error("a generator thread failed: {0}")]
     Thread(String),
+    /// The server does not speak the protocol asked for (HTTP/2 over TLS
+    /// or h2c); the message says what it speaks instead.
+    #[error("{0}")]
+    Protocol(String),
     /// TLS cannot be set up as asked, or the server's handshake failed
     /// before the load.
     #[error(transparent)]

@@ -18,6 +18,7 @@ mod core;
 mod driver;
 mod epoll;
 mod error;
+mod h2;
 mod idle;
 pub mod limits;
 pub mod merge;
@@ -45,6 +46,7 @@ pub use config::{Endpoint, LoadConfig, RequestTemplate, StopAfter};
 pub use corobench_model::LoadReport;
 pub use corobench_model::{Backend, BackendChoice, Schedule, ScheduleKind};
 pub use error::LoadError;
+pub use h2::{Http2Options, MAX_STREAMS};
 pub use idle::IdleConnections;
 pub use merge::{MergeError, MergeInput, merge};
 pub use progress::{Progress, ProgressSnapshot};
@@ -76,6 +78,7 @@ pub struct LoadRun {
     kernel_stamps: bool,
     send_stamps: bool,
     tls: Option<TlsSetup>,
+    h2: Option<h2::H2Setup>,
 }
 
 impl LoadRun {
@@ -94,9 +97,11 @@ impl LoadRun {
             .request
             .serialize_with(&config.endpoint, !schedule.keepalive)?;
         limits::check_pipelined_bytes(request.len(), schedule.pipeline)?;
-        let tls = config
-            .endpoint
-            .tls
+        let h2 = config
+            .http2
+            .map(|options| h2_setup(&config, options))
+            .transpose()?;
+        let tls = tls_options(&config)
             .as_ref()
             .map(|options| TlsSetup::new(options, config.endpoint.host_name()))
             .transpose()?;
@@ -107,11 +112,7 @@ impl LoadRun {
         }
         let connect_timeout = config.timeout.min(Duration::from_secs(5));
         match TcpStream::connect_timeout(&config.endpoint.addr, connect_timeout) {
-            Ok(stream) => {
-                if let Some(setup) = &tls {
-                    tls::probe(stream, setup, &config.endpoint.host, connect_timeout)?;
-                }
-            }
+            Ok(stream) => check_protocol(stream, &config, tls.as_ref(), connect_timeout)?,
             // No local port free says nothing of the server: the run counts
             // each such connect as `ports_exhausted` and names the fix.
             Err(source) if os::is_port_exhaustion(&source) => {}
@@ -133,6 +134,7 @@ impl LoadRun {
             kernel_stamps: false,
             send_stamps: false,
             tls,
+            h2,
         })
     }
 
@@ -263,17 +265,75 @@ impl LoadRun {
             kernel_stamps: self.kernel_stamps,
             send_stamps: self.send_stamps,
             tls: self.tls,
+            h2: self.h2,
             base_unix_ns: start::unix_ns(origin.wall),
             cancel: self.cancel,
             progress: self.progress,
         });
         let results = run_threads(&shared, config)?;
         let tls = shared.tls.as_ref().map(|setup| &setup.facts);
-        let mut report = report::build(config, &results, &origin, (self.kernel_stamps, tls));
+        let h2 = shared.h2.as_ref();
+        let mut report = report::build(config, &results, &origin, (self.kernel_stamps, tls, h2));
         if let Some(stamps) = report.kernel_stamps.as_mut() {
             stamps.send = self.send_stamps;
         }
         Ok(report)
+    }
+}
+
+/// The TLS options of an `https://` run: HTTP/2 offers `h2` alone by
+/// ALPN, so that a server without it refuses rather than falls back.
+fn tls_options(config: &LoadConfig) -> Option<TlsOptions> {
+    let mut options = config.endpoint.tls.clone()?;
+    if config.http2.is_some() {
+        options.alpn = vec!["h2".to_owned()];
+    }
+    Some(options)
+}
+
+/// HTTP/2's request block and settings, made once for the run.
+fn h2_setup(config: &LoadConfig, options: Http2Options) -> Result<h2::H2Setup, LoadError> {
+    let tls = config.endpoint.tls.is_some();
+    Ok(h2::H2Setup {
+        request: h2::H2Request::encode(&config.request, &config.endpoint, tls)?,
+        options,
+        protocol: if tls { "h2" } else { "h2c" },
+    })
+}
+
+/// On the connection that showed the server is up: the TLS handshake (over
+/// HTTP/2, with ALPN `h2` agreed), or the h2c preface answered with SETTINGS.
+fn check_protocol(
+    stream: TcpStream,
+    config: &LoadConfig,
+    tls: Option<&TlsSetup>,
+    timeout: Duration,
+) -> Result<(), LoadError> {
+    let server = &config.endpoint.host;
+    match (tls, config.http2.is_some()) {
+        (Some(setup), http2) => {
+            let alpn = tls::probe(stream, setup, server, timeout).map_err(|error| {
+                match (http2, &error) {
+                    (
+                        true,
+                        TlsError::Handshake {
+                            refusal: HandshakeRefusal::NoAlpn { .. },
+                            ..
+                        },
+                    ) => LoadError::Protocol(format!(
+                        "{server} refused ALPN h2 in the TLS handshake: it does not serve \
+                             HTTP/2 over TLS here; load it without --h2 to measure HTTP/1.1"
+                    )),
+                    _ => LoadError::Tls(error),
+                }
+            })?;
+            if http2 {
+                h2::probe::check_alpn(server, alpn.as_deref())?;
+            }
+            Ok(())
+        }
+        (None, true) => h2::probe::check_h2c(stream, server, timeout),
+        (None, false) => Ok(()),
     }
 }
 

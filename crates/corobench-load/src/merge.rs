@@ -165,6 +165,7 @@ pub fn merge(inputs: &[MergeInput<'_>]) -> Result<LoadReport, MergeError> {
         .reduce(f64::max);
     report.counters = merge_counters(inputs);
     report.tls = merge_tls(inputs);
+    report.http2 = merge_http2(inputs);
     let probes: Option<Vec<f64>> = inputs.iter().map(|i| i.report.probe_mb_per_s).collect();
     report.probe_mb_per_s = probes.map(|p| p.iter().sum::<f64>() / p.len() as f64);
     Ok(report)
@@ -217,6 +218,23 @@ fn merge_tls(inputs: &[MergeInput<'_>]) -> Option<corobench_model::TlsReport> {
     Some(merged)
 }
 
+/// The generators' HTTP/2 streams together (their settings are the same:
+/// see [`check_same_load`]), the in-flight mean weighted by each one's
+/// connection-seconds.
+fn merge_http2(inputs: &[MergeInput<'_>]) -> Option<corobench_model::Http2Report> {
+    let weight = |r: &LoadReport| f64::from(r.connections) * r.elapsed_s;
+    let mut all = inputs
+        .iter()
+        .filter_map(|input| Some((input.report.http2.as_ref()?, weight(input.report))));
+    let (first, mut weight_so_far) = all.next()?;
+    let mut merged = first.clone();
+    for (other, other_weight) in all {
+        merged.add(other, (weight_so_far, other_weight));
+        weight_so_far += other_weight;
+    }
+    Some(merged)
+}
+
 /// The generators' drains: every answer and timeout, and the longest drain.
 fn merge_drains(inputs: &[MergeInput<'_>]) -> Option<DrainReport> {
     inputs
@@ -232,7 +250,7 @@ fn merge_drains(inputs: &[MergeInput<'_>]) -> Option<DrainReport> {
 /// Refuses to merge reports of different URLs, methods, loop kinds or wire modes.
 fn check_same_load(first: &MergeInput<'_>, other: &MergeInput<'_>) -> Result<(), MergeError> {
     let (a, b) = (first.report, other.report);
-    let facts: [(&'static str, String, String); 5] = [
+    let facts: [(&'static str, String, String); 6] = [
         ("URL", a.url.clone(), b.url.clone()),
         ("method", a.method.clone(), b.method.clone()),
         (
@@ -242,6 +260,7 @@ fn check_same_load(first: &MergeInput<'_>, other: &MergeInput<'_>) -> Result<(),
         ),
         ("connection use", wire_words(a), wire_words(b)),
         ("TLS settings", tls_words(a), tls_words(b)),
+        ("HTTP version", http_words(a), http_words(b)),
     ];
     for (what, first_value, other_value) in facts {
         if first_value != other_value {
@@ -285,6 +304,14 @@ fn tls_words(report: &LoadReport) -> String {
         on_off(tls.verified),
         on_off(tls.resumption),
         on_off(tls.ktls)
+    )
+}
+
+/// Which HTTP a report spoke, and with what HTTP/2 settings.
+fn http_words(report: &LoadReport) -> String {
+    report.http2.as_ref().map_or_else(
+        || "HTTP/1.1".to_owned(),
+        |http2| format!("HTTP/2 ({}), {}", http2.protocol, http2.settings_words()),
     )
 }
 
@@ -599,6 +626,7 @@ fn assemble(
         counters: None,
         probe_mb_per_s: None,
         tls: None,
+        http2: None,
     };
     report.warnings = warnings(&report, &parts, window);
     if parts.len() > 1 {
@@ -747,6 +775,13 @@ fn warnings(
     });
     if let Some(answers) = tls_answers.reduce(|a, b| a + b) {
         merged.push(LoadWarning::PortSpeaksTls { answers });
+    }
+    let http1_answers = all().filter_map(|w| match w {
+        LoadWarning::SpeaksHttp1 { answers } => Some(*answers),
+        _ => None,
+    });
+    if let Some(answers) = http1_answers.reduce(|a, b| a + b) {
+        merged.push(LoadWarning::SpeaksHttp1 { answers });
     }
     if parts.len() > 1 && window.elapsed_s < MIN_OVERLAP_RATIO * window.span_s {
         merged.push(LoadWarning::PartialOverlap {

@@ -7,6 +7,10 @@ use crate::clock::{NS_PER_S, NS_PER_US};
 use crate::timeline::SecondTotals;
 use crate::tls::session::Negotiated;
 
+mod streams;
+
+pub(crate) use streams::StreamTotals;
+
 /// Seconds of timeline reserved before the run: an hour.
 const MAX_RESERVED_SECONDS: usize = 3600;
 
@@ -21,6 +25,14 @@ pub(crate) enum ErrorKind {
     Read,
     Timeout,
     Malformed,
+    /// HTTP/2: the server reset the stream.
+    RstStream,
+    /// HTTP/2: the server refused the stream unprocessed.
+    RefusedStream,
+    /// HTTP/2: the body could not go out, the server's windows stayed closed.
+    FlowControlStall,
+    /// HTTP/2: the connection broke the protocol and was closed.
+    Protocol,
 }
 
 /// One thread's measurements of the window.
@@ -36,6 +48,8 @@ pub(crate) struct Recorder {
     pub(crate) tls: Option<TlsTotals>,
     /// Plaintext requests answered with TLS records (the port speaks TLS).
     pub(crate) tls_answers: u64,
+    /// HTTP/2: streams in flight, limits, GOAWAYs.
+    pub(crate) streams: Option<StreamTotals>,
     pub(crate) status: StatusCounts,
     pub(crate) errors: ErrorCounts,
     pub(crate) responses: u64,
@@ -100,7 +114,7 @@ impl LagTotals {
 impl Recorder {
     pub(crate) fn new(
         open_loop: bool,
-        (connect_per_request, tls): (bool, bool),
+        (connect_per_request, tls, http2): (bool, bool, bool),
         expected_seconds: usize,
     ) -> Self {
         Self {
@@ -111,6 +125,7 @@ impl Recorder {
             connect: (connect_per_request || tls).then(LatencyHistogram::new),
             tls: tls.then(TlsTotals::default),
             tls_answers: 0,
+            streams: http2.then(StreamTotals::default),
             status: StatusCounts::default(),
             errors: ErrorCounts::default(),
             responses: 0,
@@ -141,6 +156,9 @@ impl Recorder {
             (tls.full, tls.resumed) = (0, 0);
         }
         self.tls_answers = 0;
+        if let Some(streams) = self.streams.as_mut() {
+            streams.begin_window(now_ns);
+        }
         self.status = StatusCounts::default();
         self.errors = ErrorCounts::default();
         self.responses = 0;
@@ -154,6 +172,9 @@ impl Recorder {
     /// The window has closed at `now_ns`: outcomes may still be recorded
     /// (the drain), but the timeline ends with the second that holds `now_ns`.
     pub(crate) fn end_window(&mut self, now_ns: u64) {
+        if let Some(streams) = self.streams.as_mut() {
+            streams.end_window(now_ns);
+        }
         self.last_second = Some(self.index_of(now_ns.saturating_sub(1)));
     }
 
@@ -209,6 +230,10 @@ impl Recorder {
             ErrorKind::Read => &mut self.errors.read,
             ErrorKind::Timeout => &mut self.errors.timeout,
             ErrorKind::Malformed => &mut self.errors.malformed,
+            ErrorKind::RstStream => &mut self.errors.rst_stream,
+            ErrorKind::RefusedStream => &mut self.errors.refused_stream,
+            ErrorKind::FlowControlStall => &mut self.errors.flow_control_stall,
+            ErrorKind::Protocol => &mut self.errors.protocol,
         };
         *counter += 1;
         self.second(at_ns).errors += 1;
@@ -317,7 +342,7 @@ mod tests {
 
     #[test]
     fn warm_up_is_not_recorded() {
-        let mut r = Recorder::new(false, (false, false), 1);
+        let mut r = Recorder::new(false, (false, false, false), 1);
         r.response(200, 0, 0, 1_000_000);
         r.error(ErrorKind::Timeout, 1);
         assert_eq!(r.outcomes(), 0);
@@ -338,7 +363,7 @@ mod tests {
 
     #[test]
     fn open_loop_records_both_latencies() {
-        let mut r = Recorder::new(true, (false, false), 1);
+        let mut r = Recorder::new(true, (false, false, false), 1);
         r.begin_window(0);
         // Intended at 0, sent 900 ms late, answered 1 ms after sending.
         r.response(200, 0, 900_000_000, 901_000_000);
@@ -348,7 +373,7 @@ mod tests {
 
     #[test]
     fn answers_after_the_window_land_in_the_second_they_were_sent_in() {
-        let mut r = Recorder::new(false, (false, false), 2);
+        let mut r = Recorder::new(false, (false, false, false), 2);
         r.begin_window(0);
         r.response(200, NS_PER_S, NS_PER_S, NS_PER_S + 10);
         r.end_window(2 * NS_PER_S);
@@ -364,7 +389,7 @@ mod tests {
 
     #[test]
     fn handshakes_count_in_the_window_and_the_session_from_the_first() {
-        let mut r = Recorder::new(false, (false, true), 1);
+        let mut r = Recorder::new(false, (false, true, false), 1);
         let agreed = || Negotiated {
             version: Some("TLSv1.3".into()),
             ..Negotiated::default()

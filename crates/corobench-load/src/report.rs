@@ -2,13 +2,14 @@
 
 use corobench_model::load::LOAD_REPORT_SCHEMA_VERSION;
 use corobench_model::{
-    DrainReport, ErrorCounts, GeneratorUsage, KernelStamps, LatencyHistogram, LoadReport,
-    LoadWarning, OpenLoopReport, StatusCounts, TimelineSecond, TlsReport,
+    DrainReport, ErrorCounts, GeneratorUsage, Http2Report, KernelStamps, LatencyHistogram,
+    LoadReport, LoadWarning, OpenLoopReport, StatusCounts, TimelineSecond, TlsReport,
 };
 
 use crate::clock::NS_PER_S;
 use crate::config::LoadConfig;
 use crate::core::ThreadResult;
+use crate::h2::H2Setup;
 use crate::os;
 use crate::recorder::LagTotals;
 use crate::start::Origin;
@@ -42,7 +43,7 @@ pub(crate) fn build(
     config: &LoadConfig,
     results: &[ThreadResult],
     origin: &Origin,
-    (kernel_stamps, tls): (bool, Option<&TlsFacts>),
+    (kernel_stamps, tls, h2): (bool, Option<&TlsFacts>, Option<&H2Setup>),
 ) -> LoadReport {
     let start = results.iter().map(|r| r.window_start_ns).min().unwrap_or(0);
     let end = results
@@ -120,6 +121,7 @@ pub(crate) fn build(
         counters: None,
         probe_mb_per_s: None,
         tls: tls.map(|facts| tls_report(facts, results)),
+        http2: h2.map(|setup| http2_report(setup, results, elapsed_s, config.schedule.connections)),
     };
     report.warnings = warnings(&report, results);
     report
@@ -151,6 +153,37 @@ fn tls_report(facts: &TlsFacts, results: &[ThreadResult]) -> TlsReport {
         full_handshakes: full,
         resumed_handshakes: resumed,
         handshake: handshake.report(),
+    }
+}
+
+/// The threads' streams together: the in-flight mean per connection over
+/// the window, the most on one connection, the server's lowest limit.
+fn http2_report(
+    setup: &H2Setup,
+    results: &[ThreadResult],
+    elapsed_s: f64,
+    connections: u32,
+) -> Http2Report {
+    let all = || results.iter().filter_map(|r| r.recorder.streams.as_ref());
+    let area_ns: u128 = all().map(|s| s.area_ns).sum();
+    let connection_ns = elapsed_s * 1e9 * f64::from(connections);
+    let limit = all().filter_map(|s| s.server_limit).min();
+    let asked = setup.options.streams;
+    Http2Report {
+        protocol: setup.protocol.to_owned(),
+        streams_per_connection: asked,
+        streams_effective: limit.map_or(asked, |limit| limit.min(asked)),
+        server_max_concurrent_streams: limit,
+        streams_in_flight_mean: if connection_ns > 0.0 {
+            area_ns as f64 / connection_ns
+        } else {
+            0.0
+        },
+        streams_in_flight_max: all().map(|s| s.max_per_connection).max().unwrap_or(0),
+        goaways: all().map(|s| s.goaways).sum(),
+        stream_window_bytes: setup.options.stream_window,
+        connection_window_bytes: setup.options.connection_window,
+        max_frame_bytes: setup.options.max_frame,
     }
 }
 
@@ -280,6 +313,14 @@ fn warnings(report: &LoadReport, results: &[ThreadResult]) -> Vec<LoadWarning> {
     let answers: u64 = results.iter().map(|r| r.recorder.tls_answers).sum();
     if answers > 0 {
         warnings.push(LoadWarning::PortSpeaksTls { answers });
+    }
+    let http1: u64 = results
+        .iter()
+        .filter_map(|r| r.recorder.streams.as_ref())
+        .map(|s| s.http1_answers)
+        .sum();
+    if http1 > 0 {
+        warnings.push(LoadWarning::SpeaksHttp1 { answers: http1 });
     }
     warnings
 }

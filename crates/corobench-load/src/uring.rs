@@ -58,9 +58,10 @@ pub(crate) fn run_thread(shared: &Shared, plan: &ThreadPlan) -> Result<ThreadRes
         ring,
         addr: Box::new(SockAddr::from(shared.addr)),
         armed_receives: 0,
-        // TLS records are written from the session's buffer, which must
-        // not change under a send the kernel is still reading.
-        confirm_sends: shared.pipeline > 1 || shared.tls.is_some(),
+        // TLS records and HTTP/2 frames are written from a connection's
+        // buffer, which must not change under a send the kernel is still
+        // reading; HTTP/2 also writes with no response in between.
+        confirm_sends: shared.pipeline > 1 || shared.tls.is_some() || shared.h2.is_some(),
         stamps: shared.kernel_stamps.then(stamps::multishot_template),
     };
     let mut driver = Driver::new(shared, plan, io);

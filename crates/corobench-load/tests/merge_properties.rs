@@ -160,6 +160,7 @@ fn report(rec: &Recorded, open: bool) -> LoadReport {
         counters: None,
         probe_mb_per_s: None,
         tls: None,
+        http2: None,
     };
     report.warnings = warnings(&report);
     report

@@ -7,6 +7,7 @@ pub mod claim;
 pub mod counters;
 pub mod evidence;
 pub mod histogram;
+pub mod http2;
 pub mod idle;
 pub mod load;
 pub mod machine;
@@ -41,10 +42,11 @@ pub use evidence::{
     MachineVerdict, SuiteClaims,
 };
 pub use histogram::{LatencyHistogram, LatencyReport, LatencySummary, PercentileValue};
+pub use http2::Http2Report;
 pub use idle::{IdleMeasurement, MemoryPerConnection};
 pub use load::{
-    DrainReport, ErrorCounts, GeneratorPart, GeneratorUsage, KernelStamps, LoadReport, LoadWarning,
-    MergeDetail, OpenLoopReport, StatusCounts, TimelineSecond, WindowPlacement,
+    DrainReport, ERROR_KINDS, ErrorCounts, GeneratorPart, GeneratorUsage, KernelStamps, LoadReport,
+    LoadWarning, MergeDetail, OpenLoopReport, StatusCounts, TimelineSecond, WindowPlacement,
 };
 pub use machine::{MachineProbe, MachineVariation, ProbeSet, ProbeSpread, SpreadSource};
 pub use pool::{PoolCounters, PoolFigure, PoolWindow};

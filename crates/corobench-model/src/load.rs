@@ -10,6 +10,9 @@ use crate::schedule::{ScheduleKind, WireMode};
 /// Version of the `corobench load --json` document; bumped on incompatible change.
 pub const LOAD_REPORT_SCHEMA_VERSION: u32 = 1;
 
+/// How many kinds of error [`ErrorCounts::by_kind`] lists.
+pub const ERROR_KINDS: usize = 15;
+
 /// Failed requests, counted by what went wrong.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ErrorCounts {
@@ -34,8 +37,29 @@ pub struct ErrorCounts {
     pub read: u64,
     /// No complete response within the timeout.
     pub timeout: u64,
-    /// The bytes received are not an HTTP/1.x response.
+    /// The bytes received are not an HTTP/1.x response (over HTTP/2: a
+    /// response without a `:status`).
     pub malformed: u64,
+    /// HTTP/2: the server reset the stream (RST_STREAM with any code but
+    /// REFUSED_STREAM). Absent from JSON when 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub rst_stream: u64,
+    /// HTTP/2: the server refused the stream unprocessed (RST_STREAM
+    /// REFUSED_STREAM, or above the last stream its GOAWAY let finish).
+    /// Absent from JSON when 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub refused_stream: u64,
+    /// HTTP/2: the request's body could not be sent within the timeout
+    /// because the server's flow-control windows stayed closed. Absent from
+    /// JSON when 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub flow_control_stall: u64,
+    /// HTTP/2: the connection broke the protocol (a malformed frame, a
+    /// header block HPACK cannot decode, a window overrun), so the
+    /// generator closed it with GOAWAY; each stream open on it counts once,
+    /// or the connection once when none was. Absent from JSON when 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub protocol: u64,
     /// A complete response with a 4xx status.
     pub status_4xx: u64,
     /// A complete response with a 5xx status.
@@ -65,6 +89,10 @@ impl ErrorCounts {
             + self.read
             + self.timeout
             + self.malformed
+            + self.rst_stream
+            + self.refused_stream
+            + self.flow_control_stall
+            + self.protocol
     }
 
     /// Errors of every kind over every attempt: `requests` complete
@@ -89,6 +117,10 @@ impl ErrorCounts {
         self.read += other.read;
         self.timeout += other.timeout;
         self.malformed += other.malformed;
+        self.rst_stream += other.rst_stream;
+        self.refused_stream += other.refused_stream;
+        self.flow_control_stall += other.flow_control_stall;
+        self.protocol += other.protocol;
         self.status_4xx += other.status_4xx;
         self.status_5xx += other.status_5xx;
         self.unexpected_status += other.unexpected_status;
@@ -96,7 +128,7 @@ impl ErrorCounts {
 
     /// `(name, count)` for every kind, in a stable order, for printing.
     #[must_use]
-    pub fn by_kind(&self) -> [(&'static str, u64); 11] {
+    pub fn by_kind(&self) -> [(&'static str, u64); ERROR_KINDS] {
         [
             ("connect", self.connect),
             ("fd_exhausted", self.fd_exhausted),
@@ -106,6 +138,10 @@ impl ErrorCounts {
             ("read", self.read),
             ("timeout", self.timeout),
             ("malformed", self.malformed),
+            ("rst_stream", self.rst_stream),
+            ("refused_stream", self.refused_stream),
+            ("flow_control_stall", self.flow_control_stall),
+            ("protocol", self.protocol),
             ("status_4xx", self.status_4xx),
             ("status_5xx", self.status_5xx),
             ("unexpected_status", self.unexpected_status),
@@ -307,6 +343,9 @@ pub enum LoadWarning {
     /// A cleartext request was answered with TLS records: the port speaks
     /// TLS (`https://`), not plaintext HTTP.
     PortSpeaksTls { answers: u64 },
+    /// The HTTP/2 connection preface was answered in HTTP/1.1: the server
+    /// does not speak cleartext HTTP/2 (h2c).
+    SpeaksHttp1 { answers: u64 },
 }
 
 impl fmt::Display for LoadWarning {
@@ -363,6 +402,12 @@ impl fmt::Display for LoadWarning {
                 f,
                 "this port speaks TLS: {answers} plaintext requests were answered with TLS \
                  records, not HTTP; load it with an https:// URL"
+            ),
+            Self::SpeaksHttp1 { answers } => write!(
+                f,
+                "this server speaks HTTP/1.1, not h2c: {answers} connections had their HTTP/2 \
+                 preface answered in HTTP/1.1; load it without --h2c, or over TLS with --h2 if \
+                 it offers h2 by ALPN"
             ),
             Self::PartialOverlap { common_s, span_s } => write!(
                 f,
@@ -505,6 +550,9 @@ pub struct LoadReport {
     /// `https://` URLs: the TLS session and its handshakes.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub tls: Option<crate::TlsReport>,
+    /// HTTP/2 (`h2` or `h2c`): streams, settings and GOAWAYs.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub http2: Option<crate::Http2Report>,
     /// Present when `corobench merge` made this report from several.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub merged: Option<MergeDetail>,

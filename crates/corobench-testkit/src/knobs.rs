@@ -52,6 +52,35 @@ pub struct Knobs {
     pub body_bytes: Option<usize>,
     /// Serve HTTPS (with a fresh test CA), behaving as these knobs say.
     pub tls: Option<TlsKnobs>,
+    /// Serve HTTP/2 instead of HTTP/1.1: h2c by prior knowledge in
+    /// cleartext, h2 over TLS (give the TLS knobs ALPN `h2`).
+    pub http2: Option<H2Knobs>,
+}
+
+/// How the knob server behaves over HTTP/2. The default is a well-behaved
+/// server: no stream limit, windows that open as data is read, every
+/// stream served at once.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct H2Knobs {
+    /// SETTINGS_MAX_CONCURRENT_STREAMS; streams beyond it are refused
+    /// (RST_STREAM REFUSED_STREAM).
+    pub max_concurrent_streams: Option<u32>,
+    /// After every Nth request on a connection, GOAWAY with that request's
+    /// stream as the last one served; the connection closes once the
+    /// streams up to it are answered.
+    pub goaway_every: Option<u64>,
+    /// Add an `x-padding` header of this many bytes to every response: a
+    /// huge header block (sent in CONTINUATION frames past one frame).
+    pub header_bytes: usize,
+    /// Answer the first request on each connection with a malformed frame
+    /// (a PING of 3 bytes) instead of a response.
+    pub malformed_frame: bool,
+    /// Announce a stream window of 0 and never open it: request bodies
+    /// cannot be sent.
+    pub closed_window: bool,
+    /// Serve one stream at a time, in order: each response waits for the
+    /// previous one's delay to pass first.
+    pub serial: bool,
 }
 
 impl Default for Knobs {
@@ -69,6 +98,7 @@ impl Default for Knobs {
             slow_accept: None,
             body_bytes: None,
             tls: None,
+            http2: None,
         }
     }
 }

@@ -17,6 +17,7 @@
 mod binary;
 mod client;
 mod contract;
+mod h2wire;
 mod http;
 mod knobs;
 mod process;
@@ -26,7 +27,7 @@ mod tls;
 pub use binary::{binary_path, write_program_target, write_target};
 pub use client::{ClientFigures, run_client};
 pub use contract::{ContractConfig, ContractServer, Fault, MemoryWorld, PsqlWorld, WorldSource};
-pub use knobs::{Knobs, SlowAccept, SlowRead, Stall};
+pub use knobs::{H2Knobs, Knobs, SlowAccept, SlowRead, Stall};
 pub use process::{TestProcess, knob_args, parse_knob_args};
 pub use server::{CounterSnapshot, MAX_TARGETS_KEPT, StallHandle, TestServer};
 pub use tls::{CertKind, TestCerts, TlsKnobs, server_config};

@@ -7,7 +7,8 @@
 //!
 //! It reads the contract's environment (`PORT`, `LISTEN_ADDR`, `TARGET_NAME`, `DATA_DIR`,
 //! `UPLOAD_DIR`, `DATABASE_URL`; `/db` runs `psql` per request; `TLS_CERT` and
-//! `TLS_KEY`, PEM files: then it serves HTTPS on its port) and, besides
+//! `TLS_KEY`, PEM files: then it serves HTTPS on its port; `HTTP_PROTOCOL`
+//! `h2` or `h2c`: then it serves HTTP/2 too) and, besides
 //! `--fault`, takes faults from `TESTKIT_FAULTS` (comma-separated names).
 //!
 //! `client URL REQUESTS` is a tiny program target instead: it GETs URL
@@ -201,13 +202,40 @@ fn configure(mut args: impl Iterator<Item = String>) -> Result<ContractConfig, S
         .ok()
         .filter(|url| !url.is_empty())
         .map(|url| Arc::new(PsqlWorld::new(url)) as Arc<dyn WorldSource>);
-    config.tls = tls_from_env()?;
+    config.http2 = http2_from_env()?;
+    config.tls = tls_from_env(config.http2)?;
+    if config.http2 && std::env::var("HTTP_PROTOCOL").as_deref() == Ok("h2") && config.tls.is_none()
+    {
+        return Err(
+            "HTTP_PROTOCOL=h2 is HTTP/2 over TLS: set TLS_CERT and TLS_KEY, or use h2c for \
+             cleartext HTTP/2"
+                .to_owned(),
+        );
+    }
+    if std::env::var("HTTP_PROTOCOL").as_deref() == Ok("h2c") && config.tls.is_some() {
+        return Err(
+            "HTTP_PROTOCOL=h2c is cleartext HTTP/2: unset TLS_CERT and TLS_KEY, or use h2 over TLS"
+                .to_owned(),
+        );
+    }
     Ok(config)
 }
 
+/// `HTTP_PROTOCOL`: `http/1.1` (or unset), `h2` or `h2c`; whether to serve HTTP/2.
+fn http2_from_env() -> Result<bool, String> {
+    match std::env::var("HTTP_PROTOCOL").as_deref() {
+        Err(_) | Ok("" | "http/1.1") => Ok(false),
+        Ok("h2" | "h2c") => Ok(true),
+        Ok(other) => Err(format!(
+            "HTTP_PROTOCOL={other:?} is not served: use http/1.1, h2 or h2c"
+        )),
+    }
+}
+
 /// `TLS_CERT` and `TLS_KEY`: PEM files of the certificate chain and its
-/// key; with both set the server speaks HTTPS (ALPN `http/1.1`).
-fn tls_from_env() -> Result<Option<Arc<rustls::ServerConfig>>, String> {
+/// key; with both set the server speaks HTTPS (ALPN `http/1.1`, and `h2`
+/// first when it serves HTTP/2).
+fn tls_from_env(http2: bool) -> Result<Option<Arc<rustls::ServerConfig>>, String> {
     let var = |name: &str| {
         std::env::var_os(name)
             .filter(|v| !v.is_empty())
@@ -227,8 +255,12 @@ fn tls_from_env() -> Result<Option<Arc<rustls::ServerConfig>>, String> {
     let read = |name: &str, path: &PathBuf| {
         std::fs::read(path).map_err(|e| format!("{name}={}: cannot read it: {e}", path.display()))
     };
+    let mut alpn = vec!["http/1.1".to_owned()];
+    if http2 {
+        alpn.insert(0, "h2".to_owned());
+    }
     let knobs = TlsKnobs {
-        alpn: vec!["http/1.1".to_owned()],
+        alpn,
         ..TlsKnobs::default()
     };
     server_config(&read("TLS_CERT", &cert)?, &read("TLS_KEY", &key)?, &knobs)

@@ -264,6 +264,8 @@ mod tests {
             body_bytes: Some(1 << 20),
             // TLS knobs stay in-process: the client needs the CA the server made.
             tls: None,
+            // So do the HTTP/2 knobs: they are the in-process tests' hostile servers.
+            http2: None,
         };
         assert_eq!(parse_knob_args(knob_args(&knobs)), Ok(knobs));
         assert_eq!(parse_knob_args(Vec::new()), Ok(Knobs::default()));

@@ -44,6 +44,7 @@ fn verify_with(faults: &[Fault], with_database: bool) -> Vec<RuleResult> {
         burst_s: 0.02,
         alloc_per_conn: 0,
         tls: None,
+        http2: false,
     };
     let server = ContractServer::start(config).unwrap();
     let probe = MemoryProbe(world);

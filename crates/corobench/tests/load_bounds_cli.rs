@@ -68,7 +68,7 @@ fn every_value_out_of_range_is_refused() {
         (&["-R", "1e-9"], &["-R", "0.001"]),
         // A body file that never ends is read only one byte past the cap.
         (
-            &["-m", "POST", "-n", "1", "--body-file", "/dev/zero"],
+            &["-X", "POST", "-n", "1", "--body-file", "/dev/zero"],
             &["--body-file", "64 MiB"],
         ),
     ]);

@@ -13,6 +13,7 @@ use crate::response::Feed;
 use crate::session::Session;
 use crate::tls::ThreadTls;
 
+mod h2;
 mod handshake;
 mod writes;
 
@@ -69,11 +70,12 @@ impl<'a, I: Io> Driver<'a, I> {
     pub(crate) fn new(shared: &'a Shared, plan: &ThreadPlan, io: I) -> Self {
         let n = plan.connections as usize;
         let tls = shared.tls.is_some();
+        let http2 = shared.h2.as_ref().map(|setup| setup.options);
         Self {
             shared,
             io,
             conns: (0..n)
-                .map(|_| Conn::new(shared.head_request, shared.pipeline, tls))
+                .map(|_| Conn::new(shared.head_request, shared.pipeline, tls, http2))
                 .collect(),
             core: Core::new(shared, plan),
             idle: Vec::with_capacity(n),
@@ -201,6 +203,9 @@ impl<'a, I: Io> Driver<'a, I> {
     /// The connection can carry requests. With a connection per request,
     /// the request that opened it goes out now.
     pub(crate) fn established(&mut self, i: usize, now: u64) {
+        if self.conns[i].h2.is_some() {
+            return self.h2_established(i, now);
+        }
         let conn = &mut self.conns[i];
         conn.connected();
         if !self.shared.prime {
@@ -254,6 +259,9 @@ impl<'a, I: Io> Driver<'a, I> {
     /// A kept-alive connection has room for requests: fills it, or (open
     /// loop, nothing due) lists it as idle.
     pub(super) fn top_up(&mut self, i: usize, now: u64) {
+        if self.conns[i].h2.is_some() {
+            return self.h2_fill(i, now);
+        }
         if self.wants_priming(i) {
             let request = self.core.priming_request(now);
             self.conns[i].in_flight.push(request);
@@ -275,7 +283,9 @@ impl<'a, I: Io> Driver<'a, I> {
     /// Whether connection `i` can take a request right now.
     fn is_free(&self, i: usize) -> bool {
         let conn = &self.conns[i];
-        if self.shared.keepalive {
+        if self.shared.keepalive && conn.h2.is_some() {
+            self.h2_room(i) > 0
+        } else if self.shared.keepalive {
             conn.phase == Phase::Idle
         } else {
             conn.phase == Phase::Closed && conn.in_flight.is_empty()
@@ -293,6 +303,11 @@ impl<'a, I: Io> Driver<'a, I> {
             let Some(request) = self.core.next_request(now) else {
                 break;
             };
+            if self.shared.keepalive && self.conns[i].h2.is_some() {
+                // A connection with room for more streams stays listed.
+                self.h2_dispatch(i, request, now);
+                continue;
+            }
             self.idle.pop();
             self.listed[i] = false;
             if self.shared.keepalive {
@@ -368,6 +383,9 @@ impl<'a, I: Io> Driver<'a, I> {
 
     /// Frames plaintext (see [`Self::bytes`]).
     pub(crate) fn frame(&mut self, i: usize, bytes: &[u8], received: u64, now: u64) -> bool {
+        if self.conns[i].h2.is_some() {
+            return self.h2_frame(i, bytes, received, now);
+        }
         let mut rest = bytes;
         while !rest.is_empty() {
             let conn = &mut self.conns[i];
@@ -445,6 +463,9 @@ impl<'a, I: Io> Driver<'a, I> {
             return self.opening_failed(i, ErrorKind::Handshake, now);
         }
         let conn = &mut self.conns[i];
+        if conn.h2.is_some() {
+            return self.abandon(i, ErrorKind::Read, now);
+        }
         if let Some(status) = conn.framer.finish_at_eof() {
             if let Some(request) = conn.in_flight.pop() {
                 self.core.response(status, request, now);
@@ -479,6 +500,7 @@ impl<'a, I: Io> Driver<'a, I> {
         while let Some(request) = self.conns[i].in_flight.pop() {
             self.core.request_failed(kind, request, now);
         }
+        self.h2_fail_all(i, kind, now);
     }
 
     fn reopen(&mut self, i: usize, now: u64) {
@@ -491,6 +513,10 @@ impl<'a, I: Io> Driver<'a, I> {
     pub(crate) fn sweep(&mut self, now: u64) {
         let timeout = self.shared.timeout_ns;
         for i in 0..self.conns.len() {
+            if self.conns[i].h2_ready() {
+                self.h2_sweep(i, now);
+                continue;
+            }
             let conn = &self.conns[i];
             let oldest_sent_ns = conn.in_flight.oldest().map_or(now, |r| r.sent_ns);
             match conn.phase {

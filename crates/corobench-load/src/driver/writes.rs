@@ -34,8 +34,9 @@ impl<I: Io> Driver<'_, I> {
         if !matches!(conn.phase, Phase::Writing | Phase::Handshaking) || !conn.writing() {
             return;
         }
-        let source = match &conn.session {
-            Session::Tls(tls) if tls.encrypts() => tls.outgoing(),
+        let source = match (&conn.session, conn.h2.as_ref()) {
+            (Session::Tls(tls), _) if tls.encrypts() => tls.outgoing(),
+            (_, Some(h2)) => h2.writing(),
             _ => &self.shared.requests[..],
         };
         match self
@@ -92,6 +93,10 @@ impl<I: Io> Driver<'_, I> {
         }
         if conn.phase == Phase::Handshaking {
             return;
+        }
+        if conn.h2.is_some() {
+            conn.phase = Phase::Idle;
+            return self.h2_fill(i, now);
         }
         conn.phase = if conn.in_flight.is_empty() {
             Phase::Idle

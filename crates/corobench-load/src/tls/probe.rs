@@ -19,7 +19,8 @@ use super::{HandshakeRefusal, TlsError, TlsSetup};
 const FIRST_BYTES: usize = 16;
 
 /// Does a whole handshake on `stream` (connected to `server`), and with
-/// kTLS hands its keys to the kernel.
+/// kTLS hands its keys to the kernel. Returns the protocol the server
+/// chose by ALPN, if any.
 ///
 /// # Errors
 /// The handshake failed (the refusal says why), or the kernel refused the keys.
@@ -28,7 +29,7 @@ pub(crate) fn probe(
     setup: &TlsSetup,
     server: &str,
     timeout: Duration,
-) -> Result<(), TlsError> {
+) -> Result<Option<Vec<u8>>, TlsError> {
     let refused = |refusal| TlsError::Handshake {
         server: server.to_owned(),
         refusal,
@@ -48,6 +49,7 @@ pub(crate) fn probe(
         }
     }
     if setup.ktls {
+        let alpn = conn.alpn_protocol().map(<[u8]>::to_vec);
         let version = conn
             .protocol_version()
             .unwrap_or(rustls::ProtocolVersion::TLSv1_3);
@@ -58,8 +60,9 @@ pub(crate) fn probe(
         ktls::enable(fd, version, &secrets.rx, ktls::Direction::Receive)
             .and_then(|()| ktls::enable(fd, version, &secrets.tx, ktls::Direction::Transmit))
             .map_err(TlsError::KtlsRefused)?;
+        return Ok(alpn);
     }
-    Ok(())
+    Ok(conn.alpn_protocol().map(<[u8]>::to_vec))
 }
 
 /// Why the handshake failed, from the I/O error rustls's driver returned.

@@ -208,6 +208,7 @@ pub(super) fn load_report() -> LoadReport {
         counters: None,
         probe_mb_per_s: None,
         tls: None,
+        http2: None,
     }
 }
 

@@ -5,6 +5,8 @@
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, TcpStream};
 
+use std::sync::Arc;
+
 use rustls::{ServerConnection, StreamOwned};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -50,15 +52,33 @@ impl Reply {
     }
 }
 
-/// A request body: first the bytes read along with the head, then the socket.
-#[derive(Debug)]
+/// A request body: first the bytes read along with the head, then the
+/// socket (over HTTP/2: nothing, the whole body was read first).
 pub(super) struct Body<'a> {
     buffered: &'a mut Vec<u8>,
-    stream: &'a mut dyn Wire,
+    stream: &'a mut dyn Read,
     remaining: u64,
 }
 
-impl Body<'_> {
+impl std::fmt::Debug for Body<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Body")
+            .field("buffered", &self.buffered.len())
+            .field("remaining", &self.remaining)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a> Body<'a> {
+    /// `declared` bytes: those `buffered`, then the rest from `stream`.
+    pub fn new(buffered: &'a mut Vec<u8>, stream: &'a mut dyn Read, declared: u64) -> Self {
+        Self {
+            buffered,
+            stream,
+            remaining: declared,
+        }
+    }
+
     pub fn declared_bytes(&self) -> u64 {
         self.remaining
     }
@@ -106,22 +126,52 @@ impl Wire for StreamOwned<ServerConnection, TcpStream> {
     }
 }
 
-pub(super) fn serve_connection(stream: TcpStream, shared: &Shared) {
+pub(super) fn serve_connection(mut stream: TcpStream, shared: &Arc<Shared>) {
     let _ = stream.set_nodelay(true);
     // `alloc_per_conn`: a buffer written through (so every page is
     // resident) and held while the connection lives.
     let held = std::hint::black_box(vec![0x5a_u8; shared.config.alloc_per_conn]);
-    let mut wire: Box<dyn Wire> = match &shared.config.tls {
-        None => Box::new(stream),
-        Some(config) => match ServerConnection::new(std::sync::Arc::clone(config)) {
-            Ok(conn) => Box::new(StreamOwned::new(conn, stream)),
-            Err(_) => return,
-        },
+    let (mut wire, h2): (Box<dyn Wire>, bool) = match &shared.config.tls {
+        None => {
+            let h2 = shared.config.http2 && sends_preface(&stream);
+            (Box::new(stream), h2)
+        }
+        Some(config) => {
+            let Ok(mut conn) = ServerConnection::new(Arc::clone(config)) else {
+                return;
+            };
+            while conn.is_handshaking() {
+                if conn.complete_io(&mut stream).is_err() {
+                    return;
+                }
+            }
+            let h2 = conn.alpn_protocol() == Some(b"h2");
+            (Box::new(StreamOwned::new(conn, stream)), h2)
+        }
     };
+    if h2 {
+        let _ = super::h2::serve(wire.as_mut(), shared);
+        drop(held);
+        return;
+    }
     if matches!(serve(wire.as_mut(), shared), Ok(Ending::Close)) {
         linger_close(wire.as_mut());
     }
     drop(held);
+}
+
+/// Cleartext: whether the client's first bytes are the HTTP/2 preface
+/// (h2c by prior knowledge) rather than an HTTP/1.1 request.
+fn sends_preface(stream: &TcpStream) -> bool {
+    let mut first = [0u8; 3];
+    loop {
+        match stream.peek(&mut first) {
+            Ok(n) if n >= 3 || n == 0 => return n == 3 && first == *b"PRI",
+            Ok(_) => std::thread::sleep(Duration::from_millis(1)),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(_) => return false,
+        }
+    }
 }
 
 #[derive(Debug, PartialEq, Eq)]

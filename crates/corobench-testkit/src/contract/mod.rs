@@ -5,6 +5,7 @@
 
 mod conn;
 mod fault;
+mod h2;
 mod routes;
 mod world;
 
@@ -48,6 +49,10 @@ pub struct ContractConfig {
     pub alloc_per_conn: usize,
     /// Serve HTTPS with this configuration (`TLS_CERT`, `TLS_KEY`).
     pub tls: Option<Arc<rustls::ServerConfig>>,
+    /// Serve HTTP/2 too (`HTTP_PROTOCOL=h2` or `h2c`): over TLS to clients
+    /// that choose `h2` by ALPN, in cleartext to clients that send the
+    /// preface; HTTP/1.1 to the others.
+    pub http2: bool,
 }
 
 impl Default for ContractConfig {
@@ -65,6 +70,7 @@ impl Default for ContractConfig {
             burst_s: 0.02,
             alloc_per_conn: 0,
             tls: None,
+            http2: false,
         }
     }
 }

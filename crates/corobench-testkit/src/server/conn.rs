@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use mio::net::TcpStream;
 
 use super::Context;
+use super::h2::H2Serve;
 use super::wire::Wire;
 use crate::http::{Parsed, parse_request};
 
@@ -53,10 +54,12 @@ pub(crate) struct Conn {
     close_when_flushed: bool,
     /// Our side is shut down; we read until EOF or this deadline.
     lingering_until: Option<Instant>,
+    /// HTTP/2 instead of HTTP/1.1.
+    h2: Option<Box<H2Serve>>,
 }
 
 impl Conn {
-    pub fn new(stream: TcpStream, wire: Wire, generation: u64) -> Self {
+    pub fn new(stream: TcpStream, wire: Wire, generation: u64, h2: Option<Box<H2Serve>>) -> Self {
         Self {
             stream,
             wire,
@@ -74,11 +77,15 @@ impl Conn {
             no_more_requests: false,
             close_when_flushed: false,
             lingering_until: None,
+            h2,
         }
     }
 
     /// Reads, parses, answers what is due and writes, as far as the socket allows.
     pub fn serve(&mut self, ctx: &Context, now: Instant) -> Next {
+        if self.h2.is_some() {
+            return self.serve_h2(ctx, now);
+        }
         if self.read(ctx, now).is_err() || self.parse(ctx, now).is_err() {
             return Next::Close;
         }
@@ -87,6 +94,37 @@ impl Conn {
             return Next::Close;
         }
         self.next_step(ctx, now)
+    }
+
+    /// HTTP/2: frames in, responses that are due (and bodies the windows
+    /// allow) out; after a GOAWAY whose streams are all answered, it closes.
+    fn serve_h2(&mut self, ctx: &Context, now: Instant) -> Next {
+        if self.read(ctx, now).is_err() {
+            return Next::Close;
+        }
+        let Some(h2) = self.h2.as_mut() else {
+            return Next::Close;
+        };
+        if self.lingering_until.is_none() {
+            if h2
+                .take(&mut self.inbound, ctx, now, &mut self.outbound)
+                .is_err()
+            {
+                return Next::Close;
+            }
+            h2.answer_due(ctx, now, &mut self.outbound);
+            if h2.finished() {
+                self.close_when_flushed = true;
+            }
+        }
+        let due = h2.next_due(ctx, now);
+        if self.write().is_err() {
+            return Next::Close;
+        }
+        match self.next_step(ctx, now) {
+            Next::Open(at) if self.lingering_until.is_none() => Next::Open(earliest(at, due)),
+            other => other,
+        }
     }
 
     fn read(&mut self, ctx: &Context, now: Instant) -> io::Result<()> {

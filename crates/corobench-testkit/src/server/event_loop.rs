@@ -13,6 +13,7 @@ use mio::net::TcpListener;
 use mio::{Events, Interest, Poll, Token, Waker};
 
 use super::conn::{Conn, Next};
+use super::h2::H2Serve;
 use super::wire::Wire;
 use super::{Command, Context, Control, Counters, Responses, ServerTls, Stalls, Window};
 use crate::knobs::Knobs;
@@ -203,7 +204,12 @@ impl EventLoop {
         }
         self.next_generation += 1;
         let wire = self.wire_for(self.ctx.counters.connections.load(Ordering::Relaxed));
-        self.conns[slot] = Some(Conn::new(stream, wire, self.next_generation));
+        let knobs = &self.ctx.knobs;
+        let h2 = knobs
+            .http2
+            .as_ref()
+            .map(|h2| Box::new(H2Serve::new(h2, knobs.status, knobs.body().len())));
+        self.conns[slot] = Some(Conn::new(stream, wire, self.next_generation, h2));
         self.ctx.counters.open.fetch_add(1, Ordering::Relaxed);
     }
 

@@ -5,6 +5,7 @@
 
 mod conn;
 mod event_loop;
+mod h2;
 mod responses;
 mod wire;
 

@@ -15,6 +15,7 @@ use corobench_model::{LoadReport, LoadWarning};
 use corobench_target::CpuSet;
 
 use super::load_counters::{self, WindowCounters};
+use super::load_h2::H2Args;
 use super::load_tls::{self, TlsArgs};
 use crate::exit::{self, Exit};
 use crate::output::{load_summary, progress::LiveLine};
@@ -25,11 +26,13 @@ use crate::{signals, values};
 #[command(after_help = "Examples:\n  \
     corobench load -c 50 -d 10s http://127.0.0.1:8080/plaintext\n  \
     corobench load -R 20000 -d 30s --cpus 1 http://127.0.0.1:8080/json\n  \
-    corobench load -n 1000 -m POST --body-file payload.bin http://127.0.0.1:8080/upload\n  \
+    corobench load -n 1000 -X POST --body-file payload.bin http://127.0.0.1:8080/upload\n  \
     corobench load -c 256 --pipeline 16 -d 10s http://127.0.0.1:8080/plaintext\n  \
     corobench load -c 100 --no-keepalive -d 10s http://127.0.0.1:8080/plaintext\n  \
     corobench load -c 50 -d 10s --ca ca.pem https://127.0.0.1:8443/plaintext\n  \
     corobench load -c 50 --no-keepalive --no-tls-resume --insecure -d 10s https://127.0.0.1:8443/json\n  \
+    corobench load --h2c -c 10 -m 10 -d 10s http://127.0.0.1:8080/plaintext\n  \
+    corobench load --h2 -c 1 -m 100 -d 10s --ca ca.pem https://127.0.0.1:8443/plaintext\n  \
     corobench load --json --warmup 2s -d 10s --start-at 2026-11-24T08:00:00Z http://10.0.0.2:8080/json")]
 pub struct LoadArgs {
     /// The URL to load (http:// or https://), e.g. http://127.0.0.1:8080/plaintext
@@ -94,7 +97,7 @@ pub struct LoadArgs {
     pub cpus: Option<CpuSet>,
 
     /// HTTP method
-    #[arg(short = 'm', long, default_value = "GET")]
+    #[arg(short = 'X', long, default_value = "GET")]
     pub method: String,
 
     /// Extra request header, repeatable: -H 'Accept: application/json'
@@ -141,6 +144,9 @@ pub struct LoadArgs {
 
     #[command(flatten)]
     pub tls: TlsArgs,
+
+    #[command(flatten)]
+    pub h2: H2Args,
 }
 
 /// `--backend` values.
@@ -211,6 +217,7 @@ fn probe(args: &LoadArgs) -> Option<f64> {
 fn config_from(args: &LoadArgs) -> anyhow::Result<LoadConfig> {
     let mut endpoint = Endpoint::from_url(&args.url)?;
     args.tls.apply(&mut endpoint)?;
+    let http2 = args.h2.resolve(&endpoint)?;
     let body = match (&args.body, &args.body_file) {
         (Some(text), _) => text.clone().into_bytes(),
         (None, Some(path)) => read_body_file(path)?,
@@ -242,6 +249,7 @@ fn config_from(args: &LoadArgs) -> anyhow::Result<LoadConfig> {
         timeout: args.timeout,
         cpus: args.cpus.as_ref().map(|set| set.iter().collect()),
         backend: resolve_backend(args.backend),
+        http2,
     };
     config.validate()?;
     Ok(config)

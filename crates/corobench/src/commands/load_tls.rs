@@ -126,6 +126,14 @@ fn parse_provider(text: &str) -> Result<TlsProvider, String> {
 /// wrong when TLS is at fault: a setting is a usage error, a server whose
 /// handshake fails has failed.
 pub fn explain(error: LoadError) -> anyhow::Error {
+    if let LoadError::Protocol(why) = &error {
+        // The server does not speak the HTTP version asked for.
+        return exit::Failure {
+            exit: Exit::TargetFailed,
+            message: why.clone(),
+        }
+        .into();
+    }
     let LoadError::Tls(tls) = &error else {
         return error.into();
     };

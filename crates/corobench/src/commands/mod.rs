@@ -11,6 +11,7 @@ pub mod import;
 pub mod k8s;
 pub mod load;
 mod load_counters;
+mod load_h2;
 mod load_tls;
 pub mod man;
 pub mod merge;

@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use corobench_model::{LatencyReport, LoadReport, ScheduleKind, TlsReport};
+use corobench_model::{Http2Report, LatencyReport, LoadReport, ScheduleKind, TlsReport};
 
 use super::format::{bytes, latency_us, percentile_label, rate, thousands};
 
@@ -62,6 +62,9 @@ pub fn render(report: &LoadReport, percentiles: &[f64]) -> String {
         out.push_str("              * from each request's intended send time; uncorrected: from its actual send\n");
     }
     connect_lines(&mut out, report, percentiles);
+    if let Some(http2) = &report.http2 {
+        let _ = writeln!(out, "{}", http2_line(http2));
+    }
     let _ = writeln!(out, "  Status      {}", status_line(report));
     let _ = writeln!(out, "  Errors      {}", errors_line(report));
     let g = &report.generator;
@@ -260,6 +263,25 @@ fn tls_lines(out: &mut String, tls: &TlsReport, connect: Option<&LatencyReport>)
         }
     }
     let _ = writeln!(out, "{line}");
+}
+
+/// The protocol, the streams asked for and allowed per connection, how
+/// many were really in flight, and the server's GOAWAYs.
+fn http2_line(http2: &Http2Report) -> String {
+    let limit = http2.server_max_concurrent_streams.map_or_else(
+        || "no server limit".to_owned(),
+        |l| format!("server limit {l}"),
+    );
+    format!(
+        "  HTTP/2      {}; streams per connection {} asked, {} effective ({limit}); in flight \
+         mean {:.1}, max {} per connection; {} GOAWAY",
+        http2.protocol,
+        http2.streams_per_connection,
+        http2.streams_effective,
+        http2.streams_in_flight_mean,
+        http2.streams_in_flight_max,
+        thousands(http2.goaways)
+    )
 }
 
 /// How the kernel's stamps were used, and how late corobench read them.

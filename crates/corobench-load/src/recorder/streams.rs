@@ -1,0 +1,106 @@
+//! One thread's HTTP/2 streams over the window: how many were in flight
+//! (time-weighted, so that a mean over the window reads like a level), the
+//! most on one connection, the server's lowest stream limit, and GOAWAYs.
+
+/// HTTP/2 stream figures of one thread.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct StreamTotals {
+    /// Streams in flight now, over all the thread's connections.
+    open: u64,
+    /// When `open` last changed (or the window opened).
+    since_ns: u64,
+    /// ∫ open dt over the window, in stream-nanoseconds.
+    pub(crate) area_ns: u128,
+    /// The most streams in flight on one connection in the window.
+    pub(crate) max_per_connection: u32,
+    pub(crate) goaways: u64,
+    /// The lowest SETTINGS_MAX_CONCURRENT_STREAMS seen (warm-up included).
+    pub(crate) server_limit: Option<u32>,
+    /// Connections whose preface was answered in HTTP/1.1.
+    pub(crate) http1_answers: u64,
+    measuring: bool,
+}
+
+impl StreamTotals {
+    /// Accumulates the time `open` streams spent in flight up to `now_ns`.
+    fn advance(&mut self, now_ns: u64) {
+        if self.measuring {
+            let span = u128::from(now_ns.saturating_sub(self.since_ns));
+            self.area_ns += u128::from(self.open) * span;
+        }
+        self.since_ns = self.since_ns.max(now_ns);
+    }
+
+    pub(crate) fn begin_window(&mut self, now_ns: u64) {
+        let open = self.open;
+        *self = Self {
+            open,
+            since_ns: now_ns,
+            server_limit: self.server_limit,
+            measuring: true,
+            ..Self::default()
+        };
+    }
+
+    pub(crate) fn end_window(&mut self, now_ns: u64) {
+        self.advance(now_ns);
+        self.measuring = false;
+    }
+
+    /// A stream opened on a connection that now has `on_connection` open.
+    #[inline]
+    pub(crate) fn opened(&mut self, now_ns: u64, on_connection: u32) {
+        self.advance(now_ns);
+        self.open += 1;
+        if self.measuring {
+            self.max_per_connection = self.max_per_connection.max(on_connection);
+        }
+    }
+
+    /// A stream ended (answered or not).
+    #[inline]
+    pub(crate) fn closed(&mut self, now_ns: u64) {
+        self.advance(now_ns);
+        self.open = self.open.saturating_sub(1);
+    }
+
+    pub(crate) fn goaway(&mut self) {
+        if self.measuring {
+            self.goaways += 1;
+        }
+    }
+
+    pub(crate) fn server_limit(&mut self, limit: u32) {
+        self.server_limit = Some(self.server_limit.map_or(limit, |seen| seen.min(limit)));
+    }
+
+    pub(crate) fn http1_answer(&mut self) {
+        if self.measuring {
+            self.http1_answers += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_area_counts_only_the_window() {
+        let mut t = StreamTotals::default();
+        t.opened(0, 1);
+        t.opened(10, 2);
+        t.begin_window(100);
+        t.closed(150);
+        t.opened(200, 2);
+        t.end_window(300);
+        t.closed(400);
+        // 2 streams for 50 ns, 1 for 50 ns, 2 for 100 ns.
+        assert_eq!(t.area_ns, 2 * 50 + 50 + 2 * 100);
+        assert_eq!(t.max_per_connection, 2, "only the window's peak");
+        t.server_limit(100);
+        t.server_limit(1);
+        t.server_limit(5);
+        assert_eq!(t.server_limit, Some(1));
+    }
+}

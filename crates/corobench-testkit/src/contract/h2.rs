@@ -1,0 +1,366 @@
+//! The contract over HTTP/2 (`HTTP_PROTOCOL=h2` or `h2c`): one thread reads
+//! a connection's frames and writes its replies; each request, once whole,
+//! runs on a thread of its own, so a slow `/io` stream never holds up a
+//! `/plaintext` stream beside it. Replies carry the contract's headers in
+//! lower case, and `content-length` (never the connection-specific ones).
+
+use std::collections::{HashMap, VecDeque};
+use std::io;
+use std::sync::Arc;
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::time::{Duration, SystemTime};
+
+use super::conn::{Body, Reply, Wire};
+use super::{Fault, Shared, routes};
+use crate::h2wire::{
+    ACK, DEFAULT_FRAME, DEFAULT_WINDOW, END_HEADERS, END_STREAM, HEAD, PREFACE, headers_fragment,
+    kind, literal, parse_head, write_frame, write_headers,
+};
+use crate::http::{RequestHead, http_date};
+
+/// How long a read waits before the replies ready are written.
+const POLL: Duration = Duration::from_millis(2);
+/// Streams a client may open at once.
+const MAX_STREAMS: u32 = 256;
+
+/// A stream's reply, from the thread that ran its route.
+type StreamReply = (u32, Reply);
+
+/// A request whose headers arrived, its body still arriving.
+#[derive(Debug, Default)]
+struct Arriving {
+    method: String,
+    target: String,
+    body: Vec<u8>,
+}
+
+/// A reply's body still to send, as the client's windows allow.
+#[derive(Debug)]
+struct Sending {
+    stream: u32,
+    body: Vec<u8>,
+    sent: usize,
+}
+
+struct H2Conn {
+    decoder: loona_hpack::Decoder<'static>,
+    arriving: HashMap<u32, Arriving>,
+    /// A header block continued in CONTINUATION frames.
+    block: Option<(u32, bool, Vec<u8>)>,
+    sending: VecDeque<Sending>,
+    conn_window: i64,
+    stream_windows: HashMap<u32, i64>,
+    initial_window: i64,
+    max_frame: usize,
+    /// Streams handed to a thread and not yet replied to.
+    working: usize,
+    replies: (Sender<StreamReply>, Receiver<StreamReply>),
+    frozen_date: Option<String>,
+    out: Vec<u8>,
+}
+
+/// Serves HTTP/2 on `wire` until the client closes or says GOAWAY.
+pub(super) fn serve(wire: &mut dyn Wire, shared: &Arc<Shared>) -> io::Result<()> {
+    let mut inbound = Vec::new();
+    let mut conn = H2Conn {
+        decoder: loona_hpack::Decoder::new(),
+        arriving: HashMap::new(),
+        block: None,
+        sending: VecDeque::new(),
+        conn_window: DEFAULT_WINDOW,
+        stream_windows: HashMap::new(),
+        initial_window: DEFAULT_WINDOW,
+        max_frame: DEFAULT_FRAME,
+        working: 0,
+        replies: mpsc::channel(),
+        frozen_date: None,
+        out: Vec::new(),
+    };
+    wire.socket().set_read_timeout(Some(POLL))?;
+    let mut settings = 3u16.to_be_bytes().to_vec();
+    settings.extend_from_slice(&MAX_STREAMS.to_be_bytes());
+    write_frame(&mut conn.out, kind::SETTINGS, 0, 0, &settings);
+    let mut greeted = false;
+    let mut chunk = vec![0u8; 64 * 1024];
+    loop {
+        let open = match wire.read(&mut chunk) {
+            Ok(0) => false,
+            Ok(n) => {
+                inbound.extend_from_slice(&chunk[..n]);
+                true
+            }
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                ) =>
+            {
+                true
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => true,
+            Err(e) => return Err(e),
+        };
+        if !greeted && inbound.len() >= PREFACE.len() {
+            if !inbound.starts_with(PREFACE) {
+                return Ok(());
+            }
+            inbound.drain(..PREFACE.len());
+            greeted = true;
+        }
+        let goaway = greeted && conn.take_frames(&mut inbound, shared)?;
+        conn.collect_replies(shared);
+        conn.send_bodies();
+        if !conn.out.is_empty() {
+            wire.write_all(&conn.out)?;
+            wire.flush()?;
+            conn.out.clear();
+        }
+        let idle = conn.working == 0 && conn.sending.is_empty();
+        if (!open || goaway) && idle || shared.is_stopping() {
+            return Ok(());
+        }
+    }
+}
+
+impl H2Conn {
+    /// Takes every whole frame out of `inbound`; returns whether the client
+    /// said GOAWAY.
+    fn take_frames(&mut self, inbound: &mut Vec<u8>, shared: &Arc<Shared>) -> io::Result<bool> {
+        let mut at = 0;
+        let mut goaway = false;
+        while inbound.len() - at >= HEAD {
+            let (len, frame_kind, flags, stream) = parse_head(&inbound[at..at + HEAD]);
+            if inbound.len() - at - HEAD < len {
+                break;
+            }
+            let payload = inbound[at + HEAD..at + HEAD + len].to_vec();
+            at += HEAD + len;
+            goaway |= frame_kind == kind::GOAWAY;
+            self.frame(frame_kind, flags, stream, &payload, shared)?;
+        }
+        inbound.drain(..at);
+        Ok(goaway)
+    }
+
+    fn frame(
+        &mut self,
+        frame_kind: u8,
+        flags: u8,
+        stream: u32,
+        payload: &[u8],
+        shared: &Arc<Shared>,
+    ) -> io::Result<()> {
+        match frame_kind {
+            kind::SETTINGS if flags & ACK == 0 => {
+                for setting in payload.chunks_exact(6) {
+                    let value =
+                        u32::from_be_bytes([setting[2], setting[3], setting[4], setting[5]]);
+                    match u16::from_be_bytes([setting[0], setting[1]]) {
+                        4 => {
+                            let delta = i64::from(value) - self.initial_window;
+                            self.initial_window = i64::from(value);
+                            self.stream_windows.values_mut().for_each(|w| *w += delta);
+                        }
+                        5 => self.max_frame = usize::try_from(value).unwrap_or(DEFAULT_FRAME),
+                        _ => {}
+                    }
+                }
+                write_frame(&mut self.out, kind::SETTINGS, ACK, 0, &[]);
+            }
+            kind::PING if flags & ACK == 0 => {
+                write_frame(&mut self.out, kind::PING, ACK, 0, payload)
+            }
+            kind::WINDOW_UPDATE if payload.len() == 4 => {
+                let increment = i64::from(
+                    u32::from_be_bytes([payload[0], payload[1], payload[2], payload[3]])
+                        & 0x7fff_ffff,
+                );
+                if stream == 0 {
+                    self.conn_window += increment;
+                } else if let Some(window) = self.stream_windows.get_mut(&stream) {
+                    *window += increment;
+                }
+            }
+            kind::HEADERS => {
+                self.block = Some((stream, flags & END_STREAM != 0, Vec::new()));
+                self.fragment(flags, headers_fragment(flags, payload), shared)?;
+            }
+            kind::CONTINUATION => self.fragment(flags, payload, shared)?,
+            kind::DATA => self.data(flags, stream, payload, shared),
+            kind::RST_STREAM => {
+                self.arriving.remove(&stream);
+                self.sending.retain(|s| s.stream != stream);
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn fragment(&mut self, flags: u8, fragment: &[u8], shared: &Arc<Shared>) -> io::Result<()> {
+        let invalid = || io::Error::from(io::ErrorKind::InvalidData);
+        let (_, _, block) = self.block.as_mut().ok_or_else(invalid)?;
+        block.extend_from_slice(fragment);
+        if flags & END_HEADERS == 0 {
+            return Ok(());
+        }
+        let (stream, end_stream, block) = self.block.take().ok_or_else(invalid)?;
+        let mut request = Arriving::default();
+        self.decoder
+            .decode_with_cb(&block, |name, value| {
+                let value = String::from_utf8_lossy(&value).into_owned();
+                match &name[..] {
+                    b":method" => request.method = value,
+                    b":path" => request.target = value,
+                    _ => {}
+                }
+            })
+            .map_err(|_| invalid())?;
+        self.stream_windows.insert(stream, self.initial_window);
+        if end_stream {
+            self.start(stream, request, shared);
+        } else {
+            self.arriving.insert(stream, request);
+        }
+        Ok(())
+    }
+
+    /// Body bytes: kept, and given back to the client's windows at once.
+    fn data(&mut self, flags: u8, stream: u32, payload: &[u8], shared: &Arc<Shared>) {
+        if !payload.is_empty() {
+            let n = u32::try_from(payload.len())
+                .unwrap_or(u32::MAX)
+                .to_be_bytes();
+            write_frame(&mut self.out, kind::WINDOW_UPDATE, 0, 0, &n);
+            if flags & END_STREAM == 0 {
+                write_frame(&mut self.out, kind::WINDOW_UPDATE, 0, stream, &n);
+            }
+        }
+        if let Some(request) = self.arriving.get_mut(&stream) {
+            request.body.extend_from_slice(payload);
+        }
+        if flags & END_STREAM != 0 {
+            if let Some(request) = self.arriving.remove(&stream) {
+                self.start(stream, request, shared);
+            }
+        }
+    }
+
+    /// A whole request: its route runs on a thread of its own.
+    fn start(&mut self, stream: u32, request: Arriving, shared: &Arc<Shared>) {
+        self.working += 1;
+        let sender = self.replies.0.clone();
+        let shared = Arc::clone(shared);
+        let worker = std::thread::Builder::new()
+            .name("contract-stream".into())
+            .spawn(move || {
+                shared.wait_turn();
+                let head = RequestHead {
+                    method: request.method,
+                    target: request.target,
+                    content_length: request.body.len() as u64,
+                    connection_close: false,
+                    chunked: false,
+                    head_bytes: 0,
+                };
+                let mut buffered = request.body;
+                let mut nothing = io::empty();
+                let mut body = Body::new(&mut buffered, &mut nothing, head.content_length);
+                let reply = routes::route(&head, &mut body, &shared);
+                let _ = sender.send((stream, reply));
+            });
+        if worker.is_err() {
+            self.working -= 1;
+            let _ = self
+                .replies
+                .0
+                .send((stream, Reply::error(503, "no thread for the stream")));
+            self.working += 1;
+        }
+    }
+
+    /// Writes the HEADERS of every reply ready; their bodies follow as
+    /// the windows allow.
+    fn collect_replies(&mut self, shared: &Shared) {
+        while let Ok((stream, reply)) = self.replies.1.try_recv() {
+            self.working -= 1;
+            let block = self.reply_block(&reply, shared);
+            write_headers(&mut self.out, stream, &block, self.max_frame);
+            self.sending.push_back(Sending {
+                stream,
+                body: reply.body,
+                sent: 0,
+            });
+        }
+    }
+
+    fn reply_block(&mut self, reply: &Reply, shared: &Shared) -> Vec<u8> {
+        let mut block = Vec::new();
+        literal(&mut block, b":status", reply.status.to_string().as_bytes());
+        if !shared.has(Fault::MissingServer) {
+            literal(&mut block, b"server", shared.config.target_name.as_bytes());
+        }
+        if !shared.has(Fault::MissingDate) {
+            let now = http_date(SystemTime::now());
+            let date = if shared.has(Fault::FrozenDate) {
+                self.frozen_date.get_or_insert(now).clone()
+            } else {
+                now
+            };
+            literal(&mut block, b"date", date.as_bytes());
+        }
+        if !shared.has(Fault::MissingContentType) {
+            literal(&mut block, b"content-type", reply.content_type.as_bytes());
+        }
+        if !shared.has(Fault::MissingContentLength) {
+            literal(
+                &mut block,
+                b"content-length",
+                reply.body.len().to_string().as_bytes(),
+            );
+        }
+        block
+    }
+
+    fn send_bodies(&mut self) {
+        let mut still = VecDeque::new();
+        while let Some(mut sending) = self.sending.pop_front() {
+            let window = self
+                .stream_windows
+                .get(&sending.stream)
+                .copied()
+                .unwrap_or(0);
+            let allowed = usize::try_from(window.min(self.conn_window).max(0)).unwrap_or(0);
+            let left = sending.body.len() - sending.sent;
+            let n = allowed.min(left).min(self.max_frame);
+            if n > 0 || left == 0 {
+                let end = n == left;
+                let chunk = &sending.body[sending.sent..sending.sent + n];
+                write_frame(
+                    &mut self.out,
+                    kind::DATA,
+                    if end { END_STREAM } else { 0 },
+                    sending.stream,
+                    chunk,
+                );
+                sending.sent += n;
+                let used = i64::try_from(n).unwrap_or(0);
+                self.conn_window -= used;
+                if let Some(window) = self.stream_windows.get_mut(&sending.stream) {
+                    *window -= used;
+                }
+                if end {
+                    self.stream_windows.remove(&sending.stream);
+                    continue;
+                }
+            }
+            still.push_back(sending);
+        }
+        self.sending = still;
+    }
+}
+
+impl std::fmt::Debug for H2Conn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("H2Conn").finish_non_exhaustive()
+    }
+}
