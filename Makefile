@@ -7,18 +7,26 @@ COROBENCH := target/release/corobench
 # The checks below measure nothing, so they use the build the tests already
 # made instead of a second, optimised build of the whole workspace.
 CHECK_COROBENCH := target/debug/corobench
+# The two Swoole builds scripts/swoole.sh keeps (one per socket engine),
+# unless you name others: swoole-epoll and swoole-uring start PHP with them.
+# Looked up when a recipe runs, so a build that `deps` has just made counts.
+SWOOLE_BUILDS = $(or $(COROBENCH_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/corobench)/swoole
+swoole_ini_dir = $(shell [ -d '$(SWOOLE_BUILDS)/$(1).d' ] && echo '$(SWOOLE_BUILDS)/$(1).d')
 
-.PHONY: bench test deps deps-test build check-build lint rust-test target-tests k8s-validate verify clean help
+.PHONY: bench test deps deps-test build check-build lint rust-test results-check target-tests k8s-validate verify clean help
 
 help:
 	@echo "make bench    install what is needed, build, run the default suite and print its table"
 	@echo "make test     install what is needed, then lints, unit and end-to-end tests, and verify every target"
 
+bench verify target-tests: export SWOOLE_EPOLL_INI_DIR ?= $(call swoole_ini_dir,epoll)
+bench verify target-tests: export SWOOLE_URING_INI_DIR ?= $(call swoole_ini_dir,uring)
+
 bench: deps build
 	$(COROBENCH) run
 
 test:
-	@scripts/timed-steps.sh deps-test lint rust-test target-tests k8s-validate verify
+	@scripts/timed-steps.sh deps-test lint rust-test results-check target-tests k8s-validate verify
 
 deps:
 	@scripts/deps.sh bench
@@ -39,6 +47,11 @@ lint:
 rust-test:
 	$(CARGO) test --workspace --locked
 
+# Every results page rebuilt from the committed run files in results/ alone,
+# and compared with the committed page.
+results-check: check-build
+	COROBENCH=$(CHECK_COROBENCH) scripts/results-pages.sh --check
+
 target-tests:
 	scripts/target-tests.sh
 
@@ -48,7 +61,8 @@ k8s-validate: check-build
 	scripts/k8s-validate.sh $(CHECK_COROBENCH)
 
 # Every target that can run here, built and checked against the contract
-# (PostgreSQL included); Swoole lights up only where its extension is installed.
+# (PostgreSQL included); Swoole lights up where scripts/swoole.sh built it
+# (or its extension is installed).
 verify: check-build
 	$(CHECK_COROBENCH) verify
 

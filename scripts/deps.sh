@@ -26,7 +26,8 @@ have nginx || want_package nginx-light
 have caddy || want_package caddy
 have h2o || want_package h2o
 have lighttpd || want_package lighttpd
-for p in php8.2-fpm php8.2-cli php8.2-pgsql; do want_package "$p"; done
+# mbstring: Swoole's connection pool recognises a lost connection with it.
+for p in php8.2-fpm php8.2-cli php8.2-pgsql php8.2-mbstring; do want_package "$p"; done
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || want_package postgresql
 have node || { want_package nodejs; want_package npm; }
 have go || want_package golang-go

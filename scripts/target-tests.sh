@@ -34,7 +34,24 @@ php_checks() {
         php -l "$file" >/dev/null || { echo "php -l failed: $file"; return 1; }
     done
     bash -n php-fpm/run.sh php-fpm/write-configs.sh && sh -n php-common/swoole-php.sh \
-        && sh php-common/tests/swoole_php_test.sh && php php-common/tests/contract_test.php
+        && sh php-common/tests/swoole_php_test.sh && php php-common/tests/contract_test.php \
+        && bash ../scripts/tests/swoole_sh_test.sh
+}
+
+# The Swoole targets' own test, on each build that is here (scripts/swoole.sh
+# makes them; the Makefile names them in SWOOLE_EPOLL_INI_DIR and
+# SWOOLE_URING_INI_DIR).
+swoole_checks() {
+    local engine ran=0
+    for engine in epoll io_uring; do
+        if ! sh php-common/swoole-php.sh "$engine" php-common/swoole-probe.php "$engine" >/dev/null 2>&1; then
+            echo "swoole with $engine sockets: skipped (no such Swoole build for this PHP; scripts/swoole.sh makes one)"
+            continue
+        fi
+        sh php-common/swoole-php.sh "$engine" php-common/tests/swoole_gate_test.php || return 1
+        ran=$((ran + 1))
+    done
+    [ "${COROBENCH_REQUIRE_SWOOLE:-0}" != 1 ] || [ "$ran" = 2 ] || { echo "COROBENCH_REQUIRE_SWOOLE=1 but not both Swoole builds are here"; return 1; }
 }
 
 rust_checks() {
@@ -68,7 +85,12 @@ else
     echo "== node: skipped (node is not installed)"
 fi
 if have python3; then step "python: python-fastapi" python_checks; else echo "== python: skipped (python3 is not installed)"; fi
-if have php; then step "php: php-fpm, php-common" php_checks; else echo "== php: skipped (php is not installed)"; fi
+if have php; then
+    step "php: php-fpm, php-common" php_checks
+    step "php: swoole-epoll, swoole-uring" swoole_checks
+else
+    echo "== php: skipped (php is not installed)"
+fi
 if have mvn && sh java-vthreads/jdk.sh >/dev/null 2>&1; then
     step "java: java-vthreads" java_checks
 else

@@ -26,6 +26,10 @@ const (
 
 func main() {
 	config := contract.MustLoadConfig(targetName)
+	if err := config.Protocol.Require("gnet has neither TLS nor HTTP/2", "http/1.1"); err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", targetName, err)
+		os.Exit(2)
+	}
 	loops, err := contract.EnvInt("LOOPS", 1, 1, 256)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", targetName, err)

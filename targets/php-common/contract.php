@@ -91,6 +91,12 @@ function declared_length(?string $header): int|null|false
     return preg_match('/\A[0-9]{1,15}\z/', $header) === 1 ? (int) $header : false;
 }
 
+/** Why an upload above MAX_UPLOAD_BYTES is refused (the 413's message). */
+function too_large_message(): string
+{
+    return 'the body must be at most ' . MAX_UPLOAD_BYTES . ' bytes';
+}
+
 /** Threads of a process from the text of /proc/<pid>/status. */
 function threads_from_status(string $status): ?int
 {

@@ -5,17 +5,24 @@
 // yield to the scheduler instead of blocking the thread. Which I/O engine
 // serves the sockets is decided when the extension is built: epoll, or
 // io_uring with --enable-iouring --enable-uring-socket. This script is the
-// same for both.
+// same for both. Connections are accepted by swoole-gate.php, which hands
+// them to the server's own connection loop.
 
 declare(strict_types=1);
 
 require __DIR__ . '/contract.php';
 require __DIR__ . '/swoole-world.php';
 require __DIR__ . '/swoole-engine.php';
+require __DIR__ . '/swoole-gate.php';
+require __DIR__ . '/swoole-protocols.php';
 
 use Corobench\Contract as C;
+use Corobench\Swoole\Gate;
+use Corobench\Swoole\ProtocolError;
+use Corobench\Swoole\Protocols;
 use Swoole\Coroutine;
 use Swoole\Coroutine\Http\Server;
+use Swoole\Coroutine\Socket;
 use Swoole\Event;
 use Swoole\Http\Request;
 use Swoole\Http\Response;
@@ -28,6 +35,7 @@ const JSON_TYPE = 'application/json';
 const STOP_GRACE_S = 3.0;
 // Swoole compares package_max_length with head + body, and refuses larger
 // requests itself (a bare 413) before reading the body: room for the head.
+// The first request of a connection is checked exactly by swoole-gate.php.
 const HEAD_ALLOWANCE_BYTES = 8192;
 
 final class App
@@ -164,7 +172,7 @@ final class App
         $body = $request->getContent();
         $body = $body === false ? '' : $body;
         if (($declared ?? 0) > C\MAX_UPLOAD_BYTES || strlen($body) > C\MAX_UPLOAD_BYTES) {
-            $this->fail($response, 413, 'the body must be at most ' . C\MAX_UPLOAD_BYTES . ' bytes', ['Connection' => 'close']);
+            $this->fail($response, 413, C\too_large_message(), ['Connection' => 'close']);
             return;
         }
         $path = tempnam($this->uploadDir, 'upload-');
@@ -221,15 +229,43 @@ function wait_ms(int $ms): void
     }
 }
 
-function serve(Server $server, App $app, World $world): void
+/** The socket clients connect to: LISTEN_ADDR:PORT, or why it cannot be had. */
+function listen_socket(string $listen, int $port, Protocols $protocols): Socket|string
+{
+    $domain = filter_var($listen, FILTER_VALIDATE_IP, FILTER_FLAG_IPV6) !== false ? AF_INET6 : AF_INET;
+    $socket = new Socket($domain, SOCK_STREAM, 0);
+    if (!$socket->bind($listen, $port) || !$socket->listen()) {
+        return "cannot serve on $listen:$port: {$socket->errMsg}";
+    }
+    // Accepted connections inherit these. The body limit is Swoole's own,
+    // for the requests the gate does not see.
+    $settings = ['package_max_length' => C\MAX_UPLOAD_BYTES + HEAD_ALLOWANCE_BYTES]
+        + $protocols->socketSettings(SWOOLE_SSL_TLSv1_2 | SWOOLE_SSL_TLSv1_3);
+    if (!$socket->setProtocol($settings)) {
+        return "cannot set up $listen:$port for {$protocols->describe()}";
+    }
+    return $socket;
+}
+
+/** Where the HTTP server's own socket goes: a Unix socket nobody connects to. */
+function private_socket_path(): string
+{
+    $dir = getenv('WORK_DIR') ?: sys_get_temp_dir();
+    $path = "$dir/swoole-http-" . getmypid() . '.sock';
+    // A Unix socket's path is limited to 107 bytes.
+    return strlen($path) < 100 ? $path : sys_get_temp_dir() . '/swoole-http-' . getmypid() . '.sock';
+}
+
+function serve(Server $server, Gate $gate, Socket $listener, App $app, World $world): ?string
 {
     // Server::shutdown() would stop accepting first, but with io_uring
     // sockets (Swoole 6.2.2) the cancelled accept crashes the process. So
     // both engines stop alike: requests in flight get the grace period,
     // then the event loop ends and Co\run() returns.
-    $stop = static function () use ($app, $world): void {
+    $stop = static function () use ($app, $world, $gate): void {
         Process::signal(SIGTERM, null);
         Process::signal(SIGINT, null);
+        $gate->stop();
         Coroutine::create(static function () use ($app, $world): void {
             $deadline = microtime(true) + STOP_GRACE_S;
             while ($app->inFlight() > 0 && microtime(true) < $deadline) {
@@ -237,14 +273,22 @@ function serve(Server $server, App $app, World $world): void
             }
             $world->close();
             Timer::clearAll();
-            // The accept loop is left suspended on purpose: no deadlock report.
+            // The accept loops are left suspended on purpose: no deadlock report.
             Coroutine::set(['enable_deadlock_check' => false]);
             Event::exit();
         });
     };
     Process::signal(SIGTERM, $stop);
     Process::signal(SIGINT, $stop);
-    $server->start();
+    // start() applies the settings, then waits on the private socket.
+    Coroutine::create([$server, 'start']);
+    $failure = $gate->acceptLoop($listener);
+    if ($failure !== null) {
+        // Nothing more can be accepted: end the loop the server waits in too.
+        Coroutine::set(['enable_deadlock_check' => false]);
+        Event::exit();
+    }
+    return $failure;
 }
 
 function main(): void
@@ -259,6 +303,16 @@ function main(): void
     }
     $port = env_positive_int('PORT', 8080, 65535);
     $listen = env_listen_addr();
+    try {
+        $protocols = Protocols::fromEnvironment(
+            getenv('TLS_CERT') ?: null,
+            getenv('TLS_KEY') ?: null,
+            getenv('HTTP_PROTOCOL') ?: null,
+        );
+    } catch (ProtocolError $e) {
+        fwrite(STDERR, "swoole: {$e->getMessage()}\n");
+        exit(2);
+    }
     $name = getenv('TARGET_NAME') ?: 'swoole';
     $world = new World(getenv('DATABASE_URL') ?: '', env_positive_int('DB_POOL', 16, 1024));
     $app = new App(
@@ -269,24 +323,34 @@ function main(): void
     );
     Coroutine::set(['hook_flags' => hook_flags()]);
     $failure = null;
-    Co\run(static function () use ($listen, $port, $name, $app, $world, &$failure): void {
+    $privateSocket = private_socket_path();
+    Co\run(static function () use ($listen, $port, $protocols, $name, $app, $world, $privateSocket, &$failure): void {
+        $listener = listen_socket($listen, $port, $protocols);
+        if (is_string($listener)) {
+            $failure = $listener;
+            return;
+        }
         try {
-            $server = new Server($listen, $port);
+            @unlink($privateSocket);
+            $server = new Server("unix:$privateSocket");
         } catch (\Throwable $e) {
-            $failure = "cannot serve on $listen:$port: {$e->getMessage()}";
+            $failure = "cannot open the HTTP server's private socket $privateSocket: {$e->getMessage()}";
             return;
         }
         $server->set([
-            'package_max_length' => C\MAX_UPLOAD_BYTES + HEAD_ALLOWANCE_BYTES,
             'http_compression' => false,
             'http_parse_post' => false,
             'http_parse_files' => false,
             'http_parse_cookie' => false,
         ]);
         $server->handle('/', [$app, 'handle']);
-        fwrite(STDERR, "swoole: $name (Swoole " . SWOOLE_VERSION . ") listening on $listen:$port\n");
-        serve($server, $app, $world);
+        fwrite(STDERR, "swoole: $name (Swoole " . SWOOLE_VERSION . ") listening on $listen:$port ({$protocols->describe()})\n");
+        // Over TLS the first head is not in the clear before the server's
+        // own loop makes the handshake: those connections are not checked.
+        $gate = new Gate($server, $name, checkFirstHead: !$protocols->tls());
+        $failure = serve($server, $gate, $listener, $app, $world);
     });
+    @unlink($privateSocket);
     if ($failure !== null) {
         fwrite(STDERR, "swoole: $failure\n");
         exit(1);

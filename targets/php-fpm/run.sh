@@ -8,7 +8,9 @@
 #
 # Environment: PORT, LISTEN_ADDR, TARGET_NAME, WORK_DIR, DATA_DIR, UPLOAD_DIR,
 # DATABASE_URL (the contract's), CHILDREN (pm.max_children), NGINX_WORKERS,
-# FASTCGI_KEEPALIVE (on|off: nginx keeps its FastCGI connections open).
+# FASTCGI_KEEPALIVE (on|off: nginx keeps its FastCGI connections open),
+# HTTP_PROTOCOL (http/1.1, h2 or h2c), TLS_CERT and TLS_KEY (PEM files: the
+# port serves HTTPS, nginx terminating TLS).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -47,6 +49,35 @@ case $FASTCGI_KEEPALIVE in
   on) fastcgi_keep_conn=on upstream_keepalive="keepalive $CHILDREN;" ;;
   off) fastcgi_keep_conn=off upstream_keepalive="" ;;
   *) die "FASTCGI_KEEPALIVE must be on or off, got '$FASTCGI_KEEPALIVE'" ;;
+esac
+# The protocol decides the flags of nginx's listen line; the cleartext
+# HTTP/1.1 configuration stays exactly as it was without them.
+TLS_CERT=${TLS_CERT:-} TLS_KEY=${TLS_KEY:-}
+serve_tls=0
+if [[ -n $TLS_CERT || -n $TLS_KEY ]]; then
+  [[ -n $TLS_CERT && -n $TLS_KEY ]] || die "TLS_CERT and TLS_KEY must be set together (PEM files), or neither"
+  [[ -r $TLS_CERT ]] || die "TLS_CERT '$TLS_CERT' is not a readable file"
+  [[ -r $TLS_KEY ]] || die "TLS_KEY '$TLS_KEY' is not a readable file"
+  serve_tls=1
+fi
+HTTP_PROTOCOL=${HTTP_PROTOCOL:-http/1.1}
+case $HTTP_PROTOCOL in
+  http/1.1)
+    listen_protocol=""
+    if ((serve_tls)); then listen_protocol=" ssl"; fi
+    ;;
+  # nginx picks h2 by ALPN and still serves HTTP/1.1 to clients that offer only that.
+  h2)
+    ((serve_tls)) || die "HTTP_PROTOCOL=h2 is HTTP/2 over TLS: set TLS_CERT and TLS_KEY, or ask for h2c"
+    listen_protocol=" ssl http2"
+    ;;
+  # nginx 1.22 serves cleartext HTTP/2 by prior knowledge only: HTTP/1.1
+  # requests get no answer on this port.
+  h2c)
+    ((serve_tls)) && die "HTTP_PROTOCOL=h2c is cleartext HTTP/2: unset TLS_CERT and TLS_KEY, or ask for h2"
+    listen_protocol=" http2"
+    ;;
+  *) die "HTTP_PROTOCOL must be http/1.1, h2 or h2c, got '$HTTP_PROTOCOL'" ;;
 esac
 [[ -d $WORK_DIR && -w $WORK_DIR ]] || die "WORK_DIR '$WORK_DIR' is not a writable directory"
 FPM=$(command -v php-fpm8.2 || command -v php-fpm) || die "php-fpm8.2 is not on PATH (Debian: apt-get install php8.2-fpm)"

@@ -66,11 +66,59 @@ nginx_error_locations() {
   for status in "${nginx_statuses[@]}"; do
     cat <<CONF
         location = /.corobench-status/$status {
+            # Over HTTP/2 nginx skips a refused body without marking it
+            # discarded, and would refuse it again here, answering 413 itself.
+            client_max_body_size 0;
             fastcgi_param COROBENCH_NGINX_STATUS $status;
             include $WORK_DIR/fastcgi-common.conf;
         }
 CONF
   done
+}
+
+# The TLS lines of the server block, when TLS_CERT and TLS_KEY are set:
+# TLS 1.2 and 1.3, resumption by ticket (nginx's default) and by session id
+# from a cache all workers share, and nothing said in cleartext.
+nginx_tls() {
+  ((serve_tls)) || return 0
+  cat <<CONF
+        ssl_certificate "$TLS_CERT";
+        ssl_certificate_key "$TLS_KEY";
+        ssl_protocols TLSv1.2 TLSv1.3;
+        ssl_session_cache shared:corobench_tls:10m;
+        # A cleartext request on this port is closed unanswered (nginx would
+        # answer it with a cleartext 400 otherwise: code 497).
+        error_page 497 = @cleartext_on_tls;
+        location @cleartext_on_tls {
+            return 444;
+        }
+CONF
+}
+
+# HTTP/2 has no chunked encoding: a body of unknown length comes without
+# Content-Length, and FPM reads a body only as far as CONTENT_LENGTH says.
+# Over HTTP/2 such an upload is therefore read whole by nginx first (into
+# \$WORK_DIR/nginx-temp), which then knows the length; uploads that declare
+# it stream to PHP as over HTTP/1.1.
+nginx_unsized_upload() {
+  [[ $listen_protocol == *http2* ]] || return 0
+  cat <<CONF
+        location = /upload {
+            if (\$http_content_length = "") {
+                rewrite ^ /.corobench-unsized-upload last;
+            }
+            fastcgi_param CONTENT_LENGTH \$content_length;
+            include $WORK_DIR/fastcgi-common.conf;
+        }
+
+        # A client asking for this URI itself reaches PHP, which answers 404.
+        location = /.corobench-unsized-upload {
+            fastcgi_request_buffering on;
+            fastcgi_param CONTENT_LENGTH \$content_length;
+            include $WORK_DIR/fastcgi-common.conf;
+        }
+
+CONF
 }
 
 write_nginx_conf() {
@@ -106,7 +154,8 @@ http {
     }
 
     server {
-        listen $nginx_listen backlog=4096;
+        listen $nginx_listen${listen_protocol} backlog=4096;
+$(nginx_tls)
         # nginx refuses a larger Content-Length before reading the body and
         # hands the 413 to PHP so it carries the contract's
         # headers; smaller bodies stream to PHP as they arrive.
@@ -126,6 +175,7 @@ $(nginx_error_pages)
             include $WORK_DIR/fastcgi-common.conf;
         }
 
+$(nginx_unsized_upload)
 $(nginx_error_locations)
 
         location @fpm_down {

@@ -4,11 +4,12 @@
 
 use corobench_model::StoredRun;
 use corobench_model::{
-    Better, Metric, MetricComparison, MetricSummary, ScenarioAnalysis, ScenarioComparison, Verdict,
-    WarningKind,
+    Better, ChangeEstimator, Metric, MetricComparison, MetricSummary, ScenarioAnalysis,
+    ScenarioComparison, Verdict, WarningKind,
 };
-use corobench_stats::{format_delta, format_p_and_n, mann_whitney_u_test};
+use corobench_stats::{format_p_and_n, mann_whitney_u_test};
 
+use super::change::{Change, Estimator};
 use super::scenarios::values_of;
 use super::warnings::{Warnings, too_few_to_detect};
 use super::{AnalyzeError, AnalyzeOptions};
@@ -73,6 +74,40 @@ pub(crate) fn compare_with(
             comparisons.push(comparison);
         }
     }
+    comparisons.extend(sweep_within(scenarios, baseline_target, options, warnings));
+    comparisons
+}
+
+/// The baseline target's own sweeps: each scenario of it against the first
+/// of its scenarios with the same workload, schedule and connections and
+/// other parameter values (GOMAXPROCS 2 against 1). A program's runs with
+/// other parameters are compared with its first run (fresh against pooled
+/// connections, pool sizes): a program sweep is usually compared within the
+/// one target.
+fn sweep_within(
+    scenarios: &mut [ScenarioAnalysis],
+    baseline_target: &str,
+    options: &AnalyzeOptions,
+    warnings: &mut Warnings,
+) -> Vec<ScenarioComparison> {
+    let own: Vec<usize> = (0..scenarios.len())
+        .filter(|&i| scenarios[i].scenario.target == baseline_target)
+        .filter(|&i| scenarios[i].scenario.program.is_none())
+        .collect();
+    let pairs: Vec<(usize, usize)> = own
+        .iter()
+        .filter_map(|&index| {
+            let first = own
+                .iter()
+                .copied()
+                .find(|&b| b < index && same_setting(&scenarios[b], &scenarios[index]))?;
+            Some((first, index))
+        })
+        .collect();
+    let mut comparisons: Vec<ScenarioComparison> = pairs
+        .into_iter()
+        .map(|(first, index)| compare_scenarios(scenarios, first, index, options, warnings))
+        .collect();
     comparisons.extend(program_variants(
         scenarios,
         baseline_target,
@@ -82,9 +117,13 @@ pub(crate) fn compare_with(
     comparisons
 }
 
-/// A program target's runs with other parameters against its first one:
-/// a program sweep (fresh against pooled connections, pool sizes) is
-/// usually compared within the one target.
+/// Same workload, schedule and connections, whatever the parameters.
+fn same_setting(a: &ScenarioAnalysis, b: &ScenarioAnalysis) -> bool {
+    let (a, b) = (&a.scenario, &b.scenario);
+    a.workload.name == b.workload.name && a.schedule == b.schedule && a.connections == b.connections
+}
+
+/// A program target's runs with other parameters against its first one.
 fn program_variants(
     scenarios: &mut [ScenarioAnalysis],
     baseline_target: &str,
@@ -124,16 +163,16 @@ fn compare_scenarios(
                 old: (old_summary, &old_values),
                 new: (new_summary, &new_values),
             };
-            Some(compare_metric(metric, &sides, options.alpha))
+            Some(compare_metric(metric, &sides, options))
         })
         .collect();
     let sizes = metrics
         .iter()
         .find(|m| m.metric == Metric::RequestsPerS)
         .map(|m| (m.n_baseline, m.n));
-    if let Some((kind, message)) = sizes.and_then(|(a, b)| too_few_to_detect(a, b, options)) {
+    if let Some(found) = sizes.and_then(|(a, b)| too_few_to_detect(a, b, options)) {
         let key = scenarios[index].scenario.key.clone();
-        let w = warnings.add(kind, message, Some(key.as_str()));
+        let w = warnings.add_found(found, Some(key.as_str()));
         push_unique(&mut scenarios[index].warnings, w);
     }
     ScenarioComparison {
@@ -167,42 +206,57 @@ pub(crate) struct Sides<'a> {
     pub(crate) new: (&'a MetricSummary, &'a [f64]),
 }
 
-/// benchstat's comparison of two samples: medians, a two-sided U test,
-/// `~` when p > alpha, and the delta and `p=… n=…` strings.
-pub(crate) fn compare_metric(metric: Metric, sides: &Sides<'_>, alpha: f64) -> MetricComparison {
+/// One metric of two samples compared: medians, a two-sided U test, and
+/// the one change estimate with its interval ([`Change`]); `~` when
+/// p > alpha.
+pub(crate) fn compare_metric(
+    metric: Metric,
+    sides: &Sides<'_>,
+    options: &AnalyzeOptions,
+) -> MetricComparison {
     let ((old, old_values), (new, new_values)) = (sides.old, sides.new);
     // Identical samples (every value equal) have no ranks to compare:
     // benchstat reports them as p = 1, no evidence of a difference. The
     // samples are non-empty and finite here, so no other error can occur.
     let p_value = mann_whitney_u_test(old_values, new_values).map_or(1.0, |test| test.p);
-    let significant = p_value <= alpha;
+    let significant = p_value <= options.alpha;
+    let change = Change::of(
+        old_values,
+        new_values,
+        (old.median, new.median),
+        options.confidence,
+    );
     MetricComparison {
         metric,
         baseline: old.median,
         value: new.median,
-        ratio: ratio(old.median, new.median),
+        ratio: change.ratio,
+        ratio_lo: change.interval.map(|(lo, _)| lo),
+        ratio_hi: change.interval.map(|(_, hi)| hi),
+        ratio_confidence: change.confidence,
+        estimator: match change.estimator {
+            Estimator::HodgesLehmann => ChangeEstimator::HodgesLehmann,
+            Estimator::MedianRatio => ChangeEstimator::MedianRatio,
+        },
         p_value,
         n_baseline: old_values.len(),
         n: new_values.len(),
         significant,
-        verdict: verdict(metric, old.median, new.median, significant),
-        delta_text: format_delta(old.median, new.median, p_value, alpha),
+        verdict: verdict(metric, change.ratio, old.median, significant),
+        change_text: change.text(),
+        delta_text: change.cell(p_value, options.alpha),
         note_text: format_p_and_n(p_value, old_values.len(), new_values.len()),
     }
 }
 
-fn ratio(old: f64, new: f64) -> Option<f64> {
-    corobench_stats::relative_delta(old, new).map(|delta| delta + 1.0)
-}
-
-fn verdict(metric: Metric, old: f64, new: f64, significant: bool) -> Verdict {
-    if !significant || old == new {
-        Verdict::NoDifference
-    } else if old == 0.0 {
-        Verdict::Undefined
-    } else if (new > old) == (metric.better() == Better::Higher) {
-        Verdict::Improved
-    } else {
-        Verdict::Regressed
+/// Improved or regressed by the direction of the change estimate.
+fn verdict(metric: Metric, ratio: Option<f64>, old: f64, significant: bool) -> Verdict {
+    match ratio {
+        _ if !significant => Verdict::NoDifference,
+        None if old == 0.0 => Verdict::Undefined,
+        None => Verdict::NoDifference,
+        Some(1.0) => Verdict::NoDifference,
+        Some(r) if (r > 1.0) == (metric.better() == Better::Higher) => Verdict::Improved,
+        Some(_) => Verdict::Regressed,
     }
 }

@@ -4,13 +4,13 @@
 
 use std::collections::BTreeMap;
 
-use corobench_model::{Cost, KernelCounter, PerRequest, Side, TrialStatus, WarningKind};
+use corobench_model::{Cost, KernelCounter, Metric, PerRequest, Side, TrialStatus, WarningKind};
 
-use super::warnings::ScenarioFacts;
+use super::warnings::{Found, ScenarioFacts};
 
 /// One warning per distinct reason a counter was missing in the `ok` trials.
-pub(crate) fn missing_counters(facts: &ScenarioFacts<'_>) -> Vec<(WarningKind, String)> {
-    let mut by_reason: BTreeMap<&str, Vec<&'static str>> = BTreeMap::new();
+pub(crate) fn missing_counters(facts: &ScenarioFacts<'_>) -> Vec<Found> {
+    let mut by_reason: BTreeMap<&str, Vec<Metric>> = BTreeMap::new();
     let missing = facts
         .trials
         .iter()
@@ -18,16 +18,17 @@ pub(crate) fn missing_counters(facts: &ScenarioFacts<'_>) -> Vec<(WarningKind, S
         .filter_map(|t| t.counters.as_ref())
         .flat_map(|c| c.missing.iter());
     for m in missing {
-        let label = metric_of(m.side, m.counter).label();
-        let labels = by_reason.entry(m.reason.as_str()).or_default();
-        if !labels.contains(&label) {
-            labels.push(label);
+        let metric = Metric::PerRequest(metric_of(m.side, m.counter));
+        let metrics = by_reason.entry(m.reason.as_str()).or_default();
+        if !metrics.contains(&metric) {
+            metrics.push(metric);
         }
     }
     by_reason
         .into_iter()
-        .map(|(reason, labels)| {
-            (
+        .map(|(reason, metrics)| {
+            let labels: Vec<&str> = metrics.iter().map(|m| m.label()).collect();
+            Found::new(
                 WarningKind::CountersMissing,
                 format!(
                     "{} not measured: the kernel counter was refused ({reason}); the trials ran \
@@ -35,6 +36,7 @@ pub(crate) fn missing_counters(facts: &ScenarioFacts<'_>) -> Vec<(WarningKind, S
                     labels.join(", ")
                 ),
             )
+            .about(metrics)
         })
         .collect()
 }

@@ -9,12 +9,12 @@
 //! would fail a noisy drop the trials cannot tell from no change.
 
 use corobench_model::{
-    CompareTable, Gate, GateCheck, GateOutcome, GateRule, Metric, ProgramUnit, ScenarioAnalysis,
+    ChangeEstimator, CompareTable, Gate, GateCheck, GateOutcome, GateRule, Metric,
+    MetricComparison, ScenarioAnalysis,
 };
-use corobench_stats::{RatioCi, format_signed_pct, ratio_ci};
+use corobench_stats::min_samples_for_ratio_ci;
 
 use super::AnalyzeOptions;
-use super::scenarios::values_of;
 
 /// How a rule is written, shown with every syntax error.
 pub const EXAMPLE: &str = "--fail-on \"rps:-5%,p99:+10%\"";
@@ -70,11 +70,12 @@ fn parse_rule(item: &str, start: usize) -> Result<GateRule, (usize, String)> {
     // Spaces around the colon are no part of either side.
     let (name, threshold) = (written_name.trim_end(), written_threshold.trim());
     let skipped = written_threshold.len() - written_threshold.trim_start().len();
-    let metric = metric_named(name).ok_or_else(|| {
+    let metric = Metric::from_name(name).ok_or_else(|| {
         (
             start,
             format!(
-                "unknown metric `{name}`; use {} or program:UNIT",
+                "unknown metric `{name}`; use {} (or the label a table prints, e.g. req/s) \
+                 or program:UNIT",
                 Metric::words().join(", ")
             ),
         )
@@ -94,13 +95,6 @@ pub fn metric_word(metric: Metric) -> String {
     metric
         .word()
         .map_or_else(|| metric.id().to_string(), str::to_owned)
-}
-
-fn metric_named(name: &str) -> Option<Metric> {
-    if let Some(unit) = name.strip_prefix(ProgramUnit::ID_PREFIX) {
-        return (!unit.is_empty()).then(|| Metric::Program(ProgramUnit::new(unit)));
-    }
-    Metric::from_word(name)
 }
 
 /// `-5%` → −0.05; the sign is required because it says which way is worse.
@@ -165,6 +159,8 @@ pub(crate) fn check(
 }
 
 /// One rule on one scenario; `None` when either run lacks the metric there.
+/// The change and its p-value are the comparison's own, so the gate and
+/// every table say the same.
 fn check_one(
     rule: &GateRule,
     sa: &ScenarioAnalysis,
@@ -174,53 +170,67 @@ fn check_one(
 ) -> Option<GateCheck> {
     let key = sa.scenario.key.as_str();
     let (a, b) = (sa.metrics.get(&rule.metric)?, sb.metrics.get(&rule.metric)?);
-    let p_value = tables
+    let comparison = tables
         .iter()
         .find(|t| t.metric == rule.metric)
         .and_then(|t| t.rows.iter().find(|r| r.key == key))
-        .and_then(|r| r.comparison.as_ref())
-        .map(|c| c.p_value);
-    let (va, vb) = (
-        values_of(&sa.trials, rule.metric),
-        values_of(&sb.trials, rule.metric),
-    );
-    let interval = ratio_ci(&vb, &va, options.confidence);
-    let (outcome, reason) = match (&interval, p_value) {
-        (Err(error), _) => (
-            GateOutcome::Undecided,
-            format!("no ratio interval for B/A: {error}"),
-        ),
-        (Ok(_), None) => (
+        .and_then(|r| r.comparison.as_ref());
+    let change = comparison.and_then(|c| Some((c.ratio?, c.ratio_lo?, c.ratio_hi?)));
+    let (outcome, reason) = match (comparison, change) {
+        (None, _) => (
             GateOutcome::Undecided,
             "no U test: a run has no values".to_owned(),
         ),
-        (Ok(ci), Some(p)) => judge(rule, ci, p, options.alpha),
+        (Some(c), None) => (GateOutcome::Undecided, no_interval(c, options.confidence)),
+        (Some(c), Some(change)) => judge(rule, change, c.p_value, options.alpha),
     };
-    let ci = interval.ok();
     Some(GateCheck {
         scenario: key.to_owned(),
         metric: rule.metric,
         rule: rule.text.clone(),
         a_median: a.median,
         b_median: b.median,
-        ratio: ci.map(|c| c.estimate),
-        ratio_lo: ci.map(|c| c.lo),
-        ratio_hi: ci.map(|c| c.hi),
-        change_text: ci.map(|c| change_text(&c)).unwrap_or_default(),
-        p_value,
+        ratio: change.map(|(r, _, _)| r),
+        ratio_lo: change.map(|(_, lo, _)| lo),
+        ratio_hi: change.map(|(_, _, hi)| hi),
+        change_text: comparison
+            .filter(|_| change.is_some())
+            .map(|c| c.change_text.clone())
+            .unwrap_or_default(),
+        p_value: comparison.map(|c| c.p_value),
         outcome,
         reason,
     })
 }
 
+/// Why a comparison has no interval of B/A to judge.
+fn no_interval(c: &MetricComparison, confidence: f64) -> String {
+    match c.estimator {
+        ChangeEstimator::MedianRatio => {
+            "no ratio interval for B/A: a trial value is 0 or below".to_owned()
+        }
+        ChangeEstimator::HodgesLehmann => {
+            let needed = min_samples_for_ratio_ci(confidence).ok().flatten();
+            format!(
+                "no ratio interval for B/A: {}+{} trials are too few for a {} interval{}",
+                c.n_baseline,
+                c.n,
+                super::warnings::percent(confidence),
+                needed.map_or_else(String::new, |n| format!(" (at least {n} a side)"))
+            )
+        }
+    }
+}
+
 /// Fails only when the U test rejects and the whole interval of B/A lies
 /// on the bad side of the threshold.
-fn judge(rule: &GateRule, ci: &RatioCi, p: f64, alpha: f64) -> (GateOutcome, String) {
+fn judge(rule: &GateRule, change: (f64, f64, f64), p: f64, alpha: f64) -> (GateOutcome, String) {
+    let (estimate, lo, hi) = change;
     let limit = rule.limit_ratio();
     let (beyond_all, beyond_estimate, side) = if rule.fails_on_drop() {
-        (ci.hi < limit, ci.estimate < limit, "below")
+        (hi < limit, estimate < limit, "below")
     } else {
-        (ci.lo > limit, ci.estimate > limit, "above")
+        (lo > limit, estimate > limit, "above")
     };
     let limit_text = &rule.text;
     let significant = p <= alpha;
@@ -236,14 +246,4 @@ fn judge(rule: &GateRule, ci: &RatioCi, p: f64, alpha: f64) -> (GateOutcome, Str
         format!("beyond {limit_text} but not significant (p={p:.3} > {alpha})")
     };
     (GateOutcome::Passed, reason)
-}
-
-/// `-10.31% [-12.05%, -8.40%]`.
-fn change_text(ci: &RatioCi) -> String {
-    format!(
-        "{} [{}, {}]",
-        format_signed_pct(ci.estimate - 1.0),
-        format_signed_pct(ci.lo - 1.0),
-        format_signed_pct(ci.hi - 1.0)
-    )
 }

@@ -6,7 +6,7 @@
 use corobench_model::{Metric, PrecisionGoal, ScenarioAnalysis, WarningKind};
 
 use super::precision::relative_half_width;
-use super::warnings::Warnings;
+use super::warnings::{Found, Warnings};
 
 /// Adds the goal's note, marking every scenario whose req/s interval is
 /// wider than the goal (or unbounded). Programs have no req/s: left out.
@@ -36,7 +36,9 @@ pub(super) fn note_goal(
             continue;
         }
         let key = scenario.scenario.key.as_str();
-        let index = notes.add(WarningKind::WideCi, short_message.clone(), Some(key));
+        let found = Found::new(WarningKind::WideCi, short_message.clone())
+            .about(vec![Metric::RequestsPerS]);
+        let index = notes.add_found(found, Some(key));
         if !scenario.warnings.contains(&index) {
             scenario.warnings.push(index);
         }
@@ -62,7 +64,7 @@ fn short_of_goal(goal: PrecisionGoal) -> String {
         },
     );
     format!(
-        "the req/s interval of the marked scenarios did not reach the run's goal of ±{percent}% \
-         {limit}; the others did. Give the run more time (`budget`) or longer windows."
+        "the req/s interval did not reach the run's goal of ±{percent}% {limit}: give the run \
+         more time (`budget`) or longer windows"
     )
 }

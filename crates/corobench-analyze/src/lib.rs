@@ -26,12 +26,17 @@
 //! - [`goal`]: which scenarios reached the run's req/s precision goal.
 //! - [`precision`]: how precisely a median is known, for the warnings and
 //!   for the runner's adaptive stop alike.
+//! - [`machine_kind`]: the kind of machine a run was measured on, and the
+//!   newest complete run of each suite on each kind.
+//! - [`across_machines`]: each claim's verdicts across machine kinds.
 //! - [`capacity_judging`]: how a capacity trial and a rate's trials are
 //!   judged, for the runner's search and the estimate alike.
 
+mod across_machines;
 mod baseline;
 mod capacity;
 pub mod capacity_judging;
+mod change;
 mod claims;
 mod counter_warnings;
 #[cfg(any(test, feature = "test-support"))]
@@ -39,6 +44,7 @@ pub mod fixtures;
 pub mod gate;
 mod goal;
 mod machine;
+mod machine_kind;
 mod memory;
 mod precision;
 mod runs;
@@ -46,6 +52,7 @@ mod scenarios;
 mod sweeps;
 mod usl;
 mod warnings;
+mod wide;
 
 #[cfg(test)]
 mod tests;
@@ -55,8 +62,10 @@ use corobench_model::{
     StoredRun,
 };
 
+pub use across_machines::claims_across_machines;
 pub use capacity_judging::{Judged, RateTally, judge};
 pub use machine::normalise_by_probe;
+pub use machine_kind::{machine_kind, newest_per_machine};
 pub use precision::{median_precision, relative_half_width};
 pub use runs::{compare_runs, compare_runs_gated};
 
@@ -110,7 +119,7 @@ pub enum AnalyzeError {
 /// When `options.baseline` names a target the run does not have.
 pub fn analyze_run(run: &StoredRun, options: &AnalyzeOptions) -> Result<RunAnalysis, AnalyzeError> {
     let baseline_target = baseline::choose_target(run, options.baseline.as_deref())?;
-    let machine = machine::variation(run, options.normalise_by_probe);
+    let machine = machine::variation(run, options.normalise_by_probe, options.confidence);
     let normalised = options.normalise_by_probe.then(|| normalise_by_probe(run));
     let run = normalised.as_ref().unwrap_or(run);
     let mut notes = warnings::Warnings::default();
@@ -126,6 +135,16 @@ pub fn analyze_run(run: &StoredRun, options: &AnalyzeOptions) -> Result<RunAnaly
     }
     let mut sweeps = sweeps::find(&scenarios);
     usl::fit_sweeps(&mut sweeps, &scenarios, options.confidence);
+    let moved = wide::merge_alike(&mut notes, options);
+    for scenario in &mut scenarios {
+        let mut indices: Vec<usize> = Vec::new();
+        for index in scenario.warnings.iter().map(|&i| moved[i]) {
+            if !indices.contains(&index) {
+                indices.push(index);
+            }
+        }
+        scenario.warnings = indices;
+    }
     let mut warnings = notes.into_list();
     machine::reword_wide_intervals(machine.as_ref(), &mut warnings);
     let capacity = capacity::analyze(

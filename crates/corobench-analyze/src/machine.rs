@@ -12,6 +12,7 @@ use corobench_model::{
 };
 use corobench_stats::{max, mean, median, min};
 
+use super::precision::median_precision;
 use super::warnings::{QUIET_THE_MACHINE, STEADY_MACHINE, Warnings};
 
 /// Below this coefficient of variation a series counts as steady.
@@ -23,14 +24,22 @@ const MACHINE_SHARE: f64 = 0.5;
 
 /// How the machine's speed varied over the run's `ok` trials; `None` when
 /// fewer than two of them carry a probe.
-pub(crate) fn variation(run: &StoredRun, normalised: bool) -> Option<MachineVariation> {
+pub(crate) fn variation(
+    run: &StoredRun,
+    normalised: bool,
+    confidence: f64,
+) -> Option<MachineVariation> {
     let probes: Vec<MachineProbe> = ok_trials(run).filter_map(|t| t.probe).collect();
     let server = spread(&speeds(&probes, ProbeSet::Server))?;
     let generator = spread(&speeds(&probes, ProbeSet::Generator))?;
     let servers_cv = servers_cv(run);
     let source = source(server.cv.max(generator.cv), servers_cv);
+    // Normalising is advised only where it would narrow this run's intervals.
+    let narrowed = (source == SpreadSource::Machine && !normalised)
+        .then(|| normalising_narrows(run, confidence))
+        .flatten();
     Some(MachineVariation {
-        text: text(&server, &generator, servers_cv, source),
+        text: text(&server, &generator, servers_cv, source, narrowed),
         server,
         generator,
         servers_cv,
@@ -188,11 +197,33 @@ fn source(probe_cv: f64, servers_cv: Option<f64>) -> SpreadSource {
     }
 }
 
+/// The median over scenarios of the req/s interval's relative half-width,
+/// as measured and normalised by the probe, when normalising narrows it by
+/// a tenth or more; `None` otherwise (or with no bounded interval).
+fn normalising_narrows(run: &StoredRun, confidence: f64) -> Option<(f64, f64)> {
+    let widths = |run: &StoredRun| -> Vec<f64> {
+        run.scenarios
+            .iter()
+            .filter_map(|scenario| {
+                let rates: Vec<f64> = ok_trials(run)
+                    .filter(|t| t.scenario_index == scenario.index)
+                    .filter_map(|t| Metric::RequestsPerS.value(t))
+                    .collect();
+                median_precision(&rates, confidence)
+            })
+            .collect()
+    };
+    let measured = median(&widths(run)).ok()?;
+    let normalised = median(&widths(&normalise_by_probe(run))).ok()?;
+    (normalised <= 0.9 * measured).then_some((measured, normalised))
+}
+
 fn text(
     server: &ProbeSpread,
     generator: &ProbeSpread,
     servers_cv: Option<f64>,
     source: SpreadSource,
+    narrowed: Option<(f64, f64)>,
 ) -> String {
     let pct = |x: f64| format!("{:.1}%", x * 100.0);
     let probe = format!(
@@ -208,17 +239,23 @@ fn text(
         || "the servers' req/s had too few trials to compare".to_owned(),
         |cv| format!("the servers' req/s varied with a median CV of {}", pct(cv)),
     );
-    let advice = match source {
-        SpreadSource::Machine => {
+    let advice = match (source, narrowed) {
+        (SpreadSource::Machine, None) => "The spread comes from the machine's own speed, not \
+             from the servers: a quieter machine (a fixed CPU frequency, no other load) or \
+             more trials narrow it."
+            .to_owned(),
+        (SpreadSource::Machine, Some((measured, normalised))) => format!(
             "The spread comes from the machine's own speed, not from the servers: a quieter \
-             machine (a fixed CPU frequency, no other load) or more trials narrow it, and \
-             `report --normalise-by-probe` may."
-        }
-        SpreadSource::Servers => {
-            "The machine's speed was steady, so the spread comes from the servers themselves: \
-             quieting the machine will not narrow it; add trials."
-        }
-        SpreadSource::Steady => "Both were steady.",
+             machine (a fixed CPU frequency, no other load) or more trials narrow it, and so \
+             does `report --normalise-by-probe` here (req/s intervals ±{} → ±{} in the median \
+             scenario).",
+            pct(measured),
+            pct(normalised)
+        ),
+        (SpreadSource::Servers, _) => "The machine's speed was steady, so the spread comes \
+             from the servers themselves: quieting the machine will not narrow it; add trials."
+            .to_owned(),
+        (SpreadSource::Steady, _) => "Both were steady.".to_owned(),
     };
     format!("{probe}; {servers}. {advice}")
 }

@@ -46,13 +46,13 @@ pub fn compare_runs_gated(
         .collect();
     let tables: Vec<CompareTable> = measured
         .into_iter()
-        .filter_map(|metric| table(metric, &matched, options.alpha))
+        .filter_map(|metric| table(metric, &matched, options))
         .collect();
     let gate = gate_rules.map(|rules| gate::check(rules, &matched, &tables, options));
     for (sa, sb) in &matched {
         let (na, nb) = (trials_with_rate(sa), trials_with_rate(sb));
-        if let Some((kind, message)) = too_few_to_detect(na, nb, options) {
-            notes.add(kind, message, Some(sa.scenario.key.as_str()));
+        if let Some(found) = too_few_to_detect(na, nb, options) {
+            notes.add_found(found, Some(sa.scenario.key.as_str()));
         }
     }
     provenance_warnings(&a.run.provenance, &b.run.provenance, &mut notes);
@@ -66,6 +66,7 @@ pub fn compare_runs_gated(
             None,
         );
     }
+    super::wide::merge_alike(&mut notes, options);
     RunComparison {
         schema_version: ANALYSIS_SCHEMA_VERSION,
         kind: "run_comparison".to_owned(),
@@ -103,11 +104,11 @@ fn unmatched(ours: &[ScenarioAnalysis], theirs: &[ScenarioAnalysis]) -> Vec<Stri
 fn table(
     metric: Metric,
     matched: &[(&ScenarioAnalysis, &ScenarioAnalysis)],
-    alpha: f64,
+    options: &AnalyzeOptions,
 ) -> Option<CompareTable> {
     let rows: Vec<CompareRow> = matched
         .iter()
-        .map(|(sa, sb)| row(metric, sa, sb, alpha))
+        .map(|(sa, sb)| row(metric, sa, sb, options))
         .filter(|r| r.a.is_some() || r.b.is_some())
         .collect();
     if rows.is_empty() {
@@ -121,7 +122,12 @@ fn table(
     })
 }
 
-fn row(metric: Metric, sa: &ScenarioAnalysis, sb: &ScenarioAnalysis, alpha: f64) -> CompareRow {
+fn row(
+    metric: Metric,
+    sa: &ScenarioAnalysis,
+    sb: &ScenarioAnalysis,
+    options: &AnalyzeOptions,
+) -> CompareRow {
     let (a, b) = (sa.metrics.get(&metric), sb.metrics.get(&metric));
     let comparison = a.zip(b).map(|(a, b)| {
         let (va, vb) = (values_of(&sa.trials, metric), values_of(&sb.trials, metric));
@@ -129,7 +135,7 @@ fn row(metric: Metric, sa: &ScenarioAnalysis, sb: &ScenarioAnalysis, alpha: f64)
             old: (a, &va),
             new: (b, &vb),
         };
-        compare_metric(metric, &sides, alpha)
+        compare_metric(metric, &sides, options)
     });
     CompareRow {
         key: sa.scenario.key.to_string(),
@@ -140,7 +146,7 @@ fn row(metric: Metric, sa: &ScenarioAnalysis, sb: &ScenarioAnalysis, alpha: f64)
 }
 
 /// benchstat's geomean row: the geometric mean of each column's centers,
-/// and of the per-row ratios over the rows both runs have.
+/// and of the per-row change estimates over the rows both runs have.
 fn geomean(rows: &[CompareRow]) -> Geomean {
     let mut notes = Vec::new();
     let mut center = |values: Vec<f64>| {
@@ -163,9 +169,12 @@ fn geomean(rows: &[CompareRow]) -> Geomean {
             .filter_map(|r| r.b.as_ref().map(|s| s.median))
             .collect(),
     );
+    // The rows' own change estimates, so that the summary agrees with them;
+    // a row without a ratio (0 against more) leaves the geomean undefined.
     let pairs: Vec<(f64, f64)> = rows
         .iter()
-        .filter_map(|r| Some((r.a.as_ref()?.median, r.b.as_ref()?.median)))
+        .filter_map(|r| r.comparison.as_ref())
+        .map(|c| (1.0, c.ratio.unwrap_or(f64::INFINITY)))
         .collect();
     let ratio = geomean_of_ratios(&pairs).ok();
     if ratio.is_none() && !pairs.is_empty() {
@@ -211,11 +220,21 @@ fn provenance_warnings(a: &Provenance, b: &Provenance, notes: &mut Warnings) {
             None,
         );
     }
+    // A server that ran the same executable in both runs ran the same code,
+    // whatever else its folder held (a run recorded before its identity was
+    // its executable hashed the whole folder, results database included).
+    let same_program = |target: &str| {
+        let key = format!("{target} executable");
+        a.tool_versions
+            .get(&key)
+            .is_some_and(|x| b.tool_versions.get(&key) == Some(x))
+    };
     let changed: Vec<&str> = a
         .target_sources
         .iter()
         .filter(|(target, hash)| b.target_sources.get(*target).is_some_and(|h| h != *hash))
         .map(|(target, _)| target.as_str())
+        .filter(|target| !same_program(target))
         .collect();
     if !changed.is_empty() {
         notes.add(

@@ -8,7 +8,7 @@ use corobench_model::{
     ErrorCounts, LatencyHistogram, MergedLatency, Metric, MetricSummary, PercentileValue,
     ScenarioAnalysis, ScenarioRecord, TrialAnalysis, TrialRecord, TrialStatus,
 };
-use corobench_stats::{format_pct_range, max, median_ci, min};
+use corobench_stats::{format_pct_range, max, median_ci, min, min_samples_for_median_ci};
 
 use super::AnalyzeOptions;
 use super::warnings::{ScenarioFacts, Warnings, scenario_warnings};
@@ -150,13 +150,23 @@ fn summaries(trials: &[TrialAnalysis], confidence: f64) -> BTreeMap<Metric, Metr
 pub(crate) fn summarize(values: &[f64], confidence: f64) -> Option<MetricSummary> {
     let ci = median_ci(values, confidence).ok()?;
     let bound = |x: f64| x.is_finite().then_some(x);
+    // An interval too few trials leave open is said as the count it needs
+    // (`n<6`), not as a spread of ∞.
+    let ci_text = if ci.lo.is_finite() && ci.hi.is_finite() {
+        format_pct_range(ci.estimate, ci.lo, ci.hi)
+    } else {
+        min_samples_for_median_ci(confidence)
+            .ok()
+            .flatten()
+            .map_or_else(|| "∞".to_owned(), |needed| format!("n<{needed}"))
+    };
     Some(MetricSummary {
         n: ci.n,
         median: ci.estimate,
         ci_lo: bound(ci.lo),
         ci_hi: bound(ci.hi),
         ci_confidence: ci.confidence,
-        ci_text: format_pct_range(ci.estimate, ci.lo, ci.hi),
+        ci_text,
         min: min(values).ok()?,
         max: max(values).ok()?,
     })

@@ -9,12 +9,47 @@ use corobench_model::{
 use corobench_stats::{min_attainable_p, min_samples_for_median_ci, min_samples_to_detect};
 
 use super::AnalyzeOptions;
-use super::precision::relative_half_width;
 
 /// The warnings of one analysis, deduplicated by kind and message.
 #[derive(Debug, Default)]
 pub(crate) struct Warnings {
     list: Vec<Warning>,
+    /// What starts each warning's message (`run A (…): ` in a comparison).
+    prefixes: Vec<String>,
+}
+
+/// A warning about one scenario, before it meets the same warning of others.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Found {
+    pub(crate) kind: WarningKind,
+    /// What it is and what to do: the same for every scenario it concerns.
+    pub(crate) message: String,
+    /// What it found in this scenario (`in 3 of 6 trials`), if more.
+    pub(crate) detail: Option<String>,
+    /// The metrics it is about; empty for the scenario as a whole.
+    pub(crate) metrics: Vec<Metric>,
+}
+
+impl Found {
+    pub(crate) fn new(kind: WarningKind, message: String) -> Self {
+        Self {
+            kind,
+            message,
+            detail: None,
+            metrics: Vec::new(),
+        }
+    }
+
+    pub(crate) fn detail(self, detail: String) -> Self {
+        Self {
+            detail: Some(detail),
+            ..self
+        }
+    }
+
+    pub(crate) fn about(self, metrics: Vec<Metric>) -> Self {
+        Self { metrics, ..self }
+    }
 }
 
 impl Warnings {
@@ -26,30 +61,57 @@ impl Warnings {
         message: String,
         scenario_key: Option<&str>,
     ) -> usize {
+        self.add_found(Found::new(kind, message), scenario_key)
+    }
+
+    /// Adds what was found in `scenario_key` (or the whole run when
+    /// `None`); the same kind and message share one warning, which keeps
+    /// each scenario's detail.
+    pub(crate) fn add_found(&mut self, found: Found, scenario_key: Option<&str>) -> usize {
+        self.add_prefixed(found, "", scenario_key)
+    }
+
+    /// [`Warnings::add_found`] with `prefix` before the message.
+    pub(crate) fn add_prefixed(
+        &mut self,
+        found: Found,
+        prefix: &str,
+        scenario_key: Option<&str>,
+    ) -> usize {
+        let message = format!("{prefix}{}", found.message);
         let index = match self
             .list
             .iter()
-            .position(|w| w.kind == kind && w.message == message)
+            .position(|w| w.kind == found.kind && w.message == message)
         {
             Some(index) => index,
             None => {
-                self.list.push(Warning {
-                    kind,
-                    message,
-                    scenarios: Vec::new(),
-                });
+                let mut warning = Warning::new(found.kind, message);
+                warning.metrics = found.metrics;
+                self.list.push(warning);
+                self.prefixes.push(prefix.to_owned());
                 self.list.len() - 1
             }
         };
-        let scenarios = &mut self.list[index].scenarios;
-        if let Some(key) = scenario_key.filter(|key| !scenarios.iter().any(|s| s == key)) {
-            scenarios.push(key.to_owned());
+        let warning = &mut self.list[index];
+        if let Some(key) = scenario_key {
+            if !warning.scenarios.iter().any(|s| s == key) {
+                warning.scenarios.push(key.to_owned());
+            }
+            if let Some(detail) = found.detail {
+                warning.details.entry(key.to_owned()).or_insert(detail);
+            }
         }
         index
     }
 
     pub(crate) fn into_list(self) -> Vec<Warning> {
         self.list
+    }
+
+    /// The warnings and their prefixes, to be rearranged together.
+    pub(crate) fn parts_mut(&mut self) -> (&mut Vec<Warning>, &mut Vec<String>) {
+        (&mut self.list, &mut self.prefixes)
     }
 }
 
@@ -70,22 +132,22 @@ pub(crate) fn scenario_warnings(
     options: &AnalyzeOptions,
     warnings: &mut Warnings,
 ) -> Vec<usize> {
-    let mut found: Vec<(WarningKind, String)> = Vec::new();
+    let mut found: Vec<Found> = Vec::new();
     found.extend(trial_count_warnings(facts));
     found.extend(too_few_for_ci(facts.ok, options));
-    found.extend(wide_intervals(facts.metrics, options));
+    found.extend(super::wide::wide_intervals(facts.metrics, options));
     found.extend(flag_warnings(facts));
     found.extend(super::counter_warnings::missing_counters(facts));
     let key = Some(facts.scenario.key.as_str());
     let mut indices: Vec<usize> = found
         .into_iter()
-        .map(|(kind, message)| warnings.add(kind, format!("{}{message}", facts.prefix), key))
+        .map(|f| warnings.add_prefixed(f, facts.prefix, key))
         .collect();
     indices.dedup();
     indices
 }
 
-fn trial_count_warnings(facts: &ScenarioFacts<'_>) -> Vec<(WarningKind, String)> {
+fn trial_count_warnings(facts: &ScenarioFacts<'_>) -> Vec<Found> {
     let mut found = Vec::new();
     let measured = facts.trials.len();
     let failed: Vec<&&TrialRecord> = facts
@@ -95,76 +157,49 @@ fn trial_count_warnings(facts: &ScenarioFacts<'_>) -> Vec<(WarningKind, String)>
         .collect();
     if let Some(first) = failed.first() {
         let reason = first.failure.as_deref().unwrap_or("no reason was recorded");
-        found.push((
-            WarningKind::FailedTrials,
-            format!(
-                "{} of {measured} trials failed and are left out (first failure: {}); \
-                 fix what it names, then rerun",
+        found.push(
+            Found::new(
+                WarningKind::FailedTrials,
+                "trials failed and are left out; fix what the first failure names, then rerun"
+                    .to_owned(),
+            )
+            .detail(format!(
+                "{} of {measured} trials, first: {}",
                 failed.len(),
                 corobench_model::failure_line(reason)
-            ),
-        ));
+            )),
+        );
     }
     let planned = facts.trials_planned as usize;
     if measured < planned {
-        found.push((
-            WarningKind::MissingTrials,
-            format!(
-                "{measured} of {planned} planned trials were measured: the run was interrupted \
-                 or is still going; `corobench run --resume` finishes it"
-            ),
-        ));
+        found.push(
+            Found::new(
+                WarningKind::MissingTrials,
+                "fewer trials were measured than planned: the run was interrupted or is still \
+                 going; `corobench run --resume` finishes it"
+                    .to_owned(),
+            )
+            .detail(format!("{measured} of {planned}")),
+        );
     }
     found
 }
 
-fn too_few_for_ci(ok: usize, options: &AnalyzeOptions) -> Option<(WarningKind, String)> {
+fn too_few_for_ci(ok: usize, options: &AnalyzeOptions) -> Option<Found> {
     let needed = min_samples_for_median_ci(options.confidence)
         .ok()
         .flatten()?;
     (ok > 0 && ok < needed).then(|| {
-        (
+        Found::new(
             WarningKind::TooFewTrialsForCi,
             format!(
-                "need ≥ {needed} trials for a {} confidence interval, have {ok}: \
-                 rerun with --trials {needed}",
+                "fewer than {needed} trials give no {} confidence interval (n<{needed} in the \
+                 table): rerun with --trials {needed}",
                 percent(options.confidence)
             ),
         )
+        .detail(format!("{ok} trials"))
     })
-}
-
-fn wide_intervals(
-    metrics: &std::collections::BTreeMap<Metric, MetricSummary>,
-    options: &AnalyzeOptions,
-) -> Option<(WarningKind, String)> {
-    let wide: Vec<&str> = metrics
-        .iter()
-        .filter(|(metric, _)| **metric != Metric::ErrorRate)
-        .filter(|(_, s)| {
-            relative_half_width(s).is_some_and(|spread| spread > options.wide_ci_fraction)
-        })
-        .map(|(metric, _)| metric.label())
-        .collect();
-    let (last, rest) = wide.split_last()?;
-    let (names, verb, noun) = if rest.is_empty() {
-        ((*last).to_owned(), "is", "interval")
-    } else {
-        (
-            format!("{} and {last}", rest.join(", ")),
-            "are",
-            "intervals",
-        )
-    };
-    Some((
-        WarningKind::WideCi,
-        format!(
-            "the {} confidence {noun} of {names} {verb} wider than ±{} of the median: the \
-             trials disagree; {QUIET_THE_MACHINE}",
-            percent(options.confidence),
-            percent(options.wide_ci_fraction)
-        ),
-    ))
 }
 
 /// The advice of a wide interval, unless the machine-speed probe showed
@@ -176,7 +211,7 @@ pub(crate) const QUIET_THE_MACHINE: &str =
 pub(crate) const STEADY_MACHINE: &str =
     "the machine-speed probe was steady, so the servers themselves varied: add trials";
 
-fn flag_warnings(facts: &ScenarioFacts<'_>) -> Vec<(WarningKind, String)> {
+fn flag_warnings(facts: &ScenarioFacts<'_>) -> Vec<Found> {
     let ok: Vec<&TrialRecord> = facts
         .trials
         .iter()
@@ -187,14 +222,15 @@ fn flag_warnings(facts: &ScenarioFacts<'_>) -> Vec<(WarningKind, String)> {
     let mut found = Vec::new();
     let bound = ok.iter().filter(|t| is_generator_bound(t)).count();
     if bound > 0 {
-        found.push((
-            WarningKind::GeneratorBound,
-            format!(
-                "generator-bound in {bound} of {n} trials: the generator, not the target, was \
-                 the limit; give the generator more cores (generator_cpus in the spec) or use \
-                 fewer connections"
-            ),
-        ));
+        found.push(
+            Found::new(
+                WarningKind::GeneratorBound,
+                "generator-bound: the generator, not the target, was the limit; give the \
+                 generator more cores (generator_cpus in the spec) or use fewer connections"
+                    .to_owned(),
+            )
+            .detail(format!("in {bound} of {n} trials")),
+        );
     }
     found.extend(schedule_missed(&ok));
     found.extend(schedule_not_kept(&ok));
@@ -213,7 +249,7 @@ fn is_generator_bound(trial: &TrialRecord) -> bool {
         || trial.load.as_ref().is_some_and(|l| l.generator_bound())
 }
 
-fn schedule_missed(ok: &[&TrialRecord]) -> Option<(WarningKind, String)> {
+fn schedule_missed(ok: &[&TrialRecord]) -> Option<Found> {
     let missed: Vec<(f64, f64)> = ok
         .iter()
         .filter_map(|t| t.load.as_ref())
@@ -227,24 +263,27 @@ fn schedule_missed(ok: &[&TrialRecord]) -> Option<(WarningKind, String)> {
         })
         .collect();
     let worst = missed.iter().copied().min_by(|a, b| a.1.total_cmp(&b.1))?;
-    Some((
-        WarningKind::ScheduleMissed,
-        format!(
-            "open-loop schedule missed in {} of {} trials (as little as {:.0} of {:.0} req/s \
-             sent): the offered load was lower than planned; lower the rate or give the \
-             generator more threads and cores",
+    Some(
+        Found::new(
+            WarningKind::ScheduleMissed,
+            "open-loop schedule missed: the offered load was lower than planned; lower the \
+             rate or give the generator more threads and cores"
+                .to_owned(),
+        )
+        .detail(format!(
+            "in {} of {} trials, as little as {:.0} of {:.0} req/s sent",
             missed.len(),
             ok.len(),
             worst.1,
             worst.0
-        ),
-    ))
+        )),
+    )
 }
 
 /// Trials flagged `schedule not kept`: a request left later than the bound
 /// after its intended send time, so the corrected latency may describe the
 /// generator's lag rather than the target.
-fn schedule_not_kept(ok: &[&TrialRecord]) -> Option<(WarningKind, String)> {
+fn schedule_not_kept(ok: &[&TrialRecord]) -> Option<Found> {
     let lags: Vec<(u64, u64)> = ok
         .iter()
         .flat_map(|t| &t.flags)
@@ -257,19 +296,24 @@ fn schedule_not_kept(ok: &[&TrialRecord]) -> Option<(WarningKind, String)> {
         })
         .collect();
     let (worst, bound) = lags.iter().copied().max()?;
-    Some((
-        WarningKind::ScheduleNotKept,
-        format!(
-            "open-loop schedule not kept in {} of {} trials (a request left up to {:.1} ms \
-             after its intended send time, more than {:.0} ms): the corrected latency may \
-             describe the generator or too few connections rather than the target; add \
-             connections, give the generator more threads and cores, or warm up longer",
+    Some(
+        Found::new(
+            WarningKind::ScheduleNotKept,
+            format!(
+                "open-loop schedule not kept (a request left more than {:.0} ms after its \
+                 intended send time): the corrected latency may describe the generator or too \
+                 few connections rather than the target; add connections, give the generator \
+                 more threads and cores, or warm up longer",
+                bound as f64 / 1000.0
+            ),
+        )
+        .detail(format!(
+            "in {} of {} trials, up to {:.1} ms late",
             lags.len(),
             ok.len(),
             worst as f64 / 1000.0,
-            bound as f64 / 1000.0
-        ),
-    ))
+        )),
+    )
 }
 
 /// How far a closed loop's req/s may stray from connections ÷ mean latency.
@@ -280,7 +324,7 @@ const LITTLE_TOLERANCE: f64 = 0.05;
 /// disagree by more than a few percent spent time between an answer and the
 /// next request — the generator, not the server, shaped it — or lost
 /// connections.
-fn littles_law(scenario: &ScenarioRecord, ok: &[&TrialRecord]) -> Option<(WarningKind, String)> {
+fn littles_law(scenario: &ScenarioRecord, ok: &[&TrialRecord]) -> Option<Found> {
     // A pipelined connection holds anywhere from 1 to its depth of
     // requests, as its batches go and come back: the law then fixes no
     // req/s from the connection count.
@@ -305,27 +349,30 @@ fn littles_law(scenario: &ScenarioRecord, ok: &[&TrialRecord]) -> Option<(Warnin
         .iter()
         .copied()
         .max_by(|a, b| a.abs().total_cmp(&b.abs()))?;
-    Some((
-        WarningKind::LittlesLaw,
-        format!(
-            "Little's law does not hold in {} of {} trials: connections ÷ mean latency is {:+.0}% \
-             off the measured req/s, so time passed between an answer and the next request (a \
-             busy generator) or connections were lost; give the generator more cores or fewer \
-             connections",
+    Some(
+        Found::new(
+            WarningKind::LittlesLaw,
+            "Little's law does not hold: connections ÷ mean latency is off the measured req/s, \
+             so time passed between an answer and the next request (a busy generator) or \
+             connections were lost; give the generator more cores or fewer connections"
+                .to_owned(),
+        )
+        .detail(format!(
+            "in {} of {} trials, up to {:+.0}%",
             strays.len(),
             ok.len(),
             worst * 100.0
-        ),
-    ))
+        )),
+    )
 }
 
 /// A server measured where it already ran: no trial started it fresh.
-fn already_running(ok: &[&TrialRecord]) -> Option<(WarningKind, String)> {
+fn already_running(ok: &[&TrialRecord]) -> Option<Found> {
     let url = ok.iter().flat_map(|t| &t.flags).find_map(|f| match f {
         TrialFlag::AlreadyRunning { url } => Some(url),
         _ => None,
     })?;
-    Some((
+    Some(Found::new(
         WarningKind::NotFresh,
         format!(
             "already running at {url}: not started fresh for each trial, so every trial found \
@@ -336,7 +383,7 @@ fn already_running(ok: &[&TrialRecord]) -> Option<(WarningKind, String)> {
     ))
 }
 
-fn leaks(ok: &[&TrialRecord]) -> Option<(WarningKind, String)> {
+fn leaks(ok: &[&TrialRecord]) -> Option<Found> {
     let what: Vec<&str> = ok
         .iter()
         .flat_map(|t| &t.flags)
@@ -350,18 +397,18 @@ fn leaks(ok: &[&TrialRecord]) -> Option<(WarningKind, String)> {
         .filter(|t| t.flags.iter().any(|f| matches!(f, TrialFlag::Leak { .. })))
         .count();
     let first = what.first()?;
-    Some((
-        WarningKind::Leak,
-        format!(
-            "possible leak in {leaking} of {} trials ({first}): threads, tasks or memory did \
-             not return to the pre-load baseline; look for stuck connections or unbounded \
-             queues in the target",
-            ok.len()
-        ),
-    ))
+    Some(
+        Found::new(
+            WarningKind::Leak,
+            "possible leak: threads, tasks or memory did not return to the pre-load baseline; \
+             look for stuck connections or unbounded queues in the target"
+                .to_owned(),
+        )
+        .detail(format!("in {leaking} of {} trials, {first}", ok.len())),
+    )
 }
 
-fn errors(ok: &[&TrialRecord]) -> Option<(WarningKind, String)> {
+fn errors(ok: &[&TrialRecord]) -> Option<Found> {
     let rates: Vec<f64> = ok
         .iter()
         .filter_map(|t| t.load.as_ref())
@@ -380,17 +427,19 @@ fn errors(ok: &[&TrialRecord]) -> Option<(WarningKind, String)> {
         .map(|(kind, n)| format!("{n} {kind}"))
         .collect();
     (!rates.is_empty()).then(|| {
-        (
+        Found::new(
             WarningKind::Errors,
-            format!(
-                "requests failed in {} of {} trials (up to {:.2}%; {}): failed requests \
-                 count in the figures, so find out why before comparing",
-                rates.len(),
-                ok.len(),
-                worst * 100.0,
-                named.join(", ")
-            ),
+            "requests failed: failed requests count in the figures, so find out why before \
+             comparing"
+                .to_owned(),
         )
+        .detail(format!(
+            "in {} of {} trials, up to {:.2}%: {}",
+            rates.len(),
+            ok.len(),
+            worst * 100.0,
+            named.join(", ")
+        ))
     })
 }
 
@@ -399,20 +448,25 @@ pub(crate) fn too_few_to_detect(
     n_baseline: usize,
     n: usize,
     options: &AnalyzeOptions,
-) -> Option<(WarningKind, String)> {
+) -> Option<Found> {
     let smallest_p = min_attainable_p(n_baseline, n).ok()?;
     if smallest_p <= options.alpha {
         return None;
     }
     let needed = min_samples_to_detect(options.alpha).ok().flatten()?;
-    Some((
-        WarningKind::TooFewTrialsToDetect,
-        format!(
-            "with {n_baseline}+{n} trials no difference can be significant at alpha {} \
-             (the smallest possible p is {smallest_p:.3}): rerun with --trials {needed} or more",
-            options.alpha
-        ),
-    ))
+    Some(
+        Found::new(
+            WarningKind::TooFewTrialsToDetect,
+            format!(
+                "too few trials for any difference to be significant at alpha {}: rerun with \
+                 --trials {needed} or more",
+                options.alpha
+            ),
+        )
+        .detail(format!(
+            "{n_baseline}+{n} trials, the smallest possible p is {smallest_p:.3}"
+        )),
+    )
 }
 
 /// `0.95` → `95%`, `0.1` → `10%`.

@@ -318,6 +318,20 @@ impl Metric {
         Self::ALL.into_iter().find(|m| m.word() == Some(word))
     }
 
+    /// The metric a person names: its word (`rps`), the label a table
+    /// prints (`req/s`, `CPU`, case aside) or `program:UNIT`.
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Self> {
+        if let Some(unit) = name.strip_prefix(ProgramUnit::ID_PREFIX) {
+            return (!unit.is_empty()).then(|| Self::Program(ProgramUnit::new(unit)));
+        }
+        Self::from_word(name).or_else(|| {
+            Self::ALL
+                .into_iter()
+                .find(|m| m.label().eq_ignore_ascii_case(name))
+        })
+    }
+
     /// Every server metric's word, in report order, for error messages.
     #[must_use]
     pub fn words() -> Vec<&'static str> {
@@ -378,7 +392,10 @@ pub struct MetricSummary {
     pub ci_hi: Option<f64>,
     /// The confidence the interval actually achieves (≥ the requested level).
     pub ci_confidence: f64,
-    /// benchstat's spread of the interval around the median: `3%`, `∞`, `?`.
+    /// benchstat's spread of the interval around the median: `3%`; `?`
+    /// where a spread means nothing (bounds on both sides of 0, or a median
+    /// of 0 with an interval above it: reports then show the interval); and
+    /// for an interval too few trials leave open, the count it needs: `n<6`.
     pub ci_text: String,
     pub min: f64,
     pub max: f64,
@@ -396,6 +413,19 @@ pub enum Verdict {
     Undefined,
 }
 
+/// How a comparison's change was estimated.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChangeEstimator {
+    /// exp(median of every ln(value_i) − ln(baseline_j)), with Moses's
+    /// interval: the interval that inverts the Mann–Whitney U test.
+    #[default]
+    HodgesLehmann,
+    /// value median ÷ baseline median, without an interval: a trial value
+    /// at or below 0 (an error rate of 0) has no logarithm.
+    MedianRatio,
+}
+
 /// One metric of one scenario against its baseline.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MetricComparison {
@@ -404,16 +434,37 @@ pub struct MetricComparison {
     pub baseline: f64,
     /// The compared scenario's median.
     pub value: f64,
-    /// value / baseline; `None` when the baseline is 0 and the value is not.
+    /// The change value/baseline, estimated once for every report and the
+    /// gate: the Hodges–Lehmann ratio of the trial values (see
+    /// [`ChangeEstimator`]); `None` when the baseline is 0 and the value is not.
     pub ratio: Option<f64>,
-    /// Two-sided Mann–Whitney U test on the trial values.
+    /// Moses's interval of `ratio` at the analysis' confidence; `None` with
+    /// too few trials (fewer than 4 a side at 95%) or for a median ratio.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ratio_lo: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ratio_hi: Option<f64>,
+    /// The confidence the interval achieves (at least the requested one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ratio_confidence: Option<f64>,
+    /// How `ratio` was estimated.
+    #[serde(default)]
+    pub estimator: ChangeEstimator,
+    /// Two-sided Mann–Whitney U test on the trial values: the significance
+    /// of the same comparison.
     pub p_value: f64,
     pub n_baseline: usize,
     pub n: usize,
     /// p ≤ alpha.
     pub significant: bool,
     pub verdict: Verdict,
-    /// `+12.34%`, `~`, `0.00%` or `?`, as benchstat prints it.
+    /// The change with its interval, significant or not:
+    /// `-10.31% [-12.05%, -8.40%]`, `-10.31%` without an interval, `?`
+    /// without a ratio.
+    #[serde(default)]
+    pub change_text: String,
+    /// What a table's delta column shows: `~` when p > alpha, else
+    /// `change_text` (`0.00%` for equal medians of a median ratio).
     pub delta_text: String,
     /// `p=0.002 n=6+6`.
     pub note_text: String,
@@ -616,13 +667,38 @@ pub enum WarningKind {
 }
 
 /// Something the reader must know, said so that it tells them what to do.
-/// Scenarios with the same message share one warning.
+/// Scenarios with the same message share one warning; what differs between
+/// them (how many trials, how late) is in `details`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Warning {
     pub kind: WarningKind,
+    /// What was found and what to do, the same for every scenario concerned.
     pub message: String,
     /// Keys of the scenarios concerned; empty when it concerns the whole run.
     pub scenarios: Vec<String>,
+    /// What was found in each scenario, by key (`in 3 of 6 trials`), for
+    /// the scenarios where it says more than the message.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub details: BTreeMap<String, String>,
+    /// The metrics it is about; empty when it is about the scenario or the
+    /// run as a whole. A view that does not show a metric leaves out the
+    /// warnings about it alone.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub metrics: Vec<Metric>,
+}
+
+impl Warning {
+    /// A warning about the scenarios or the run as a whole.
+    #[must_use]
+    pub fn new(kind: WarningKind, message: impl Into<String>) -> Self {
+        Self {
+            kind,
+            message: message.into(),
+            scenarios: Vec::new(),
+            details: BTreeMap::new(),
+            metrics: Vec::new(),
+        }
+    }
 }
 
 /// The settings an analysis was computed with.
@@ -737,6 +813,17 @@ pub struct RunComparison {
     /// The regression gate's verdicts, when `--fail-on` asked for one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gate: Option<Gate>,
+}
+
+impl RunComparison {
+    /// Keeps the tables of `metrics` only, and the warnings about them or
+    /// about the scenarios as a whole; the gate is kept as judged.
+    pub fn keep_metrics(&mut self, metrics: &[Metric]) {
+        self.tables.retain(|t| metrics.contains(&t.metric));
+        self.metrics.retain(|m| metrics.contains(&m.id));
+        self.warnings
+            .retain(|w| w.metrics.is_empty() || w.metrics.iter().any(|m| metrics.contains(m)));
+    }
 }
 
 /// One threshold of a regression gate: `rps:-5%` fails when req/s drops by
@@ -886,6 +973,21 @@ mod tests {
             Metric::from_id("server_sys_us_per_req").map(Metric::label),
             Some("sys µs/req")
         );
+    }
+
+    #[test]
+    fn a_metric_is_named_by_its_word_or_by_the_label_tables_print() {
+        assert_eq!(Metric::from_name("rps"), Some(Metric::RequestsPerS));
+        assert_eq!(Metric::from_name("req/s"), Some(Metric::RequestsPerS));
+        assert_eq!(Metric::from_name("cpu"), Some(Metric::ServerCpuPct));
+        assert_eq!(Metric::from_name("CPU"), Some(Metric::ServerCpuPct));
+        assert_eq!(Metric::from_name("p99.9"), Some(Metric::LatencyP999Us));
+        assert_eq!(
+            Metric::from_name("program:B/op"),
+            Some(Metric::Program(ProgramUnit::new("B/op")))
+        );
+        assert_eq!(Metric::from_name("program:"), None);
+        assert_eq!(Metric::from_name("speed"), None);
     }
 
     #[test]

@@ -153,6 +153,26 @@ impl Slo {
     pub fn met_by(&self, load: &LoadReport) -> bool {
         self.observed(load) <= self.limit
     }
+
+    /// Whether a trial met this objective counting latency from each
+    /// request's actual send, as the server saw it (the uncorrected
+    /// histogram of an open loop; a closed loop has only that one): the
+    /// time a request waited to leave is left out.
+    #[must_use]
+    pub fn met_from_send(&self, load: &LoadReport) -> bool {
+        let Some(sent) = load.latency_uncorrected.as_ref() else {
+            return self.met_by(load);
+        };
+        let observed = match self.measure {
+            SloMeasure::Errors => load.error_rate,
+            SloMeasure::LatencyMean => sent.summary.mean_us,
+            SloMeasure::LatencyPercentile { percentile } if sent.histogram.count() > 0 => {
+                sent.histogram.value_at_percentile_us(percentile) as f64
+            }
+            SloMeasure::LatencyPercentile { .. } => f64::INFINITY,
+        };
+        observed <= self.limit
+    }
 }
 
 /// `[capacity]` of a spec: the objectives and how the search walks rates.

@@ -6,7 +6,9 @@ use std::fmt;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use hdrhistogram::Histogram;
-use hdrhistogram::serialization::{Deserializer, Serializer as _, V2Serializer};
+use hdrhistogram::serialization::{
+    Deserializer, Serializer as _, V2DeflateSerializer, V2Serializer,
+};
 use serde::{Deserialize, Serialize};
 
 /// Smallest latency the histogram resolves: 1 µs.
@@ -119,6 +121,17 @@ impl LatencyHistogram {
         bytes
     }
 
+    /// Encodes the histogram in the HdrHistogram V2 format wrapped in
+    /// DEFLATE: the compact form that exported runs carry.
+    #[must_use]
+    pub fn to_v2_deflate_bytes(&self) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        V2DeflateSerializer::new()
+            .serialize(&self.0, &mut bytes)
+            .expect("serialising into a Vec cannot fail");
+        bytes
+    }
+
     /// Decodes a histogram written by [`Self::to_v2_bytes`] (or any V2 / V2+DEFLATE encoder).
     ///
     /// # Errors
@@ -154,7 +167,14 @@ impl LatencyHistogram {
         BASE64.encode(self.to_v2_bytes())
     }
 
-    /// Decodes the base64 form produced by [`Self::to_base64`].
+    /// The V2 + DEFLATE encoding as standard base64, as exported runs hold it.
+    #[must_use]
+    pub fn to_compact_base64(&self) -> String {
+        BASE64.encode(self.to_v2_deflate_bytes())
+    }
+
+    /// Decodes the base64 form produced by [`Self::to_base64`] (or
+    /// [`Self::to_compact_base64`]).
     ///
     /// # Errors
     /// When the text is not base64 or not a valid histogram.
@@ -422,6 +442,23 @@ mod tests {
         bomb.extend_from_slice(&payload);
         let error = LatencyHistogram::from_v2_bytes(&bomb).unwrap_err();
         assert!(error.to_string().contains("inflates beyond"), "{error}");
+    }
+
+    #[test]
+    fn the_compact_encoding_decodes_to_the_same_histogram() {
+        let mut h = LatencyHistogram::new();
+        for v in [3, 250, 250, 9_000, 1_200_000] {
+            h.record_us(v);
+        }
+        let compact = h.to_v2_deflate_bytes();
+        assert_eq!(read_u32(&compact, 0), Some(V2_DEFLATE_COOKIE));
+        let back = LatencyHistogram::from_v2_bytes(&compact).unwrap();
+        assert_eq!(back, h);
+        assert_eq!(back.to_v2_bytes(), h.to_v2_bytes());
+        assert_eq!(
+            LatencyHistogram::from_base64(&h.to_compact_base64()).unwrap(),
+            h
+        );
     }
 
     #[test]

@@ -5,6 +5,7 @@ pub mod analysis;
 pub mod capacity;
 pub mod claim;
 pub mod counters;
+pub mod evidence;
 pub mod histogram;
 pub mod idle;
 pub mod load;
@@ -17,9 +18,9 @@ pub mod schedule;
 pub mod tls;
 
 pub use analysis::{
-    ANALYSIS_SCHEMA_VERSION, AnalysisSettings, Better, CompareRow, CompareSide, CompareTable,
-    FittedValue, Gate, GateCheck, GateOutcome, GateRule, Geomean, MergedLatency, Metric,
-    MetricComparison, MetricInfo, MetricSummary, MetricUnit, ProgramUnit, RunAnalysis,
+    ANALYSIS_SCHEMA_VERSION, AnalysisSettings, Better, ChangeEstimator, CompareRow, CompareSide,
+    CompareTable, FittedValue, Gate, GateCheck, GateOutcome, GateRule, Geomean, MergedLatency,
+    Metric, MetricComparison, MetricInfo, MetricSummary, MetricUnit, ProgramUnit, RunAnalysis,
     RunComparison, Scalability, ScenarioAnalysis, ScenarioComparison, Sweep, SweepPoint,
     SweepSeries, TrialAnalysis, UslEstimates, Verdict, Warning, WarningKind,
 };
@@ -34,6 +35,10 @@ pub use claim::{
 pub use counters::{
     Cost, KernelCounter, KernelCounts, MissingCounter, PerRequest, Side, SideCounters,
     TrialCounters,
+};
+pub use evidence::{
+    ClaimAcrossMachines, ClaimsAcrossMachines, EVIDENCE_SCHEMA_VERSION, MachineKind, MachineRun,
+    MachineVerdict, SuiteClaims,
 };
 pub use histogram::{LatencyHistogram, LatencyReport, LatencySummary, PercentileValue};
 pub use idle::{IdleMeasurement, MemoryPerConnection};

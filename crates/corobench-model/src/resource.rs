@@ -23,13 +23,18 @@ pub struct ResourceSample {
     pub ctx_involuntary: u64,
 }
 
-/// The series condensed to the figures a report shows.
+/// The series condensed to the figures a report shows. A mean with no
+/// sample to average is NaN, which JSON writes as `null`: `null` reads
+/// back as NaN, so a summary survives a JSON round trip (an exported run).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ResourceSummary {
     pub samples: u32,
     /// Mean user + system CPU over the window, in percent of one core.
+    #[serde(deserialize_with = "nan_when_null")]
     pub cpu_pct_mean: f64,
+    #[serde(deserialize_with = "nan_when_null")]
     pub cpu_user_pct_mean: f64,
+    #[serde(deserialize_with = "nan_when_null")]
     pub cpu_system_pct_mean: f64,
     pub rss_mean_bytes: u64,
     pub rss_peak_bytes: u64,
@@ -38,4 +43,29 @@ pub struct ResourceSummary {
     /// Context switches over the whole window.
     pub ctx_voluntary: u64,
     pub ctx_involuntary: u64,
+}
+
+/// A number, or NaN where JSON holds `null` (how it writes a NaN).
+fn nan_when_null<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(deserializer)?.unwrap_or(f64::NAN))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_mean_without_samples_survives_json() {
+        let summary = ResourceSummary {
+            cpu_pct_mean: f64::NAN,
+            rss_peak_bytes: 4096,
+            ..ResourceSummary::default()
+        };
+        let text = serde_json::to_string(&summary).unwrap();
+        assert!(text.contains("\"cpu_pct_mean\":null"), "{text}");
+        let back: ResourceSummary = serde_json::from_str(&text).unwrap();
+        assert!(back.cpu_pct_mean.is_nan());
+        assert_eq!(back.rss_peak_bytes, 4096);
+        assert_eq!(back.cpu_user_pct_mean, 0.0);
+    }
 }

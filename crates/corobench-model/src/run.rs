@@ -413,6 +413,18 @@ impl ProgramResult {
 }
 
 impl TrialFlag {
+    /// The flag's kind as stored (`generator_bound`, `already_running`).
+    #[must_use]
+    pub fn id(&self) -> &'static str {
+        match self {
+            Self::GeneratorBound { .. } => "generator_bound",
+            Self::Leak { .. } => "leak",
+            Self::Errors { .. } => "errors",
+            Self::AlreadyRunning { .. } => "already_running",
+            Self::ScheduleNotKept { .. } => "schedule_not_kept",
+        }
+    }
+
     /// The flags a load report raises by itself, wherever the trial ran:
     /// a generator that was the limit, an open-loop schedule not kept, and
     /// requests that failed.

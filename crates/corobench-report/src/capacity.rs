@@ -109,6 +109,18 @@ pub(crate) fn search_ending(search: &ScenarioCapacity) -> String {
             units::si3(limit)
         ));
     }
+    let limited: u32 = search.rates.iter().map(|r| r.generator_limited).sum();
+    if limited > 0 {
+        let all: u32 = search
+            .rates
+            .iter()
+            .map(|r| r.passed + r.failed + r.generator_limited + r.broken)
+            .sum();
+        text.push_str(&format!(
+            "; {limited} of {all} trials were limited by the generator (out of CPU, or late to \
+             send while the server answered in time), left out and tried again"
+        ));
+    }
     text
 }
 

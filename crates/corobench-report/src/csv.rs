@@ -13,7 +13,7 @@ use std::io::{self, Write};
 use corobench_model::{
     Better, CapacityComparison, CapacityEstimate, CapacityRate, ClaimExpectation, ClaimMeasurement,
     ClaimScenario, ClaimSide, ClaimVerdict, Metric, MetricComparison, MetricSummary, RunAnalysis,
-    RunComparison, ScenarioAnalysis, ScheduleKind, WarningKind,
+    RunComparison, ScenarioAnalysis, ScheduleKind, TrialFlag, WarningKind,
 };
 
 use crate::capacity;
@@ -26,7 +26,7 @@ pub(crate) fn write_summary(analysis: &RunAnalysis, out: &mut dyn Write) -> io::
     writeln!(
         out,
         "{SCENARIO_COLUMNS},metric,unit,better,n,median,ci_lo,ci_hi,ci_confidence,min,max,\
-         baseline_scenario,ratio,p_value,significant,delta,machine_variation,\
+         baseline_scenario,ratio,ratio_lo,ratio_hi,p_value,significant,delta,machine_variation,\
          within_machine_variation"
     )?;
     for (index, s) in analysis.scenarios.iter().enumerate() {
@@ -78,10 +78,15 @@ pub(crate) fn write_trials(analysis: &RunAnalysis, out: &mut dyn Write) -> io::R
     writeln!(
         out,
         "{SCENARIO_COLUMNS},trial,sequence,status,metric,unit,value,probe_server_mb_per_s,\
-         probe_generator_mb_per_s"
+         probe_generator_mb_per_s,already_running,flags"
     )?;
     for s in &analysis.scenarios {
         for trial in &s.trials {
+            let running = trial
+                .flags
+                .iter()
+                .any(|f| matches!(f, TrialFlag::AlreadyRunning { .. }));
+            let flags: Vec<&str> = trial.flags.iter().map(TrialFlag::id).collect();
             for (metric, value) in &trial.values {
                 let mut fields = scenario_fields(&analysis.run.id, s);
                 fields.extend([
@@ -94,6 +99,8 @@ pub(crate) fn write_trials(analysis: &RunAnalysis, out: &mut dyn Write) -> io::R
                 fields.push(value.to_string());
                 fields.push(optional(trial.probe.map(|p| p.server_mb_per_s)));
                 fields.push(optional(trial.probe.map(|p| p.generator_mb_per_s)));
+                fields.push(running.to_string());
+                fields.push(flags.join(";"));
                 write_row(out, &fields)?;
             }
         }
@@ -308,7 +315,7 @@ pub(crate) fn write_comparison(comparison: &RunComparison, out: &mut dyn Write) 
     writeln!(
         out,
         "run_a,run_b,metric,unit,better,scenario,a_n,a_median,a_ci_lo,a_ci_hi,b_n,b_median,\
-         b_ci_lo,b_ci_hi,ratio,p_value,significant,delta"
+         b_ci_lo,b_ci_hi,ratio,ratio_lo,ratio_hi,p_value,significant,delta"
     )?;
     let runs = [comparison.a.run.id.clone(), comparison.b.run.id.clone()];
     for table in &comparison.tables {
@@ -328,7 +335,7 @@ pub(crate) fn write_comparison(comparison: &RunComparison, out: &mut dyn Write) 
             fields.extend(["geomean".to_owned(), String::new(), number(g.a)]);
             fields.extend([String::new(), String::new(), String::new(), number(g.b)]);
             fields.extend([String::new(), String::new(), number(g.ratio)]);
-            fields.extend([String::new(), String::new()]);
+            fields.extend(vec![String::new(); 4]);
             fields.push(g.delta_text.clone().unwrap_or_default());
             write_row(out, &fields)?;
         }
@@ -406,7 +413,7 @@ fn side_fields(s: Option<&MetricSummary>) -> Vec<String> {
 
 fn comparison_fields(compared: Option<(&str, &MetricComparison)>) -> Vec<String> {
     let Some((baseline, m)) = compared else {
-        return vec![String::new(); 5];
+        return vec![String::new(); 7];
     };
     let mut fields = vec![baseline.to_owned()];
     fields.extend(verdict_fields(Some(m)));
@@ -415,10 +422,12 @@ fn comparison_fields(compared: Option<(&str, &MetricComparison)>) -> Vec<String>
 
 fn verdict_fields(m: Option<&MetricComparison>) -> Vec<String> {
     let Some(m) = m else {
-        return vec![String::new(); 4];
+        return vec![String::new(); 6];
     };
     vec![
         optional(m.ratio),
+        optional(m.ratio_lo),
+        optional(m.ratio_hi),
         m.p_value.to_string(),
         m.significant.to_string(),
         m.delta_text.clone(),

@@ -22,15 +22,20 @@ mod gobench;
 mod html;
 mod json;
 mod markdown;
+mod pages;
 mod table;
 pub mod units;
 
 use std::fmt;
 use std::io::{self, Write};
 
-use corobench_model::{RunAnalysis, RunComparison};
+use corobench_model::{ClaimsAcrossMachines, RunAnalysis, RunComparison};
 
 pub use gate::{GateFormat, gate_summary, render_gate};
+pub use pages::{
+    MachineReport, html_page_name, suite_page_name, write_results_index, write_runs_table,
+    write_suite_page,
+};
 
 /// An output format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -128,6 +133,8 @@ pub enum ReportError {
         "--format {0} is not available for a comparison of two runs; use table, md, json or csv"
     )]
     UnsupportedForComparison(Format),
+    #[error("--format {0} is not available for claims across machine kinds; use table, md or json")]
+    UnsupportedForClaims(Format),
 }
 
 /// Writes one analysed run in `format`, without colour.
@@ -207,6 +214,28 @@ pub fn render_comparison(
         | Format::Html => {
             return Err(ReportError::UnsupportedForComparison(format));
         }
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// Writes the claims of stored runs across machine kinds (`corobench
+/// claims`) as a terminal table, Markdown or JSON.
+///
+/// # Errors
+/// When `out` cannot be written, or `format` is another one.
+pub fn render_claims(
+    format: Format,
+    evidence: &ClaimsAcrossMachines,
+    options: RenderOptions,
+    out: &mut dyn Write,
+) -> Result<(), ReportError> {
+    let blocks = || document::across::claims_document(evidence);
+    match format {
+        Format::Table => table::write(&blocks(), options.color, out)?,
+        Format::Markdown => markdown::write(&blocks(), out)?,
+        Format::Json => json::write(evidence, out)?,
+        _ => return Err(ReportError::UnsupportedForClaims(format)),
     }
     out.flush()?;
     Ok(())

@@ -1,7 +1,7 @@
 //! Numbers for people: every figure with its unit, scaled so that about
 //! three significant digits show (`31.23k`, `1.24ms`, `11.4MiB`, `98%`).
 
-use corobench_model::{Metric, MetricUnit};
+use corobench_model::{Metric, MetricSummary, MetricUnit};
 
 /// A metric's value with its unit, e.g. `31.23k` req/s, `812µs`, `11.4MiB`.
 #[must_use]
@@ -21,6 +21,22 @@ pub fn value(metric: Metric, v: f64) -> String {
         MetricUnit::Reported if v.fract() == 0.0 && v.abs() < 1e6 => thousands(v),
         MetricUnit::Reported => si(v),
         MetricUnit::PerRequest => per_request(v),
+    }
+}
+
+/// A median with its interval as every format writes it: `31.23k ± 2%`;
+/// `31.23k (n<6)` when too few trials bound the interval; and, where a
+/// relative spread means nothing (a median of 0 with an interval above
+/// it), the interval itself: `0.00% [0.00%, 0.02%]`.
+#[must_use]
+pub fn summary(s: &MetricSummary, show: impl Fn(f64) -> String) -> String {
+    let center = show(s.median);
+    match (s.ci_lo, s.ci_hi) {
+        (Some(lo), Some(hi)) if s.ci_text == "?" => {
+            format!("{center} [{}, {}]", show(lo), show(hi))
+        }
+        (Some(_), Some(_)) => format!("{center} ± {}", s.ci_text),
+        _ => format!("{center} ({})", s.ci_text),
     }
 }
 
@@ -306,6 +322,28 @@ mod tests {
         assert_eq!(trimmed(0.600_000_000_000_000_1), "0.6");
         assert_eq!(tick(Metric::PeakRssBytes, 15.0 * 1024.0 * 1024.0), "15MiB");
         assert_eq!(tick(Metric::ErrorRate, 0.005), "0.5%");
+    }
+
+    #[test]
+    fn a_summary_says_n_when_open_and_shows_the_interval_when_a_spread_means_nothing() {
+        let summary = |median: f64, lo: Option<f64>, hi: Option<f64>, text: &str| MetricSummary {
+            n: 6,
+            median,
+            ci_lo: lo,
+            ci_hi: hi,
+            ci_confidence: 0.95,
+            ci_text: text.to_owned(),
+            min: 0.0,
+            max: 0.0,
+        };
+        let rate = |v: f64| value(Metric::RequestsPerS, v);
+        let s = summary(31_230.0, Some(30_000.0), Some(32_000.0), "4%");
+        assert_eq!(super::summary(&s, rate), "31.23k ± 4%");
+        let open = summary(31_230.0, None, Some(32_000.0), "n<6");
+        assert_eq!(super::summary(&open, rate), "31.23k (n<6)");
+        let errors = |v: f64| value(Metric::ErrorRate, v);
+        let zero = summary(0.0, Some(0.0), Some(0.0002), "?");
+        assert_eq!(super::summary(&zero, errors), "0.00% [0.00%, 0.02%]");
     }
 
     #[test]

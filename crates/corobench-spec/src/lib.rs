@@ -8,6 +8,7 @@
 //! binary.
 
 mod catalog;
+mod defaults;
 mod document;
 mod error;
 mod keys;
@@ -18,6 +19,7 @@ mod resolve;
 mod values;
 
 pub use catalog::{Catalog, CatalogProgram, CatalogTarget, Domain};
+pub use defaults::{DEFAULT_CONNECTIONS, DEFAULT_DURATION, DEFAULT_TRIALS, DEFAULT_WARMUP};
 pub use error::SpecError;
 pub use limits::{
     Limits, MAX_BODY_FILE, MAX_BODY_TEXT, MAX_CONNECTIONS, MAX_DURATION, MAX_GENERATOR_THREADS,
@@ -29,8 +31,8 @@ pub use plan::{
     SkippedTarget, Trials, Workload,
 };
 pub use resolve::{
-    DEFAULT_CONNECTIONS, MAX_GENERATOR_HOSTS, PrecisionGoal, at_rate, parse_address,
-    precision_goal, resolve, resolve_within,
+    MAX_GENERATOR_HOSTS, PrecisionGoal, at_rate, parse_address, precision_goal, resolve,
+    resolve_within,
 };
 pub use values::{parse_cpu_list, parse_duration, parse_fraction};
 

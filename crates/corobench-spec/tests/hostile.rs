@@ -330,12 +330,12 @@ fn run_profile_is_off_by_default_and_takes_a_boolean_only() {
     assert!(!plan("").unwrap().profile);
     let profiled = plan("[run]\nprofile = true").unwrap();
     assert!(profiled.profile);
-    // One more trial per scenario: 3 trials of 13 s each become 4.
-    let trial = Duration::from_secs(2 + 10 + 1);
+    // One more trial per scenario: 6 trials of 1 + 5 + 1 s each become 7.
+    let trial = Duration::from_secs(1 + 5 + 1);
     let scenarios = u32::try_from(profiled.scenarios.len()).unwrap();
     let estimate = |plan: &Plan| plan.estimated_duration(Duration::ZERO);
-    assert_eq!(estimate(&profiled), trial * 4 * scenarios);
-    assert_eq!(estimate(&plan("").unwrap()), trial * 3 * scenarios);
+    assert_eq!(estimate(&profiled), trial * 7 * scenarios);
+    assert_eq!(estimate(&plan("").unwrap()), trial * 6 * scenarios);
     assert!(!plan("[run]\nprofile = false").unwrap().profile);
     assert_refused(&[(with_workload("[run]\nprofile = \"yes\""), "`run.profile`")]);
 }

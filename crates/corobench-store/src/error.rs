@@ -77,6 +77,26 @@ pub enum StoreError {
     #[error("run `{run_id}` is already in {}; a new run needs a new id", path.display())]
     RunExists { path: PathBuf, run_id: String },
     #[error(
+        "run `{run_id}` in {} is still running (or the process measuring it died); a run can be \
+         exported once it has ended: let it finish, or resume it",
+        path.display()
+    )]
+    StillRunning { path: PathBuf, run_id: String },
+    #[error(
+        "run `{run_id}` is already in {} with other contents (stored: {stored}; imported: \
+         {imported}); a run id names one run, so neither replaces the other: import into \
+         another database",
+        path.display()
+    )]
+    RunDiffers {
+        path: PathBuf,
+        run_id: String,
+        /// The stored run in a few words: status and trial count.
+        stored: String,
+        /// The imported run in the same words.
+        imported: String,
+    },
+    #[error(
         "run `{run_id}` in {} has no scenario {scenario_index}; a trial can only be stored for a \
          scenario created with its run",
         path.display()
@@ -119,6 +139,36 @@ pub enum StoreError {
         doing: &'static str,
         source: rusqlite::Error,
     },
+}
+
+impl StoreError {
+    /// The same error naming `original` instead of the file it was about
+    /// (a scratch copy of `original`).
+    #[must_use]
+    pub(crate) fn naming(mut self, original: &Path) -> Self {
+        match &mut self {
+            Self::Missing { path }
+            | Self::CannotOpen { path, .. }
+            | Self::NewerSchema { path, .. }
+            | Self::Foreign { path }
+            | Self::Corrupt { path, .. }
+            | Self::DiskFull { path, .. }
+            | Self::ReadOnly { path }
+            | Self::Locked { path }
+            | Self::UnknownRun { path, .. }
+            | Self::AmbiguousRun { path, .. }
+            | Self::NoRuns { path }
+            | Self::RunExists { path, .. }
+            | Self::StillRunning { path, .. }
+            | Self::RunDiffers { path, .. }
+            | Self::UnknownScenario { path, .. }
+            | Self::TrialExists { path, .. }
+            | Self::Decode { path, .. }
+            | Self::Encode { path, .. }
+            | Self::Sqlite { path, .. } => *path = original.to_path_buf(),
+        }
+        self
+    }
 }
 
 /// The command that finishes the run, naming the database unless it is the

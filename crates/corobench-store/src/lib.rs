@@ -7,12 +7,20 @@
 //! `corobench run --resume` finds what is done with
 //! [`Store::completed_trials`]. Headline figures are real columns, so the
 //! file answers plain `sqlite3` queries; start from the `trial_results` view.
+//!
+//! Runs travel as run files ([`write_run_file`], [`read_run_file`]): one
+//! versioned, compressed file of whole runs, which [`Store::import_runs`]
+//! stores again exactly as they were, so a report of an imported run is the
+//! report of the original.
 
 mod error;
+mod export;
 mod hosts;
 mod idle;
+mod import;
 mod profiles;
 mod rows;
+mod run_file;
 mod runs;
 mod scenarios;
 mod schema;
@@ -23,6 +31,10 @@ mod trials;
 mod tests;
 
 pub use error::StoreError;
+pub use import::{DatabaseRuns, ImportOutcome, ImportedRun, runs_of_database};
+pub use run_file::{
+    RUN_FILE_FORMAT, RUN_FILE_VERSION, RunFileError, RunSource, read_run_file, write_run_file,
+};
 pub use runs::{LATEST, RunListing};
 pub use schema::SCHEMA_VERSION;
 pub use store::Store;

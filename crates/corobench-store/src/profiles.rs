@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use corobench_model::{ProfileOutcome, ProfileRecord};
-use rusqlite::{Row, named_params};
+use rusqlite::{Connection, Row, named_params};
 
 use crate::error::{StoreError, classify};
 use crate::rows::decode_error;
@@ -20,28 +20,7 @@ impl Store {
         run_id: &str,
         profile: &ProfileRecord,
     ) -> Result<(), StoreError> {
-        let (status, samples, folded, reason) = match &profile.outcome {
-            ProfileOutcome::Captured {
-                samples,
-                folded_stacks,
-            } => ("captured", Some(*samples), Some(folded_stacks), None),
-            ProfileOutcome::Skipped { reason } => ("skipped", None, None, Some(reason)),
-        };
-        let inserted = self.conn.execute(
-            "INSERT OR REPLACE INTO profiles (run_id, scenario_idx, started_at_unix_ms, \
-             frequency_hz, status, samples, folded_stacks, reason) VALUES (:run, :scenario, \
-             :started, :hz, :status, :samples, :folded, :reason)",
-            named_params! {
-                ":run": run_id,
-                ":scenario": profile.scenario_index,
-                ":started": profile.started_at_unix_ms,
-                ":hz": profile.frequency_hz,
-                ":status": status,
-                ":samples": samples,
-                ":folded": folded,
-                ":reason": reason,
-            },
-        );
+        let inserted = insert_profile(&self.conn, run_id, profile);
         match inserted {
             Ok(_) => Ok(()),
             Err(e) if is_foreign_key(&e) => Err(self.unknown_scenario(run_id, profile)),
@@ -132,6 +111,36 @@ impl ProfileRow {
             outcome,
         })
     }
+}
+
+/// Inserts (or replaces) the profile's row.
+pub(crate) fn insert_profile(
+    conn: &Connection,
+    run_id: &str,
+    profile: &ProfileRecord,
+) -> rusqlite::Result<usize> {
+    let (status, samples, folded, reason) = match &profile.outcome {
+        ProfileOutcome::Captured {
+            samples,
+            folded_stacks,
+        } => ("captured", Some(*samples), Some(folded_stacks), None),
+        ProfileOutcome::Skipped { reason } => ("skipped", None, None, Some(reason)),
+    };
+    conn.execute(
+        "INSERT OR REPLACE INTO profiles (run_id, scenario_idx, started_at_unix_ms, \
+         frequency_hz, status, samples, folded_stacks, reason) VALUES (:run, :scenario, \
+         :started, :hz, :status, :samples, :folded, :reason)",
+        named_params! {
+            ":run": run_id,
+            ":scenario": profile.scenario_index,
+            ":started": profile.started_at_unix_ms,
+            ":hz": profile.frequency_hz,
+            ":status": status,
+            ":samples": samples,
+            ":folded": folded,
+            ":reason": reason,
+        },
+    )
 }
 
 fn is_foreign_key(error: &rusqlite::Error) -> bool {

@@ -1,7 +1,9 @@
 //! Runs and their scenarios: creating, listing, finding and loading them.
 
+use std::path::Path;
+
 use corobench_model::{RunProcess, RunRecord, RunStatus, ScenarioRecord};
-use rusqlite::{OptionalExtension as _, Row, params};
+use rusqlite::{OptionalExtension as _, Row, Transaction, params};
 
 use crate::error::{StoreError, classify, is_duplicate};
 use crate::rows::{decode_error, from_json, run_status, to_json};
@@ -46,52 +48,7 @@ impl Store {
         let path = &self.path;
         let fail = |e| classify(e, path, "storing the run", Some(&run.id));
         let tx = self.conn.transaction().map_err(fail)?;
-        let provenance = to_json(&run.provenance, "provenance", path)?;
-        let claims = if run.claims.is_empty() {
-            None
-        } else {
-            Some(to_json(&run.claims, "claims", path)?)
-        };
-        let capacity = run
-            .capacity
-            .as_ref()
-            .map(|c| to_json(c, "capacity settings", path))
-            .transpose()?;
-        let goal = run
-            .precision_goal
-            .as_ref()
-            .map(|g| to_json(g, "precision goal", path))
-            .transpose()?;
-        let inserted = tx.execute(
-            "INSERT INTO runs (id, started_at_unix_ms, finished_at_unix_ms, status, suite, \
-             spec_toml, seed, trials_per_scenario, provenance_json, claims_json, baseline, \
-             capacity_json, precision_goal_json) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
-            params![
-                run.id,
-                run.started_at_unix_ms,
-                run.finished_at_unix_ms,
-                run.status.as_str(),
-                run.suite,
-                run.spec_toml,
-                run.seed.to_string(),
-                trials_per_scenario,
-                provenance,
-                claims,
-                run.baseline,
-                capacity,
-                goal,
-            ],
-        );
-        match inserted {
-            Err(e) if is_duplicate(&e) => {
-                return Err(StoreError::RunExists {
-                    path: path.clone(),
-                    run_id: run.id.clone(),
-                });
-            }
-            other => other.map_err(fail)?,
-        };
+        insert_run(&tx, run, trials_per_scenario, path)?;
         for scenario in scenarios {
             insert_scenario(&tx, &run.id, scenario, path).map_err(|e| match e {
                 StoreError::Sqlite { source, .. } => fail(source),
@@ -355,6 +312,60 @@ impl Store {
                 .transpose()?,
         };
         Ok((run, trials))
+    }
+}
+
+/// Inserts the run's row: a run id already stored is refused.
+pub(crate) fn insert_run(
+    tx: &Transaction<'_>,
+    run: &RunRecord,
+    trials_per_scenario: u32,
+    path: &Path,
+) -> Result<(), StoreError> {
+    let provenance = to_json(&run.provenance, "provenance", path)?;
+    let claims = if run.claims.is_empty() {
+        None
+    } else {
+        Some(to_json(&run.claims, "claims", path)?)
+    };
+    let capacity = run
+        .capacity
+        .as_ref()
+        .map(|c| to_json(c, "capacity settings", path))
+        .transpose()?;
+    let goal = run
+        .precision_goal
+        .as_ref()
+        .map(|g| to_json(g, "precision goal", path))
+        .transpose()?;
+    let inserted = tx.execute(
+        "INSERT INTO runs (id, started_at_unix_ms, finished_at_unix_ms, status, suite, \
+         spec_toml, seed, trials_per_scenario, provenance_json, claims_json, baseline, \
+         capacity_json, precision_goal_json) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+        params![
+            run.id,
+            run.started_at_unix_ms,
+            run.finished_at_unix_ms,
+            run.status.as_str(),
+            run.suite,
+            run.spec_toml,
+            run.seed.to_string(),
+            trials_per_scenario,
+            provenance,
+            claims,
+            run.baseline,
+            capacity,
+            goal,
+        ],
+    );
+    match inserted {
+        Err(e) if is_duplicate(&e) => Err(StoreError::RunExists {
+            path: path.to_path_buf(),
+            run_id: run.id.clone(),
+        }),
+        Err(e) => Err(classify(e, path, "storing the run", Some(&run.id))),
+        Ok(_) => Ok(()),
     }
 }
 

@@ -25,20 +25,8 @@ impl Store {
             drop(tx);
             return Err(self.missing_scenario(run_id, trial.scenario_index));
         }
-        match insert_trial(&tx, run_id, trial, path)? {
-            Err(e) if is_duplicate(&e) => Err(StoreError::TrialExists {
-                path: path.clone(),
-                run_id: run_id.to_owned(),
-                scenario_index: trial.scenario_index,
-                trial_index: trial.trial_index,
-            }),
-            Err(e) => Err(fail(e)),
-            Ok(_) => {
-                insert_program_metrics(&tx, run_id, trial).map_err(fail)?;
-                crate::idle::insert_idle(&tx, run_id, trial).map_err(fail)?;
-                tx.commit().map_err(fail)
-            }
-        }
+        insert_trial_rows(&tx, run_id, trial, path)?;
+        tx.commit().map_err(fail)
     }
 
     /// `(scenario_index, trial_index)` of every stored trial of the run, in
@@ -111,6 +99,29 @@ fn scenario_exists(tx: &Transaction<'_>, run_id: &str, index: u32) -> rusqlite::
     )
     .optional()
     .map(|found| found.is_some())
+}
+
+/// Inserts the trial's row with its program figures and idle measurement.
+pub(crate) fn insert_trial_rows(
+    tx: &Transaction<'_>,
+    run_id: &str,
+    trial: &TrialRecord,
+    path: &Path,
+) -> Result<(), StoreError> {
+    let fail = |e| classify(e, path, "storing the trial", Some(run_id));
+    match insert_trial(tx, run_id, trial, path)? {
+        Err(e) if is_duplicate(&e) => Err(StoreError::TrialExists {
+            path: path.to_path_buf(),
+            run_id: run_id.to_owned(),
+            scenario_index: trial.scenario_index,
+            trial_index: trial.trial_index,
+        }),
+        Err(e) => Err(fail(e)),
+        Ok(_) => {
+            insert_program_metrics(tx, run_id, trial).map_err(fail)?;
+            crate::idle::insert_idle(tx, run_id, trial).map_err(fail)
+        }
+    }
 }
 
 const INSERT_TRIAL: &str = "INSERT INTO trials (run_id, scenario_idx, trial_idx, sequence, \

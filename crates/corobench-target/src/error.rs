@@ -70,8 +70,11 @@ pub enum TargetError {
         source: std::io::Error,
     },
 
-    /// A target whose process exited while it was expected to run.
-    #[error("target {target} exited ({status}) before it became healthy; last lines of its stderr ({}):\n{stderr_tail}", stderr_log.display())]
+    /// A target whose process exited while it was expected to run. The
+    /// log itself goes with the target's work folder: its tail is quoted.
+    #[error(
+        "target {target} exited ({status}) before it became healthy; last lines of its stderr:\n{stderr_tail}"
+    )]
     Exited {
         target: String,
         status: ExitStatus,
@@ -81,7 +84,9 @@ pub enum TargetError {
 
     /// A target that did not become ready in time (the contract's
     /// `GET /healthz` answering 200, or a user server's own readiness).
-    #[error("target {target} was not ready on port {port} within {timeout:?}: it was told to listen there (PORT, {{port}}) and waited for until {waited_for}); last lines of its stderr ({}):\n{stderr_tail}", stderr_log.display())]
+    #[error(
+        "target {target} was not ready on port {port} within {timeout:?}: it was told to listen there (PORT, {{port}}) and waited for until {waited_for}); last lines of its stderr:\n{stderr_tail}"
+    )]
     Unhealthy {
         target: String,
         port: u16,
@@ -89,6 +94,16 @@ pub enum TargetError {
         waited_for: String,
         timeout: Duration,
         stderr_log: PathBuf,
+        stderr_tail: String,
+    },
+
+    /// A target that listens on other ports than the one it was given: it
+    /// ignores `{port}` and `PORT`, so waiting longer would not help.
+    #[error("target {target} listens on port {} but not on port {port}, the one it was told to listen on (PORT, {{port}} in its command): make it listen where it is told; last lines of its stderr:\n{stderr_tail}", listening.iter().map(u16::to_string).collect::<Vec<_>>().join(", "))]
+    ListensElsewhere {
+        target: String,
+        port: u16,
+        listening: Vec<u16>,
         stderr_tail: String,
     },
 

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest as _, Sha256};
 
 use crate::cache::BuiltTarget;
+use crate::manifest::Manifest;
 use crate::template;
 
 /// The executable the first word of the run command names, with `{out}`,
@@ -15,19 +16,29 @@ use crate::template;
 /// bare name is looked up on PATH. `None` when it cannot be found.
 #[must_use]
 pub fn executable(built: &BuiltTarget) -> Option<PathBuf> {
-    let first = built.manifest.run.command.first()?;
+    resolve(&built.manifest, &built.out_dir, Some(&built.cache_root))
+}
+
+/// [`executable`] of `manifest` built into `out_dir`; without a cache root
+/// a command that names `{cache}` resolves to nothing.
+pub(crate) fn resolve(
+    manifest: &Manifest,
+    out_dir: &Path,
+    cache_root: Option<&Path>,
+) -> Option<PathBuf> {
+    let first = manifest.run.command.first()?;
     let values: BTreeMap<String, String> = [
-        ("out", built.out_dir.as_path()),
-        ("dir", built.manifest.dir.as_path()),
-        ("cache", built.cache_root.as_path()),
+        ("out", Some(out_dir)),
+        ("dir", Some(manifest.dir.as_path())),
+        ("cache", cache_root),
     ]
     .into_iter()
-    .map(|(name, path)| (name.to_owned(), path.display().to_string()))
+    .filter_map(|(name, path)| Some((name.to_owned(), path?.display().to_string())))
     .collect();
     let program = template::expand(first, &values).ok()?;
     let path = Path::new(&program);
     if path.components().count() > 1 {
-        let full = built.manifest.dir.join(path);
+        let full = manifest.dir.join(path);
         return full.is_file().then_some(full);
     }
     std::env::var_os("PATH")

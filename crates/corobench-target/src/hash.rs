@@ -1,7 +1,22 @@
-//! The build cache key: a SHA-256 over the relative path, executable bit and
-//! content of every file a build reads, in a stable (sorted) order.
+//! The build cache key and a user server's identity in a run's provenance.
+//!
+//! A target with a build (or a reference target, whose folder is its
+//! source): a SHA-256 over the relative path, executable bit and content of
+//! every file a build reads, in a stable (sorted) order. Left out: version
+//! control, build and dependency output ([`ALWAYS_EXCLUDED`]), hidden files
+//! and folders, SQLite databases (a results database kept beside a server
+//! is no input of its build) and anything that is not a regular file or a
+//! symlink (a FIFO is never opened). A file larger than
+//! [`CONTENT_LIMIT_BYTES`] counts by its size and modification time, not
+//! its content, so that a large data file beside the sources does not cost
+//! a read of it on every run.
+//!
+//! A user's server without a build command has no sources corobench
+//! builds: its identity is its command line and the SHA-256 of the
+//! executable that command runs, nothing else of its folder.
 
 use std::fs::File;
+use std::io::Read as _;
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Component, Path, PathBuf};
 
@@ -13,12 +28,22 @@ use crate::manifest::Manifest;
 /// Never part of a build's sources: VCS data and build or dependency output.
 pub const ALWAYS_EXCLUDED: &[&str] = &[".git", "target", "node_modules", ".venv", "__pycache__"];
 
-/// The lower-case hex SHA-256 over the target's folder and its `[build] inputs`
-/// (folders or single files).
+/// Files larger than this count by size and modification time, not content.
+pub const CONTENT_LIMIT_BYTES: u64 = 32 * 1024 * 1024;
+
+/// The first bytes of every SQLite database file.
+const SQLITE_HEADER: &[u8; 16] = b"SQLite format 3\0";
+
+/// The lower-case hex SHA-256 of what identifies `manifest`'s code: its
+/// folder and its `[build] inputs` (folders or single files); for a user's
+/// server without a build, its command line and executable.
 ///
 /// # Errors
 /// An input folder that does not exist, or a file that cannot be read.
 pub fn source_hash(manifest: &Manifest) -> Result<String, TargetError> {
+    if manifest.build.is_none() && !manifest.contract {
+        return Ok(server_identity(manifest));
+    }
     let exclude = manifest
         .build
         .as_ref()
@@ -57,8 +82,27 @@ pub fn source_hash(manifest: &Manifest) -> Result<String, TargetError> {
     Ok(hex(&hasher.finalize()))
 }
 
-/// Collects the paths (relative to `root`, `/`-separated) of every file and
-/// symlink under `dir` that no exclusion covers.
+/// A server without a build: its command line and the digest of the
+/// executable its first word names (or that none was found).
+fn server_identity(manifest: &Manifest) -> String {
+    let mut hasher = Sha256::new();
+    for word in &manifest.run.command {
+        hasher.update(word.as_bytes());
+        hasher.update(b"\0");
+    }
+    let program = crate::executable::resolve(manifest, &manifest.dir, None);
+    let digest = program.as_deref().map(crate::executable::file_digest);
+    match digest {
+        Some(Ok(digest)) => hasher.update(digest.as_bytes()),
+        Some(Err(_)) => hasher.update(b"unreadable"),
+        None => hasher.update(b"not found"),
+    }
+    hex(&hasher.finalize())
+}
+
+/// Collects the paths (relative to `root`, `/`-separated) of every regular
+/// file and symlink under `dir` that no exclusion covers: FIFOs, sockets
+/// and devices are never opened.
 fn walk(
     root: &Path,
     dir: &Path,
@@ -79,7 +123,7 @@ fn walk(
             .map_err(|e| TargetError::io("inspect", &path, e))?;
         if kind.is_dir() {
             walk(root, &path, exclude, files)?;
-        } else {
+        } else if kind.is_file() || kind.is_symlink() {
             files.push(relative);
         }
     }
@@ -99,9 +143,11 @@ fn relative_string(root: &Path, path: &Path) -> String {
 }
 
 /// An exclusion with a `/` is a path relative to the root; without one it is
-/// a name (`*` and `?` allowed) matched at any depth.
+/// a name (`*` and `?` allowed) matched at any depth. Hidden names are
+/// always excluded.
 fn is_excluded(name: &str, relative: &str, exclude: &[String]) -> bool {
     ALWAYS_EXCLUDED.contains(&name)
+        || name.starts_with('.')
         || exclude.iter().any(|pattern| {
             let pattern = pattern.trim_start_matches("./").trim_end_matches('/');
             if pattern.contains('/') {
@@ -139,13 +185,54 @@ fn hash_entry(hasher: &mut Sha256, relative: &str, path: &Path) -> Result<(), Ta
         return Ok(());
     }
     let executable = meta.permissions().mode() & 0o111 != 0;
+    if meta.len() > CONTENT_LIMIT_BYTES {
+        // Too large to read on every run: its size and time of change.
+        let modified = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos());
+        hasher.update(if executable { b"x" } else { b"f" });
+        hasher.update(relative.as_bytes());
+        hasher.update(b"\0");
+        hasher.update(meta.len().to_le_bytes());
+        hasher.update(modified.to_le_bytes());
+        return Ok(());
+    }
+    let mut file = File::open(path).map_err(|e| TargetError::io("read", path, e))?;
+    let mut head = Vec::with_capacity(SQLITE_HEADER.len());
+    (&mut file)
+        .take(SQLITE_HEADER.len() as u64)
+        .read_to_end(&mut head)
+        .map_err(|e| TargetError::io("read", path, e))?;
+    if head == SQLITE_HEADER || is_sqlite_companion(path) {
+        // A database (a results database kept beside the server) is data
+        // its build does not read.
+        return Ok(());
+    }
     hasher.update(if executable { b"X" } else { b"F" });
     hasher.update(relative.as_bytes());
     hasher.update(b"\0");
     hasher.update(meta.len().to_le_bytes());
-    let mut file = File::open(path).map_err(|e| TargetError::io("read", path, e))?;
+    hasher.update(&head);
     std::io::copy(&mut file, hasher).map_err(|e| TargetError::io("read", path, e))?;
     Ok(())
+}
+
+/// The write-ahead log, shared memory or rollback journal of a SQLite
+/// database beside it.
+fn is_sqlite_companion(path: &Path) -> bool {
+    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+        return false;
+    };
+    ["-wal", "-shm", "-journal"].iter().any(|suffix| {
+        name.strip_suffix(suffix).is_some_and(|database| {
+            let mut head = [0u8; 16];
+            File::open(path.with_file_name(database))
+                .and_then(|mut f| f.read_exact(&mut head))
+                .is_ok_and(|()| &head == SQLITE_HEADER)
+        })
+    })
 }
 
 fn hex(bytes: &[u8]) -> String {

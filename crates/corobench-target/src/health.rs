@@ -1,40 +1,85 @@
-//! The readiness probe: one blocking `GET PATH` over HTTP/1.1 (the
-//! contract's `/healthz`, or a user server's own path), or a connection.
+//! The readiness probe: one blocking `GET PATH` (the contract's `/healthz`,
+//! or a user server's own path) in the protocol the target serves, or a
+//! connection.
 
-use std::io::{Read as _, Write as _};
+mod h2;
+
+use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
+use std::sync::Arc;
 use std::time::Duration;
 
+use crate::error::TargetError;
 use crate::manifest::Readiness;
+use crate::protocol::Protocol;
+use crate::tls::{self, TlsFiles};
 
 /// How long one probe may take to connect, and then to answer.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(2);
 /// Enough of a response to hold its status line.
 const MAX_HEAD_BYTES: usize = 1024;
 
+/// How a target's readiness is asked: in the protocol it serves, trusting
+/// only the run's authority over TLS.
+#[derive(Clone, Debug)]
+pub(crate) struct Probe {
+    protocol: Protocol,
+    tls: Option<Arc<rustls::ClientConfig>>,
+}
+
+impl Probe {
+    pub fn cleartext(protocol: Protocol) -> Self {
+        Self {
+            protocol,
+            tls: None,
+        }
+    }
+
+    /// A probe over TLS that offers the protocol's ALPN id.
+    pub fn over_tls(protocol: Protocol, files: &TlsFiles) -> Result<Self, TargetError> {
+        Ok(Self {
+            protocol,
+            tls: Some(files.client_config(&[protocol.alpn()])?),
+        })
+    }
+
+    /// The status code `GET PATH` answered with, or why there was none.
+    fn status(&self, addr: SocketAddr, path: &str) -> Result<u16, String> {
+        if self.protocol.is_h2() {
+            return h2::status(addr, path, self.tls.clone(), PROBE_TIMEOUT);
+        }
+        let stream = connect(addr)?;
+        match &self.tls {
+            None => http1_status(stream, addr, path),
+            Some(config) => {
+                let connection =
+                    rustls::ClientConnection::new(config.clone(), tls::server_name(addr.ip()))
+                        .map_err(|e| format!("TLS: {e}"))?;
+                http1_status(rustls::StreamOwned::new(connection, stream), addr, path)
+            }
+        }
+    }
+}
+
 /// Whether the server at `addr` is ready as `readiness` says: `Err` with
 /// what the attempt found (refused, a status, not HTTP).
 ///
 /// # Errors
 /// The server is not ready yet, and why.
-pub fn ready(addr: SocketAddr, readiness: &Readiness) -> Result<(), String> {
+pub(crate) fn ready(addr: SocketAddr, readiness: &Readiness, probe: &Probe) -> Result<(), String> {
     match readiness {
         Readiness::Port => TcpStream::connect_timeout(&addr, PROBE_TIMEOUT)
             .map(drop)
             .map_err(|e| format!("connect: {e}")),
-        Readiness::Http(path) => match probe(addr, path)? {
+        Readiness::Http(path) => match probe.status(addr, path)? {
             200..=299 => Ok(()),
             code => Err(format!("GET {path} answered {code}")),
         },
     }
 }
 
-/// The status code `GET PATH` answered with, or why there was none.
-///
-/// # Errors
-/// A description of the failed attempt (refused, timed out, not HTTP).
-pub fn probe(addr: SocketAddr, path: &str) -> Result<u16, String> {
-    let mut stream =
+fn connect(addr: SocketAddr) -> Result<TcpStream, String> {
+    let stream =
         TcpStream::connect_timeout(&addr, PROBE_TIMEOUT).map_err(|e| format!("connect: {e}"))?;
     stream
         .set_read_timeout(Some(PROBE_TIMEOUT))
@@ -42,6 +87,15 @@ pub fn probe(addr: SocketAddr, path: &str) -> Result<u16, String> {
     stream
         .set_write_timeout(Some(PROBE_TIMEOUT))
         .map_err(|e| e.to_string())?;
+    Ok(stream)
+}
+
+/// The status code of `GET PATH` over HTTP/1.1 on `stream`.
+fn http1_status(
+    mut stream: impl Read + Write,
+    addr: SocketAddr,
+    path: &str,
+) -> Result<u16, String> {
     let request = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
     stream
         .write_all(request.as_bytes())
@@ -115,7 +169,8 @@ mod tests {
                 .unwrap();
             String::from_utf8_lossy(&request[..n]).into_owned()
         });
-        assert_eq!(probe(addr, "/healthz"), Ok(200));
+        let probe = Probe::cleartext(Protocol::HTTP1);
+        assert_eq!(probe.status(addr, "/healthz"), Ok(200));
         assert!(
             server
                 .join()
@@ -130,6 +185,8 @@ mod tests {
             .unwrap()
             .local_addr()
             .unwrap();
-        assert!(probe(addr, "/healthz").unwrap_err().starts_with("connect:"));
+        let probe = Probe::cleartext(Protocol::HTTP1);
+        let error = probe.status(addr, "/healthz").unwrap_err();
+        assert!(error.starts_with("connect:"), "{error}");
     }
 }

@@ -14,8 +14,11 @@ use crate::cache::BuiltTarget;
 use crate::cpuset::CpuSet;
 use crate::error::TargetError;
 use crate::group::ProcessGroup;
+use crate::health::Probe;
+use crate::protocol::Protocol;
 use crate::running::RunningTarget;
 use crate::template;
+use crate::tls::TlsFiles;
 
 /// How a target is started.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -40,6 +43,12 @@ pub struct LaunchOptions {
     /// afterwards; `None` makes a fresh one that is removed when the target
     /// stops.
     pub work_dir: Option<PathBuf>,
+    /// What the target serves (`HTTP_PROTOCOL`); the manifest must declare it.
+    pub protocol: Protocol,
+    /// The run's certificates (`TLS_CERT`, `TLS_KEY`, `{tls_cert}`,
+    /// `{tls_key}`), required by a protocol over TLS and handed to the
+    /// target only then.
+    pub tls: Option<TlsFiles>,
 }
 
 /// What differs between starting a server and a program; the rest (the
@@ -77,6 +86,11 @@ pub(crate) struct Resolved {
     pub database_url: Option<String>,
     pub work_dir: PathBuf,
     pub listen: Option<IpAddr>,
+    pub protocol: Protocol,
+    /// Set when the protocol runs over TLS.
+    pub tls: Option<TlsFiles>,
+    /// How readiness is probed: in the protocol the target serves.
+    pub probe: Probe,
 }
 
 impl BuiltTarget {
@@ -109,6 +123,7 @@ impl BuiltTarget {
                 return Err(TargetError::Config { message });
             }
         }
+        let (tls, probe) = self.protocol_setup(options)?;
         let prepared = self.prepare_run(
             &options.parameters,
             options.cpus.as_ref(),
@@ -123,6 +138,9 @@ impl BuiltTarget {
             database_url: options.database_url.clone(),
             work_dir: prepared.work_dir,
             listen: options.listen,
+            protocol: options.protocol,
+            tls,
+            probe,
         };
         for dir in [&resolved.data_dir, &resolved.upload_dir] {
             std::fs::create_dir_all(dir).map_err(|e| TargetError::io("create", dir, e))?;
@@ -140,6 +158,35 @@ impl BuiltTarget {
             options.port.is_none(),
             owns_work_dir,
         ))
+    }
+
+    /// The certificates the target gets (only over TLS) and how its
+    /// readiness is probed; refuses a protocol the manifest does not declare
+    /// or one over TLS without certificates.
+    fn protocol_setup(
+        &self,
+        options: &LaunchOptions,
+    ) -> Result<(Option<TlsFiles>, Probe), TargetError> {
+        let protocol = options.protocol;
+        if let Err(reason) = self.manifest.protocols.supports(protocol) {
+            let message = format!(
+                "target {} does not serve {protocol}: {reason}",
+                self.manifest.name
+            );
+            return Err(TargetError::Config { message });
+        }
+        if !protocol.tls {
+            return Ok((None, Probe::cleartext(protocol)));
+        }
+        let Some(files) = &options.tls else {
+            let message = format!(
+                "launching {} over {protocol}: no certificates were given (LaunchOptions::tls)",
+                self.manifest.name
+            );
+            return Err(TargetError::Config { message });
+        };
+        let probe = Probe::over_tls(protocol, files)?;
+        Ok((Some(files.clone()), probe))
     }
 
     /// What both kinds of target start with: the parameters resolved, the
@@ -183,6 +230,13 @@ impl BuiltTarget {
             "database_url".into(),
             resolved.database_url.clone().unwrap_or_default(),
         );
+        let tls = resolved.tls.as_ref();
+        let tls_path = |path: fn(&TlsFiles) -> &PathBuf| tls.map(|files| path(files).clone());
+        let cert = tls_path(|files| &files.cert);
+        let key = tls_path(|files| &files.key);
+        for (name, path) in [("tls_cert", &cert), ("tls_key", &key)] {
+            values.insert(name.into(), path.as_deref().map(text).unwrap_or_default());
+        }
         let contract_env = vec![
             ("PORT", Some(port.to_string().into())),
             ("LISTEN_ADDR", Some(listen.to_string().into())),
@@ -194,6 +248,9 @@ impl BuiltTarget {
                 "DATABASE_URL",
                 resolved.database_url.clone().map(Into::into),
             ),
+            ("HTTP_PROTOCOL", Some(resolved.protocol.env_value().into())),
+            ("TLS_CERT", cert.map(Into::into)),
+            ("TLS_KEY", key.map(Into::into)),
         ];
         self.spawn_process(SpawnPlan {
             values,

@@ -16,7 +16,10 @@
 //!   serve from;
 //! - [`procfs`]: the `/proc` parsers (for stopping a target's group here, and
 //!   for the resource sampler) and the members of a process group;
-//! - [`parse_benchmarks`]: the Go benchmark lines program targets print.
+//! - [`parse_benchmarks`]: the Go benchmark lines program targets print;
+//! - [`Protocol`] (what a trial speaks: HTTP/1.1 or HTTP/2, TLS or not), the
+//!   manifest's [`Protocols`], and [`RunCertificates`]: a run's throwaway
+//!   authority and the leaf its targets serve over TLS.
 //!
 //! This crate knows nothing about HTTP load, results or storage.
 
@@ -40,9 +43,11 @@ mod pipes;
 mod postgres;
 pub mod procfs;
 mod program;
+mod protocol;
 mod running;
 mod tail;
 mod template;
+pub mod tls;
 
 pub use attached::{AttachedServer, Attachment, ProcessRef, attach, attached_provenance};
 pub use availability::{Availability, find_on_path};
@@ -52,16 +57,19 @@ pub use error::TargetError;
 pub use executable::{executable, file_digest, server_provenance};
 pub use gobench::{BenchmarkError, BenchmarkResult, Measurement, check_units, parse_benchmarks};
 pub use group::{StopReport, install_child_reaper};
-pub use hash::{ALWAYS_EXCLUDED, source_hash};
+pub use hash::{ALWAYS_EXCLUDED, CONTENT_LIMIT_BYTES, source_hash};
 pub use launch::{LaunchOptions, free_port};
 pub use manifest::{
-    AvailableIf, BuildSpec, MANIFEST_FILE, MODELS, Manifest, ProgramServer, ProgramSpec, Readiness,
-    RunSpec, SERVER_KEYS, StopSignal, TargetKind, discover, find_targets_dir, inline_servers,
+    AvailableIf, BuildSpec, MANIFEST_FILE, MODELS, Manifest, PROTOCOL_KEYS, ProgramServer,
+    ProgramSpec, Protocols, Readiness, RunSpec, SERVER_KEYS, StopSignal, Support, TargetKind,
+    UNDECLARED, discover, find_targets_dir, inline_servers,
 };
 pub use parameters::ParameterSpec;
 pub use payload::{PAYLOAD_BYTES, PAYLOAD_FILE, ensure_payload, payload_byte};
 pub use postgres::{DATABASE, Postgres, WORLD_ROWS};
 pub use procfs::{children_of, group_members, live_members};
 pub use program::{ProgramEnd, ProgramOptions, ProgramRun, RunningProgram, STDOUT_LIMIT};
+pub use protocol::{HttpVersion, Protocol, UnknownProtocol};
 pub use running::RunningTarget;
 pub use template::{BUILD_PLACEHOLDERS, PROGRAM_PLACEHOLDERS, RUN_PLACEHOLDERS, SERVER_URL};
+pub use tls::{RunCertificates, TlsFiles};

@@ -3,6 +3,7 @@
 
 mod inline;
 mod parse;
+mod protocols;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -14,6 +15,7 @@ use crate::error::TargetError;
 use crate::parameters::{self, ParameterSpec};
 
 pub use inline::{SERVER_KEYS, inline_servers};
+pub use protocols::{PROTOCOL_KEYS, Protocols, Support, UNDECLARED};
 
 /// The concurrency model ids of docs/contract.md.
 pub const MODELS: &[&str] = &[
@@ -58,6 +60,8 @@ pub struct Manifest {
     pub build: Option<BuildSpec>,
     pub run: RunSpec,
     pub parameters: BTreeMap<String, ParameterSpec>,
+    /// `[protocols]`: which of TLS, h2 and h2c the server serves.
+    pub protocols: Protocols,
     /// The target's folder (absolute when discovered from an absolute path).
     pub dir: PathBuf,
     /// Where the server already runs, for a spec's `[servers.NAME] url`:

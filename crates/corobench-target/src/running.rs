@@ -1,6 +1,7 @@
 //! A launched target: health wait (with port-clash retries), crash
 //! detection, and a stop that leaves nothing behind.
 
+use std::collections::BTreeSet;
 use std::net::{SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
 use std::process::ExitStatus;
@@ -10,7 +11,7 @@ use crate::cache::BuiltTarget;
 use crate::error::TargetError;
 use crate::group::{ProcessGroup, StopReport};
 use crate::launch::{Resolved, free_port};
-use crate::{health, tail};
+use crate::{health, procfs, tail};
 
 /// A clash on an automatically picked port is retried this many times.
 const MAX_PORT_RETRIES: u32 = 3;
@@ -92,6 +93,18 @@ impl RunningTarget {
         SocketAddr::new(ip, self.port)
     }
 
+    /// What the target serves.
+    #[must_use]
+    pub fn protocol(&self) -> crate::Protocol {
+        self.resolved.protocol
+    }
+
+    /// The certificates it serves with, when its protocol runs over TLS.
+    #[must_use]
+    pub fn tls(&self) -> Option<&crate::TlsFiles> {
+        self.resolved.tls.as_ref()
+    }
+
     #[must_use]
     pub fn work_dir(&self) -> &Path {
         &self.resolved.work_dir
@@ -152,17 +165,28 @@ impl RunningTarget {
     /// `timeout`; the error quotes the last lines of its stderr.
     pub fn wait_healthy(&mut self, timeout: Duration) -> Result<(), TargetError> {
         let mut deadline = Instant::now() + timeout;
+        let mut elsewhere = Elsewhere::default();
         loop {
             let exited = self.exit_status();
             if exited.is_some() || self.stderr_reports_port_clash() {
                 self.handle_failed_start(exited)?;
                 deadline = Instant::now() + timeout;
+                elsewhere = Elsewhere::default();
                 continue;
             }
-            let last_attempt = match health::ready(self.addr(), &self.built.manifest.run.ready) {
+            let ready = &self.built.manifest.run.ready;
+            let last_attempt = match health::ready(self.addr(), ready, &self.resolved.probe) {
                 Ok(()) => return Ok(()),
                 Err(why) => why,
             };
+            if let Some(ports) = elsewhere.settled(self.listening_ports(), self.port) {
+                return Err(TargetError::ListensElsewhere {
+                    target: self.name().to_string(),
+                    port: self.port,
+                    listening: ports.into_iter().collect(),
+                    stderr_tail: self.error_tail(),
+                });
+            }
             if Instant::now() >= deadline {
                 return Err(TargetError::Unhealthy {
                     target: self.name().to_string(),
@@ -210,6 +234,15 @@ impl RunningTarget {
         Ok(())
     }
 
+    /// The TCP ports the target's live processes listen on now.
+    fn listening_ports(&self) -> BTreeSet<u16> {
+        let pids: Vec<i32> = procfs::live_members(self.pgid())
+            .iter()
+            .map(|member| member.pid)
+            .collect();
+        procfs::listening_ports(&pids)
+    }
+
     /// The stderr tail as errors quote it.
     fn error_tail(&self) -> String {
         let tail = self.stderr_tail(ERROR_TAIL_LINES);
@@ -250,6 +283,29 @@ impl Drop for RunningTarget {
         if self.owns_work_dir {
             let _ = std::fs::remove_dir_all(&self.resolved.work_dir);
         }
+    }
+}
+
+/// How long a target may listen elsewhere, and not on its port, before it
+/// counts as one that ignores the port it was given.
+const ELSEWHERE_GRACE: Duration = Duration::from_secs(1);
+
+/// Since when a starting target has listened on other ports but not its own.
+#[derive(Debug, Default)]
+struct Elsewhere {
+    since: Option<Instant>,
+}
+
+impl Elsewhere {
+    /// The ports it listens on instead, once it has done so for the grace
+    /// period (a server may open an admin port before its own).
+    fn settled(&mut self, listening: BTreeSet<u16>, port: u16) -> Option<BTreeSet<u16>> {
+        if listening.is_empty() || listening.contains(&port) {
+            self.since = None;
+            return None;
+        }
+        let since = *self.since.get_or_insert_with(Instant::now);
+        (since.elapsed() >= ELSEWHERE_GRACE).then_some(listening)
     }
 }
 

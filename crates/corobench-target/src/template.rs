@@ -17,6 +17,8 @@ pub const RUN_PLACEHOLDERS: &[&str] = &[
     "upload_dir",
     "database_url",
     "cache",
+    "tls_cert",
+    "tls_key",
 ];
 
 /// Placeholders a program's `[run]` may use, besides its parameters; the

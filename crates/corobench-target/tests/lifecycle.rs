@@ -164,6 +164,31 @@ fn a_crash_before_health_fails_fast_with_the_stderr_tail() {
 }
 
 #[test]
+fn a_target_that_ignores_its_port_is_told_apart_long_before_its_timeout() {
+    let (scratch, target) = built("deaf");
+    let mut running = target.launch(&options(scratch.path())).unwrap();
+    let port = running.port();
+    // Its manifest allows ten minutes to get ready: this returns once it
+    // has listened elsewhere for the grace period.
+    let error = running.wait_healthy(Duration::from_secs(600)).unwrap_err();
+    let TargetError::ListensElsewhere {
+        port: told,
+        listening,
+        ..
+    } = &error
+    else {
+        panic!("not a target listening elsewhere: {error}");
+    };
+    assert_eq!(*told, port);
+    assert!(!listening.is_empty() && !listening.contains(&port));
+    let message = error.to_string();
+    assert!(
+        message.contains(&format!("but not on port {port}, the one it was told")),
+        "{message}"
+    );
+}
+
+#[test]
 fn a_crash_mid_run_is_detected() {
     let (scratch, target) = built("web");
     let mut running = target.launch(&options(scratch.path())).unwrap();

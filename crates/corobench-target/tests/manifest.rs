@@ -95,12 +95,14 @@ fn discovery_finds_every_target_sorted_and_skips_shared_code() {
         [
             "built",
             "crasher",
+            "deaf",
             "env-dump",
             "flaky-port",
             "forker",
             "silent",
             "stubborn",
-            "web"
+            "web",
+            "web-tls"
         ],
         "shared/ has no target.toml"
     );

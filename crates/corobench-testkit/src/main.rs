@@ -1,7 +1,7 @@
 //! `corobench-testkit`: serves the contract server as a real target process.
 //!
 //! ```text
-//! PORT=8080 corobench-testkit [--model MODEL] [--fault NAME]... [--max-rate K] [--alloc-per-conn BYTES]
+//! PORT=8080 corobench-testkit [--model MODEL] [--fault NAME]... [--max-rate K [--burst-s S]] [--alloc-per-conn BYTES]
 //! PORT=0 corobench-testkit knobs [--delay-us N] [--status N] [--chunked] ...
 //! ```
 //!
@@ -172,6 +172,15 @@ fn configure(mut args: impl Iterator<Item = String>) -> Result<ContractConfig, S
                     return Err(format!("--max-rate must be a rate above 0, not {rate}"));
                 }
                 config.max_rate = Some(rate);
+            }
+            "--burst-s" => {
+                let seconds: f64 = value("--burst-s")?
+                    .parse()
+                    .map_err(|e| format!("--burst-s: {e}"))?;
+                if !(seconds.is_finite() && seconds >= 0.0) {
+                    return Err(format!("--burst-s takes seconds, 0 or more, not {seconds}"));
+                }
+                config.burst_s = seconds;
             }
             "--alloc-per-conn" => {
                 config.alloc_per_conn = value("--alloc-per-conn")?

@@ -7,7 +7,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, KeyPair, date_time_ymd};
+use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair, date_time_ymd};
 use rustls::ServerConfig;
 use rustls::pki_types::pem::PemObject as _;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
@@ -82,7 +82,7 @@ impl TestCerts {
         let leaf = if kind == CertKind::SelfSigned {
             params.self_signed(&key)
         } else {
-            params.signed_by(&key, &ca, &ca_key)
+            params.signed_by(&key, &Issuer::new(ca_params, ca_key))
         }
         .expect("a leaf certificate");
         Self {

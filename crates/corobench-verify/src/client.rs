@@ -2,8 +2,10 @@
 //! came back: every header, the body, and how the body was framed.
 
 use std::io::{self, Read, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::net::SocketAddr;
 use std::time::{Duration, Instant};
+
+use crate::transport::{Connector, Stream};
 
 /// The most header fields a response may carry.
 const MAX_HEADERS: usize = 64;
@@ -17,12 +19,16 @@ const MAX_BODY_BYTES: usize = 80 * 1024 * 1024;
 pub enum ClientError {
     #[error("cannot connect to {addr}: {source}")]
     Connect { addr: SocketAddr, source: io::Error },
+    #[error("TLS handshake with {addr} failed: {source}")]
+    Handshake { addr: SocketAddr, source: io::Error },
     #[error("no complete response within {0:?}")]
     Timeout(Duration),
     #[error("the connection closed {0}")]
     Closed(String),
     #[error("malformed response: {0}")]
     Malformed(String),
+    #[error("HTTP/2: {0}")]
+    Http2(#[from] h2::Error),
     #[error("{0}")]
     Io(#[from] io::Error),
 }
@@ -34,6 +40,8 @@ pub enum Framing {
     Chunked,
     /// Neither: the body ran until the server closed the connection.
     UntilClose,
+    /// HTTP/2 without `content-length`: the body ended with its stream.
+    EndStream,
 }
 
 /// A request to send.
@@ -162,7 +170,7 @@ pub fn excerpt(bytes: &[u8]) -> String {
 /// One connection to the target.
 #[derive(Debug)]
 pub struct Client {
-    stream: TcpStream,
+    stream: Stream,
     buffered: Vec<u8>,
     timeout: Duration,
     sent_at: Instant,
@@ -174,10 +182,19 @@ impl Client {
     /// # Errors
     /// The connection was refused or timed out.
     pub fn connect(addr: SocketAddr, timeout: Duration) -> Result<Self, ClientError> {
-        let stream = TcpStream::connect_timeout(&addr, timeout)
-            .map_err(|source| ClientError::Connect { addr, source })?;
-        stream.set_nodelay(true)?;
-        stream.set_write_timeout(Some(timeout.max(Duration::from_secs(10))))?;
+        Self::connect_with(&Connector::Plain, addr, timeout)
+    }
+
+    /// Connects through `connector` (over TLS, the handshake done).
+    ///
+    /// # Errors
+    /// The connection was refused or timed out, or the handshake failed.
+    pub fn connect_with(
+        connector: &Connector,
+        addr: SocketAddr,
+        timeout: Duration,
+    ) -> Result<Self, ClientError> {
+        let stream = connector.connect(addr, timeout)?;
         Ok(Self {
             stream,
             buffered: Vec::new(),
@@ -217,7 +234,7 @@ impl Client {
     /// Waits up to `wait` for the server to close the connection; true when
     /// it did (bytes that arrive instead count as not closed).
     pub fn closed_by_peer(&mut self, wait: Duration) -> bool {
-        if self.stream.set_read_timeout(Some(wait)).is_err() {
+        if self.stream.tcp().set_read_timeout(Some(wait)).is_err() {
             return false;
         }
         let mut byte = [0u8; 1];
@@ -240,7 +257,7 @@ impl Client {
             _ if status / 100 == 1 || status == 204 || status == 304 => Vec::new(),
             (Framing::ContentLength, length) => self.read_exact_body(length, deadline)?,
             (Framing::Chunked, _) => self.read_chunked(deadline)?,
-            (Framing::UntilClose, _) => self.read_until_close(deadline)?,
+            (Framing::UntilClose | Framing::EndStream, _) => self.read_until_close(deadline)?,
         };
         Ok(Response {
             status,
@@ -383,7 +400,7 @@ impl Client {
         if left.is_zero() {
             return Err(ClientError::Timeout(self.timeout));
         }
-        self.stream.set_read_timeout(Some(left))?;
+        self.stream.tcp().set_read_timeout(Some(left))?;
         let mut chunk = [0u8; 64 * 1024];
         loop {
             match self.stream.read(&mut chunk) {

@@ -1,8 +1,9 @@
 //! Proves that a running target honours `docs/contract.md`.
 //!
 //! [`verify`] checks every rule the contract names in bold against a target
-//! at an address and returns one [`RuleResult`] per rule, in the order of
-//! [`RULES`]. Every message names the rule, the request, what was expected
+//! at an address, in the protocol it serves (HTTP/1.1 or HTTP/2, over TLS or
+//! not), and returns one [`RuleResult`] per rule, in the order of
+//! [`rules_for`] that protocol ([`RULES`] for cleartext HTTP/1.1). Every message names the rule, the request, what was expected
 //! and what came back. The slowest rule (date-not-cached, which must wait
 //! 1.5 s) runs on its own thread while the others run.
 //!
@@ -12,17 +13,22 @@
 
 pub mod client;
 mod date;
+mod frames;
+pub mod h2client;
 mod rules;
+pub mod transport;
 
 use std::fmt;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use corobench_target::TlsFiles;
 use serde::Serialize;
 
+pub use corobench_target::Protocol;
 pub use date::parse_imf_fixdate;
-pub use rules::{RULES, verify};
+pub use rules::{H2_RULES, HTTP1_ONLY_RULES, RULES, TLS_RULES, rules_for, verify};
 
 /// Reads the `world` table the target serves `/db` from. The db rule runs
 /// on its own thread (its counter may lag by seconds), hence `Sync`.
@@ -63,6 +69,11 @@ pub struct VerifyConfig<'a> {
     /// Set (by Ctrl-C) to stop checking: the rules not yet checked are
     /// reported as interrupted rather than waited for.
     pub cancel: Option<&'a AtomicBool>,
+    /// What the target serves (cleartext HTTP/1.1 unless set).
+    pub protocol: Protocol,
+    /// The certificates the target was given: required over TLS, where its
+    /// authority is the only one trusted and its leaf the one expected.
+    pub tls: Option<&'a TlsFiles>,
 }
 
 impl fmt::Debug for VerifyConfig<'_> {
@@ -73,6 +84,8 @@ impl fmt::Debug for VerifyConfig<'_> {
             .field("model", &self.model)
             .field("database", &self.database.is_some())
             .field("timeout", &self.timeout)
+            .field("protocol", &self.protocol)
+            .field("tls", &self.tls)
             .finish()
     }
 }
@@ -88,6 +101,8 @@ impl<'a> VerifyConfig<'a> {
             database: None,
             timeout: Duration::from_secs(5),
             cancel: None,
+            protocol: Protocol::HTTP1,
+            tls: None,
         }
     }
 

@@ -41,6 +41,7 @@ fn verify_with(faults: &[Fault], with_database: bool) -> Vec<RuleResult> {
         world: with_database.then(|| Arc::clone(&world) as _),
         faults: faults.iter().copied().collect(),
         max_rate: None,
+        burst_s: 0.02,
         alloc_per_conn: 0,
         tls: None,
     };

@@ -44,6 +44,14 @@ pub enum Command {
     Report(commands::report::ReportArgs),
     /// Compare two stored runs scenario by scenario, benchstat-style.
     Compare(commands::compare::CompareArgs),
+    /// Write stored runs to one portable file, for another machine or a repository.
+    Export(commands::export::ExportArgs),
+    /// Store the runs of run files or of another machine's results database.
+    Import(commands::import::ImportArgs),
+    /// List every published claim with its verdict on each machine kind that ran it.
+    Claims(commands::claims::ClaimsArgs),
+    /// Write the results pages of the stored runs: a page per suite, per machine kind.
+    Pages(commands::pages::PagesArgs),
     /// List the targets and build them into the cache.
     Targets(commands::targets::TargetsArgs),
     /// Print the completion script for a shell.

@@ -14,13 +14,12 @@ use std::process::ExitCode;
 
 use corobench_analyze::AnalyzeError;
 use corobench_analyze::gate::GateSyntaxError;
+use corobench_engine::EngineError;
 use corobench_load::LoadError;
 use corobench_load::MergeError;
 use corobench_spec::SpecError;
-use corobench_store::StoreError;
+use corobench_store::{RunFileError, StoreError};
 use corobench_target::TargetError;
-
-use crate::runner::error::RunnerError;
 
 /// The documented exit statuses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -120,10 +119,11 @@ fn cause_status(cause: &(dyn std::error::Error + 'static)) -> Option<Exit> {
     if let Some(error) = cause.downcast_ref::<LoadError>() {
         return Some(load_status(error));
     }
-    if let Some(error) = cause.downcast_ref::<RunnerError>() {
-        return Some(runner_status(error));
+    if let Some(error) = cause.downcast_ref::<EngineError>() {
+        return engine_status(error);
     }
     let input = cause.is::<SpecError>()
+        || cause.is::<RunFileError>()
         || cause.is::<AnalyzeError>()
         || cause.is::<GateSyntaxError>()
         || cause.is::<MergeError>();
@@ -143,7 +143,9 @@ fn store_status(error: &StoreError) -> Exit {
         | StoreError::ReadOnly { .. }
         | StoreError::UnknownRun { .. }
         | StoreError::AmbiguousRun { .. }
-        | StoreError::NoRuns { .. } => Exit::Usage,
+        | StoreError::NoRuns { .. }
+        | StoreError::StillRunning { .. }
+        | StoreError::RunDiffers { .. } => Exit::Usage,
         _ => Exit::CheckFailed,
     }
 }
@@ -163,6 +165,7 @@ fn target_status(error: &TargetError) -> Exit {
         | TargetError::Spawn { .. }
         | TargetError::Exited { .. }
         | TargetError::Unhealthy { .. }
+        | TargetError::ListensElsewhere { .. }
         | TargetError::PortInUse { .. }
         | TargetError::Postgres { .. } => Exit::TargetFailed,
         _ => Exit::CheckFailed,
@@ -181,11 +184,25 @@ fn load_status(error: &LoadError) -> Exit {
     }
 }
 
-fn runner_status(error: &RunnerError) -> Exit {
+/// The engine's own failures, and the errors of other crates it carries
+/// (a wrapped store error is left to the next cause in the chain).
+fn engine_status(error: &EngineError) -> Option<Exit> {
     match error {
-        RunnerError::BodyUnreadable { .. } | RunnerError::Host(_) => Exit::Usage,
-        RunnerError::Postgres(_) | RunnerError::NotChecked { .. } => Exit::TargetFailed,
-        RunnerError::OwnExecutable(_) | RunnerError::Expectation { .. } => Exit::CheckFailed,
+        EngineError::BodyUnreadable { .. }
+        | EngineError::Host(_)
+        | EngineError::NoTempDir(_)
+        | EngineError::NoTargets { .. }
+        | EngineError::UnknownTarget { .. }
+        | EngineError::SpecServer { .. } => Some(Exit::Usage),
+        EngineError::Postgres(_) | EngineError::NotChecked { .. } => Some(Exit::TargetFailed),
+        EngineError::OwnExecutable(_)
+        | EngineError::Expectation { .. }
+        | EngineError::Folder { .. } => Some(Exit::CheckFailed),
+        EngineError::Preparing { source, .. } | EngineError::Target(source) => {
+            Some(target_status(source))
+        }
+        EngineError::Spec(_) => Some(Exit::Usage),
+        EngineError::Store { .. } => None,
     }
 }
 
@@ -253,6 +270,17 @@ mod tests {
             ),
             ("CPU affinity refused", setaffinity.into()),
             ("an unknown error", anyhow::anyhow!("something else")),
+            (
+                "a trial the store refused",
+                EngineError::Store {
+                    what: "a trial",
+                    source: Box::new(StoreError::DiskFull {
+                        path: path(),
+                        run_id: None,
+                    }),
+                }
+                .into(),
+            ),
         ]
     }
 
@@ -261,7 +289,7 @@ mod tests {
             spec: "9".into(),
             message: "no CPU 9".into(),
         };
-        let body = RunnerError::BodyUnreadable {
+        let body = EngineError::BodyUnreadable {
             workload: "w".into(),
             path: path(),
             error: os(),
@@ -278,6 +306,30 @@ mod tests {
             ("a bad load setting", LoadError::Config("bad".into()).into()),
             ("an unreadable body", body.into()),
             ("a gate rule", rule.into()),
+            (
+                "an unknown target",
+                EngineError::UnknownTarget {
+                    name: "nope".into(),
+                    dir: path(),
+                    known: vec!["web".into()],
+                }
+                .into(),
+            ),
+            (
+                "a missing targets folder",
+                EngineError::from(TargetError::TargetsDirNotFound { tried: Vec::new() }).into(),
+            ),
+            (
+                "a bad CPU list while preparing",
+                EngineError::Preparing {
+                    what: "pinning",
+                    source: Box::new(TargetError::CpuSet {
+                        spec: "9".into(),
+                        message: "no CPU 9".into(),
+                    }),
+                }
+                .into(),
+            ),
         ]
     }
 
@@ -287,7 +339,7 @@ mod tests {
             port: 1,
             retried: false,
         };
-        let postgres = RunnerError::Postgres(Box::new(TargetError::Postgres {
+        let postgres = EngineError::Postgres(Box::new(TargetError::Postgres {
             message: "no initdb".into(),
         }));
         vec![

@@ -5,15 +5,8 @@ pub mod cli;
 pub mod commands;
 pub mod exit;
 pub mod output;
-pub mod remote;
-pub mod runner;
-pub mod scratch;
 pub mod signals;
-pub mod targets;
 pub mod values;
-pub mod verification;
-pub mod wall_clock;
-pub mod workspace;
 
 use cli::{Cli, Command};
 use exit::Exit;
@@ -38,6 +31,10 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
         Command::Runs(args) => commands::runs::run(&args),
         Command::Report(args) => commands::report::run(&args),
         Command::Compare(args) => commands::compare::run(&args),
+        Command::Export(args) => commands::export::run(&args),
+        Command::Import(args) => commands::import::run(&args),
+        Command::Claims(args) => commands::claims::run(&args),
+        Command::Pages(args) => commands::pages::run(&args),
         Command::Completions(args) => commands::completions::run(&args),
         Command::Man(args) => commands::man::run(&args),
     }

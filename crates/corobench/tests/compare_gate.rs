@@ -220,3 +220,47 @@ fn a_stored_run_slowed_by_a_fifth_fails_where_its_trials_are_steady() {
     assert!(rerun.passed());
     assert_eq!(rerun.scenarios, 20);
 }
+
+#[test]
+fn a_rule_may_name_req_s_as_the_table_prints_it() {
+    let fixture = Fixture::new();
+    let output = gate(&fixture, [&fixture.run_a, &fixture.run_a], "req/s:-5%", &[]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(stderr(&output).starts_with("gate passed: 20 metrics"));
+}
+
+#[test]
+fn metrics_keeps_only_the_tables_named() {
+    let fixture = Fixture::new();
+    let args = [
+        "compare",
+        &fixture.run_a,
+        &fixture.run_b,
+        "--metrics",
+        "rps,p99",
+    ];
+    let output = fixture.corobench(&args);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stdout(&output);
+    let headings: Vec<&str> = text
+        .lines()
+        .filter(|line| line.ends_with("is better)"))
+        .collect();
+    assert_eq!(
+        headings,
+        ["req/s (higher is better)", "p99 (lower is better)"],
+        "{text}"
+    );
+    assert!(!text.contains("intervals of p99.9"), "{text}");
+    let message = usage_error(&fixture.corobench(&[
+        "compare",
+        &fixture.run_a,
+        &fixture.run_b,
+        "--metrics",
+        "rps,speed",
+    ]));
+    assert!(
+        message.contains("--metrics: unknown metric `speed`"),
+        "{message}"
+    );
+}

@@ -1,7 +1,10 @@
 //! benchstat, fed our `--format gobench` export of the fixture runs, must
-//! reach the same centers, the same `~`/delta verdicts and the same
-//! `p=… n=…` notes as `corobench report` and `corobench compare`. The one
-//! documented exception: with tied values benchstat doubles a fixed tail of
+//! reach the same centers, the same `~` verdicts and the same `p=… n=…`
+//! notes as `corobench report` and `corobench compare`. Its delta is the
+//! ratio of the medians, which corobench shows as its two centers; the
+//! change corobench prints is the Hodges–Lehmann ratio with its interval
+//! (docs/methodology.md), so the deltas are checked against the centers'
+//! ratio. The one documented exception: with tied values benchstat doubles a fixed tail of
 //! the U distribution and corobench the smaller one (the exact permutation p,
 //! checked against scipy in corobench-stats), so there only the centers and
 //! the sample counts must agree: in the fixture, go-ants `/io` peak RSS gets
@@ -55,10 +58,13 @@ fn benchstat_agrees_with_the_report_on_targets_within_a_run() {
     let scenarios = analysis["scenarios"].as_array().unwrap();
     let (mut checked, mut in_full) = (0, 0);
     for comparison in analysis["comparisons"].as_array().unwrap() {
-        let key = |field: &str| {
-            let index = comparison[field].as_u64().unwrap() as usize;
-            scenarios[index]["key"].as_str().unwrap().to_owned()
-        };
+        let scenario = |field: &str| &scenarios[comparison[field].as_u64().unwrap() as usize];
+        // A sweep within one target is compared with its first value; with
+        // `-col /target` benchstat compares targets only.
+        if scenario("scenario")["target"] == scenario("baseline")["target"] {
+            continue;
+        }
+        let key = |field: &str| scenario(field)["key"].as_str().unwrap().to_owned();
         let (row, column) = split_target(&names[&key("scenario")]);
         let (base_row, base_column) = split_target(&names[&key("baseline")]);
         assert_eq!(
@@ -145,12 +151,10 @@ fn benchstat_agrees_with_corobench_compare_across_runs() {
             in_full += usize::from(agree(find("B"), find("A"), &row["comparison"], unit, tied));
             checked += 1;
         }
+        // benchstat's geomean is of the medians' ratios, corobench's of its
+        // change estimates: the same over the medians the rows show.
         let geomean = &cells[&("geomean".to_owned(), "B".to_owned(), unit.to_owned())];
-        assert_eq!(
-            Some(geomean.delta.as_str()),
-            table["geomean"]["delta_text"].as_str(),
-            "{unit} geomean"
-        );
+        assert_eq!(geomean.delta, medians_geomean(table), "{unit} geomean");
     }
     assert!(checked >= 16 * 8, "only {checked} cells compared");
     eprintln!("{in_full} of {checked} cells agree in full, the rest have ties");
@@ -192,13 +196,31 @@ fn agree(cell: &Cell, base: &Cell, ours: &Value, unit: &str, tied: bool) -> bool
         }
         return false;
     }
-    assert_eq!(
-        cell.delta,
-        ours["delta_text"].as_str().unwrap(),
-        "{unit} {ours}"
-    );
+    let delta = ours["delta_text"].as_str().unwrap();
+    assert_eq!(cell.delta == "~", delta == "~", "{unit} {ours}");
+    if delta != "~" && baseline != 0.0 {
+        let medians = format!("{:+.2}%", (value / baseline - 1.0) * 100.0);
+        assert_eq!(cell.delta, medians, "{unit} {ours}");
+    }
     assert_eq!(cell.note, note, "{unit} {ours}");
     true
+}
+
+/// The geomean of value ÷ baseline over a comparison table's rows, as
+/// benchstat prints it.
+fn medians_geomean(table: &Value) -> String {
+    let ratios: Vec<f64> = table["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|row| {
+            let c = row.get("comparison")?;
+            let (a, b) = (c["baseline"].as_f64()?, c["value"].as_f64()?);
+            Some(if a == b { 1.0 } else { b / a })
+        })
+        .collect();
+    let mean_ln = ratios.iter().map(|r| r.ln()).sum::<f64>() / ratios.len() as f64;
+    format!("{:+.2}%", (mean_ln.exp() - 1.0) * 100.0)
 }
 
 /// (benchmark name without `Benchmark`, unit as exported) → one value per trial.

@@ -165,30 +165,9 @@ fn run_a_with_claims(fixture: &Fixture) -> corobench_model::RunAnalysis {
 /// Run A analysed with a captured profile of its first scenario and a
 /// skipped one of its second, and two fits of memory per connection.
 fn run_a_with_profiles(fixture: &Fixture) -> corobench_model::RunAnalysis {
-    use corobench_model::{ProfileOutcome, ProfileRecord};
     let store = corobench_store::Store::open_existing(&fixture.db).unwrap();
     let mut run = store.load_run(&fixture.run_a).unwrap();
-    let profile = |scenario_index, outcome| ProfileRecord {
-        scenario_index,
-        frequency_hz: 99,
-        started_at_unix_ms: 1_763_793_190_000,
-        outcome,
-    };
-    run.profiles = vec![
-        profile(
-            0,
-            ProfileOutcome::Captured {
-                samples: 3,
-                folded_stacks: "server;main;write 2\nserver;main 1\n".to_owned(),
-            },
-        ),
-        profile(
-            1,
-            ProfileOutcome::Skipped {
-                reason: "perf is not installed".to_owned(),
-            },
-        ),
-    ];
+    run.profiles = report_fixture::two_profiles();
     let options = corobench_analyze::AnalyzeOptions::default();
     let mut analysis = corobench_analyze::analyze_run(&run, &options).unwrap();
     // And memory per connection: one fit with an interval, one without.
@@ -252,7 +231,7 @@ fn the_table_compares_req_s_and_p99_unless_asked_for_every_metric() {
     let detail = ok(&fixture.corobench(&["report", &fixture.run_a, "--detail"]));
     // `peak RSS` names a compared metric only; the scenario tables say `RSS`.
     assert!(!compact.contains("peak RSS"), "{compact}");
-    assert!(compact.contains("every metric with `corobench report --detail`"));
+    assert!(compact.contains("`corobench report --detail`"), "{compact}");
     assert!(detail.contains("peak RSS"), "{detail}");
     let markdown = ok(&fixture.corobench(&["report", &fixture.run_a, "--format", "md"]));
     assert!(

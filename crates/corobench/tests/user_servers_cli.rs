@@ -58,6 +58,10 @@ fn a_server_defined_in_the_spec_is_checked_measured_and_its_executable_recorded(
         stderr.contains("checking api answers hello as expected"),
         "{stderr}"
     );
+    assert!(
+        !stderr.contains("building api"),
+        "nothing is built for a server without a build command: {stderr}"
+    );
     let trials = stored_trials(&lab);
     assert_eq!(trials.len(), 1);
     assert_eq!(trials[0].status, TrialStatus::Ok, "{:?}", trials[0].failure);

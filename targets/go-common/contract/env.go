@@ -21,6 +21,8 @@ type Config struct {
 	UploadDir   string
 	DatabaseURL string
 	DBPoolSize  int
+	// Protocol is what the trial speaks (HTTP_PROTOCOL, TLS_CERT, TLS_KEY).
+	Protocol Protocol
 }
 
 // Addr is the address the target listens on: LISTEN_ADDR (127.0.0.1 by
@@ -66,6 +68,10 @@ func LoadConfig(defaultName string) (Config, error) {
 	if err != nil {
 		return Config{}, err
 	}
+	protocol, err := loadProtocol()
+	if err != nil {
+		return Config{}, err
+	}
 	return Config{
 		Listen:      listen,
 		Port:        port,
@@ -74,6 +80,7 @@ func LoadConfig(defaultName string) (Config, error) {
 		UploadDir:   envOr("UPLOAD_DIR", os.TempDir()),
 		DatabaseURL: os.Getenv("DATABASE_URL"),
 		DBPoolSize:  dbPoolSize,
+		Protocol:    protocol,
 	}, nil
 }
 

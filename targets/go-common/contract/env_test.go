@@ -18,7 +18,7 @@ func TestLoadConfigReadsTheEnvironment(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Config{Listen: "127.0.0.1", Port: 8123, Name: "go-test", DataDir: "/data", UploadDir: "/up",
-		DatabaseURL: "postgres://u@127.0.0.1:5/db", DBPoolSize: 4}
+		DatabaseURL: "postgres://u@127.0.0.1:5/db", DBPoolSize: 4, Protocol: Protocol{Name: HTTP1}}
 	if config != want || config.Addr() != "127.0.0.1:8123" {
 		t.Errorf("LoadConfig = %+v; want %+v", config, want)
 	}

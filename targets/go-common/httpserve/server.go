@@ -3,6 +3,7 @@ package httpserve
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log"
 	"net"
 	"net/http"
@@ -27,20 +28,31 @@ func NewServer(handler http.Handler) *http.Server {
 	}
 }
 
-// ListenAndServe listens on the configured loopback port and serves until
-// SIGTERM or SIGINT, then shuts down within contract.StopBudget. settings
-// describes the target's parameters for the start-up log line.
+// ListenAndServe listens on the configured port in the configured
+// protocol and serves until SIGTERM or SIGINT, then shuts down within
+// contract.StopBudget. settings describes the target's parameters for the
+// start-up log line. Bad TLS files end the process with exit code 2.
 func ListenAndServe(config contract.Config, server *http.Server, settings string) error {
+	if err := configureProtocol(server, config.Protocol); err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", config.Name, err)
+		os.Exit(2)
+	}
 	listener, err := net.Listen("tcp", config.Addr())
 	if err != nil {
 		return err
 	}
-	log.Printf("%s: listening on %s, %s", config.Name, config.Addr(), settings)
+	log.Printf("%s: listening on %s (%s), %s", config.Name, config.Addr(), config.Protocol, settings)
 	stop, cancel := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer cancel()
 
 	served := make(chan error, 1)
-	go func() { served <- server.Serve(listener) }()
+	go func() {
+		if config.Protocol.TLS() {
+			served <- server.ServeTLS(listener, "", "")
+		} else {
+			served <- server.Serve(listener)
+		}
+	}()
 
 	select {
 	case err := <-served:

@@ -1,7 +1,9 @@
 'use strict';
 // Writing responses the contract's way: every response carries Server,
 // Content-Type and Content-Length (Node adds Date and never chunks a body
-// whose length is declared).
+// whose length is declared), over HTTP/1.1 and HTTP/2 alike.
+
+const { isHttp2 } = require('./protocol');
 
 const TEXT = 'text/plain; charset=utf-8';
 const JSON_TYPE = 'application/json';
@@ -14,6 +16,8 @@ function responder(serverName) {
       'Content-Length': Buffer.byteLength(body),
       ...extraHeaders,
     };
+    // HTTP/2 has no Connection header: a stream ends by itself.
+    if (isHttp2(res)) delete headers.Connection;
     res.writeHead(status, headers);
     res.end(body);
   }

@@ -4,9 +4,9 @@
 // sharing the listening socket.
 
 const cluster = require('node:cluster');
-const http = require('node:http');
 
 const contract = require('./contract');
+const { readProtocol, createServer } = require('./protocol');
 const { createApp } = require('./app');
 const { createDb } = require('./db');
 const { rawBadRequest } = require('./respond');
@@ -26,13 +26,26 @@ function readConfig(env) {
     databaseUrl: env.DATABASE_URL || '',
     workers: contract.envInt(env, 'WORKERS', 1),
     dbPool: contract.envInt(env, 'DB_POOL', 16),
+    protocol: readProtocol(env),
   };
 }
 
 function serve(config) {
   const db = createDb(config.databaseUrl, config.dbPool);
   const app = createApp({ ...config, db });
-  const server = http.createServer(app.handle);
+  let server;
+  try {
+    server = createServer(config.protocol, app.handle);
+  } catch (err) {
+    console.error(`node-http: ${err.message}`);
+    process.exit(2);
+  }
+  // HTTP/2 sessions, closed with a GOAWAY when the process stops.
+  const sessions = new Set();
+  server.on('session', (session) => {
+    sessions.add(session);
+    session.on('close', () => sessions.delete(session));
+  });
   server.on('checkContinue', (req, res) => {
     req.expectsContinue = true;
     app.handle(req, res);
@@ -46,11 +59,13 @@ function serve(config) {
     process.exit(1);
   });
   server.listen(config.port, config.listen, () => {
-    console.error(`node-http: pid ${process.pid} listening on ${config.listen}:${server.address().port}`);
+    const { port } = server.address();
+    console.error(`node-http: pid ${process.pid} listening on ${config.listen}:${port} (${config.protocol.label})`);
   });
   process.once('SIGTERM', () => {
     server.close(() => process.exit(0));
-    server.closeIdleConnections();
+    if (server.closeIdleConnections) server.closeIdleConnections();
+    for (const session of sessions) session.close();
     if (db) db.end().catch(() => {});
     setTimeout(() => process.exit(0), STOP_GRACE_MS).unref();
   });

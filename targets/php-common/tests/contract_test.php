@@ -7,6 +7,8 @@ declare(strict_types=1);
 
 require __DIR__ . '/../contract.php';
 require __DIR__ . '/../swoole-engine.php';
+require __DIR__ . '/../swoole-gate.php';
+require __DIR__ . '/../swoole-protocols.php';
 
 use Corobench\Contract as C;
 
@@ -85,6 +87,56 @@ check('io_uring for files only still has epoll sockets', Corobench\Swoole\engine
 if (!extension_loaded('swoole')) {
     check('without the extension there is no engine', Corobench\Swoole\socket_engine() === null);
     check('without the extension no target can run', str_contains((string) Corobench\Swoole\engine_mismatch('epoll'), 'not loaded'));
+}
+
+$head = "POST /upload HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 67108865\r\n\r\n";
+check('the first head ends at its blank line', Corobench\Swoole\first_head($head . 'body bytes') === $head);
+check('a head not all there is no head', Corobench\Swoole\first_head("POST /upload HTTP/1.1\r\nContent-Le") === null);
+check('Content-Length from a head', Corobench\Swoole\head_content_length($head) === 67108865);
+check('Content-Length in any case and spacing', Corobench\Swoole\head_content_length("POST / HTTP/1.1\r\ncontent-length:\t12 \r\n\r\n") === 12);
+check('no Content-Length', Corobench\Swoole\head_content_length("GET / HTTP/1.1\r\nX-Content-Length: 9\r\n\r\n") === null);
+check('a Content-Length too long for an int is huge', Corobench\Swoole\head_content_length("POST / HTTP/1.1\r\nContent-Length: 99999999999999999999\r\n\r\n") === PHP_INT_MAX);
+$refusal = Corobench\Swoole\too_large_response('swoole-epoll');
+[$refusalHead, $refusalBody] = explode("\r\n\r\n", $refusal, 2);
+check('the gate\'s 413 is the contract\'s', str_starts_with($refusal, "HTTP/1.1 413 ") && str_contains($refusalHead, "\r\nServer: swoole-epoll\r\n")
+    && str_contains($refusalHead, "\r\nContent-Type: application/json\r\n") && str_contains($refusalHead, "\r\nContent-Length: " . strlen($refusalBody) . "\r\n")
+    && preg_match('/\r\nDate: [A-Z][a-z]{2}, [0-9]{2} [A-Z][a-z]{2} [0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2} GMT\r\n/', $refusalHead) === 1
+    && json_decode($refusalBody, true) === ['error' => C\too_large_message()]);
+
+/** The ProtocolError message for this environment, or null when it is served. */
+function protocol_error(?string $cert, ?string $key, ?string $protocol): ?string
+{
+    try {
+        Corobench\Swoole\Protocols::fromEnvironment($cert, $key, $protocol);
+        return null;
+    } catch (Corobench\Swoole\ProtocolError $e) {
+        return $e->getMessage();
+    }
+}
+
+$plain = Corobench\Swoole\Protocols::fromEnvironment(null, '', null);
+check('nothing set is cleartext HTTP/1.1', $plain->protocol === 'http/1.1' && !$plain->tls() && $plain->socketSettings(0) === []);
+check('h2c is cleartext HTTP/2', Corobench\Swoole\Protocols::fromEnvironment(null, null, 'h2c')->socketSettings(0) === ['open_http2_protocol' => true]);
+check('an unknown protocol names HTTP_PROTOCOL', str_contains((string) protocol_error(null, null, 'h3'), 'HTTP_PROTOCOL'));
+check('h2 needs TLS', str_contains((string) protocol_error(null, null, 'h2'), 'TLS_CERT and TLS_KEY'));
+check('a certificate without a key', str_contains((string) protocol_error('/etc/hostname', null, null), 'go together'));
+check('an unreadable certificate names it', str_contains((string) protocol_error('/nonexistent/cert.pem', '/nonexistent/key.pem', null), '/nonexistent/cert.pem'));
+if (function_exists('openssl_pkey_new')) {
+    $pem = sys_get_temp_dir() . '/contract-test-' . getmypid();
+    $key = openssl_pkey_new(['private_key_type' => OPENSSL_KEYTYPE_EC, 'curve_name' => 'prime256v1']);
+    $otherKey = openssl_pkey_new(['private_key_type' => OPENSSL_KEYTYPE_EC, 'curve_name' => 'prime256v1']);
+    $certificate = openssl_csr_sign(openssl_csr_new(['commonName' => 'localhost'], $key), null, $key, 1);
+    openssl_x509_export_to_file($certificate, "$pem.cert");
+    openssl_pkey_export_to_file($key, "$pem.key");
+    openssl_pkey_export_to_file($otherKey, "$pem.other");
+    $tls = Corobench\Swoole\Protocols::fromEnvironment("$pem.cert", "$pem.key", 'h2');
+    $settings = $tls->socketSettings(12);
+    check('TLS serves h2 beside http/1.1', $tls->tls() && $settings['open_ssl'] === true && $settings['open_http2_protocol'] === true
+        && $settings['ssl_cert_file'] === "$pem.cert" && $settings['ssl_key_file'] === "$pem.key" && $settings['ssl_protocols'] === 12);
+    check('h2c over TLS is refused', str_contains((string) protocol_error("$pem.cert", "$pem.key", 'h2c'), 'unset TLS_CERT'));
+    check('a key that is not the certificate\'s', str_contains((string) protocol_error("$pem.cert", "$pem.other", null), 'is not the key'));
+    check('a key file that holds a certificate', str_contains((string) protocol_error("$pem.cert", "$pem.cert", null), 'no PEM private key'));
+    array_map('unlink', ["$pem.cert", "$pem.key", "$pem.other"]);
 }
 
 echo "$passed passed, $failed failed\n";

@@ -33,7 +33,7 @@ function fail(int $status, string $message, array $headers = []): void
 
 function too_large(): void
 {
-    fail(413, 'the body must be at most ' . C\MAX_UPLOAD_BYTES . ' bytes', ['Connection: close']);
+    fail(413, C\too_large_message(), ['Connection: close']);
 }
 
 /** An error nginx detected itself and passed here (see run.sh) to answer the contract's way. */

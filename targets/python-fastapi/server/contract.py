@@ -86,6 +86,39 @@ def listen_addr(env: Mapping[str, str]) -> str:
         ) from None
 
 
+PROTOCOLS = ("http/1.1", "h2", "h2c")
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """What the port speaks: HTTP_PROTOCOL, and TLS_CERT/TLS_KEY when it is HTTPS."""
+
+    http: str
+    tls_cert: Optional[str] = None
+    tls_key: Optional[str] = None
+
+    @property
+    def tls(self) -> bool:
+        return self.tls_cert is not None
+
+
+def read_protocol(env: Mapping[str, str]) -> Protocol:
+    """HTTP_PROTOCOL (http/1.1 when unset), TLS_CERT and TLS_KEY, checked against each other."""
+    http = env.get("HTTP_PROTOCOL", "").strip() or "http/1.1"
+    if http not in PROTOCOLS:
+        raise ValueError(f"HTTP_PROTOCOL must be http/1.1, h2 or h2c, got {http!r}")
+    cert = env.get("TLS_CERT", "").strip() or None
+    key = env.get("TLS_KEY", "").strip() or None
+    if (cert is None) != (key is None):
+        given, missing = ("TLS_CERT", "TLS_KEY") if key is None else ("TLS_KEY", "TLS_CERT")
+        raise ValueError(f"{given} is set but {missing} is not: set both (PEM files) to serve HTTPS, or neither")
+    if http == "h2" and cert is None:
+        raise ValueError("HTTP_PROTOCOL=h2 is HTTP/2 over TLS: set TLS_CERT and TLS_KEY, or ask for h2c")
+    if http == "h2c" and cert is not None:
+        raise ValueError("HTTP_PROTOCOL=h2c is cleartext HTTP/2: unset TLS_CERT and TLS_KEY, or ask for h2")
+    return Protocol(http, cert, key)
+
+
 @dataclass(frozen=True)
 class Config:
     listen: str
@@ -96,6 +129,7 @@ class Config:
     database_url: str
     workers: int
     db_pool: int
+    protocol: Protocol = Protocol("http/1.1")
 
 
 def read_config(env: Mapping[str, str]) -> Config:
@@ -109,4 +143,5 @@ def read_config(env: Mapping[str, str]) -> Config:
         database_url=env.get("DATABASE_URL", ""),
         workers=env_int(env, "WORKERS", 1, 256),
         db_pool=env_int(env, "DB_POOL", 16, 1024),
+        protocol=read_protocol(env),
     )

@@ -2,11 +2,13 @@
 
 mod app;
 mod db;
+mod tls;
 mod upload;
 
 use std::sync::Arc;
 
 use rust_common::env::ServerEnv;
+pub use tls::serve_tls;
 
 /// The whole contract as one axum router; the database pool connects lazily.
 pub fn router(env: &ServerEnv, db_pool: usize) -> anyhow::Result<axum::Router> {

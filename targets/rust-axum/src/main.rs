@@ -41,6 +41,12 @@ fn run() -> anyhow::Result<()> {
 
 async fn serve(env: ServerEnv, db_pool: usize) -> anyhow::Result<()> {
     let router = rust_axum::router(&env, db_pool)?;
+    let tls_config = env
+        .protocols
+        .tls
+        .as_ref()
+        .map(|files| rust_common::tls::server_config(files, env.protocols.http))
+        .transpose()?;
     let upload_dir = env.upload_dir.clone();
     let address = std::net::SocketAddr::from((env.listen, env.port));
     let listener = tokio::net::TcpListener::bind(address)
@@ -51,9 +57,24 @@ async fn serve(env: ServerEnv, db_pool: usize) -> anyhow::Result<()> {
             let _ = stream.set_nodelay(true);
         });
     let mut terminate = signal(SignalKind::terminate()).context("cannot watch SIGTERM")?;
-    eprintln!("rust-axum: listening on {address}");
+    eprintln!(
+        "rust-axum: listening on {address} ({})",
+        env.protocols.describe()
+    );
+    // Cleartext serves HTTP/1.1 and, by prior knowledge, h2c on one port.
+    let served = async {
+        match tls_config {
+            None => axum::serve(listener, router)
+                .await
+                .context("server stopped"),
+            Some(config) => {
+                rust_axum::serve_tls(listener, router, config).await;
+                Ok(())
+            }
+        }
+    };
     tokio::select! {
-        served = axum::serve(listener, router) => served.context("server stopped"),
+        served = served => served,
         _ = terminate.recv() => {
             let removed = rust_common::upload::remove_own_temp_files(&upload_dir);
             eprintln!("rust-axum: SIGTERM, exiting ({removed} unfinished upload file(s) removed)");

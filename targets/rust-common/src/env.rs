@@ -4,6 +4,8 @@ use std::net::{IpAddr, Ipv4Addr};
 use std::ops::RangeInclusive;
 use std::path::PathBuf;
 
+use crate::protocol::Protocols;
+
 /// A variable that is missing or malformed, with what to set instead.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EnvError(pub String);
@@ -27,6 +29,8 @@ pub struct ServerEnv {
     pub upload_dir: PathBuf,
     /// `None` (or empty) means no database runs: `/db` answers 503.
     pub database_url: Option<String>,
+    /// `HTTP_PROTOCOL`, `TLS_CERT`, `TLS_KEY`.
+    pub protocols: Protocols,
 }
 
 impl ServerEnv {
@@ -66,6 +70,7 @@ impl ServerEnv {
             data_dir: PathBuf::from(required("DATA_DIR")?),
             upload_dir: PathBuf::from(required("UPLOAD_DIR")?),
             database_url: lookup("DATABASE_URL").filter(|v| !v.is_empty()),
+            protocols: Protocols::from_lookup(&lookup)?,
         })
     }
 }

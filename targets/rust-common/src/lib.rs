@@ -18,7 +18,8 @@ pub mod per_thread;
 #[cfg(feature = "pg-local")]
 pub mod pg_local;
 pub mod proc_status;
-#[cfg(all(feature = "testing", feature = "per-thread"))]
+pub mod protocol;
+#[cfg(all(feature = "testing-tls", feature = "per-thread"))]
 pub mod raw_suite;
 pub mod reply;
 pub mod route;
@@ -27,6 +28,10 @@ pub mod serve;
 pub mod tasks;
 #[cfg(feature = "testing")]
 pub mod testing;
+#[cfg(feature = "testing-tls")]
+pub mod testing_tls;
+#[cfg(feature = "tls")]
+pub mod tls;
 pub mod upload;
 
 pub use error::ContractError;

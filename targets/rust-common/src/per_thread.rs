@@ -11,17 +11,23 @@ use std::io;
 use std::net::{IpAddr, SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
+use std::sync::Arc;
 use std::thread::JoinHandle;
+use std::time::Duration;
 
 use socket2::{Domain, Protocol, Socket, Type};
 
 use crate::env::{EnvError, ServerEnv, int_param};
 use crate::pg_local::{DbTarget, LocalPool, PgRuntime};
+use crate::protocol::HttpProtocol;
 use crate::serve::{Endpoints, Transport, UploadFile, serve_connection};
 use crate::{ContractError, Reply, payload};
 
 /// How long a runtime thread waits after a failed accept.
 const ACCEPT_RETRY_MS: u32 = 10;
+/// A client that connects and never finishes its TLS handshake gives up
+/// its task after this long.
+const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The primitives a thread-per-core runtime brings: its listener and
 /// sockets, its spawn, its timer and its file I/O (the database's socket
@@ -48,6 +54,16 @@ pub trait Runtime: PgRuntime + 'static {
     async fn create_file(path: &Path) -> io::Result<Self::File>;
     /// Closes and removes a file, ignoring failures (it is temporary).
     async fn remove_file(file: Self::File, path: &Path);
+    /// The runtime's TLS crate, made from the shared rustls configuration.
+    type TlsAcceptor: Clone + 'static;
+    /// A TLS session over an accepted socket.
+    type TlsSocket: Transport + 'static;
+    fn tls_acceptor(config: Arc<rustls::ServerConfig>) -> Self::TlsAcceptor;
+    /// The server side of the handshake on a freshly accepted socket.
+    async fn tls_handshake(
+        acceptor: &Self::TlsAcceptor,
+        socket: Self::Socket,
+    ) -> io::Result<Self::TlsSocket>;
 }
 
 /// What one runtime thread shares among its connections (never across threads).
@@ -130,14 +146,42 @@ pub fn start_threads(
 }
 
 /// A runtime thread's work: accepts connections on `listener` until the
-/// process ends and serves each on this thread, as a task of its own.
+/// process ends and serves each on this thread, as a task of its own; over
+/// TLS the task begins with the handshake.
 pub async fn serve_listener<R: Runtime>(target: &str, config: Config, listener: TcpListener) {
     let listener =
         R::listener(listener).unwrap_or_else(|e| fatal(target, &format!("listener: {e}")));
+    let tls = config.tls.clone();
     let context = Rc::new(ThreadContext::<R>::new(config));
+    match tls {
+        None => {
+            accept_each::<R>(target, &listener, |socket| {
+                R::spawn(serve_socket(socket, Rc::clone(&context)));
+            })
+            .await;
+        }
+        Some(tls) => {
+            let acceptor = R::tls_acceptor(tls);
+            accept_each::<R>(target, &listener, |socket| {
+                R::spawn(serve_tls_socket(
+                    acceptor.clone(),
+                    socket,
+                    Rc::clone(&context),
+                ));
+            })
+            .await;
+        }
+    }
+}
+
+async fn accept_each<R: Runtime>(
+    target: &str,
+    listener: &R::Listener,
+    mut serve: impl FnMut(R::Socket),
+) {
     loop {
-        match R::accept(&listener).await {
-            Ok(socket) => R::spawn(serve_socket(socket, Rc::clone(&context))),
+        match R::accept(listener).await {
+            Ok(socket) => serve(socket),
             Err(error) => {
                 // Out of descriptors or the like: back off instead of spinning.
                 eprintln!("{target}: accept failed: {error}");
@@ -147,10 +191,23 @@ pub async fn serve_listener<R: Runtime>(target: &str, config: Config, listener: 
     }
 }
 
-async fn serve_socket<R: Runtime>(mut socket: R::Socket, context: Rc<ThreadContext<R>>) {
+async fn serve_socket<T: Transport, R: Runtime>(mut socket: T, context: Rc<ThreadContext<R>>) {
     // A reset or a half-written answer only ends this connection.
     let _ = serve_connection(&mut socket, context.as_ref()).await;
     socket.close().await;
+}
+
+async fn serve_tls_socket<R: Runtime>(
+    acceptor: R::TlsAcceptor,
+    socket: R::Socket,
+    context: Rc<ThreadContext<R>>,
+) {
+    // A failed or abandoned handshake only ends this connection.
+    if let Some(Ok(session)) =
+        R::timeout(HANDSHAKE_TIMEOUT, R::tls_handshake(&acceptor, socket)).await
+    {
+        serve_socket(session, context).await;
+    }
 }
 
 /// A runtime thread cannot serve without its ring: stop the whole process
@@ -173,12 +230,18 @@ pub struct Config {
     /// Connections each thread's own pool may open.
     pub db_pool_per_thread: usize,
     pub db: Option<DbTarget>,
+    /// Set when `TLS_CERT` and `TLS_KEY` make the port an HTTPS port.
+    pub tls: Option<Arc<rustls::ServerConfig>>,
 }
 
 impl Config {
-    /// The contract's variables plus `THREADS` and `DB_POOL`.
-    pub fn from_env() -> Result<Self, EnvError> {
+    /// The contract's variables plus `THREADS` and `DB_POOL`; `target`
+    /// serves HTTP/1.1 only (in cleartext or over TLS), and says why not
+    /// HTTP/2 when asked for it.
+    pub fn from_env(target: &str, why_not_http2: &str) -> Result<Self, EnvError> {
         let env = ServerEnv::from_env()?;
+        env.protocols
+            .require(target, &[HttpProtocol::Http1], why_not_http2)?;
         let threads = int_param("THREADS", 1, 1..=256)?;
         let db_pool = int_param("DB_POOL", 16, 1..=1024)?;
         Self::new(env, threads, db_pool)
@@ -190,6 +253,12 @@ impl Config {
             .as_deref()
             .map(DbTarget::parse)
             .transpose()?;
+        let tls = env
+            .protocols
+            .tls
+            .as_ref()
+            .map(|files| crate::tls::server_config(files, env.protocols.http))
+            .transpose()?;
         Ok(Self {
             server_name: env.target_name,
             data_dir: env.data_dir,
@@ -200,6 +269,7 @@ impl Config {
             // The pool is split over the threads (share nothing), rounding up.
             db_pool_per_thread: db_pool.div_ceil(threads) as usize,
             db,
+            tls,
         })
     }
 }

@@ -1,6 +1,8 @@
 //! One contract-and-framing suite for every thread-per-core target: each
-//! case talks raw bytes to a server already listening at `server`. A
-//! target runs them all with [`raw_target_tests!`](crate::raw_target_tests).
+//! case talks raw bytes to a server already listening at `server`, in
+//! cleartext or over TLS. A target runs them all with
+//! [`raw_target_tests!`](crate::raw_target_tests), and the TLS cases with
+//! [`raw_tls_target_tests!`](crate::raw_tls_target_tests).
 
 use std::net::{SocketAddr, TcpListener};
 use std::path::PathBuf;
@@ -12,6 +14,7 @@ use sha2::{Digest, Sha256};
 use crate::env::ServerEnv;
 use crate::per_thread::Config;
 use crate::testing::TestClient;
+use crate::testing_tls::{TestCerts, cleartext_reply, connect_tls};
 
 /// Pause between writes so that the server sees the pieces separately.
 const PIECE_PAUSE: Duration = Duration::from_millis(20);
@@ -34,8 +37,40 @@ pub fn test_server_config(target_name: &str) -> (Config, TcpListener) {
     (Config::new(env, 1, 1).expect("config"), listener)
 }
 
+/// A server under test: where it listens, and the certificates it serves
+/// when it is an HTTPS port.
+#[derive(Debug, Clone, Copy)]
+pub struct TestServer {
+    pub address: SocketAddr,
+    pub tls: Option<&'static TestCerts>,
+}
+
+impl TestServer {
+    pub fn plain(address: SocketAddr) -> Self {
+        Self { address, tls: None }
+    }
+
+    /// A new connection, over TLS (offering ALPN `http/1.1`) on an HTTPS port.
+    pub fn client(&self) -> TestClient {
+        match self.tls {
+            None => TestClient::connect(self.address),
+            Some(certs) => connect_tls(self.address, certs, &[b"http/1.1"]).client,
+        }
+    }
+}
+
+/// [`test_server_config`] for an HTTPS port serving `certs`.
+pub fn test_tls_server_config(target_name: &str, certs: &TestCerts) -> (Config, TcpListener) {
+    let (mut config, listener) = test_server_config(target_name);
+    config.tls = Some(
+        crate::tls::server_config(&certs.files(), crate::protocol::HttpProtocol::Http1)
+            .expect("TLS configuration"),
+    );
+    (config, listener)
+}
+
 /// Declares one `#[test]` per case of this suite. `$server` is an
-/// expression giving the `SocketAddr` of a server started once per test
+/// expression giving the [`TestServer`] of a server started once per test
 /// binary; `$name` is its `TARGET_NAME`.
 #[macro_export]
 macro_rules! raw_target_tests {
@@ -63,8 +98,42 @@ macro_rules! raw_target_tests {
     };
 }
 
-pub fn pipelined_requests_are_answered_in_order(server: SocketAddr, _target_name: &str) {
-    let mut client = TestClient::connect(server);
+/// Declares the TLS cases (`$server` is an HTTPS [`TestServer`]); a target
+/// runs [`raw_target_tests!`](crate::raw_target_tests) over TLS too.
+#[macro_export]
+macro_rules! raw_tls_target_tests {
+    ($server:expr, $name:expr) => {
+        $crate::raw_target_tests!(
+            $server,
+            $name,
+            [
+                tls_alpn_agrees_on_http1_with_the_certificate_given,
+                tls_cleartext_on_the_tls_port_gets_no_http_answer,
+            ]
+        );
+    };
+}
+
+pub fn tls_alpn_agrees_on_http1_with_the_certificate_given(server: TestServer, target_name: &str) {
+    let certs = server.tls.expect("an HTTPS test server");
+    let mut session = connect_tls(server.address, certs, &[b"http/1.1"]);
+    assert_eq!(session.alpn.as_deref(), Some(b"http/1.1".as_slice()));
+    assert_eq!(session.leaf.as_ref(), Some(certs.leaf()));
+    session
+        .client
+        .send(b"GET /json HTTP/1.1\r\nHost: x\r\n\r\n");
+    let json = session.client.response();
+    assert_eq!(json.body_text(), r#"{"message":"Hello, World!"}"#);
+    assert_eq!(json.header("server"), Some(target_name));
+}
+
+pub fn tls_cleartext_on_the_tls_port_gets_no_http_answer(server: TestServer, _target_name: &str) {
+    let reply = cleartext_reply(server.address);
+    assert!(!reply.starts_with(b"HTTP/"), "{reply:?}");
+}
+
+pub fn pipelined_requests_are_answered_in_order(server: TestServer, _target_name: &str) {
+    let mut client = server.client();
     client.send(
         b"GET /plaintext HTTP/1.1\r\nHost: x\r\n\r\nGET /json HTTP/1.1\r\nHost: x\r\n\r\nGET /io?ms=0 HTTP/1.1\r\n\r\nGET /nope HTTP/1.1\r\n\r\n",
     );
@@ -81,8 +150,8 @@ pub fn pipelined_requests_are_answered_in_order(server: SocketAddr, _target_name
     assert_eq!(answers[3].0, 404);
 }
 
-pub fn a_head_split_over_many_writes_is_answered_once(server: SocketAddr, target_name: &str) {
-    let mut client = TestClient::connect(server);
+pub fn a_head_split_over_many_writes_is_answered_once(server: TestServer, target_name: &str) {
+    let mut client = server.client();
     for piece in ["GE", "T /js", "on HTTP/1.1\r", "\nHost: x\r\n", "\r", "\n"] {
         client.send(piece.as_bytes());
         sleep(PIECE_PAUSE);
@@ -95,11 +164,11 @@ pub fn a_head_split_over_many_writes_is_answered_once(server: SocketAddr, target
 }
 
 pub fn an_upload_body_across_reads_is_hashed_whole_and_the_next_request_follows(
-    server: SocketAddr,
+    server: TestServer,
     _target_name: &str,
 ) {
     let body: Vec<u8> = (0..300_000u32).map(|i| (i % 7) as u8).collect();
-    let mut client = TestClient::connect(server);
+    let mut client = server.client();
     let head = format!(
         "POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: {}\r\n\r\n",
         body.len()
@@ -120,18 +189,18 @@ pub fn an_upload_body_across_reads_is_hashed_whole_and_the_next_request_follows(
     assert_eq!(client.response().body_text(), "Hello, World!");
 }
 
-pub fn a_body_sent_to_another_endpoint_is_skipped(server: SocketAddr, _target_name: &str) {
-    let mut client = TestClient::connect(server);
+pub fn a_body_sent_to_another_endpoint_is_skipped(server: TestServer, _target_name: &str) {
+    let mut client = server.client();
     client.send(b"POST /plaintext HTTP/1.1\r\nContent-Length: 5\r\n\r\nhelloGET /plaintext HTTP/1.1\r\n\r\n");
     assert_eq!(client.response().status, 405);
     assert_eq!(client.response().body_text(), "Hello, World!");
 }
 
 pub fn expect_continue_gets_an_interim_answer_before_the_body(
-    server: SocketAddr,
+    server: TestServer,
     _target_name: &str,
 ) {
-    let mut client = TestClient::connect(server);
+    let mut client = server.client();
     client.send(b"POST /upload HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\n");
     assert_eq!(client.response().status, 100);
     client.send(b"abc");
@@ -140,8 +209,8 @@ pub fn expect_continue_gets_an_interim_answer_before_the_body(
     assert!(response.body_text().contains(r#""bytes":3"#));
 }
 
-pub fn an_oversized_head_is_431_and_closes(server: SocketAddr, _target_name: &str) {
-    let mut client = TestClient::connect(server);
+pub fn an_oversized_head_is_431_and_closes(server: TestServer, _target_name: &str) {
+    let mut client = server.client();
     let filler = "a".repeat(crate::http1::MAX_HEAD_BYTES);
     client.send(format!("GET /plaintext HTTP/1.1\r\nX-Fill: {filler}\r\n\r\n").as_bytes());
     let response = client.response();
@@ -150,8 +219,8 @@ pub fn an_oversized_head_is_431_and_closes(server: SocketAddr, _target_name: &st
     client.assert_closed();
 }
 
-pub fn garbage_is_400_and_closes(server: SocketAddr, _target_name: &str) {
-    let mut client = TestClient::connect(server);
+pub fn garbage_is_400_and_closes(server: TestServer, _target_name: &str) {
+    let mut client = server.client();
     client.send(b"\x16\x03\x01\x00\xa5\x01\x00\x00\xa1\x03\x03");
     let response = client.response();
     assert_eq!(response.status, 400);
@@ -163,15 +232,15 @@ pub fn garbage_is_400_and_closes(server: SocketAddr, _target_name: &str) {
     client.assert_closed();
 }
 
-pub fn too_large_upload_is_413_without_reading_the_body(server: SocketAddr, _target_name: &str) {
-    let mut client = TestClient::connect(server);
+pub fn too_large_upload_is_413_without_reading_the_body(server: TestServer, _target_name: &str) {
+    let mut client = server.client();
     client.send(b"POST /upload HTTP/1.1\r\nContent-Length: 67108865\r\n\r\n");
     assert_eq!(client.response().status, 413);
     client.assert_closed();
 }
 
-pub fn connection_close_is_honoured_and_head_has_no_body(server: SocketAddr, _target_name: &str) {
-    let mut client = TestClient::connect(server);
+pub fn connection_close_is_honoured_and_head_has_no_body(server: TestServer, _target_name: &str) {
+    let mut client = server.client();
     client.send(
         b"HEAD /plaintext HTTP/1.1\r\n\r\nGET /file?kb=2 HTTP/1.1\r\nConnection: close\r\n\r\n",
     );
@@ -191,8 +260,8 @@ pub fn connection_close_is_honoured_and_head_has_no_body(server: SocketAddr, _ta
     client.assert_closed();
 }
 
-pub fn db_without_database_url_is_503_json(server: SocketAddr, _target_name: &str) {
-    let mut client = TestClient::connect(server);
+pub fn db_without_database_url_is_503_json(server: TestServer, _target_name: &str) {
+    let mut client = server.client();
     client.send(b"GET /db HTTP/1.1\r\n\r\nGET /stats HTTP/1.1\r\n\r\n");
     let db = client.response();
     assert_eq!(db.status, 503);

@@ -30,22 +30,45 @@ impl Response {
     }
 }
 
+/// A byte stream the client talks over: a TCP socket, or a TLS session on one.
+pub trait Duplex: Read + Write + Send {}
+
+impl<T: Read + Write + Send> Duplex for T {}
+
 /// A connection plus the bytes received but not yet framed.
-#[derive(Debug)]
 pub struct TestClient {
-    stream: TcpStream,
+    stream: Box<dyn Duplex>,
     pending: Vec<u8>,
+}
+
+impl std::fmt::Debug for TestClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TestClient")
+            .field("pending_bytes", &self.pending.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// A TCP connection to `address`, with Nagle off and a guard against a
+/// server that never answers.
+pub fn connect_tcp(address: SocketAddr) -> TcpStream {
+    let stream = TcpStream::connect(address).expect("connect to the test server");
+    stream
+        .set_read_timeout(Some(READ_GUARD))
+        .expect("read timeout");
+    stream.set_nodelay(true).expect("nodelay");
+    stream
 }
 
 impl TestClient {
     pub fn connect(address: SocketAddr) -> Self {
-        let stream = TcpStream::connect(address).expect("connect to the test server");
-        stream
-            .set_read_timeout(Some(READ_GUARD))
-            .expect("read timeout");
-        stream.set_nodelay(true).expect("nodelay");
+        Self::over(connect_tcp(address))
+    }
+
+    /// A client over an already connected stream (a TLS session, say).
+    pub fn over(stream: impl Duplex + 'static) -> Self {
         Self {
-            stream,
+            stream: Box::new(stream),
             pending: Vec::new(),
         }
     }

@@ -7,6 +7,7 @@ use std::io;
 use std::net::{SocketAddr, TcpListener as StdListener};
 use std::path::Path;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::time::Duration;
 
 use compio::BufResult;
@@ -15,13 +16,14 @@ use compio::fs::File;
 use compio::io::compat::AsyncStream;
 use compio::io::{AsyncReadAtExt as _, AsyncWriteAtExt as _};
 use compio::net::{TcpListener, TcpStream};
+use compio::tls::TlsAcceptor;
 use rust_common::per_thread::Runtime;
 use rust_common::pg_local::PgRuntime;
 use rust_common::serve::UploadFile;
 use rust_common::tasks::TaskGuard;
 use tokio_util::compat::{Compat, FuturesAsyncReadCompatExt as _};
 
-use crate::connection::CompioSocket;
+use crate::connection::{CompioSocket, CompioTlsSocket};
 
 /// compio, as the runtime of every thread of this target.
 #[derive(Debug)]
@@ -73,6 +75,20 @@ impl Runtime for Compio {
     async fn remove_file(file: CompioFile, path: &Path) {
         let _ = file.0.close().await;
         let _ = compio::fs::remove_file(path).await;
+    }
+
+    type TlsAcceptor = TlsAcceptor;
+    type TlsSocket = CompioTlsSocket;
+
+    fn tls_acceptor(config: Arc<rustls::ServerConfig>) -> TlsAcceptor {
+        TlsAcceptor::from(config)
+    }
+
+    async fn tls_handshake(
+        acceptor: &TlsAcceptor,
+        socket: CompioSocket,
+    ) -> io::Result<CompioTlsSocket> {
+        acceptor.accept(socket.0).await.map(CompioTlsSocket)
     }
 }
 

@@ -9,6 +9,9 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use rust_common::per_thread::{Config, reuse_port_listeners, wait_for_termination};
 
+/// Said at start when HTTP/2 is asked for.
+const WHY_NOT_HTTP2: &str = "its own connection loop speaks HTTP/1.1 only (in cleartext or over TLS); no HTTP/2 server was built for it";
+
 fn main() -> ExitCode {
     match run() {
         Ok(()) => ExitCode::SUCCESS,
@@ -20,7 +23,7 @@ fn main() -> ExitCode {
 }
 
 fn run() -> anyhow::Result<()> {
-    let config = Config::from_env()?;
+    let config = Config::from_env("rust-monoio", WHY_NOT_HTTP2)?;
     let upload_dir = config.upload_dir.clone();
     let listeners = reuse_port_listeners(config.listen, config.port, config.threads)?;
     let _runtime_threads = rust_monoio::start_on(config, listeners)?;

@@ -6,18 +6,20 @@ use std::future::Future;
 use std::io;
 use std::net::{SocketAddr, TcpListener as StdListener};
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
 use monoio::buf::{IoBufMut as _, SliceMut};
 use monoio::fs::File;
 use monoio::net::{TcpListener, TcpStream};
 use monoio_compat::TcpStreamCompat;
+use monoio_rustls::TlsAcceptor;
 use rust_common::per_thread::Runtime;
 use rust_common::pg_local::PgRuntime;
 use rust_common::serve::UploadFile;
 use rust_common::tasks::TaskGuard;
 
-use crate::connection::MonoioSocket;
+use crate::connection::{MonoioSocket, MonoioTlsSocket};
 
 /// monoio on its io_uring driver, as the runtime of every thread of this target.
 #[derive(Debug)]
@@ -69,6 +71,24 @@ impl Runtime for Monoio {
     async fn remove_file(file: MonoioFile, path: &Path) {
         let _ = file.0.close().await;
         let _ = monoio::fs::remove_file(path).await;
+    }
+
+    type TlsAcceptor = TlsAcceptor;
+    type TlsSocket = MonoioTlsSocket;
+
+    fn tls_acceptor(config: Arc<rustls::ServerConfig>) -> TlsAcceptor {
+        TlsAcceptor::from(config)
+    }
+
+    async fn tls_handshake(
+        acceptor: &TlsAcceptor,
+        socket: MonoioSocket,
+    ) -> io::Result<MonoioTlsSocket> {
+        acceptor
+            .accept(socket.0)
+            .await
+            .map(MonoioTlsSocket)
+            .map_err(io::Error::other)
     }
 }
 

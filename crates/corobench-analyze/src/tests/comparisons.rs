@@ -33,8 +33,9 @@ fn scenarios_meet_the_baseline_on_workload_schedule_and_shared_parameters() {
         .map(|c| (c.scenario, c.baseline))
         .collect();
     // ants shares GOMAXPROCS=1 with base; node has no GOMAXPROCS, so it
-    // meets both base scenarios; node's json has no base counterpart.
-    assert_eq!(pairs, vec![(2, 0), (3, 0), (3, 1)]);
+    // meets both base scenarios; node's json has no base counterpart; and
+    // base's own sweep compares GOMAXPROCS=2 with its first, 1.
+    assert_eq!(pairs, vec![(2, 0), (3, 0), (3, 1), (1, 0)]);
     let no_baseline: Vec<_> = analysis
         .warnings
         .iter()
@@ -56,10 +57,14 @@ fn separated_samples_are_significant_and_judged_by_direction() {
     // 6 vs 6 without overlap: exact p = 2 / C(12, 6) = 2/924.
     assert!((rate.p_value - 2.0 / 924.0).abs() < 1e-12);
     assert_eq!(rate.note_text, "p=0.002 n=6");
-    assert_eq!(rate.delta_text, "+9.76%");
+    // The change is the Hodges–Lehmann ratio with Moses's interval.
+    assert_eq!(rate.delta_text, "+9.76% [+6.80%, +12.75%]");
+    assert_eq!(rate.delta_text, rate.change_text);
     assert!(rate.significant);
     assert_eq!(rate.verdict, Verdict::Improved);
-    assert!((rate.ratio.unwrap() - 112.5 / 102.5).abs() < 1e-12);
+    let expected = corobench_stats::hodges_lehmann_ratio(&HIGH, &LOW).unwrap();
+    assert!((rate.ratio.unwrap() - expected).abs() < 1e-12);
+    assert!(rate.ratio_lo.unwrap() < expected && expected < rate.ratio_hi.unwrap());
 }
 
 #[test]
@@ -134,8 +139,12 @@ fn too_few_trials_to_detect_a_difference_are_reported() {
         .unwrap();
     assert_eq!(
         warning.message,
-        "with 2+2 trials no difference can be significant at alpha 0.05 (the smallest \
-         possible p is 0.333): rerun with --trials 4 or more"
+        "too few trials for any difference to be significant at alpha 0.05: rerun with \
+         --trials 4 or more"
+    );
+    assert_eq!(
+        warning.details["other/plaintext/c=4"],
+        "2+2 trials, the smallest possible p is 0.333"
     );
 }
 
@@ -169,9 +178,15 @@ fn two_runs_are_matched_by_key_with_a_geomean_row() {
         .iter()
         .map(|r| r.comparison.as_ref().unwrap().delta_text.as_str())
         .collect();
-    assert_eq!(deltas, ["+9.76%", "~"]);
+    assert_eq!(deltas, ["+9.76% [+6.80%, +12.75%]", "~"]);
     let geomean = rate.geomean.as_ref().unwrap();
-    let expected = (112.5f64 / 102.5).sqrt();
+    // The geomean of the rows' own change estimates.
+    let ratios: Vec<f64> = rate
+        .rows
+        .iter()
+        .map(|r| r.comparison.as_ref().unwrap().ratio.unwrap())
+        .collect();
+    let expected = (ratios[0] * ratios[1]).sqrt();
     assert!((geomean.ratio.unwrap() - expected).abs() < 1e-12);
     assert_eq!(geomean.delta_text.as_deref(), Some("+4.76%"));
     let provenance = comparison
@@ -256,4 +271,68 @@ fn a_users_server_that_ran_another_executable_is_said_in_the_comparison() {
         "{}",
         note.message
     );
+}
+
+#[test]
+fn the_same_executable_is_not_a_code_change() {
+    let mut a = three_targets().build();
+    let mut b = three_targets().build();
+    b.run.id = "r2".to_owned();
+    for (run, folder) in [(&mut a, "aaaa"), (&mut b, "bbbb")] {
+        let provenance = &mut run.run.provenance;
+        // The folder's hash differs (a results database grew in it) ...
+        provenance
+            .target_sources
+            .insert("base".to_owned(), folder.to_owned());
+        // ... but the same executable ran with the same command line.
+        provenance.tool_versions.insert(
+            "base executable".to_owned(),
+            "sha256:1234 /srv/api".to_owned(),
+        );
+        provenance
+            .tool_versions
+            .insert("base command".to_owned(), "./api --port {port}".to_owned());
+    }
+    let comparison = compare_runs(&a, &b, &AnalyzeOptions::default());
+    let said: Vec<&str> = comparison
+        .warnings
+        .iter()
+        .filter(|w| w.kind == WarningKind::ProvenanceDiffers)
+        .map(|w| w.message.as_str())
+        .collect();
+    assert!(said.is_empty(), "{said:?}");
+    b.run.provenance.tool_versions.insert(
+        "base executable".to_owned(),
+        "sha256:5678 /srv/api".to_owned(),
+    );
+    let comparison = compare_runs(&a, &b, &AnalyzeOptions::default());
+    assert!(
+        comparison
+            .warnings
+            .iter()
+            .any(|w| w.message.contains("the sources of base changed"))
+    );
+}
+
+#[test]
+fn a_sweep_within_the_one_target_of_a_run_is_compared_with_its_first_value() {
+    let run = RunBuilder::new("r1", 6)
+        .scenario("api", &["GOMAXPROCS=1"], "plaintext", 4)
+        .rates(&LOW)
+        .scenario("api", &["GOMAXPROCS=2"], "plaintext", 4)
+        .rates(&HIGH)
+        .scenario("api", &["GOMAXPROCS=1"], "json", 4)
+        .rates(&LOW)
+        .build();
+    let analysis = analyze_run(&run, &AnalyzeOptions::default()).unwrap();
+    let pairs: Vec<(usize, usize)> = analysis
+        .comparisons
+        .iter()
+        .map(|c| (c.scenario, c.baseline))
+        .collect();
+    // GOMAXPROCS 2 against 1 on plaintext; json has no second value.
+    assert_eq!(pairs, vec![(1, 0)]);
+    let rate = &analysis.comparisons[0].metrics[0];
+    assert_eq!(rate.metric, Metric::RequestsPerS);
+    assert!(rate.significant);
 }

@@ -183,3 +183,46 @@ fn bad_rules_say_where_and_show_an_example() {
         assert!(shown.contains("example: --fail-on \"rps:-5%,p99:+10%\""));
     }
 }
+
+/// Spread so that the ratio of the medians (86.5 / 102.5) and the
+/// Hodges–Lehmann ratio of the trials differ.
+const SKEWED_DROP: [f64; 6] = [80.0, 85.0, 86.0, 87.0, 93.0, 94.0];
+
+#[test]
+fn the_gate_and_the_table_show_one_change_for_one_comparison() {
+    let rules = parse_rules("rps:-5%").unwrap();
+    let (a, b) = (run("a", &BASE), run("b", &SKEWED_DROP));
+    let comparison = compare_runs_gated(&a, &b, &AnalyzeOptions::default(), Some(&rules));
+    let gate = comparison.gate.as_ref().unwrap();
+    let check = &gate.checks[0];
+    let row = comparison.tables[0]
+        .rows
+        .iter()
+        .find(|r| r.key == check.scenario)
+        .unwrap();
+    let compared = row.comparison.as_ref().unwrap();
+    assert_eq!(compared.delta_text, check.change_text);
+    assert_eq!(compared.change_text, check.change_text);
+    assert_eq!(compared.ratio, check.ratio);
+    assert_eq!(
+        (compared.ratio_lo, compared.ratio_hi),
+        (check.ratio_lo, check.ratio_hi)
+    );
+    assert_eq!(compared.p_value, check.p_value.unwrap());
+    let medians = 86.5 / 102.5 - 1.0;
+    assert!(
+        !compared
+            .delta_text
+            .starts_with(&corobench_stats::format_signed_pct(medians)),
+        "the change is not the ratio of the medians: {}",
+        compared.delta_text
+    );
+}
+
+#[test]
+fn a_rule_may_name_a_metric_by_the_label_the_table_prints() {
+    let rules = parse_rules("req/s:-5%,CPU:+10%").unwrap();
+    assert_eq!(rules[0].metric, Metric::RequestsPerS);
+    assert_eq!(rules[1].metric, Metric::ServerCpuPct);
+    assert_eq!(rules[0].text, "req/s:-5%");
+}

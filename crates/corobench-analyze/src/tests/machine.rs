@@ -196,3 +196,22 @@ fn a_run_without_probes_says_nothing_of_the_machine() {
         WarningKind::MachineSpeed | WarningKind::WithinMachineVariation
     )));
 }
+
+#[test]
+fn normalising_is_advised_only_where_it_narrows_the_intervals() {
+    // The probe follows the machine, which moves the servers: it helps.
+    let mut moments = swings(3, [0.15, 0.01, 0.0]);
+    let helped = analyze_run(&run(6, true, &mut moments), &AnalyzeOptions::default()).unwrap();
+    let text = &helped.machine.as_ref().unwrap().text;
+    assert!(
+        text.contains("`report --normalise-by-probe` here"),
+        "{text}"
+    );
+    // The probe swings as much, but the servers do not follow it:
+    // normalising would widen their intervals, so it is not advised.
+    let mut moments = swings(3, [0.15, 0.01, 0.0]);
+    let unrelated = analyze_run(&run(6, false, &mut moments), &AnalyzeOptions::default()).unwrap();
+    let machine = unrelated.machine.as_ref().unwrap();
+    assert_eq!(machine.source, SpreadSource::Machine);
+    assert!(!machine.text.contains("normalise"), "{}", machine.text);
+}

@@ -2,6 +2,7 @@
 //! statistics are known (p-values from the exact U distribution, intervals
 //! from the binomial order statistics).
 
+mod across_machines;
 mod claims;
 mod comparisons;
 mod counters;

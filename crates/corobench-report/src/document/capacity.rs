@@ -127,9 +127,8 @@ fn rates_grid(search: &ScenarioCapacity) -> Grid {
 
 fn rate_row(rate: &CapacityRate) -> Vec<Cell> {
     let latency = |s: &Option<MetricSummary>, metric: Metric| {
-        s.as_ref().map_or("—".to_owned(), |s| {
-            format!("{} ± {}", units::value(metric, s.median), s.ci_text)
-        })
+        s.as_ref()
+            .map_or("—".to_owned(), |s| super::center_and_ci(metric, s))
     };
     let judged = rate.passed + rate.failed;
     let (verdict, tone) = match rate.verdict {

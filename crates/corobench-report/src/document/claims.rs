@@ -106,7 +106,7 @@ fn pair(metric: Metric, a: Option<f64>, b: Option<f64>) -> String {
 
 /// Green where the claim holds, red where it does not, yellow where the
 /// run cannot tell.
-fn outcome_tone(outcome: ClaimOutcome) -> Tone {
+pub(crate) fn outcome_tone(outcome: ClaimOutcome) -> Tone {
     match outcome {
         ClaimOutcome::Consistent => Tone::Improved,
         ClaimOutcome::RefutedLower | ClaimOutcome::RefutedHigher => Tone::Regressed,

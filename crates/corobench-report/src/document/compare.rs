@@ -4,6 +4,7 @@
 
 use corobench_model::{Better, CompareSide, CompareTable, Geomean, RunComparison, Warning};
 
+use super::notes::{Notes, RowName, named_rows};
 use super::{
     Align, Block, Cell, Grid, Tone, center_and_ci, delta_cell, machine_line, run_identity,
 };
@@ -19,15 +20,17 @@ pub(crate) fn comparison_document(comparison: &RunComparison) -> Vec<Block> {
         Block::Line(side_line("A", &comparison.a)),
         Block::Line(side_line("B", &comparison.b)),
         Block::Line(format!(
-            "Medians of the trials ± the half-width of their {} confidence interval; deltas \
-             compare B with A (Mann–Whitney U test, ~ when p > {}).",
-            units::whole_pct(comparison.settings.confidence),
-            comparison.settings.alpha
+            "Medians of the trials ± the half-width of their {confidence} confidence interval; \
+             deltas compare B with A: the change (Hodges–Lehmann) with its {confidence} \
+             interval where the Mann–Whitney U test on the trials gives p ≤ {}, ~ otherwise.",
+            comparison.settings.alpha,
+            confidence = units::whole_pct(comparison.settings.confidence),
         )),
     ];
+    let notes = Notes::all(&comparison.warnings);
     for table in &comparison.tables {
         blocks.push(Block::Heading(table_heading(table)));
-        blocks.push(Block::Grid(metric_grid(table, &comparison.warnings)));
+        blocks.push(Block::Grid(metric_grid(table, &notes)));
         let notes = table.geomean.iter().flat_map(|g| &g.notes);
         blocks.extend(notes.map(|note| Block::Line(format!("geomean: {note}"))));
     }
@@ -39,14 +42,32 @@ pub(crate) fn comparison_document(comparison: &RunComparison) -> Vec<Block> {
             )));
         }
     }
-    let notes = comparison
-        .warnings
-        .iter()
-        .enumerate()
-        .map(|(i, w)| (i + 1, w.message.clone()))
-        .collect();
-    blocks.push(Block::Notes(notes));
+    let rows = |w: &Warning| {
+        named_rows(w, scenarios_of(comparison, w), |key| RowName {
+            table: None,
+            label: key.to_owned(),
+        })
+    };
+    blocks.push(Block::Notes(notes.lines(&rows)));
     blocks
+}
+
+/// How many scenarios the run a warning is about measured (both runs' for
+/// a warning about neither alone).
+fn scenarios_of(comparison: &RunComparison, warning: &Warning) -> usize {
+    let matched = comparison.tables.first().map_or(0, |t| t.rows.len());
+    let about = |side: &CompareSide| {
+        warning
+            .message
+            .starts_with(&format!("run {} (", side.run.id))
+    };
+    if about(&comparison.a) || warning.message.starts_with("run A (") {
+        matched + comparison.only_in_a.len()
+    } else if about(&comparison.b) || warning.message.starts_with("run B (") {
+        matched + comparison.only_in_b.len()
+    } else {
+        matched
+    }
 }
 
 fn side_line(label: &str, side: &CompareSide) -> String {
@@ -68,7 +89,7 @@ fn table_heading(table: &CompareTable) -> String {
     format!("{} ({direction})", table.metric.label())
 }
 
-fn metric_grid(table: &CompareTable, warnings: &[Warning]) -> Grid {
+fn metric_grid(table: &CompareTable, notes: &Notes<'_>) -> Grid {
     let mut grid = Grid::new(&[
         ("scenario", Align::Left),
         ("A", Align::Right),
@@ -86,7 +107,7 @@ fn metric_grid(table: &CompareTable, warnings: &[Warning]) -> Grid {
             Cell::plain(summary(row.a.as_ref())),
             Cell::plain(summary(row.b.as_ref())),
             row.comparison.as_ref().map_or(Cell::plain("—"), delta_cell),
-            Cell::toned(markers_for(&row.key, warnings), Tone::Warning),
+            Cell::toned(notes.markers_for(&row.key, metric), Tone::Warning),
         ]);
     }
     if let Some(geomean) = &table.geomean {
@@ -104,15 +125,4 @@ fn geomean_row(metric: corobench_model::Metric, g: &Geomean) -> Vec<Cell> {
         Cell::plain(g.delta_text.clone().unwrap_or_else(|| "—".to_owned())),
         Cell::plain(""),
     ]
-}
-
-/// Markers of the warnings that name this scenario key.
-fn markers_for(key: &str, warnings: &[Warning]) -> String {
-    let indices: Vec<usize> = warnings
-        .iter()
-        .enumerate()
-        .filter(|(_, w)| w.scenarios.iter().any(|s| s == key))
-        .map(|(i, _)| i)
-        .collect();
-    super::markers(&indices)
 }

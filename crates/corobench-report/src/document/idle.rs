@@ -5,12 +5,13 @@
 
 use corobench_model::{Metric, RunAnalysis, ScenarioAnalysis};
 
-use super::{Align, Cell, Grid, Tone, center_and_ci, markers, range};
+use super::notes::Notes;
+use super::{Align, Cell, Grid, Tone, center_and_ci, range};
 use crate::units;
 
 /// One row per idle scenario: settled RSS (median ± CI, range), trials
 /// that succeeded, the server's CPU, warnings.
-pub(crate) fn idle_grid(analysis: &RunAnalysis, group: &[usize]) -> Grid {
+pub(crate) fn idle_grid(analysis: &RunAnalysis, group: &[usize], notes: &Notes<'_>) -> Grid {
     let mut grid = Grid::new(&[
         ("scenario", Align::Left),
         ("RSS", Align::Right),
@@ -20,12 +21,12 @@ pub(crate) fn idle_grid(analysis: &RunAnalysis, group: &[usize]) -> Grid {
         ("", Align::Left),
     ]);
     for &i in group {
-        grid.rows.push(row(&analysis.scenarios[i]));
+        grid.rows.push(row(&analysis.scenarios[i], notes));
     }
     grid
 }
 
-fn row(s: &ScenarioAnalysis) -> Vec<Cell> {
+fn row(s: &ScenarioAnalysis, notes: &Notes<'_>) -> Vec<Cell> {
     let rss = s.metrics.get(&Metric::PeakRssBytes);
     let cpu = s.metrics.get(&Metric::ServerCpuPct);
     vec![
@@ -36,6 +37,6 @@ fn row(s: &ScenarioAnalysis) -> Vec<Cell> {
         Cell::plain(cpu.map_or("—".to_owned(), |v| {
             units::value(Metric::ServerCpuPct, v.median)
         })),
-        Cell::toned(markers(&s.warnings), Tone::Warning),
+        Cell::toned(notes.markers(&s.warnings), Tone::Warning),
     ]
 }

@@ -8,12 +8,14 @@ use corobench_model::{
 
 use crate::units;
 
+pub(crate) mod across;
 mod capacity;
 mod claims;
 mod compare;
 mod costs;
 mod idle;
 mod memory;
+mod notes;
 mod pool;
 mod profiles;
 pub(crate) use memory::memory_line;
@@ -22,7 +24,7 @@ mod program;
 mod run;
 mod scalability;
 
-pub(crate) use claims::claims_grid;
+pub(crate) use claims::{claims_grid, outcome_tone};
 pub(crate) use compare::comparison_document;
 pub(crate) use run::{ClaimsPlace, ComparisonLayout, run_document, run_document_with};
 pub(crate) use scalability::series_line;
@@ -180,9 +182,9 @@ pub(crate) fn schedule_text(s: &ScenarioAnalysis) -> String {
     }
 }
 
-/// `31.23k ± 2%`.
+/// `31.23k ± 2%`, `31.23k (n<6)` or `0.00% [0.00%, 0.02%]`.
 pub(crate) fn center_and_ci(metric: Metric, s: &MetricSummary) -> String {
-    format!("{} ± {}", units::value(metric, s.median), s.ci_text)
+    units::summary(s, |v| units::value(metric, v))
 }
 
 /// `30.1k…32.0k` (three significant digits: a range is for orientation).
@@ -192,17 +194,6 @@ pub(crate) fn range(metric: Metric, s: &MetricSummary) -> String {
         _ => units::value(metric, v),
     };
     format!("{}…{}", value(s.min), value(s.max))
-}
-
-/// Footnote markers for warning indices, in ascending order: `¹ ³`.
-pub(crate) fn markers(warnings: &[usize]) -> String {
-    let mut sorted = warnings.to_vec();
-    sorted.sort_unstable();
-    sorted
-        .iter()
-        .map(|w| units::superscript(w + 1))
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 /// Every compared metric, except an error rate that is 0 on both sides.
@@ -229,18 +220,5 @@ pub(crate) fn verdict_tone(m: &MetricComparison) -> Tone {
         Verdict::Improved => Tone::Improved,
         Verdict::Regressed => Tone::Regressed,
         Verdict::NoDifference | Verdict::Undefined => Tone::Plain,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::markers;
-
-    #[test]
-    fn markers_are_listed_in_ascending_order() {
-        // Notes are numbered as they are first met, so a row can meet a later
-        // note before an earlier one; its cell still reads in order.
-        assert_eq!(markers(&[14, 13]), "¹⁴ ¹⁵");
-        assert_eq!(markers(&[]), "");
     }
 }

@@ -4,7 +4,8 @@
 
 use corobench_model::{Better, Metric, RunAnalysis, ScenarioAnalysis};
 
-use super::{Align, Cell, Grid, Tone, center_and_ci, markers};
+use super::notes::Notes;
+use super::{Align, Cell, Grid, Tone, center_and_ci};
 use crate::units;
 
 /// The program figures of a group's scenarios, in reading order: rates
@@ -42,7 +43,7 @@ fn reading_rank(metric: Metric) -> u8 {
 
 /// One row per program scenario: its figures (the first with its interval),
 /// trials that succeeded, the server's CPU and memory when it had one.
-pub(crate) fn program_grid(analysis: &RunAnalysis, group: &[usize]) -> Grid {
+pub(crate) fn program_grid(analysis: &RunAnalysis, group: &[usize], notes: &Notes<'_>) -> Grid {
     let metrics = columns(analysis, group);
     let mut header: Vec<(&str, Align)> = vec![("scenario", Align::Left)];
     header.extend(metrics.iter().map(|m| (m.label(), Align::Right)));
@@ -54,12 +55,12 @@ pub(crate) fn program_grid(analysis: &RunAnalysis, group: &[usize]) -> Grid {
     ]);
     let mut grid = Grid::new(&header);
     for &i in group {
-        grid.rows.push(row(&analysis.scenarios[i], &metrics));
+        grid.rows.push(row(&analysis.scenarios[i], &metrics, notes));
     }
     grid
 }
 
-fn row(s: &ScenarioAnalysis, metrics: &[Metric]) -> Vec<Cell> {
+fn row(s: &ScenarioAnalysis, metrics: &[Metric], notes: &Notes<'_>) -> Vec<Cell> {
     let mut row = vec![Cell::plain(&s.label)];
     for (k, &metric) in metrics.iter().enumerate() {
         let text = s.metrics.get(&metric).map_or("—".to_owned(), |summary| {
@@ -79,7 +80,7 @@ fn row(s: &ScenarioAnalysis, metrics: &[Metric]) -> Vec<Cell> {
             .map_or("—".to_owned(), |v| units::value(metric, v.median));
         row.push(Cell::plain(text));
     }
-    row.push(Cell::toned(markers(&s.warnings), Tone::Warning));
+    row.push(Cell::toned(notes.markers(&s.warnings), Tone::Warning));
     row
 }
 

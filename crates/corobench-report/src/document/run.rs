@@ -6,9 +6,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use corobench_model::{Metric, RunAnalysis, ScenarioAnalysis, ScenarioComparison, WarningKind};
 
 use super::claims::claims_blocks;
+use super::notes::{Notes, RowName, named_rows};
 use super::{
     Align, Block, Cell, Grid, Tone, center_and_ci, delta_cell, group_heading, groups, machine_line,
-    markers, range, run_line, shown_comparisons,
+    range, run_line, shown_comparisons,
 };
 use crate::units;
 
@@ -48,6 +49,11 @@ pub(crate) fn run_document_with(
     claims: ClaimsPlace,
 ) -> Vec<Block> {
     let mut blocks = run_header(analysis, layout);
+    // The first look notes only what it shows.
+    let notes = match layout {
+        ComparisonLayout::Compact => Notes::about(&analysis.warnings, headline),
+        ComparisonLayout::Rows | ComparisonLayout::Matrix => Notes::all(&analysis.warnings),
+    };
     if claims == ClaimsPlace::Top {
         blocks.extend(claims_blocks(analysis));
     }
@@ -61,11 +67,11 @@ pub(crate) fn run_document_with(
         let program = first.scenario.program.is_some();
         let idle = first.scenario.workload.idle;
         blocks.push(Block::Grid(if program {
-            super::program::program_grid(analysis, &group)
+            super::program::program_grid(analysis, &group, &notes)
         } else if idle {
-            super::idle::idle_grid(analysis, &group)
+            super::idle::idle_grid(analysis, &group, &notes)
         } else {
-            scenario_grid(analysis, &group)
+            scenario_grid(analysis, &group, &notes)
         }));
         if layout != ComparisonLayout::Compact && !program && !idle {
             blocks.extend(
@@ -91,15 +97,19 @@ pub(crate) fn run_document_with(
         blocks.extend(super::profiles::profile_blocks(analysis));
     }
     blocks.extend(super::memory::memory_blocks(analysis));
-    blocks.push(Block::Notes(notes(analysis)));
+    let namer = RowNames::of(analysis);
+    let count = analysis.scenarios.len();
+    let rows = |w: &corobench_model::Warning| named_rows(w, count, |key| namer.name(key));
+    blocks.push(Block::Notes(notes.lines(&rows)));
     if claims == ClaimsPlace::End {
         blocks.extend(claims_blocks(analysis));
     }
     blocks
 }
 
-/// The metrics a compact comparison keeps: throughput and tail latency, of
-/// a server (req/s, p99) or as a program reports them (`…/s`, `p99-ms`).
+/// The metrics a compact comparison keeps, and whose notes the compact
+/// view keeps: throughput and tail latency, of a server (req/s, p99) or as
+/// a program reports them (`…/s`, `p99-ms`).
 fn headline(metric: Metric) -> bool {
     match metric {
         Metric::RequestsPerS | Metric::LatencyP99Us => true,
@@ -125,19 +135,38 @@ fn run_header(analysis: &RunAnalysis, layout: ComparisonLayout) -> Vec<Block> {
          interval, range is min…max; n counts the trials that succeeded.",
         units::whole_pct(analysis.settings.confidence)
     )));
-    if let Some(baseline) = &analysis.settings.baseline_target {
-        let shown = if layout == ComparisonLayout::Compact {
-            "; req/s and p99 only here, every metric with `corobench report --detail`"
-        } else {
-            ""
-        };
-        blocks.push(Block::Line(format!(
-            "Deltas compare each target with {baseline} (Mann–Whitney U test on the trials, \
-             ~ when p > {}){shown}.",
-            analysis.settings.alpha
-        )));
-    }
+    blocks.extend(deltas_line(analysis, layout).map(Block::Line));
     blocks
+}
+
+/// What the deltas compare and how, when the run has any: with the
+/// baseline target, and within the baseline target's own sweeps.
+fn deltas_line(analysis: &RunAnalysis, layout: ComparisonLayout) -> Option<String> {
+    let baseline = analysis.settings.baseline_target.as_ref()?;
+    let scenarios = &analysis.scenarios;
+    let (within, across): (Vec<_>, Vec<_>) = analysis
+        .comparisons
+        .iter()
+        .partition(|c| scenarios[c.scenario].scenario.target == *baseline);
+    let what = match (across.is_empty(), within.is_empty()) {
+        (true, true) => return None,
+        (false, true) => format!("each target with {baseline}"),
+        (true, false) => format!("each of {baseline}'s parameter values with its first"),
+        (false, false) => format!(
+            "each target with {baseline}, and each of {baseline}'s parameter values with its first"
+        ),
+    };
+    let shown = if layout == ComparisonLayout::Compact {
+        "; req/s and p99 only here, every metric with `corobench report --detail`"
+    } else {
+        ""
+    };
+    Some(format!(
+        "Deltas compare {what}: the change (Hodges–Lehmann) with its {} interval where the \
+         Mann–Whitney U test on the trials gives p ≤ {}, ~ otherwise{shown}.",
+        units::whole_pct(analysis.settings.confidence),
+        analysis.settings.alpha
+    ))
 }
 
 /// What each trial did before and while it measured: the run's warm-up
@@ -178,16 +207,39 @@ fn protocol_line(analysis: &RunAnalysis) -> Option<String> {
         let list: Vec<String> = raised.iter().map(|(t, w)| format!("{t} {w}s")).collect();
         format!(" ({}: the target's minimum)", list.join(", "))
     };
-    let start = match already_running(analysis, &scenarios) {
-        None => "starts the target fresh".to_owned(),
-        Some(names) => format!(
-            "starts the target fresh (not {}: already running, measured where it is)",
-            names.join(", ")
+    let measures = format!("warms up {warmup}s{exceptions}, then measures {window}s");
+    let targets: BTreeSet<&str> = scenarios
+        .iter()
+        .map(|s| s.scenario.target.as_str())
+        .collect();
+    Some(match already_running(analysis, &scenarios) {
+        None => format!("Each trial starts the target fresh, {measures}."),
+        Some(names) if names.len() == targets.len() => format!(
+            "Each trial {measures}; {} already running, measured where {} without a \
+             restart.",
+            if names.len() == 1 {
+                "the server was"
+            } else {
+                "the servers were"
+            },
+            if names.len() == 1 {
+                "it is"
+            } else {
+                "they are"
+            },
         ),
-    };
-    Some(format!(
-        "Each trial {start}, warms up {warmup}s{exceptions}, then measures {window}s."
-    ))
+        Some(names) => format!(
+            "Each trial starts the target fresh, {measures}; {} {} already running, measured \
+             where {} without a restart.",
+            names.join(", "),
+            if names.len() == 1 { "was" } else { "were" },
+            if names.len() == 1 {
+                "it is"
+            } else {
+                "they are"
+            },
+        ),
+    })
 }
 
 /// The targets measured where they already ran, if any.
@@ -207,7 +259,7 @@ fn already_running(analysis: &RunAnalysis, scenarios: &[&ScenarioAnalysis]) -> O
     (!names.is_empty()).then(|| names.into_iter().map(str::to_owned).collect())
 }
 
-fn scenario_grid(analysis: &RunAnalysis, group: &[usize]) -> Grid {
+fn scenario_grid(analysis: &RunAnalysis, group: &[usize], notes: &Notes<'_>) -> Grid {
     use Align::{Left, Right};
     let costs = super::costs::measured(analysis, group, &super::costs::COMPACT);
     let mut columns = vec![
@@ -259,7 +311,7 @@ fn scenario_grid(analysis: &RunAnalysis, group: &[usize]) -> Grid {
         ] {
             row.push(Cell::plain(median(m)));
         }
-        row.push(Cell::toned(markers(&s.warnings), Tone::Warning));
+        row.push(Cell::toned(notes.markers(&s.warnings), Tone::Warning));
         grid.rows.push(row);
     }
     grid
@@ -359,11 +411,54 @@ fn comparison_matrix(analysis: &RunAnalysis, group: &[usize]) -> Option<Grid> {
     Some(grid)
 }
 
-fn notes(analysis: &RunAnalysis) -> Vec<(usize, String)> {
-    analysis
-        .warnings
-        .iter()
-        .enumerate()
-        .map(|(i, w)| (i + 1, w.message.clone()))
-        .collect()
+/// How a note names a row of the run report: by its label, and where the
+/// run has several tables, by its table too (`plaintext`, or `json
+/// rate=2000/c=64` where a workload has several tables).
+struct RowNames<'a> {
+    analysis: &'a RunAnalysis,
+    /// Each scenario's table (its place and name), when there is more
+    /// than one table.
+    tables: Vec<Option<(usize, String)>>,
+}
+
+impl<'a> RowNames<'a> {
+    fn of(analysis: &'a RunAnalysis) -> Self {
+        let groups = groups(&analysis.scenarios);
+        let mut tables = vec![None; analysis.scenarios.len()];
+        if groups.len() > 1 {
+            let workload = |g: &Vec<usize>| analysis.scenarios[g[0]].scenario.workload.name.clone();
+            for (place, group) in groups.iter().enumerate() {
+                let name = workload(group);
+                let shared = groups.iter().filter(|g| workload(g) == name).count() > 1;
+                let first = &analysis.scenarios[group[0]].scenario;
+                let name = if shared {
+                    format!("{name} {}", first.schedule().key())
+                } else {
+                    name
+                };
+                for &i in group {
+                    tables[i] = Some((place, name.clone()));
+                }
+            }
+        }
+        Self { analysis, tables }
+    }
+
+    fn name(&self, key: &str) -> RowName {
+        let Some(index) = self
+            .analysis
+            .scenarios
+            .iter()
+            .position(|s| s.scenario.key == *key)
+        else {
+            return RowName {
+                table: None,
+                label: key.to_owned(),
+            };
+        };
+        RowName {
+            table: self.tables[index].clone(),
+            label: self.analysis.scenarios[index].label.clone(),
+        }
+    }
 }

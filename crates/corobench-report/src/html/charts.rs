@@ -98,7 +98,7 @@ fn bar(
         }
     }
     let end = summary.ci_hi.unwrap_or(summary.max).max(summary.max);
-    let text = format!("{} ± {}", units::si(summary.median), summary.ci_text);
+    let text = units::summary(summary, units::si);
     svg.text((scale.px(end) + 8.0, middle + 4.0), "start", "value", &text);
 }
 

@@ -177,12 +177,11 @@ fn chart(analysis: &RunAnalysis, sweep: &Sweep, metric: Metric, labels: &[&str])
                 svg.whisker(at.0, y.px(lo), y.px(hi), false, c);
             }
             let tip = format!(
-                "{} {}={}: {} ± {} (n={})",
+                "{} {}={}: {} (n={})",
                 series.label,
                 sweep.dimension,
                 p.x,
-                units::value(metric, s.median),
-                s.ci_text,
+                units::summary(s, |v| units::value(metric, v)),
                 s.n
             );
             svg.circle(at, 3.5, c, &tip);

@@ -34,7 +34,6 @@ use workloads::PlannedWorkload;
 
 pub use capacity::at_rate;
 pub use hosts::{MAX_GENERATOR_HOSTS, parse_address};
-pub use schedule::DEFAULT_CONNECTIONS;
 
 /// Resolves a spec text into a plan, within the spec's own bounds only; see
 /// [`resolve_within`] to check it against the limits of the process too.

@@ -6,15 +6,13 @@ use std::ops::Range;
 
 use corobench_model::{CapacitySettings, MAX_PIPELINE, Schedule};
 
+use crate::defaults::DEFAULT_CONNECTIONS;
 use crate::document::{self, Table, Value};
 use crate::error::{Locator, SpecError};
 use crate::limits::{Limits, MAX_CONNECTIONS, MAX_RATE, MIN_RATE};
 use crate::plan::PlannedScenario;
 
 use super::repeats::refuse_repeats;
-
-/// Connections per scenario when the spec names none.
-pub const DEFAULT_CONNECTIONS: u32 = 64;
 
 /// Checked `connections` and `rates` lists, before a workload's own replace them.
 #[derive(Clone, Debug)]

@@ -8,6 +8,7 @@ use corobench_model::BackendChoice;
 use toml::de::DeValue;
 
 use crate::catalog::Catalog;
+use crate::defaults::{DEFAULT_DURATION, DEFAULT_TRIALS, DEFAULT_WARMUP};
 use crate::document::{self, Field, Table, Value};
 use crate::error::{Locator, SpecError, shown};
 use crate::keys;
@@ -109,7 +110,7 @@ pub(super) fn read(
         Some(_) => run
             .count("trials", MIN_TRIALS_FOR_INTERVAL, 1..=MAX_TRIALS)?
             .max(MIN_TRIALS_FOR_INTERVAL),
-        None => run.count("trials", 3, 1..=MAX_TRIALS)?,
+        None => run.count("trials", DEFAULT_TRIALS, 1..=MAX_TRIALS)?,
     };
     let until_ci = match run
         .get("until_ci")
@@ -122,8 +123,8 @@ pub(super) fn read(
     let max = run.count("max_trials", trials.max(20), trials..=MAX_TRIALS)?;
     let default_threads = u32::try_from(generator_cpus.len()).unwrap_or(1);
     let measurement = Measurement {
-        duration: run.duration("duration", Duration::from_secs(10), false)?,
-        warmup: run.duration("warmup", Duration::from_secs(2), true)?,
+        duration: run.duration("duration", DEFAULT_DURATION, false)?,
+        warmup: run.duration("warmup", DEFAULT_WARMUP, true)?,
         idle: run.duration("idle", Duration::from_secs(1), true)?,
         timeout: run.duration("timeout", Duration::from_secs(10), false)?,
         generator_threads: run.count(

@@ -26,6 +26,7 @@ pub const SERVER_KEYS: &[&str] = &[
     "min_warmup_s",
     "version",
     "parameters",
+    "protocols",
     "model",
     "summary",
     "requires",
@@ -300,8 +301,10 @@ fn manifest_text(name: &str, table: &Table, spec: &Path) -> Result<String, (Stri
         }
     }
     manifest.insert("run".into(), Value::Table(run));
-    if let Some(parameters) = table.get("parameters") {
-        manifest.insert("parameters".into(), parameters.clone());
+    for key in ["parameters", "protocols"] {
+        if let Some(value) = table.get(key) {
+            manifest.insert(key.into(), value.clone());
+        }
     }
     toml::to_string(&manifest).map_err(|e| ("command".to_owned(), e.to_string()))
 }

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use toml::Spanned;
 
+use super::protocols::{self, Protocols, RawProtocols};
 use super::{
     AvailableIf, BuildSpec, MODELS, Manifest, ProgramServer, ProgramSpec, Readiness, RunSpec,
     StopSignal, TargetKind,
@@ -26,6 +27,9 @@ const CONTRACT_ENV: &[&str] = &[
     "UPLOAD_DIR",
     "WORK_DIR",
     "DATABASE_URL",
+    "HTTP_PROTOCOL",
+    "TLS_CERT",
+    "TLS_KEY",
 ];
 
 type Strings = Spanned<Vec<Spanned<String>>>;
@@ -53,6 +57,7 @@ struct RawManifest {
     program: Option<Spanned<RawProgram>>,
     #[serde(default)]
     parameters: BTreeMap<String, Spanned<RawParameter>>,
+    protocols: Option<Spanned<RawProtocols>>,
 }
 
 #[derive(Deserialize, Clone, Copy, PartialEq, Eq)]
@@ -176,6 +181,7 @@ pub(super) fn parse(text: &str, path: &Path) -> Result<Manifest, TargetError> {
     check_floors(&source, &parameters)?;
     let kind = target_kind(&source, raw.kind, raw.program, &raw.run)?;
     let run = run(&source, raw.run, &parameters, &kind, contract)?;
+    let protocols = declared_protocols(&source, raw.protocols, &kind)?;
     Ok(Manifest {
         name: raw.name.into_inner(),
         model,
@@ -193,9 +199,28 @@ pub(super) fn parse(text: &str, path: &Path) -> Result<Manifest, TargetError> {
         build: raw.build.map(|b| build(&source, b)).transpose()?,
         run,
         parameters,
+        protocols,
         dir,
         attach: None,
     })
+}
+
+/// `[protocols]`, for servers only: a program speaks to no client.
+fn declared_protocols(
+    source: &Source,
+    raw: Option<Spanned<RawProtocols>>,
+    kind: &TargetKind,
+) -> Result<Protocols, TargetError> {
+    let Some(raw) = raw else {
+        return Ok(Protocols::default());
+    };
+    if matches!(kind, TargetKind::Program(_)) {
+        let message = "a program serves nothing, so it declares no protocols: remove the table";
+        return Err(source.error(&raw.span(), "protocols", message));
+    }
+    let span = raw.span();
+    protocols::protocols(raw.into_inner(), span)
+        .map_err(|e| source.error(&e.span, e.key, e.message))
 }
 
 /// `at_least` names another integer parameter, and the defaults keep it.

@@ -39,6 +39,10 @@ pub struct ContractConfig {
     /// waits 400 ms first: a server whose capacity is known, for
     /// capacity searches.
     pub max_rate: Option<f64>,
+    /// How many seconds of `max_rate` a request may find saved up: the
+    /// bucket's burst. A larger one absorbs a generator's stall (the
+    /// requests it then sends at once) at the cost of a boundary less sharp.
+    pub burst_s: f64,
     /// Bytes each connection allocates and touches while it is open: a
     /// server whose memory per connection is known.
     pub alloc_per_conn: usize,
@@ -58,6 +62,7 @@ impl Default for ContractConfig {
             world: None,
             faults: BTreeSet::new(),
             max_rate: None,
+            burst_s: 0.02,
             alloc_per_conn: 0,
             tls: None,
         }
@@ -178,17 +183,17 @@ impl Shared {
     }
 
     /// With `max_rate` K, a token bucket: tokens refill at K a second up to
-    /// a burst of 2% of K; a request that finds a token is answered at
-    /// once, one that finds none waits [`OVERLOAD_DELAY`] first. Below K no
-    /// request waits; above K by more than the burst, a growing share of
-    /// requests waits the whole delay. The boundary is sharp and lies just
-    /// above K, and the delay dwarfs any scheduling noise of a busy test
-    /// machine, so a capacity search finds K whatever else runs.
+    /// a burst of `burst_s` seconds of K (2% of K by default); a request
+    /// that finds a token is answered at once, one that finds none waits
+    /// [`OVERLOAD_DELAY`] first. Below K no request waits; above K by more
+    /// than the burst, a growing share of requests waits the whole delay.
+    /// The boundary lies just above K, and the delay dwarfs any scheduling
+    /// noise of a busy test machine.
     fn wait_turn(&self) {
         let Some(rate) = self.config.max_rate else {
             return;
         };
-        let burst = (rate * 0.02).max(1.0);
+        let burst = (rate * self.config.burst_s).max(1.0);
         let now = Instant::now();
         let has_token = {
             let mut bucket = lock(&self.bucket);

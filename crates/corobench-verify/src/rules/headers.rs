@@ -144,6 +144,7 @@ impl Sweep {
         self.judge(|sample| match sample.response.framing {
             Framing::Chunked => Err("expected Content-Length, got Transfer-Encoding: chunked".to_owned()),
             Framing::UntilClose => Err("expected Content-Length, got neither it nor chunked encoding (the body ended with the connection)".to_owned()),
+            Framing::EndStream => Err("expected content-length, got none (the body ended with its HTTP/2 stream)".to_owned()),
             // The client read exactly Content-Length bytes, so they agree.
             Framing::ContentLength => Ok(()),
         })
@@ -188,7 +189,7 @@ fn content_type_matches(got: &str, expected: &str) -> bool {
 pub(super) fn date_not_cached(target: Target) -> Check {
     let request = Request::get("/plaintext");
     let label = request.label();
-    let (mut client, first) = target.open_with(&request)?;
+    let (mut client, first) = target.session_with(&request)?;
     std::thread::sleep(DATE_GAP);
     let second = match client.exchange(&request) {
         Ok(response) => response,

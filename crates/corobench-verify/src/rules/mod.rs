@@ -5,16 +5,21 @@ mod basic;
 mod connection;
 mod db;
 mod endpoints;
+mod h2;
 mod headers;
 mod select1;
+mod tls;
 mod upload;
 
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use corobench_target::{Protocol, TlsFiles};
 use serde_json::Value;
 
-use crate::client::{Client, Request, Response};
+use crate::client::{Client, ClientError, Request, Response};
+use crate::h2client::H2Client;
+use crate::transport::Connector;
 use crate::{Outcome, RuleResult, VerifyConfig};
 
 /// Every rule [`verify`] reports, in its order.
@@ -41,6 +46,27 @@ pub const RULES: [&str; 20] = [
     "method-not-allowed",
 ];
 
+/// The rules checked only over TLS, before the others.
+pub const TLS_RULES: [&str; 3] = ["tls-certificate", "tls-alpn", "tls-refuses-cleartext"];
+
+/// The rules checked only over HTTP/2, before the others.
+pub const H2_RULES: [&str; 3] = ["h2-settings", "h2-hpack", "h2-concurrent-streams"];
+
+/// Rules about HTTP/1.1 connection handling, which HTTP/2 replaces with
+/// streams: not checked over HTTP/2.
+pub const HTTP1_ONLY_RULES: [&str; 2] = ["keep-alive", "pipelining"];
+
+/// Every rule [`verify`] reports for a target that speaks `protocol`, in its order.
+#[must_use]
+pub fn rules_for(protocol: Protocol) -> Vec<&'static str> {
+    let tls: &[&str] = if protocol.tls { &TLS_RULES } else { &[] };
+    let h2: &[&str] = if protocol.is_h2() { &H2_RULES } else { &[] };
+    let http1 = RULES
+        .iter()
+        .filter(|rule| !(protocol.is_h2() && HTTP1_ONLY_RULES.contains(rule)));
+    tls.iter().chain(h2).chain(http1).copied().collect()
+}
+
 /// A rule's verdict before its name is attached; `Err` is a failure.
 type Check = Result<Verdict, String>;
 
@@ -50,12 +76,24 @@ enum Verdict {
     Warn(String),
 }
 
-/// Checks every rule of the contract against the target in `config`.
+/// Checks every rule of the contract against the target in `config`, in
+/// the protocol it names.
 #[must_use]
 pub fn verify(config: &VerifyConfig<'_>) -> Vec<RuleResult> {
+    let rules = rules_for(config.protocol);
+    let link = match Link::new(config) {
+        Ok(link) => link,
+        Err(message) => {
+            return rules
+                .into_iter()
+                .map(|rule| result(rule, Err(message.clone())))
+                .collect();
+        }
+    };
     let target = Target {
         addr: config.addr,
         timeout: config.timeout,
+        link: &link,
     };
     let database = config.database;
     let mut checks: Vec<(&'static str, Check)> = std::thread::scope(|scope| {
@@ -68,10 +106,10 @@ pub fn verify(config: &VerifyConfig<'_>) -> Vec<RuleResult> {
         checks.push(("db", joined(db)));
         checks
     });
-    RULES
-        .iter()
+    rules
+        .into_iter()
         .map(|rule| {
-            let at = checks.iter().position(|(name, _)| name == rule);
+            let at = checks.iter().position(|(name, _)| *name == rule);
             let check = at.map_or_else(
                 || Err("not checked".to_owned()),
                 |at| checks.swap_remove(at).1,
@@ -103,7 +141,18 @@ fn run_quick_rules(
             .get_or_init(|| connection::keep_alive(target))
             .clone()
     };
-    let rules: [(&'static str, &dyn Fn() -> Check); 18] = [
+    let files = || {
+        config
+            .tls
+            .ok_or_else(|| "no certificates were given to check against".to_owned())
+    };
+    let rules: [(&'static str, &dyn Fn() -> Check); 24] = [
+        ("tls-certificate", &|| tls::certificate(target, files()?)),
+        ("tls-alpn", &|| tls::alpn(target, files()?)),
+        ("tls-refuses-cleartext", &|| tls::refuses_cleartext(target)),
+        ("h2-settings", &|| h2::settings(target)),
+        ("h2-hpack", &|| h2::hpack(target)),
+        ("h2-concurrent-streams", &|| h2::concurrent_streams(target)),
         ("healthz", &|| basic::healthz(target)),
         ("plaintext", &|| basic::plaintext(target)),
         ("json", &|| basic::json(target)),
@@ -127,8 +176,10 @@ fn run_quick_rules(
         ("bad-parameter", &|| basic::bad_parameter(target)),
         ("method-not-allowed", &|| basic::method_not_allowed(target)),
     ];
+    let checked = rules_for(config.protocol);
     rules
         .iter()
+        .filter(|(name, _)| checked.contains(name))
         .map(|(name, rule)| {
             let check = if config.cancelled() {
                 Err(INTERRUPTED.to_owned())
@@ -149,25 +200,107 @@ fn result(rule: &'static str, check: Check) -> RuleResult {
     RuleResult { rule, outcome }
 }
 
-/// Where the target listens and how long a response may take.
-#[derive(Debug, Clone, Copy)]
-struct Target {
-    addr: SocketAddr,
-    timeout: Duration,
+/// How the rules reach the target: the protocol, and the connector that
+/// offers its ALPN id over TLS and trusts only the run's authority.
+#[derive(Debug)]
+struct Link {
+    protocol: Protocol,
+    connector: Connector,
 }
 
-impl Target {
+impl Link {
+    fn new(config: &VerifyConfig<'_>) -> Result<Self, String> {
+        let protocol = config.protocol;
+        if !protocol.tls {
+            return Ok(Self {
+                protocol,
+                connector: Connector::Plain,
+            });
+        }
+        let files: &TlsFiles = config.tls.ok_or_else(|| {
+            format!("{protocol} runs over TLS, but no certificates were given to check against")
+        })?;
+        // Over h2, HTTP/1.1 is offered too, so that a server without h2
+        // shows by agreeing on it (and is told so) instead of refusing.
+        let offered: &[&[u8]] = if protocol.is_h2() {
+            &[b"h2", b"http/1.1"]
+        } else {
+            &[b"http/1.1"]
+        };
+        let tls = files
+            .client_config(offered)
+            .map_err(|e| format!("cannot trust the run's authority: {e}"))?;
+        Ok(Self {
+            protocol,
+            connector: Connector::Tls {
+                config: tls,
+                name: corobench_target::tls::server_name(config.addr.ip()),
+            },
+        })
+    }
+}
+
+/// One connection that carries several requests: HTTP/1.1 kept alive, or
+/// the streams of one HTTP/2 connection.
+#[derive(Debug)]
+enum Session {
+    Http1(Client),
+    H2(Box<H2Client>),
+}
+
+impl Session {
+    fn exchange(&mut self, request: &Request) -> Result<Response, ClientError> {
+        match self {
+            Self::Http1(client) => client.exchange(request),
+            Self::H2(client) => client.exchange(request),
+        }
+    }
+}
+
+/// Where the target listens, how it is reached and how long a response may take.
+#[derive(Debug, Clone, Copy)]
+struct Target<'a> {
+    addr: SocketAddr,
+    timeout: Duration,
+    link: &'a Link,
+}
+
+impl Target<'_> {
     /// Sends `request` on a new connection and reads its response.
     fn exchange(self, request: &Request) -> Result<Response, String> {
         self.exchange_within(request, self.timeout)
     }
 
     fn exchange_within(self, request: &Request, timeout: Duration) -> Result<Response, String> {
-        let mut client = self.connect(&request.label())?;
-        client.set_timeout(timeout);
-        client
+        let (_session, response) = self.session_within(request, timeout)?;
+        Ok(response)
+    }
+
+    /// Opens a connection in the target's protocol and exchanges `request`
+    /// on it, keeping the connection for what the rule sends next.
+    fn session_with(self, request: &Request) -> Result<(Session, Response), String> {
+        self.session_within(request, self.timeout)
+    }
+
+    fn session_within(
+        self,
+        request: &Request,
+        timeout: Duration,
+    ) -> Result<(Session, Response), String> {
+        let label = request.label();
+        let mut session = if self.link.protocol.is_h2() {
+            let client = H2Client::connect(&self.link.connector, self.addr, timeout)
+                .map_err(|e| format!("{label}: {e}"))?;
+            Session::H2(Box::new(client))
+        } else {
+            let mut client = self.connect(&label)?;
+            client.set_timeout(timeout);
+            Session::Http1(client)
+        };
+        let response = session
             .exchange(request)
-            .map_err(|e| format!("{}: {e}", request.label()))
+            .map_err(|e| format!("{label}: {e}"))?;
+        Ok((session, response))
     }
 
     fn get(self, target: &str) -> Result<Response, String> {
@@ -185,8 +318,10 @@ impl Target {
         Ok((client, response))
     }
 
+    /// An HTTP/1.1 connection (over TLS when the protocol is).
     fn connect(self, label: &str) -> Result<Client, String> {
-        Client::connect(self.addr, self.timeout).map_err(|e| format!("{label}: {e}"))
+        Client::connect_with(&self.link.connector, self.addr, self.timeout)
+            .map_err(|e| format!("{label}: {e}"))
     }
 }
 

@@ -7,7 +7,7 @@ use serde_json::json;
 use sha2::{Digest, Sha256};
 
 use super::{Check, Target, Verdict, expect_error, expect_json};
-use crate::client::Request;
+use crate::client::{ClientError, Request};
 
 /// The largest body the contract accepts.
 const MAX_UPLOAD_BYTES: u64 = 64 * 1024 * 1024;
@@ -27,49 +27,95 @@ pub(super) fn upload(target: Target) -> Check {
 fn upload_of(target: Target, bytes: u64) -> Result<(), String> {
     let request = Request::post("/upload", Vec::new());
     let label = format!("POST /upload with {bytes} bytes");
-    let mut client = target.connect(&label)?;
-    client.set_timeout(LARGE_UPLOAD_TIMEOUT);
-    client
-        .send(&request.head_bytes(bytes))
-        .map_err(|e| format!("{label}: sending the head: {e}"))?;
-    let mut hasher = Sha256::new();
-    let mut generator = BodyPattern::default();
-    let mut chunk = vec![0u8; 256 * 1024];
-    let mut sent = 0u64;
-    while sent < bytes {
-        let n = usize::try_from((bytes - sent).min(chunk.len() as u64)).unwrap_or(chunk.len());
-        generator.fill(&mut chunk[..n]);
-        hasher.update(&chunk[..n]);
-        client.send(&chunk[..n]).map_err(|e| {
-            format!("{label}: the server stopped taking the body after {sent} bytes: {e}")
-        })?;
-        sent += n as u64;
+    let mut body = PatternBody::new(bytes);
+    let response = if target.link.protocol.is_h2() {
+        let mut client = target.h2(&label)?;
+        client.set_timeout(LARGE_UPLOAD_TIMEOUT);
+        client
+            .exchange_streamed(&request, bytes, || body.next_chunk())
+            .map_err(|e| format!("{label}: {e}"))?
+    } else {
+        let mut client = target.connect(&label)?;
+        client.set_timeout(LARGE_UPLOAD_TIMEOUT);
+        client
+            .send(&request.head_bytes(bytes))
+            .map_err(|e| format!("{label}: sending the head: {e}"))?;
+        while let Some(chunk) = body.next_chunk() {
+            client.send(&chunk).map_err(|e| {
+                let sent = body.sent - chunk.len() as u64;
+                format!("{label}: the server stopped taking the body after {sent} bytes: {e}")
+            })?;
+        }
+        client
+            .read_response()
+            .map_err(|e| format!("{label}: {e}"))?
+    };
+    let expected = json!({ "bytes": bytes, "sha256": body.sha256() });
+    expect_json(&label, &response, &expected)
+}
+
+/// A body of a fixed length, made chunk by chunk and hashed as it goes.
+struct PatternBody {
+    length: u64,
+    sent: u64,
+    pattern: BodyPattern,
+    hasher: Sha256,
+}
+
+impl PatternBody {
+    /// Bytes per chunk sent.
+    const CHUNK: u64 = 256 * 1024;
+
+    fn new(length: u64) -> Self {
+        Self {
+            length,
+            sent: 0,
+            pattern: BodyPattern::default(),
+            hasher: Sha256::new(),
+        }
     }
-    let sha256: String = hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
-    let response = client
-        .read_response()
-        .map_err(|e| format!("{label}: {e}"))?;
-    expect_json(
-        &label,
-        &response,
-        &json!({ "bytes": bytes, "sha256": sha256 }),
-    )
+
+    fn next_chunk(&mut self) -> Option<Vec<u8>> {
+        let n = (self.length - self.sent).min(Self::CHUNK);
+        if n == 0 {
+            return None;
+        }
+        let mut chunk = vec![0u8; usize::try_from(n).unwrap_or(0)];
+        self.pattern.fill(&mut chunk);
+        self.hasher.update(&chunk);
+        self.sent += n;
+        Some(chunk)
+    }
+
+    /// The SHA-256 of every byte made so far, in lower-case hex.
+    fn sha256(&self) -> String {
+        self.hasher
+            .clone()
+            .finalize()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    }
 }
 
 /// A `Content-Length` one byte over the limit: `413` before any body byte.
 fn too_large(target: Target) -> Result<(), String> {
     let bytes = MAX_UPLOAD_BYTES + 1;
     let label = format!("POST /upload with Content-Length {bytes} (body not sent)");
-    let mut client = target.connect(&label)?;
-    let head = Request::post("/upload", Vec::new()).head_bytes(bytes);
-    client.send(&head).map_err(|e| format!("{label}: {e}"))?;
-    let response = client
-        .read_response()
-        .map_err(|e| format!("{label}: {e}; expected 413 without the body being read"))?;
+    let request = Request::post("/upload", Vec::new());
+    let unread = |e: ClientError| format!("{label}: {e}; expected 413 without the body being read");
+    let response = if target.link.protocol.is_h2() {
+        target
+            .h2(&label)?
+            .exchange_head_only(&request, bytes)
+            .map_err(unread)?
+    } else {
+        let mut client = target.connect(&label)?;
+        client
+            .send(&request.head_bytes(bytes))
+            .map_err(|e| format!("{label}: {e}"))?;
+        client.read_response().map_err(unread)?
+    };
     expect_error(&label, &response, 413, None)
 }
 

@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
-use corobench_model::RunComparison;
+use corobench_model::{Metric, RunComparison};
 use corobench_report::{Format, GateFormat, RenderOptions};
 
 use super::shared::{StatsArgs, load_run, open_store, write_output};
@@ -19,6 +19,7 @@ use corobench_analyze::{self as analyze, gate};
 #[command(after_help = "Examples:\n  \
     corobench compare 20261122-0633 latest\n  \
     corobench compare old-run new-run --format md -o comparison.md\n  \
+    corobench compare old-run new-run --metrics rps,p99\n  \
     corobench compare base head --fail-on \"rps:-5%,p99:+10%\" --format junit -o gate.xml")]
 pub struct CompareArgs {
     /// The baseline run: its id, a unique prefix of it, or `latest`
@@ -40,10 +41,15 @@ pub struct CompareArgs {
     /// Exit 1 when a metric of a scenario is significantly worse in RUN_B
     /// beyond a threshold: comma-separated METRIC:±PERCENT%, the sign being
     /// the direction that is worse (rps:-5% fails on a drop of more than
-    /// 5%, p99:+10% on a rise of more than 10%). Metrics: rps, mean, p50,
-    /// p99, p99.9, cpu, rss, error_rate, program:UNIT
+    /// 5%, p99:+10% on a rise of more than 10%). Metrics: rps (or req/s),
+    /// mean, p50, p99, p99.9, cpu, rss, error_rate, program:UNIT
     #[arg(long, value_name = "RULES")]
     pub fail_on: Option<String>,
+
+    /// Show only these metrics' tables, comma-separated: rps,p99 (the
+    /// words of --fail-on, or the labels the tables print: req/s, CPU)
+    #[arg(long, value_name = "METRICS", value_delimiter = ',')]
+    pub metrics: Vec<String>,
 
     #[command(flatten)]
     pub stats: StatsArgs,
@@ -115,8 +121,28 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<Exit> {
     let a = load_run(&store, &args.run_a)?;
     let b = load_run(&store, &args.run_b)?;
     let options = args.stats.analyze_options();
-    let comparison = analyze::compare_runs_gated(&a, &b, &options, rules.as_deref());
+    let mut comparison = analyze::compare_runs_gated(&a, &b, &options, rules.as_deref());
     rules_matched(&comparison)?;
+    if let Some(metrics) = shown_metrics(&args.metrics)? {
+        let absent: Vec<String> = metrics
+            .iter()
+            .filter(|m| !comparison.tables.iter().any(|t| t.metric == **m))
+            .map(|m| format!("`{}`", gate::metric_word(*m)))
+            .collect();
+        if !absent.is_empty() {
+            let measured: Vec<String> = comparison
+                .tables
+                .iter()
+                .map(|t| gate::metric_word(t.metric))
+                .collect();
+            return Err(usage(format!(
+                "--metrics: {} measured by neither run; they have: {}",
+                absent.join(", "),
+                measured.join(", ")
+            )));
+        }
+        comparison.keep_metrics(&metrics);
+    }
     let render = RenderOptions {
         color: args.stats.color.enabled(args.output.as_deref()),
         ..RenderOptions::default()
@@ -128,6 +154,27 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<Exit> {
         Rendering::Gate(format) => Ok(corobench_report::render_gate(format, &comparison, out)?),
     })?;
     Ok(gate_exit(&comparison))
+}
+
+/// The metrics `--metrics` names, `None` without the flag.
+fn shown_metrics(names: &[String]) -> anyhow::Result<Option<Vec<Metric>>> {
+    if names.is_empty() {
+        return Ok(None);
+    }
+    let metrics = names
+        .iter()
+        .map(|name| {
+            Metric::from_name(name.trim()).ok_or_else(|| {
+                usage(format!(
+                    "--metrics: unknown metric `{}`; use {} (or the label a table prints, e.g. \
+                     req/s) or program:UNIT",
+                    name.trim(),
+                    Metric::words().join(", ")
+                ))
+            })
+        })
+        .collect::<anyhow::Result<Vec<Metric>>>()?;
+    Ok(Some(metrics))
 }
 
 /// A rule that matches no metric of the scenarios both runs measured (a

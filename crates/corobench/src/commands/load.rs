@@ -35,14 +35,14 @@ pub struct LoadArgs {
     pub url: String,
 
     /// Connections kept open (split evenly over the threads)
-    #[arg(short = 'c', long, default_value_t = 50, value_parser = parse_connections, value_name = "N")]
+    #[arg(short = 'c', long, default_value_t = corobench_spec::DEFAULT_CONNECTIONS, value_parser = parse_connections, value_name = "N")]
     pub connections: u32,
 
     /// Generator threads, each with its own event loop
     #[arg(short = 't', long, default_value_t = 1, value_parser = parse_threads, value_name = "N")]
     pub threads: u32,
 
-    /// Length of the measured window, up to 24h [default: 10s]
+    /// Length of the measured window, up to 24h [default: 5s]
     #[arg(short = 'd', long, value_parser = parse_window, value_name = "DURATION", conflicts_with = "requests")]
     pub duration: Option<Duration>,
 
@@ -52,7 +52,7 @@ pub struct LoadArgs {
     pub requests: Option<u64>,
 
     /// Load sent before the measured window, not recorded; up to 24h
-    /// [default: 1s with -R, else 0s]
+    /// [default: 1s]
     #[arg(long, value_parser = parse_warmup, value_name = "DURATION")]
     pub warmup: Option<Duration>,
 
@@ -204,7 +204,7 @@ pub fn run(args: &LoadArgs) -> anyhow::Result<Exit> {
 fn probe(args: &LoadArgs) -> Option<f64> {
     let cpus = args.cpus.as_deref().map(corobench_target::CpuSet::parse);
     let speed = match cpus.transpose() {
-        Ok(cpus) => crate::runner::machine_probe::on_host(cpus.as_ref()),
+        Ok(cpus) => corobench_engine::machine_probe::on_host(cpus.as_ref()),
         Err(e) => Err(e.to_string()),
     };
     speed
@@ -222,7 +222,9 @@ fn config_from(args: &LoadArgs) -> anyhow::Result<LoadConfig> {
     };
     let stop = match (args.requests, args.duration) {
         (Some(n), _) => StopAfter::Requests(n),
-        (None, duration) => StopAfter::Duration(duration.unwrap_or(Duration::from_secs(10))),
+        (None, duration) => {
+            StopAfter::Duration(duration.unwrap_or(corobench_spec::DEFAULT_DURATION))
+        }
     };
     let config = LoadConfig {
         endpoint,
@@ -240,9 +242,7 @@ fn config_from(args: &LoadArgs) -> anyhow::Result<LoadConfig> {
             .with_keepalive(!args.no_keepalive)
             .with_pipeline(args.pipeline),
         stop,
-        warmup: args
-            .warmup
-            .unwrap_or_else(|| default_warmup(args.rate.is_some())),
+        warmup: args.warmup.unwrap_or(corobench_spec::DEFAULT_WARMUP),
         timeout: args.timeout,
         cpus: args
             .cpus
@@ -331,18 +331,6 @@ fn parse_window(text: &str) -> Result<Duration, String> {
     parse_checked_duration(text, |d| {
         limits::check_positive_duration("duration (-d)", d)
     })
-}
-
-/// The warm-up when `--warmup` is not given: none in a closed loop, where
-/// nothing is due before a connection can send; a second in an open loop,
-/// whose schedule begins only once every connection is open but whose
-/// server may still be starting its first workers (see docs/methodology.md).
-fn default_warmup(open_loop: bool) -> Duration {
-    if open_loop {
-        Duration::from_secs(1)
-    } else {
-        Duration::ZERO
-    }
 }
 
 /// `--warmup`: at most a day.

@@ -7,13 +7,13 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Args;
+use corobench_engine::provenance::cpu_list;
+use corobench_engine::targets::Targets;
 use corobench_model::{ClaimExpectation, ClaimScenario};
 use corobench_spec::{DEFAULT_SUITE, Plan, PlannedClaim};
 
 use super::shared::{TargetsDirArg, read_spec};
 use crate::exit::Exit;
-use crate::runner::provenance::cpu_list;
-use crate::targets::Targets;
 
 /// Start-up, health check and stop of one target, as observed on a 2-core
 /// machine; used only for the estimate.

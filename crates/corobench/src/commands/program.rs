@@ -5,14 +5,14 @@
 //! line as a local program trial's result.
 
 use clap::Args;
+use corobench_engine::program_trial::{self, Stop};
+use corobench_engine::targets::Targets;
+use corobench_engine::workspace::Workspace;
 use corobench_target::ProgramOptions;
 
 use super::serve;
 use super::shared::TargetsDirArg;
 use crate::exit::{self, Exit};
-use crate::runner::program_trial::{self, Stop};
-use crate::targets::Targets;
-use crate::workspace::Workspace;
 use crate::{signals, values};
 
 /// Flags of `corobench program`.

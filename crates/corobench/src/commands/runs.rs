@@ -3,12 +3,12 @@
 use std::io::Write as _;
 
 use clap::Args;
+use corobench_engine::liveness;
 use corobench_model::RunStatus;
 use corobench_store::RunListing;
 
 use super::shared::{DbArg, open_store};
 use crate::exit::Exit;
-use crate::runner::liveness;
 
 /// Flags of `corobench runs`.
 #[derive(Debug, Args)]

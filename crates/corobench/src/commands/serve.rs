@@ -16,18 +16,18 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 use clap::Args;
+use corobench_engine::remote::protocol::{Hello, Order, Probe, Ready, Sample, ServeEvent, Stopped};
+use corobench_engine::remote::serve_orders::{self, Answerer};
+use corobench_engine::targets::Targets;
+use corobench_engine::verification;
+use corobench_engine::wall_clock::unix_ms;
+use corobench_engine::workspace::Workspace;
 use corobench_model::ResourceSample;
 use corobench_target::{Availability, BuiltTarget, CpuSet, LaunchOptions, Manifest, RunningTarget};
 use corobench_verify::RuleResult;
 
 use super::shared::TargetsDirArg;
 use crate::exit::{self, Exit};
-use crate::remote::protocol::{Hello, Order, Probe, Ready, Sample, ServeEvent, Stopped};
-use crate::remote::serve_orders::{self, Answerer};
-use crate::targets::Targets;
-use crate::verification;
-use crate::wall_clock::unix_ms;
-use crate::workspace::Workspace;
 use crate::{signals, values};
 
 /// How often the loop looks at stdin, the signals and the target between samples.
@@ -145,7 +145,11 @@ impl Lifeline {
         std::thread::Builder::new()
             .name("lifeline".into())
             .spawn(move || {
-                serve_orders::read_orders(&sender);
+                serve_orders::read_orders(std::io::stdin().lock(), &sender, |line| {
+                    progress(&format!(
+                        "ignored a line on stdin that is no order: {line:?}"
+                    ));
+                });
                 flag.store(true, Ordering::Relaxed);
             })
             .context("cannot start the thread that watches stdin")?;
@@ -339,6 +343,7 @@ fn start(
         port,
         listen,
         work_dir: None,
+        ..LaunchOptions::default()
     };
     let mut target = built
         .launch(&options)
@@ -469,7 +474,7 @@ fn stream_samples(
 
 /// The machine-speed probe on `cpus` (every CPU when none are given).
 fn probe_line(cpus: Option<&CpuSet>) -> ServeEvent {
-    let speed = crate::runner::machine_probe::on_host(cpus);
+    let speed = corobench_engine::machine_probe::on_host(cpus);
     ServeEvent::Probe(Probe {
         mb_per_s: speed.as_ref().ok().copied(),
         error: speed.err(),

@@ -7,11 +7,11 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use clap::Args;
+use corobench_engine::targets::Targets;
 
 use super::plan::TRIAL_OVERHEAD;
 use super::shared::TargetsDirArg;
 use crate::exit::{self, Exit};
-use crate::targets::Targets;
 
 /// Flags of `corobench suites`.
 #[derive(Debug, Args)]

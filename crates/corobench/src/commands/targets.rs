@@ -8,6 +8,7 @@ use std::time::Instant;
 
 use anyhow::Context as _;
 use clap::{Args, Subcommand};
+use corobench_engine::targets::Targets;
 use corobench_target::{
     Availability, BuildCache, BuildOutcome, Manifest, ParameterSpec, install_child_reaper,
 };
@@ -15,7 +16,6 @@ use serde::Serialize;
 
 use super::shared::TargetsDirArg;
 use crate::exit::{self, Exit};
-use crate::targets::Targets;
 
 /// Flags of `corobench targets`.
 #[derive(Debug, Args)]
@@ -299,7 +299,7 @@ mod tests {
     }
 
     fn select(dir: Option<&Path>, names: &[String]) -> anyhow::Result<Vec<Manifest>> {
-        Targets::discover(dir)?.select(names)
+        Ok(Targets::discover(dir)?.select(names)?)
     }
 
     #[test]

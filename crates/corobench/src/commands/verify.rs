@@ -4,14 +4,15 @@
 use std::io::Write as _;
 
 use clap::Args;
-use corobench_target::Manifest;
+use corobench_engine::targets::Targets;
+use corobench_engine::verification::session::{Session, Verdict};
+use corobench_target::{Manifest, Protocol};
 use corobench_verify::{Outcome, RuleResult};
 use serde_json::{Value, json};
 
 use super::shared::TargetsDirArg;
 use crate::exit::Exit;
-use crate::targets::Targets;
-use crate::verification::session::{Session, Verdict};
+use crate::output::run_progress::StepLines;
 
 /// Flags of `corobench verify`.
 #[derive(Debug, Args)]
@@ -46,12 +47,19 @@ pub struct VerifyArgs {
 pub fn run(args: &VerifyArgs) -> anyhow::Result<Exit> {
     let targets = Targets::discover(args.dir.targets_dir.as_deref())?;
     let manifests = targets.select(&args.names)?;
-    let session = Session::open(&manifests, &targets, args.no_db)?;
-    let verdicts: Vec<(Manifest, Verdict)> = manifests
+    let observer = StepLines("verify");
+    let session = Session::open(&manifests, &targets, args.no_db, &observer)?;
+    let verdicts: Vec<Checked> = manifests
         .into_iter()
-        .map(|manifest| {
-            let verdict = session.verify_target(&manifest);
-            (manifest, verdict)
+        .flat_map(|manifest| {
+            let verdicts = session.verify_target(&manifest);
+            verdicts
+                .into_iter()
+                .map(move |(protocol, verdict)| Checked {
+                    manifest: manifest.clone(),
+                    protocol,
+                    verdict,
+                })
         })
         .collect();
     let mut stdout = std::io::stdout().lock();
@@ -65,12 +73,30 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<Exit> {
     Ok(exit_status(&verdicts))
 }
 
-fn exit_status(verdicts: &[(Manifest, Verdict)]) -> Exit {
+/// One target in one protocol, and what became of it.
+#[derive(Debug)]
+struct Checked {
+    manifest: Manifest,
+    protocol: Protocol,
+    verdict: Verdict,
+}
+
+impl Checked {
+    /// The target's name, and the protocol unless it is cleartext HTTP/1.1.
+    fn label(&self) -> String {
+        match self.protocol {
+            Protocol::HTTP1 => self.manifest.name.clone(),
+            other => format!("{} ({other})", self.manifest.name),
+        }
+    }
+}
+
+fn exit_status(verdicts: &[Checked]) -> Exit {
     let failed_target = verdicts
         .iter()
-        .any(|(_, v)| matches!(v, Verdict::Failed(_)));
+        .any(|c| matches!(c.verdict, Verdict::Failed(_)));
     let failed_rule = verdicts.iter().any(
-        |(_, v)| matches!(v, Verdict::Verified(results) if results.iter().any(RuleResult::is_fail)),
+        |c| matches!(&c.verdict, Verdict::Verified(results) if results.iter().any(RuleResult::is_fail)),
     );
     if failed_target {
         Exit::TargetFailed
@@ -83,11 +109,11 @@ fn exit_status(verdicts: &[(Manifest, Verdict)]) -> Exit {
 
 /// Rules down, verified targets across; then every warning and failure in
 /// full, then the targets skipped or failed.
-fn table(verdicts: &[(Manifest, Verdict)]) -> String {
-    let verified: Vec<(&str, &[RuleResult])> = verdicts
+fn table(verdicts: &[Checked]) -> String {
+    let verified: Vec<(String, &[RuleResult])> = verdicts
         .iter()
-        .filter_map(|(m, v)| match v {
-            Verdict::Verified(results) => Some((m.name.as_str(), results.as_slice())),
+        .filter_map(|c| match &c.verdict {
+            Verdict::Verified(results) => Some((c.label(), results.as_slice())),
             _ => None,
         })
         .collect();
@@ -138,14 +164,15 @@ fn outcome_word(outcome: &Outcome) -> &'static str {
     }
 }
 
-fn details(verdicts: &[(Manifest, Verdict)]) -> String {
+fn details(verdicts: &[Checked]) -> String {
     let mut out = String::new();
-    for (manifest, verdict) in verdicts {
-        match verdict {
+    for checked in verdicts {
+        let name = checked.label();
+        match &checked.verdict {
             Verdict::Verified(results) => {
                 let noted: Vec<&RuleResult> = results.iter().filter(|r| !r.is_pass()).collect();
                 if !noted.is_empty() {
-                    out.push_str(&format!("\n{}:\n", manifest.name));
+                    out.push_str(&format!("\n{name}:\n"));
                 }
                 for result in noted {
                     let word = outcome_word(&result.outcome);
@@ -155,27 +182,58 @@ fn details(verdicts: &[(Manifest, Verdict)]) -> String {
                     ));
                 }
             }
-            Verdict::Skipped(reason) => {
-                out.push_str(&format!("\n{}: skipped: {reason}\n", manifest.name))
+            Verdict::Skipped(reason) => out.push_str(&format!("\n{name}: skipped: {reason}\n")),
+            Verdict::Failed(error) => {
+                out.push_str(&format!("\n{name}: FAILED to build or start: {error}\n"));
             }
-            Verdict::Failed(error) => out.push_str(&format!(
-                "\n{}: FAILED to build or start: {error}\n",
-                manifest.name
-            )),
+            Verdict::NotServed(_) => {}
         }
+    }
+    out.push_str(&not_served(verdicts));
+    out
+}
+
+/// One line per target and reason for the protocols it does not serve.
+fn not_served(verdicts: &[Checked]) -> String {
+    let mut lines: Vec<(&str, &str, Vec<String>)> = Vec::new();
+    for checked in verdicts {
+        let Verdict::NotServed(reason) = &checked.verdict else {
+            continue;
+        };
+        let name = checked.manifest.name.as_str();
+        match lines
+            .iter_mut()
+            .find(|(n, r, _)| *n == name && *r == reason)
+        {
+            Some((_, _, protocols)) => protocols.push(checked.protocol.to_string()),
+            None => lines.push((name, reason, vec![checked.protocol.to_string()])),
+        }
+    }
+    if lines.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("\nnot served, so not checked:\n");
+    for (name, reason, protocols) in lines {
+        out.push_str(&format!("  {name}: {}: {reason}\n", protocols.join(", ")));
     }
     out
 }
 
-fn json_document(verdicts: &[(Manifest, Verdict)], database: bool) -> Value {
+fn json_document(verdicts: &[Checked], database: bool) -> Value {
     let targets: Vec<Value> = verdicts
         .iter()
-        .map(|(manifest, verdict)| {
-            let mut entry = json!({ "name": manifest.name, "model": manifest.model });
-            let fields = match verdict {
+        .map(|checked| {
+            let manifest = &checked.manifest;
+            let mut entry = json!({
+                "name": manifest.name,
+                "model": manifest.model,
+                "protocol": checked.protocol,
+            });
+            let fields = match &checked.verdict {
                 Verdict::Verified(results) => json!({ "status": "verified", "rules": results }),
                 Verdict::Skipped(reason) => json!({ "status": "skipped", "reason": reason }),
                 Verdict::Failed(error) => json!({ "status": "failed", "error": error }),
+                Verdict::NotServed(reason) => json!({ "status": "not-served", "reason": reason }),
             };
             if let (Some(entry), Value::Object(fields)) = (entry.as_object_mut(), fields) {
                 entry.extend(fields);

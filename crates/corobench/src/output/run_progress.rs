@@ -7,12 +7,12 @@ use std::cell::{Cell, RefCell};
 use std::io::IsTerminal as _;
 use std::time::{Duration, Instant};
 
+use corobench_engine::{Phase, RunEvent, RunObserver};
 use corobench_model::{TrialRecord, TrialStatus};
 use corobench_spec::PlannedScenario;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::format::{latency_us, rate};
-use crate::runner::{Phase, RunEvent, RunObserver};
 
 /// The presenter for this stderr: live bars on a terminal, lines elsewhere.
 #[must_use]
@@ -54,6 +54,19 @@ impl RunObserver for LinePresenter {
             }
             RunEvent::TrialsAdded(more) => self.total.set(self.total.get() + more),
             RunEvent::TrialStarted { .. } | RunEvent::TrialPhase(_) | RunEvent::Finished => {}
+        }
+    }
+}
+
+/// Preparation steps and notices, one line each after the command's name
+/// (`verify: building go-nethttp`), for commands that run no trials.
+#[derive(Debug)]
+pub struct StepLines(pub &'static str);
+
+impl RunObserver for StepLines {
+    fn on(&self, event: RunEvent<'_>) {
+        if let RunEvent::Preparing(text) | RunEvent::Notice(text) = event {
+            eprintln!("{}: {text}", self.0);
         }
     }
 }

@@ -57,6 +57,57 @@ impl Fixture {
     }
 }
 
+/// A captured profile of scenario 0 (three samples of two stacks) and a
+/// skipped one of scenario 1.
+pub fn two_profiles() -> Vec<corobench_model::ProfileRecord> {
+    use corobench_model::{ProfileOutcome, ProfileRecord};
+    let profile = |scenario_index, outcome| ProfileRecord {
+        scenario_index,
+        frequency_hz: 99,
+        started_at_unix_ms: 1_763_793_190_000,
+        outcome,
+    };
+    vec![
+        profile(
+            0,
+            ProfileOutcome::Captured {
+                samples: 3,
+                folded_stacks: "server;main;write 2\nserver;main 1\n".to_owned(),
+            },
+        ),
+        profile(
+            1,
+            ProfileOutcome::Skipped {
+                reason: "perf is not installed".to_owned(),
+            },
+        ),
+    ]
+}
+
+/// A claim about the fixture's runs: go-nethttp serves 1.3× node-http's
+/// plaintext req/s at 8 connections.
+pub fn plaintext_claim() -> corobench_model::ClaimRecord {
+    use corobench_model::{ClaimExpectation, ClaimRecord, ClaimScenario, ClaimSide, Metric};
+    let side = |target: &str, key: &str| ClaimSide {
+        selector: target.to_owned(),
+        target: target.to_owned(),
+        resolved: ClaimScenario::Scenario(key.into()),
+    };
+    ClaimRecord {
+        source: "a benchmark post (wrk -c8)".to_owned(),
+        says: "Go net/http serves 1.3x Node.js on plaintext".to_owned(),
+        workload: Some("plaintext".to_owned()),
+        metric: Metric::RequestsPerS,
+        a: side("go-nethttp", "go-nethttp/plaintext/c=8"),
+        b: side("node-http", "node-http/plaintext/c=8"),
+        expectation: ClaimExpectation::Ratio {
+            ratio: 1.3,
+            tolerance: 0.1,
+        },
+        published: None,
+    }
+}
+
 /// A path relative to the repository root.
 pub fn repo_path(relative: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -4,10 +4,10 @@
 use std::io::Write as _;
 use std::process::{Command, Stdio};
 
+use corobench_engine::remote::transport;
 use serde_json::Value;
 
 use crate::exit;
-use crate::remote::transport;
 
 /// How long `kubectl cluster-info` may take to say whether the API server answers.
 const REACHABLE_TIMEOUT: &str = "10s";

@@ -4,11 +4,11 @@
 
 use std::time::Duration;
 
+use corobench_engine::remote::load_args;
 use corobench_spec::{Body, Plan, PlannedScenario};
 
 use super::manifests::Layout;
 use crate::exit;
-use crate::remote::load_args;
 
 /// The largest body carried inline in the Job's arguments: a Pod spec is
 /// stored in etcd, whose objects are limited to about 1.5 MB.

@@ -14,11 +14,11 @@ pub mod run;
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
+use corobench_engine::targets::Targets;
 use corobench_spec::{Plan, PlannedScenario};
 
 use super::shared::{TargetsDirArg, read_spec};
 use crate::exit::{self, Exit};
-use crate::targets::Targets;
 use layout::LayoutOptions;
 
 /// Flags of `corobench k8s`.

@@ -10,6 +10,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 use clap::Args;
+use corobench_engine::RunObserver;
+use corobench_engine::remote::transport::kubectl::pod_host;
 use corobench_model::HostProvenance;
 use corobench_spec::{Hosts, Plan};
 use serde_json::Value;
@@ -20,8 +22,6 @@ use super::pods::{CONTAINER, POD_LIFETIME, PodLayout, SERVER_POD};
 use super::{ClusterArgs, check_namespace};
 use crate::commands::run::{self, HostMaker, MadeHosts, RunArgs};
 use crate::exit::{Exit, Failure};
-use crate::remote::transport::kubectl::pod_host;
-use crate::runner::RunObserver;
 use crate::signals;
 
 /// Time between two looks at the cluster while waiting.

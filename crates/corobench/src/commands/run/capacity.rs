@@ -3,16 +3,17 @@
 
 use std::collections::BTreeMap;
 
-use anyhow::Context as _;
+use corobench_engine::capacity::search::Finish;
+use corobench_engine::hosts::ReadyHosts;
+use corobench_engine::targets::Targets;
+use corobench_engine::{
+    CapacityRun, CapacitySink, EngineError, PreparedRun, RateScenario, RunObserver, RunTally,
+};
 use corobench_model::{CapacitySettings, ScenarioRecord, TrialRecord};
 use corobench_spec::{Plan, PlannedScenario, at_rate};
 use corobench_store::Store;
 
 use super::start::{Start, scenario_record};
-use crate::runner::capacity::search::Finish;
-use crate::runner::hosts::ReadyHosts;
-use crate::runner::{CapacityRun, CapacitySink, PreparedRun, RateScenario, RunObserver, RunTally};
-use crate::targets::Targets;
 
 /// The store, as the search loop writes to it.
 struct StoreSink<'a> {
@@ -23,17 +24,23 @@ struct StoreSink<'a> {
 }
 
 impl CapacitySink for StoreSink<'_> {
-    fn add_scenario(&mut self, scenario: &PlannedScenario) -> anyhow::Result<()> {
+    fn add_scenario(&mut self, scenario: &PlannedScenario) -> Result<(), EngineError> {
         let record = scenario_record(scenario, self.targets, self.bodies)?;
         self.store
             .add_scenario(self.run_id, &record)
-            .context("storing the scenario of a new rate")
+            .map_err(|source| EngineError::Store {
+                what: "the scenario of a new rate",
+                source: Box::new(source),
+            })
     }
 
-    fn keep(&mut self, record: &TrialRecord) -> anyhow::Result<()> {
+    fn keep(&mut self, record: &TrialRecord) -> Result<(), EngineError> {
         self.store
             .record_trial(self.run_id, record)
-            .context("storing a trial")
+            .map_err(|source| EngineError::Store {
+                what: "a trial",
+                source: Box::new(source),
+            })
     }
 }
 

@@ -7,9 +7,8 @@ use std::fs::{File, OpenOptions};
 use std::io::{Read as _, Seek as _, SeekFrom, Write as _};
 use std::os::fd::AsRawFd as _;
 
+use corobench_engine::RunObserver;
 use corobench_spec::Plan;
-
-use crate::runner::RunObserver;
 
 /// The locks a run holds until it is dropped.
 #[derive(Debug)]

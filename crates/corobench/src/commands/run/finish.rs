@@ -3,6 +3,8 @@
 
 use std::collections::BTreeMap;
 
+use corobench_engine::RunTally;
+use corobench_engine::wall_clock::unix_ms;
 use corobench_model::{RunStatus, TrialRecord, TrialStatus, failure_line};
 use corobench_store::Store;
 
@@ -10,8 +12,6 @@ use super::RunArgs;
 use crate::commands::shared::ColorArg;
 use crate::exit::{self, Exit};
 use crate::output::run_summary;
-use crate::runner::RunTally;
-use crate::wall_clock::unix_ms;
 
 /// How many distinct failure reasons a failed run names.
 const REASONS_SHOWN: usize = 5;

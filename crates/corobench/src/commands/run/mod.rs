@@ -14,8 +14,15 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use anyhow::Context as _;
 use clap::Args;
+use corobench_engine::hosts::ReadyHosts;
+use corobench_engine::remote::RemoteTrials;
+use corobench_engine::scratch;
+use corobench_engine::targets::Targets;
+use corobench_engine::{
+    self, Budgeted, EngineError, LocalTrials, PreparedRun, Rounds, RunEvent, RunObserver, RunTally,
+    SinceStart, StoredTrials, TrialExecutor, Unmet, liveness, provenance,
+};
 use corobench_model::{RunStatus, TrialRecord};
 use corobench_spec::Plan;
 use corobench_store::Store;
@@ -24,14 +31,7 @@ use self::start::Start;
 use super::shared::{self, DbArg, TargetsDirArg};
 use crate::exit::{self, Exit};
 use crate::output::run_progress::run_presenter;
-use crate::remote::RemoteTrials;
-use crate::runner::hosts::ReadyHosts;
-use crate::runner::{
-    self, Budgeted, LocalTrials, PreparedRun, Rounds, RunEvent, RunObserver, RunTally, SinceStart,
-    StoredTrials, TrialExecutor, Unmet, liveness, provenance,
-};
-use crate::targets::Targets;
-use crate::{scratch, signals};
+use crate::signals;
 
 /// Flags of `corobench run`.
 #[derive(Debug, Args)]
@@ -143,9 +143,11 @@ pub fn run_on(
     let prepared = match &hosts {
         Some(ready) => {
             start.run.provenance.hosts.clone_from(&ready.provenance);
-            runner::prepare_for_hosts(&start.plan, Arc::clone(&stop), observer.as_ref())?
+            corobench_engine::prepare_for_hosts(&start.plan, Arc::clone(&stop), observer.as_ref())?
         }
-        None => runner::prepare(&start.plan, &targets, Arc::clone(&stop), observer.as_ref())?,
+        None => {
+            corobench_engine::prepare(&start.plan, &targets, Arc::clone(&stop), observer.as_ref())?
+        }
     };
     for excluded in &prepared.excluded {
         observer.notice(&format!(
@@ -302,10 +304,13 @@ fn measure(
     let mut keep = |record: &TrialRecord| {
         store
             .record_trial(run_id, record)
-            .context("storing a trial")
+            .map_err(|source| EngineError::Store {
+                what: "a trial",
+                source: Box::new(source),
+            })
     };
     let (Some(budget), Some(goal)) = (plan.trials.budget, plan.trials.until_ci) else {
-        return rounds.run(trials, &start.before, &mut keep);
+        return Ok(rounds.run(trials, &start.before, &mut keep)?);
     };
     let clock = SinceStart::now();
     let budgeted = Budgeted {

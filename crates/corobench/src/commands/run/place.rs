@@ -6,13 +6,13 @@
 
 use std::sync::atomic::AtomicBool;
 
+use corobench_engine::RunObserver;
+use corobench_engine::hosts::ReadyHosts;
+use corobench_engine::remote::transport::{Ssh, Transport};
 use corobench_model::HostProvenance;
 use corobench_spec::{Hosts, Plan};
 
 use crate::exit;
-use crate::remote::transport::{Ssh, Transport};
-use crate::runner::hosts::ReadyHosts;
-use crate::runner::{self, RunObserver};
 
 /// Hosts a command made for a run.
 #[derive(Debug)]
@@ -73,12 +73,12 @@ pub(super) fn ready_hosts(
         (None, None) => return Ok(None),
     };
     plan.hosts = Some(made.hosts.clone());
-    let mut ready = runner::hosts::connect(&made.hosts, made.transport, observer)?;
+    let mut ready = corobench_engine::hosts::connect(&made.hosts, made.transport, observer)?;
     for (host, described) in ready.provenance.iter_mut().zip(&made.described) {
         host.node.clone_from(&described.node);
         host.image.clone_from(&described.image);
     }
-    runner::hosts::check_clocks(&mut ready, shortest_window(plan), observer)?;
+    corobench_engine::hosts::check_clocks(&mut ready, shortest_window(plan), observer)?;
     Ok(Some(ready))
 }
 

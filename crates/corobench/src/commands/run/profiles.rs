@@ -1,14 +1,13 @@
 //! `[run] profile` / `run --profile`: after the measured trials, one
-//! profile trial per scenario ([`crate::runner::profile_trial`]), each
+//! profile trial per scenario ([`corobench_engine::profile_trial`]), each
 //! stored as it ends (idle workloads send no load and are not profiled).
 //! A profile that cannot be taken is stored with its reason; the run goes
 //! on and succeeds as its trials do.
 
 use anyhow::Context as _;
+use corobench_engine::{PreparedRun, RunObserver, profile_trial};
 use corobench_model::ProfileOutcome;
 use corobench_store::Store;
-
-use crate::runner::{PreparedRun, RunObserver, profile_trial};
 
 /// Profiles every runnable scenario that has no profile yet (a resumed run
 /// keeps those it has); stops at Ctrl-C.

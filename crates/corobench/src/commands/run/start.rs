@@ -5,6 +5,11 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use corobench_engine::targets::Targets;
+use corobench_engine::wall_clock::unix_ms;
+use corobench_engine::{
+    EngineError, PreparedRun, RateScenario, StoredTrials, liveness, provenance,
+};
 use corobench_model::{
     ProgramScenario, RunRecord, RunStatus, ScenarioRecord, ServerChoice, TrialRecord,
     WorkloadRecord,
@@ -15,9 +20,6 @@ use corobench_store::Store;
 use super::RunArgs;
 use crate::commands::shared::read_spec;
 use crate::exit;
-use crate::runner::{PreparedRun, RateScenario, StoredTrials, liveness, provenance};
-use crate::targets::Targets;
-use crate::wall_clock::unix_ms;
 
 /// A run about to be measured.
 #[derive(Debug)]
@@ -78,7 +80,7 @@ fn resolve(
     text: &str,
     path: Option<&Path>,
     cluster: bool,
-) -> anyhow::Result<corobench_spec::Plan> {
+) -> Result<corobench_spec::Plan, EngineError> {
     if cluster {
         targets.resolve_for_cluster(text, path)
     } else {
@@ -272,7 +274,7 @@ pub(super) fn scenario_records(
     plan: &Plan,
     targets: &Targets,
     bodies: &BTreeMap<String, Vec<u8>>,
-) -> anyhow::Result<Vec<ScenarioRecord>> {
+) -> Result<Vec<ScenarioRecord>, EngineError> {
     plan.scenarios
         .iter()
         .map(|s| scenario_record(s, targets, bodies))
@@ -284,7 +286,7 @@ pub(super) fn scenario_record(
     s: &PlannedScenario,
     targets: &Targets,
     bodies: &BTreeMap<String, Vec<u8>>,
-) -> anyhow::Result<ScenarioRecord> {
+) -> Result<ScenarioRecord, EngineError> {
     Ok(ScenarioRecord {
         index: s.index,
         key: s.key.clone(),
@@ -313,11 +315,14 @@ pub(super) fn scenario_record(
 }
 
 /// A program scenario as stored: the server with every parameter.
-fn program_record(program: &ProgramScenario, targets: &Targets) -> anyhow::Result<ProgramScenario> {
+fn program_record(
+    program: &ProgramScenario,
+    targets: &Targets,
+) -> Result<ProgramScenario, EngineError> {
     let server = program
         .server
         .as_ref()
-        .map(|server| -> anyhow::Result<ServerChoice> {
+        .map(|server| -> Result<ServerChoice, EngineError> {
             Ok(ServerChoice {
                 target: server.target.clone(),
                 parameters: targets.parameters(&server.target, &server.parameters)?,

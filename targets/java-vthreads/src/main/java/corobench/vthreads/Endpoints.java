@@ -170,7 +170,7 @@ final class Endpoints {
     private void upload(ServerRequest req, ServerResponse res) throws IOException {
         OptionalLong declared = req.headers().contentLength();
         if (declared.isPresent() && declared.getAsLong() > Contract.MAX_UPLOAD_BYTES) {
-            tooLarge(res);
+            tooLarge(req, res);
             return;
         }
         Path temp = Files.createTempFile(uploadDir, "upload-", ".part");
@@ -183,7 +183,7 @@ final class Endpoints {
                 for (int n; (n = in.read(buffer)) > 0; ) {
                     total += n;
                     if (total > Contract.MAX_UPLOAD_BYTES) {
-                        tooLarge(res);
+                        tooLarge(req, res);
                         return;
                     }
                     sha256.update(buffer, 0, n);
@@ -235,8 +235,11 @@ final class Endpoints {
         return param.parse(query.contains(param.name) ? query.get(param.name) : null);
     }
 
-    private void tooLarge(ServerResponse res) {
-        res.header(CONNECTION_CLOSE);
+    /** HTTP/1.1 stops reading by closing the connection; HTTP/2 forbids the header and ends only the stream. */
+    private void tooLarge(ServerRequest req, ServerResponse res) {
+        if (req.prologue().protocolVersion().startsWith("1")) {
+            res.header(CONNECTION_CLOSE);
+        }
         error(res, Status.REQUEST_ENTITY_TOO_LARGE_413,
                 "the body must be at most " + Contract.MAX_UPLOAD_BYTES + " bytes");
     }

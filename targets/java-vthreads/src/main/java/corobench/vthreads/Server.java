@@ -1,14 +1,16 @@
 package corobench.vthreads;
 
 import io.helidon.webserver.WebServer;
+import io.helidon.webserver.WebServerConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 
 /**
  * The java-vthreads target: Helidon SE's WebServer on $LISTEN_ADDR:$PORT, one
- * virtual thread per connection, the JDK's scheduler running them on
- * `jdk.virtualThreadScheduler.parallelism` carrier threads.
+ * virtual thread per connection (and over HTTP/2 one more per stream), the
+ * JDK's scheduler running them on `jdk.virtualThreadScheduler.parallelism`
+ * carrier threads.
  */
 public final class Server {
     private Server() {}
@@ -19,10 +21,12 @@ public final class Server {
         int port;
         int dbPool;
         String listen;
+        Protocols protocols;
         try {
             listen = Contract.listenAddr(env);
             port = Contract.envInt(env, "PORT", 8080, 65_535);
             dbPool = Contract.envInt(env, "DB_POOL", 16, 1024);
+            protocols = Protocols.fromEnv(env);
         } catch (IllegalArgumentException e) {
             System.err.println(name + ": " + e.getMessage());
             System.exit(2);
@@ -37,21 +41,28 @@ public final class Server {
         // SIGTERM runs the JVM's shutdown hooks: Helidon's stops the server,
         // this one removes the files of uploads it cut short.
         Runtime.getRuntime().addShutdownHook(new Thread(endpoints::removeUnfinishedUploads, "remove-uploads"));
-        WebServer server = WebServer.builder()
+        WebServerConfig.Builder listener = WebServer.builder()
                 .host(listen)
                 .port(port)
                 // In-flight requests get this long after SIGTERM: the contract
                 // wants the process gone within 5 s.
                 .shutdownGracePeriod(Duration.ofMillis(500))
-                .routing(endpoints::routing)
-                .build()
-                .start();
+                .routing(endpoints::routing);
+        try {
+            protocols.configure(listener);
+        } catch (RuntimeException e) {
+            // A missing file, or PEM that is not a chain and its key.
+            System.err.println(name + ": cannot serve TLS with TLS_CERT and TLS_KEY: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+        WebServer server = listener.build().start();
         if (!server.isRunning()) {
             // Helidon logs why (a port in use, say) and returns a stopped server.
             System.err.println(name + ": cannot listen on " + listen + ":" + port + "; is the port already in use?");
             System.exit(1);
         }
-        System.err.println(name + ": listening on " + listen + ":" + server.port() + " with "
+        System.err.println(name + ": listening on " + listen + ":" + server.port() + " (" + protocols.describe() + ") with "
                 + System.getProperty("jdk.virtualThreadScheduler.parallelism", "default") + " carrier thread(s)");
     }
 }

@@ -1,0 +1,223 @@
+//! `corobench serve`'s side of the coordinator's [`Order`]s: read from
+//! stdin (whose end of file is still the lifeline), kept until they are
+//! due, and answered on stdout beside the samples.
+
+use std::io::BufRead;
+use std::net::SocketAddr;
+use std::sync::mpsc::{Receiver, Sender};
+
+use corobench_model::{Side, SideCounters};
+use corobench_sampler::ThreadCounters;
+
+use super::protocol::{self, Counters, Footprint, Order, ServeEvent};
+use crate::stats_probe;
+
+/// Reads orders from `input` (`serve`'s stdin) until end of file or a read
+/// error; a line that is no order is handed to `ignored` and skipped.
+pub fn read_orders(input: impl BufRead, orders: &Sender<Order>, ignored: impl Fn(&str)) {
+    for line in input.lines().map_while(Result::ok) {
+        if line.trim().is_empty() {
+            continue;
+        }
+        match protocol::from_line::<Order>(&line) {
+            // Nobody takes orders any more: read on, for the end of file.
+            Some(order) => drop(orders.send(order)),
+            None => ignored(&line),
+        }
+    }
+}
+
+/// Carries out the orders of one served target.
+#[derive(Debug)]
+pub struct Answerer {
+    pgid: i32,
+    /// Where `/stats` answers, for a target that serves the contract.
+    stats: Option<SocketAddr>,
+    pending: Vec<Order>,
+    counting: Vec<Counting>,
+}
+
+/// A `count` order under way: counters attached when its span began.
+#[derive(Debug)]
+struct Counting {
+    from_unix_ms: i64,
+    to_unix_ms: i64,
+    counters: Result<ThreadCounters, String>,
+}
+
+impl Counting {
+    fn read(self) -> ServeEvent {
+        let counted = match self.counters {
+            Ok(counters) => SideCounters::of(Side::Server, counters.read()),
+            Err(why) => SideCounters::refused(Side::Server, &why),
+        };
+        ServeEvent::Counters(Counters {
+            from_unix_ms: self.from_unix_ms,
+            to_unix_ms: self.to_unix_ms,
+            counted,
+        })
+    }
+}
+
+impl Answerer {
+    #[must_use]
+    pub fn new(pgid: i32, stats: Option<SocketAddr>) -> Self {
+        Self {
+            pgid,
+            stats,
+            pending: Vec::new(),
+            counting: Vec::new(),
+        }
+    }
+
+    /// Takes the orders that arrived and answers those due at `now_ms`.
+    pub fn due(&mut self, incoming: &Receiver<Order>, now_ms: i64) -> Vec<ServeEvent> {
+        self.pending.extend(incoming.try_iter());
+        let (due, later): (Vec<Order>, Vec<Order>) = self
+            .pending
+            .drain(..)
+            .partition(|order| order.due_unix_ms().is_none_or(|at| at <= now_ms));
+        self.pending = later;
+        let mut answers: Vec<ServeEvent> = due
+            .into_iter()
+            .filter_map(|order| self.carry_out(&order))
+            .collect();
+        let (ended, running) = self
+            .counting
+            .drain(..)
+            .partition(|c| c.to_unix_ms <= now_ms);
+        self.counting = running;
+        answers.extend(ended.into_iter().map(Counting::read));
+        answers
+    }
+
+    /// The answer to `order` when it has one now.
+    fn carry_out(&mut self, order: &Order) -> Option<ServeEvent> {
+        match order {
+            Order::Footprint { id, .. } => Some(ServeEvent::Footprint(self.footprint(*id))),
+            Order::Count {
+                from_unix_ms,
+                to_unix_ms,
+            } => {
+                let counters = corobench_sampler::group_threads(self.pgid)
+                    .map(|tids| ThreadCounters::attach(&tids))
+                    .map_err(|e| format!("the target's threads could not be listed: {e}"));
+                self.counting.push(Counting {
+                    from_unix_ms: *from_unix_ms,
+                    to_unix_ms: *to_unix_ms,
+                    counters,
+                });
+                None
+            }
+        }
+    }
+
+    fn footprint(&self, id: u32) -> Footprint {
+        // One reading of `/stats` gives both: the tasks and the pool.
+        let stats = self.stats.and_then(stats_probe::read);
+        let tasks = stats.as_ref().and_then(|s| s.tasks);
+        let pool = stats.and_then(|s| s.pool);
+        let tree = corobench_sampler::snapshot(self.pgid);
+        let (processes, threads, rss_bytes) = tree
+            .as_ref()
+            .map_or((0, 0, 0), |t| (t.processes, t.threads, t.rss_bytes));
+        Footprint {
+            id,
+            unix_ms: crate::wall_clock::unix_ms(),
+            tasks,
+            processes,
+            threads,
+            rss_bytes,
+            pool,
+            error: tree.err().map(|e| e.to_string()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_order_waits_until_it_is_due_and_is_answered_once() {
+        let (sender, receiver) = std::sync::mpsc::channel();
+        // SAFETY: getpgrp has no preconditions and cannot fail.
+        let pgid = unsafe { libc::getpgrp() };
+        let mut answerer = Answerer::new(pgid, None);
+        sender
+            .send(Order::Footprint {
+                id: 1,
+                at_unix_ms: Some(1_000),
+            })
+            .unwrap();
+        sender
+            .send(Order::Footprint {
+                id: 2,
+                at_unix_ms: None,
+            })
+            .unwrap();
+        let now = answerer.due(&receiver, 999);
+        let [ServeEvent::Footprint(first)] = now.as_slice() else {
+            panic!("{now:?}")
+        };
+        assert_eq!(first.id, 2);
+        assert!(first.processes >= 1 && first.threads >= 1 && first.rss_bytes > 0);
+        assert_eq!((first.tasks, &first.error), (None, &None));
+        let later = answerer.due(&receiver, 1_000);
+        assert!(matches!(later.as_slice(), [ServeEvent::Footprint(f)] if f.id == 1));
+        assert!(answerer.due(&receiver, 5_000).is_empty());
+    }
+
+    #[test]
+    fn a_count_attaches_when_its_span_begins_and_answers_when_it_ends() {
+        let (sender, receiver) = std::sync::mpsc::channel();
+        // SAFETY: getpgrp has no preconditions and cannot fail.
+        let mut answerer = Answerer::new(unsafe { libc::getpgrp() }, None);
+        let count = Order::Count {
+            from_unix_ms: 100,
+            to_unix_ms: 200,
+        };
+        sender.send(count).unwrap();
+        assert!(answerer.due(&receiver, 99).is_empty());
+        assert!(answerer.due(&receiver, 100).is_empty());
+        assert_eq!(answerer.counting.len(), 1);
+        // Work of this group inside the span: system calls and faults.
+        let pages: Vec<Vec<u8>> = (0..64).map(|_| vec![1_u8; 1 << 16]).collect();
+        for _ in 0..100 {
+            let _ = std::fs::metadata("/proc/self/stat");
+        }
+        let answers = answerer.due(&receiver, 250);
+        let [ServeEvent::Counters(counters)] = answers.as_slice() else {
+            panic!("{answers:?}")
+        };
+        assert_eq!((counters.from_unix_ms, counters.to_unix_ms), (100, 200));
+        let counted = &counters.counted;
+        assert!(counted.counts.threads >= 1, "{counted:?}");
+        // Each kind was counted or is missing with its reason, never both.
+        for kind in corobench_model::KernelCounter::ALL {
+            let missing = counted.missing.iter().any(|m| m.counter == kind);
+            assert_ne!(counted.counts.get(kind).is_some(), missing, "{counted:?}");
+        }
+        if let Some(syscalls) = counted.counts.syscalls {
+            assert!(syscalls >= 100, "{syscalls}");
+        }
+        drop(pages);
+        assert!(answerer.due(&receiver, 300).is_empty());
+    }
+
+    #[test]
+    fn a_group_that_is_gone_is_said() {
+        let (_sender, receiver) = std::sync::mpsc::channel();
+        let mut answerer = Answerer::new(i32::MAX - 1, None);
+        answerer.pending.push(Order::Footprint {
+            id: 7,
+            at_unix_ms: None,
+        });
+        let answered = answerer.due(&receiver, 0);
+        let [ServeEvent::Footprint(footprint)] = answered.as_slice() else {
+            panic!("{answered:?}")
+        };
+        assert!(footprint.error.is_some(), "{footprint:?}");
+        assert_eq!(footprint.processes, 0);
+    }
+}

@@ -1,0 +1,157 @@
+//! The gate of a user's server (a target with `contract = false`): before
+//! its first trial it is started once and answers each of its workloads
+//! once, and every expectation of the workload (`expect_status`,
+//! `expect_body`, `expect_header`) must hold, or the run stops, saying
+//! what was expected and what came back. Without expectations, an answer
+//! below 400 passes.
+
+use std::collections::BTreeSet;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use corobench_load::{Endpoint, RequestTemplate};
+use corobench_spec::{Expectation, Plan, PlannedScenario, Workload};
+use corobench_verify::client::{Client, Response};
+
+use crate::error::EngineError;
+use crate::server::start_or_attach;
+use crate::{PreparedRun, RunObserver};
+
+/// How long the one answer may take.
+const ANSWER_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Checks every user server of the plan against its workloads.
+///
+/// # Errors
+/// A server that does not start, or whose answer breaks an expectation.
+pub fn check_all(
+    plan: &Plan,
+    prepared: &PreparedRun,
+    observer: &dyn RunObserver,
+) -> Result<(), EngineError> {
+    let mut checked = BTreeSet::new();
+    for scenario in plan
+        .scenarios
+        .iter()
+        .filter(|s| is_user_server(prepared, s))
+    {
+        if !checked.insert((&scenario.target, &scenario.workload.name)) {
+            continue;
+        }
+        observer.preparing(&format!(
+            "checking {} answers {} as expected",
+            scenario.target, scenario.workload.name
+        ));
+        check_one(prepared, scenario)?;
+    }
+    Ok(())
+}
+
+fn is_user_server(prepared: &PreparedRun, scenario: &PlannedScenario) -> bool {
+    scenario.program.is_none()
+        && prepared
+            .env
+            .built
+            .get(&scenario.target)
+            .is_some_and(|built| !built.manifest.contract)
+}
+
+/// Starts the scenario's server, asks once, stops it.
+fn check_one(prepared: &PreparedRun, scenario: &PlannedScenario) -> Result<(), EngineError> {
+    let env = &prepared.env;
+    let server =
+        start_or_attach(env, &scenario.target, &scenario.parameters, false).map_err(|e| {
+            EngineError::NotChecked {
+                target: scenario.target.clone(),
+                why: e.to_string(),
+            }
+        })?;
+    let body = env
+        .bodies
+        .get(&scenario.workload.name)
+        .cloned()
+        .unwrap_or_default();
+    let answer = ask(server.addr(), &scenario.workload, &body);
+    let _ = server.stop();
+    let problem = match answer {
+        Ok(response) => broken_expectation(&scenario.workload.expect, &response),
+        Err(why) => Some(format!("no answer: {why}")),
+    };
+    match problem {
+        None => Ok(()),
+        Some(problem) => Err(EngineError::Expectation {
+            target: scenario.target.clone(),
+            request: format!("{} {}", scenario.workload.method, scenario.workload.path),
+            workload: scenario.workload.name.clone(),
+            problem,
+        }),
+    }
+}
+
+/// One request of the workload, serialised by the load generator itself
+/// (so the check sends what the trials send), asking the server to close
+/// the connection after its answer.
+fn ask(addr: SocketAddr, workload: &Workload, body: &[u8]) -> Result<Response, String> {
+    let endpoint = Endpoint::from_url(&format!("http://{addr}{}", workload.path))
+        .map_err(|e| e.to_string())?;
+    let mut headers = workload.headers.clone();
+    if !headers
+        .iter()
+        .any(|(name, _)| name.eq_ignore_ascii_case("connection"))
+    {
+        headers.push(("Connection".to_owned(), "close".to_owned()));
+    }
+    let request = RequestTemplate {
+        method: workload.method.clone(),
+        headers,
+        body: body.to_vec(),
+    };
+    let bytes = request.serialize(&endpoint).map_err(|e| e.to_string())?;
+    let mut client = Client::connect(addr, ANSWER_TIMEOUT).map_err(|e| e.to_string())?;
+    client.send(&bytes).map_err(|e| e.to_string())?;
+    client.read_response().map_err(|e| e.to_string())
+}
+
+/// What in `response` breaks `expect`, in words; `None` when it holds.
+#[must_use]
+pub fn broken_expectation(expect: &Expectation, response: &Response) -> Option<String> {
+    let status = response.status;
+    match expect.status {
+        Some(code) if code != status => {
+            return Some(format!(
+                "expected status {code}, got {status} (body: {})",
+                response.body_excerpt()
+            ));
+        }
+        None if status >= 400 => {
+            return Some(format!(
+                "got status {status}, an error (body: {}); if that is the answer you mean to \
+                 measure, say so with expect_status = {status}",
+                response.body_excerpt()
+            ));
+        }
+        _ => {}
+    }
+    if let Some(piece) = &expect.body
+        && !String::from_utf8_lossy(&response.body).contains(piece.as_str())
+    {
+        return Some(format!(
+            "expected the body to hold {piece:?}, got: {}",
+            response.body_excerpt()
+        ));
+    }
+    if let Some((name, piece)) = &expect.header {
+        let values: Vec<&str> = response.headers_named(name).collect();
+        if !values.iter().any(|v| v.contains(piece.as_str())) {
+            let got = if values.is_empty() {
+                "no such header".to_owned()
+            } else {
+                values.join(", ")
+            };
+            return Some(format!(
+                "expected header {name} to hold {piece:?}, got: {got}"
+            ));
+        }
+    }
+    None
+}

@@ -1,0 +1,305 @@
+//! A run's certificates: a throwaway certificate authority and one leaf
+//! for the target's addresses, made once per run into a private folder,
+//! handed to targets as `TLS_CERT`/`TLS_KEY` and to clients as the only
+//! authority they trust.
+
+use std::fs::{DirBuilder, OpenOptions};
+use std::io::Write as _;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::os::unix::fs::{DirBuilderExt as _, OpenOptionsExt as _};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, KeyPair, KeyUsagePurpose, SanType};
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, pem::PemObject as _};
+
+use crate::error::TargetError;
+
+/// The file names inside the certificates' folder.
+pub const CA_FILE: &str = "ca.pem";
+pub const CERT_FILE: &str = "cert.pem";
+pub const KEY_FILE: &str = "key.pem";
+
+/// Where a run's certificate files are: what a target is started with.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TlsFiles {
+    /// The authority's certificate (PEM): what clients trust.
+    pub ca: PathBuf,
+    /// The leaf's certificate (PEM): `TLS_CERT`, `{tls_cert}`.
+    pub cert: PathBuf,
+    /// The leaf's private key (PKCS#8 PEM): `TLS_KEY`, `{tls_key}`.
+    pub key: PathBuf,
+}
+
+impl TlsFiles {
+    /// A client configuration that trusts only this run's authority and
+    /// offers `alpn`, with the `ring` provider chosen explicitly.
+    ///
+    /// # Errors
+    /// The authority's file is unreadable or not a certificate.
+    pub fn client_config(&self, alpn: &[&[u8]]) -> Result<Arc<rustls::ClientConfig>, TargetError> {
+        client_config(&self.ca, alpn)
+    }
+
+    /// The leaf certificate, DER-encoded: what a target must serve.
+    ///
+    /// # Errors
+    /// The file is unreadable or holds no certificate.
+    pub fn leaf_der(&self) -> Result<CertificateDer<'static>, TargetError> {
+        first_certificate(&self.cert)
+    }
+}
+
+/// The certificates of one run. The folder (mode 0700, files 0600) is
+/// removed when this is dropped.
+#[derive(Debug)]
+pub struct RunCertificates {
+    dir: PathBuf,
+    files: TlsFiles,
+}
+
+impl RunCertificates {
+    /// Makes a new authority and a leaf for `localhost`, `127.0.0.1`, `::1`
+    /// and every address of `listen`, into `dir` (created; it must not exist
+    /// or be empty).
+    ///
+    /// # Errors
+    /// The folder cannot be made private or written, or generation failed.
+    pub fn create(dir: &Path, listen: &[IpAddr]) -> Result<Self, TargetError> {
+        DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)
+            .map_err(|e| TargetError::io("create", dir, e))?;
+        std::fs::set_permissions(dir, std::os::unix::fs::PermissionsExt::from_mode(0o700))
+            .map_err(|e| TargetError::io("restrict", dir, e))?;
+        let (ca_pem, cert_pem, key_pem) = generate(listen).map_err(|e| TargetError::Config {
+            message: format!("cannot make the run's certificates: {e}"),
+        })?;
+        let files = TlsFiles {
+            ca: dir.join(CA_FILE),
+            cert: dir.join(CERT_FILE),
+            key: dir.join(KEY_FILE),
+        };
+        write_private(&files.ca, &ca_pem)?;
+        write_private(&files.cert, &cert_pem)?;
+        write_private(&files.key, &key_pem)?;
+        Ok(Self {
+            dir: dir.to_path_buf(),
+            files,
+        })
+    }
+
+    /// The files a target and its clients use.
+    #[must_use]
+    pub fn files(&self) -> &TlsFiles {
+        &self.files
+    }
+
+    /// The folder that holds them.
+    #[must_use]
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+}
+
+impl Drop for RunCertificates {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// The authority, the leaf and the leaf's key, as PEM text.
+fn generate(listen: &[IpAddr]) -> Result<(String, String, String), rcgen::Error> {
+    let mut ca_params = CertificateParams::new(Vec::<String>::new())?;
+    ca_params
+        .distinguished_name
+        .push(DnType::CommonName, "corobench run authority");
+    ca_params.is_ca = IsCa::Ca(BasicConstraints::Constrained(0));
+    ca_params.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
+    let ca_key = KeyPair::generate()?;
+    let ca = ca_params.self_signed(&ca_key)?;
+
+    let mut leaf_params = CertificateParams::new(vec!["localhost".to_owned()])?;
+    leaf_params
+        .distinguished_name
+        .push(DnType::CommonName, "corobench target");
+    let mut addresses = vec![
+        IpAddr::V4(Ipv4Addr::LOCALHOST),
+        IpAddr::V6(Ipv6Addr::LOCALHOST),
+    ];
+    for ip in listen {
+        if !addresses.contains(ip) && !ip.is_unspecified() {
+            addresses.push(*ip);
+        }
+    }
+    leaf_params
+        .subject_alt_names
+        .extend(addresses.into_iter().map(SanType::IpAddress));
+    leaf_params.key_usages = vec![KeyUsagePurpose::DigitalSignature];
+    leaf_params.extended_key_usages = vec![rcgen::ExtendedKeyUsagePurpose::ServerAuth];
+    let leaf_key = KeyPair::generate()?;
+    let issuer = rcgen::Issuer::new(ca_params, ca_key);
+    let leaf = leaf_params.signed_by(&leaf_key, &issuer)?;
+    Ok((ca.pem(), leaf.pem(), leaf_key.serialize_pem()))
+}
+
+/// Writes `text` to a new file only its owner can read.
+fn write_private(path: &Path, text: &str) -> Result<(), TargetError> {
+    let _ = std::fs::remove_file(path);
+    let mut file = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+        .map_err(|e| TargetError::io("create", path, e))?;
+    file.write_all(text.as_bytes())
+        .map_err(|e| TargetError::io("write", path, e))
+}
+
+/// The first certificate of a PEM file.
+fn first_certificate(path: &Path) -> Result<CertificateDer<'static>, TargetError> {
+    let text = std::fs::read(path).map_err(|e| TargetError::io("read", path, e))?;
+    CertificateDer::pem_slice_iter(&text)
+        .next()
+        .and_then(Result::ok)
+        .ok_or_else(|| TargetError::Config {
+            message: format!("{} holds no PEM certificate", path.display()),
+        })
+}
+
+/// A client configuration that trusts only the authority in `ca` (PEM).
+///
+/// # Errors
+/// The file is unreadable or holds no usable certificate.
+pub fn client_config(ca: &Path, alpn: &[&[u8]]) -> Result<Arc<rustls::ClientConfig>, TargetError> {
+    let mut roots = rustls::RootCertStore::empty();
+    let text = std::fs::read(ca).map_err(|e| TargetError::io("read", ca, e))?;
+    for certificate in CertificateDer::pem_slice_iter(&text) {
+        let certificate = certificate.map_err(|e| TargetError::Config {
+            message: format!("{}: not a PEM certificate: {e}", ca.display()),
+        })?;
+        roots.add(certificate).map_err(|e| TargetError::Config {
+            message: format!("{}: not a usable authority: {e}", ca.display()),
+        })?;
+    }
+    if roots.is_empty() {
+        return Err(TargetError::Config {
+            message: format!("{} holds no PEM certificate", ca.display()),
+        });
+    }
+    let mut config = rustls::ClientConfig::builder_with_provider(provider())
+        .with_safe_default_protocol_versions()
+        .map_err(|e| TargetError::Config {
+            message: format!("TLS client configuration: {e}"),
+        })?
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    config.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
+    Ok(Arc::new(config))
+}
+
+/// The crypto provider every TLS configuration here uses, named explicitly
+/// so that no process-wide default is needed.
+#[must_use]
+pub fn provider() -> Arc<rustls::crypto::CryptoProvider> {
+    Arc::new(rustls::crypto::ring::default_provider())
+}
+
+/// The name a client checks the certificate against: the address itself
+/// (the leaf carries IP SANs for every address a target listens on).
+#[must_use]
+pub fn server_name(ip: IpAddr) -> ServerName<'static> {
+    ServerName::IpAddress(ip.into())
+}
+
+/// A server configuration from a certificate chain and key in PEM files:
+/// for tests that stand in for a target.
+///
+/// # Errors
+/// A file is unreadable, or the key does not fit the certificate.
+pub fn server_config(
+    files: &TlsFiles,
+    alpn: &[&[u8]],
+) -> Result<Arc<rustls::ServerConfig>, TargetError> {
+    let read = |path: &Path| std::fs::read(path).map_err(|e| TargetError::io("read", path, e));
+    let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(&read(&files.cert)?)
+        .collect::<Result<_, _>>()
+        .map_err(|e| TargetError::Config {
+            message: format!("{}: {e}", files.cert.display()),
+        })?;
+    let key =
+        PrivateKeyDer::from_pem_slice(&read(&files.key)?).map_err(|e| TargetError::Config {
+            message: format!("{}: {e}", files.key.display()),
+        })?;
+    let mut config = rustls::ServerConfig::builder_with_provider(provider())
+        .with_safe_default_protocol_versions()
+        .and_then(|b| b.with_no_client_auth().with_single_cert(chain, key))
+        .map_err(|e| TargetError::Config {
+            message: format!("TLS server configuration: {e}"),
+        })?;
+    config.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
+    Ok(Arc::new(config))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rustls::client::danger::ServerCertVerifier as _;
+    use std::os::unix::fs::PermissionsExt as _;
+
+    #[test]
+    fn the_folder_and_files_are_private_and_go_with_the_certificates() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("tls");
+        let certificates = RunCertificates::create(&dir, &["127.0.0.2".parse().unwrap()]).unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&dir), 0o700);
+        let files = certificates.files().clone();
+        for file in [&files.ca, &files.cert, &files.key] {
+            assert_eq!(mode(file), 0o600, "{}", file.display());
+        }
+        let key = std::fs::read_to_string(&files.key).unwrap();
+        assert!(
+            key.starts_with("-----BEGIN PRIVATE KEY-----"),
+            "PKCS#8: {key}"
+        );
+        drop(certificates);
+        assert!(!dir.exists());
+    }
+
+    #[test]
+    fn the_leaf_is_signed_by_the_authority_for_every_address() {
+        let root = tempfile::tempdir().unwrap();
+        let certificates =
+            RunCertificates::create(&root.path().join("tls"), &["127.0.0.2".parse().unwrap()])
+                .unwrap();
+        let files = certificates.files();
+        files.client_config(&[b"http/1.1"]).unwrap();
+        let leaf = files.leaf_der().unwrap();
+        let roots = {
+            let mut roots = rustls::RootCertStore::empty();
+            let ca = std::fs::read(&files.ca).unwrap();
+            roots
+                .add_parsable_certificates(CertificateDer::pem_slice_iter(&ca).map(Result::unwrap));
+            Arc::new(roots)
+        };
+        let verifier =
+            rustls::client::WebPkiServerVerifier::builder_with_provider(roots, provider())
+                .build()
+                .unwrap();
+        let now = rustls::pki_types::UnixTime::now();
+        for name in ["127.0.0.1", "::1", "127.0.0.2", "localhost"] {
+            let name = ServerName::try_from(name).unwrap();
+            verifier
+                .verify_server_cert(&leaf, &[], &name, &[], now)
+                .unwrap_or_else(|e| panic!("{name:?}: {e}"));
+        }
+        let elsewhere = ServerName::try_from("127.0.0.3").unwrap();
+        assert!(
+            verifier
+                .verify_server_cert(&leaf, &[], &elsewhere, &[], now)
+                .is_err()
+        );
+    }
+}

@@ -1,0 +1,114 @@
+//! What identifies a user's server in a run's provenance: without a build
+//! command its command line and executable, nothing else of its folder;
+//! with one, its build inputs only (no results database, `target/`, hidden
+//! folder or FIFO), large files by size and time.
+
+use std::os::unix::fs::PermissionsExt as _;
+use std::path::Path;
+
+use corobench_target::{CONTENT_LIMIT_BYTES, Manifest, inline_servers, source_hash};
+use tempfile::TempDir;
+
+/// A server `api` of a spec in `dir`, as `[servers.api]` says.
+fn server(dir: &Path, table: &str) -> Manifest {
+    let spec = format!(
+        "targets = [\"api\"]\n[[workloads]]\nname = \"w\"\npath = \"/\"\n\n[servers.api]\n{table}"
+    );
+    let spec_path = dir.join("bench.toml");
+    std::fs::write(&spec_path, &spec).unwrap();
+    inline_servers(&spec, Some(&spec_path)).unwrap().remove(0)
+}
+
+fn executable(path: &Path, body: &str) {
+    std::fs::write(path, body).unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// A server built from `main.go` in `dir` by a build command.
+fn built_server(dir: &Path) -> Manifest {
+    std::fs::write(dir.join("main.go"), "package main\n").unwrap();
+    server(
+        dir,
+        "command = \"{out}/api --port {port}\"\nbuild = \"go build -o {out}/api .\"\n",
+    )
+}
+
+/// What a results database looks like on disk: SQLite's header, then pages.
+fn results_database(path: &Path, pages: usize) {
+    let mut bytes = b"SQLite format 3\0".to_vec();
+    bytes.resize(4096 * pages, 7);
+    std::fs::write(path, bytes).unwrap();
+}
+
+#[test]
+fn without_a_build_a_server_is_its_command_line_and_its_executable() {
+    let dir = TempDir::new().unwrap();
+    executable(&dir.path().join("api"), "#!/bin/sh\necho v1\n");
+    let manifest = server(dir.path(), "command = \"./api --port {port}\"\n");
+    let first = source_hash(&manifest).unwrap();
+
+    // A run stores its results beside the server: the same binary stays the
+    // same server, whatever else its folder holds.
+    results_database(&dir.path().join("corobench.db"), 4);
+    std::fs::write(dir.path().join("corobench.db-wal"), b"frames").unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "anything").unwrap();
+    assert_eq!(source_hash(&manifest).unwrap(), first);
+    results_database(&dir.path().join("corobench.db"), 9);
+    assert_eq!(source_hash(&manifest).unwrap(), first);
+
+    executable(&dir.path().join("api"), "#!/bin/sh\necho v2\n");
+    let rebuilt = source_hash(&manifest).unwrap();
+    assert_ne!(rebuilt, first, "another executable is another server");
+    let other = server(dir.path(), "command = \"./api --port {port} --fast\"\n");
+    assert_ne!(
+        source_hash(&other).unwrap(),
+        rebuilt,
+        "so is another command"
+    );
+}
+
+#[test]
+fn with_a_build_only_its_inputs_count() {
+    let dir = TempDir::new().unwrap();
+    let manifest = built_server(dir.path());
+    let first = source_hash(&manifest).unwrap();
+
+    results_database(&dir.path().join("results.sqlite"), 3);
+    std::fs::write(dir.path().join("results.sqlite-journal"), b"journal").unwrap();
+    for hidden in [".cache/go-build/x", ".idea/workspace.xml", ".env"] {
+        let path = dir.path().join(hidden);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, "not an input").unwrap();
+    }
+    std::fs::create_dir_all(dir.path().join("target")).unwrap();
+    std::fs::write(dir.path().join("target/api"), "output").unwrap();
+    assert_eq!(source_hash(&manifest).unwrap(), first);
+
+    std::fs::write(dir.path().join("main.go"), "package main // changed\n").unwrap();
+    assert_ne!(source_hash(&manifest).unwrap(), first, "a source changed");
+}
+
+#[test]
+fn a_fifo_in_the_folder_is_never_opened() {
+    let dir = TempDir::new().unwrap();
+    let manifest = built_server(dir.path());
+    let first = source_hash(&manifest).unwrap();
+    let fifo = dir.path().join("control.fifo");
+    let path = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: `path` is a valid NUL-terminated path; mkfifo only creates it.
+    assert_eq!(unsafe { libc::mkfifo(path.as_ptr(), 0o600) }, 0);
+    // Opening a FIFO with no writer would block for ever: this returns.
+    assert_eq!(source_hash(&manifest).unwrap(), first);
+}
+
+#[test]
+fn a_file_beyond_the_limit_counts_by_size_and_time_not_content() {
+    let dir = TempDir::new().unwrap();
+    let manifest = built_server(dir.path());
+    let data = dir.path().join("data.bin");
+    let file = std::fs::File::create(&data).unwrap();
+    file.set_len(CONTENT_LIMIT_BYTES + 1).unwrap();
+    let first = source_hash(&manifest).unwrap();
+    file.set_len(CONTENT_LIMIT_BYTES + 2).unwrap();
+    assert_ne!(source_hash(&manifest).unwrap(), first, "its size changed");
+}

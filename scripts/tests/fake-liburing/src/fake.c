@@ -1,0 +1,6 @@
+#include "liburing.h"
+
+int fake_liburing_linked(void)
+{
+    return 1;
+}
