@@ -275,7 +275,7 @@ impl Core {
     /// than requests sent; a `-n` run records exactly the n requests sent
     /// in the window.
     #[inline]
-    fn outcome_counts(&self, request: InFlight) -> bool {
+    pub(crate) fn outcome_counts(&self, request: InFlight) -> bool {
         if self.budget.is_none() && self.pace.is_none() {
             self.recorder.measuring()
         } else {

@@ -31,6 +31,7 @@ pub mod response;
 mod session;
 mod stamps;
 mod start;
+mod timeline;
 mod tls;
 mod uring;
 

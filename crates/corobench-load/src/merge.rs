@@ -23,6 +23,8 @@ use corobench_model::{
     SideCounters, StatusCounts, TimelineSecond, WindowPlacement,
 };
 
+use crate::timeline::{SecondTotals, TimelineSum};
+
 /// The share of the span any generator measured that all must have
 /// measured together; below it, the merged report carries a warning.
 pub const MIN_OVERLAP_RATIO: f64 = 0.9;
@@ -526,37 +528,19 @@ fn optional_sum(
     }
 }
 
-/// One merged second, in integers so that any grouping adds up the same.
-#[derive(Clone, Copy, Debug, Default)]
-struct SecondSums {
-    requests: u64,
-    errors: u64,
-    bytes_read: u64,
-    latency_sum_us: u64,
-    max_latency_us: u64,
-}
-
 /// Adds the inputs' timelines second by second, each placed by its start
 /// on the wall clock.
 fn merge_timelines(inputs: &[MergeInput<'_>], timeline_start_unix_s: u64) -> Vec<TimelineSecond> {
-    let mut seconds: Vec<SecondSums> = Vec::new();
+    let mut sum = TimelineSum::default();
     for input in inputs {
         let first_second = timeline_start(input.report).saturating_sub(timeline_start_unix_s);
-        for (i, row) in input.report.timeline.iter().enumerate() {
-            let index = usize::try_from(first_second)
-                .unwrap_or(usize::MAX)
-                .saturating_add(i);
-            if index >= seconds.len() {
-                seconds.resize(index + 1, SecondSums::default());
-            }
-            add_second(&mut seconds[index], row);
-        }
+        let first = usize::try_from(first_second).unwrap_or(usize::MAX);
+        sum.add(
+            first,
+            input.report.timeline.iter().map(SecondTotals::of_row),
+        );
     }
-    seconds
-        .iter()
-        .enumerate()
-        .map(|(i, sums)| timeline_row(i, sums))
-        .collect()
+    sum.rows()
 }
 
 /// The Unix second a report's timeline second 0 begins at.
@@ -565,31 +549,6 @@ fn timeline_start(report: &LoadReport) -> u64 {
         || nearest_second(report.placement.window_start_unix_us.unwrap_or(0)),
         |detail| detail.timeline_start_unix_s,
     )
-}
-
-fn add_second(sums: &mut SecondSums, row: &TimelineSecond) {
-    sums.requests += row.requests;
-    sums.errors += row.errors;
-    sums.bytes_read += row.bytes_read;
-    // The mean was made as sum / requests; the product gives the integer
-    // sum back, so merged means do not depend on how reports were grouped.
-    sums.latency_sum_us += (row.mean_latency_us * row.requests as f64).round() as u64;
-    sums.max_latency_us = sums.max_latency_us.max(row.max_latency_us);
-}
-
-fn timeline_row(index: usize, sums: &SecondSums) -> TimelineSecond {
-    TimelineSecond {
-        second: u32::try_from(index).unwrap_or(u32::MAX),
-        requests: sums.requests,
-        errors: sums.errors,
-        bytes_read: sums.bytes_read,
-        mean_latency_us: if sums.requests == 0 {
-            0.0
-        } else {
-            sums.latency_sum_us as f64 / sums.requests as f64
-        },
-        max_latency_us: sums.max_latency_us,
-    }
 }
 
 fn assemble(

@@ -1,9 +1,10 @@
 //! Per-thread recording of outcomes. Nothing here locks or allocates per
 //! request: histograms are fixed-size and the timeline grows at most once a second.
 
-use corobench_model::{ErrorCounts, LatencyHistogram, StatusCounts, TimelineSecond};
+use corobench_model::{ErrorCounts, LatencyHistogram, StatusCounts};
 
 use crate::clock::{NS_PER_S, NS_PER_US};
+use crate::timeline::SecondTotals;
 use crate::tls::session::Negotiated;
 
 /// Seconds of timeline reserved before the run: an hour.
@@ -58,16 +59,6 @@ pub(crate) struct TlsTotals {
     pub(crate) resumed: u64,
     /// What the thread's first completed handshake agreed (warm-up included).
     pub(crate) negotiated: Option<Negotiated>,
-}
-
-/// Sums for one second of the timeline.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct SecondTotals {
-    pub(crate) requests: u64,
-    pub(crate) errors: u64,
-    pub(crate) bytes_read: u64,
-    pub(crate) latency_sum_us: u64,
-    pub(crate) max_latency_us: u64,
 }
 
 /// How late open-loop requests left (or stamped responses were read).
@@ -318,35 +309,6 @@ impl Recorder {
     }
 }
 
-/// Adds thread timelines second by second and turns them into report rows.
-pub(crate) fn merge_timelines(threads: &[Vec<SecondTotals>]) -> Vec<TimelineSecond> {
-    let seconds = threads.iter().map(Vec::len).max().unwrap_or(0);
-    (0..seconds)
-        .map(|i| {
-            let mut total = SecondTotals::default();
-            for t in threads.iter().filter_map(|t| t.get(i)) {
-                total.requests += t.requests;
-                total.errors += t.errors;
-                total.bytes_read += t.bytes_read;
-                total.latency_sum_us = total.latency_sum_us.saturating_add(t.latency_sum_us);
-                total.max_latency_us = total.max_latency_us.max(t.max_latency_us);
-            }
-            TimelineSecond {
-                second: u32::try_from(i).unwrap_or(u32::MAX),
-                requests: total.requests,
-                errors: total.errors,
-                bytes_read: total.bytes_read,
-                mean_latency_us: if total.requests == 0 {
-                    0.0
-                } else {
-                    total.latency_sum_us as f64 / total.requests as f64
-                },
-                max_latency_us: total.max_latency_us,
-            }
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -416,39 +378,5 @@ mod tests {
             Some("TLSv1.3")
         );
         assert!(r.connect.is_some(), "TLS records every connect");
-    }
-
-    #[test]
-    fn timelines_merge_by_second() {
-        let a = vec![SecondTotals {
-            requests: 2,
-            latency_sum_us: 20,
-            max_latency_us: 15,
-            ..Default::default()
-        }];
-        let b = vec![
-            SecondTotals {
-                requests: 2,
-                latency_sum_us: 40,
-                max_latency_us: 30,
-                ..Default::default()
-            },
-            SecondTotals {
-                requests: 1,
-                errors: 1,
-                ..Default::default()
-            },
-        ];
-        let merged = merge_timelines(&[a, b]);
-        assert_eq!(merged.len(), 2);
-        assert_eq!(
-            (
-                merged[0].requests,
-                merged[0].mean_latency_us,
-                merged[0].max_latency_us
-            ),
-            (4, 15.0, 30)
-        );
-        assert_eq!(merged[1].errors, 1);
     }
 }

@@ -10,8 +10,9 @@ use crate::clock::NS_PER_S;
 use crate::config::LoadConfig;
 use crate::core::ThreadResult;
 use crate::os;
-use crate::recorder::{LagTotals, merge_timelines};
+use crate::recorder::LagTotals;
 use crate::start::Origin;
+use crate::timeline::TimelineSum;
 use crate::tls::TlsFacts;
 
 /// Generator CPU over (elapsed × threads) at or above which a run is generator-bound.
@@ -155,11 +156,11 @@ fn tls_report(facts: &TlsFacts, results: &[ThreadResult]) -> TlsReport {
 
 /// Every thread's timeline, second by second.
 fn threads_timeline(results: &[ThreadResult]) -> Vec<TimelineSecond> {
-    let timelines: Vec<_> = results
-        .iter()
-        .map(|r| r.recorder.timeline.clone())
-        .collect();
-    merge_timelines(&timelines)
+    let mut sum = TimelineSum::default();
+    for result in results {
+        sum.add(0, result.recorder.timeline.iter().copied());
+    }
+    sum.rows()
 }
 
 /// Kernel stamps: how long after the kernel's receipt responses were read.

@@ -35,9 +35,8 @@ fn setup() -> Setup {
         world: None,
         faults: Default::default(),
         max_rate: None,
-        burst_s: 0.02,
         alloc_per_conn: 0,
-        tls: None,
+        ..ContractConfig::default()
     };
     let server = ContractServer::start(config).unwrap();
     let certificates = RunCertificates::create(&dir.path().join("tls"), &[]).unwrap();

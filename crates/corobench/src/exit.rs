@@ -184,8 +184,7 @@ fn load_status(error: &LoadError) -> Exit {
     }
 }
 
-/// The engine's own failures, and the errors of other crates it carries
-/// (a wrapped store error is left to the next cause in the chain).
+/// The engine's own failures, and the errors of other crates it carries.
 fn engine_status(error: &EngineError) -> Option<Exit> {
     match error {
         EngineError::BodyUnreadable { .. }
@@ -202,7 +201,7 @@ fn engine_status(error: &EngineError) -> Option<Exit> {
             Some(target_status(source))
         }
         EngineError::Spec(_) => Some(Exit::Usage),
-        EngineError::Store { .. } => None,
+        EngineError::Store { source, .. } => Some(store_status(source)),
     }
 }
 
@@ -273,7 +272,7 @@ mod tests {
             (
                 "a trial the store refused",
                 EngineError::Store {
-                    what: "a trial",
+                    what: "storing a trial",
                     source: Box::new(StoreError::DiskFull {
                         path: path(),
                         run_id: None,

@@ -1,10 +1,10 @@
 //! `corobench load https://…`: what it prints, and every TLS mistake
 //! refused before the load with the reason and the flag that changes it.
 
-mod load_cli_common;
+mod lab;
 
 use corobench_testkit::{CertKind, Knobs, TestServer, TlsKnobs};
-use load_cli_common::{assert_refused, corobench, load_report_schema_errors, stderr};
+use lab::{assert_refused, corobench, load_report_schema_errors, stderr};
 
 fn https(tls: TlsKnobs) -> TestServer {
     TestServer::start(Knobs {

@@ -175,9 +175,17 @@ impl<'a, I: Io> Driver<'a, I> {
     /// the connection is ready.
     pub(crate) fn connected(&mut self, i: usize, now: u64) {
         let conn = &mut self.conns[i];
-        self.core
-            .recorder
-            .connected(now.saturating_sub(conn.started_ns));
+        // A connection opened for a request sent before the window counts
+        // with that request: both belong to the warm-up.
+        if conn
+            .in_flight
+            .oldest()
+            .is_none_or(|request| self.core.outcome_counts(*request))
+        {
+            self.core
+                .recorder
+                .connected(now.saturating_sub(conn.started_ns));
+        }
         conn.connected_ns = now;
         if matches!(conn.session, Session::Tls(_)) {
             self.begin_handshake(i, now);

@@ -12,6 +12,7 @@ use corobench_load::{
     StopAfter, limits,
 };
 use corobench_model::{LoadReport, LoadWarning};
+use corobench_target::CpuSet;
 
 use super::load_counters::{self, WindowCounters};
 use super::load_tls::{self, TlsArgs};
@@ -89,8 +90,8 @@ pub struct LoadArgs {
     pub pipeline: u32,
 
     /// Pin generator threads (round-robin) to these CPUs, e.g. 1 or 2-3 or 1,3
-    #[arg(long, value_name = "LIST")]
-    pub cpus: Option<String>,
+    #[arg(long, value_name = "LIST", value_parser = values::parse_cpus)]
+    pub cpus: Option<CpuSet>,
 
     /// HTTP method
     #[arg(short = 'm', long, default_value = "GET")]
@@ -202,12 +203,7 @@ pub fn run(args: &LoadArgs) -> anyhow::Result<Exit> {
 /// `--probe`: the machine-speed probe on `--cpus` (every CPU without it);
 /// one that cannot run is said on stderr and left out of the report.
 fn probe(args: &LoadArgs) -> Option<f64> {
-    let cpus = args.cpus.as_deref().map(corobench_target::CpuSet::parse);
-    let speed = match cpus.transpose() {
-        Ok(cpus) => corobench_engine::machine_probe::on_host(cpus.as_ref()),
-        Err(e) => Err(e.to_string()),
-    };
-    speed
+    corobench_engine::machine_probe::on_host(args.cpus.as_ref())
         .map_err(|why| eprintln!("warning: --probe: the machine-speed probe could not run: {why}"))
         .ok()
 }
@@ -244,12 +240,7 @@ fn config_from(args: &LoadArgs) -> anyhow::Result<LoadConfig> {
         stop,
         warmup: args.warmup.unwrap_or(corobench_spec::DEFAULT_WARMUP),
         timeout: args.timeout,
-        cpus: args
-            .cpus
-            .as_deref()
-            .map(parse_cpus)
-            .transpose()
-            .map_err(exit::usage)?,
+        cpus: args.cpus.as_ref().map(|set| set.iter().collect()),
         backend: resolve_backend(args.backend),
     };
     config.validate()?;
@@ -401,29 +392,6 @@ fn announce_start(start_at: SystemTime, warmup: Duration) {
             late.duration().as_secs_f64()
         ),
     }
-}
-
-/// `1`, `0-3`, `1,3`: the CPUs must exist on this machine.
-fn parse_cpus(text: &str) -> Result<Vec<usize>, String> {
-    let available = std::thread::available_parallelism().map_or(1, usize::from);
-    let bad =
-        || format!("--cpus {text:?}: use CPU numbers below {available}, e.g. 1 or 0-1 or 0,1");
-    let mut cpus = Vec::new();
-    for part in text.split(',') {
-        let (lo, hi) = part
-            .trim()
-            .split_once('-')
-            .unwrap_or((part.trim(), part.trim()));
-        let (lo, hi): (usize, usize) = (
-            lo.parse().map_err(|_| bad())?,
-            hi.parse().map_err(|_| bad())?,
-        );
-        if lo > hi || hi >= available {
-            return Err(bad());
-        }
-        cpus.extend(lo..=hi);
-    }
-    Ok(cpus)
 }
 
 /// How often the live progress line looks at the load when no counters

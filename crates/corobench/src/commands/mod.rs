@@ -6,6 +6,7 @@ pub mod compare;
 pub mod completions;
 pub mod export;
 mod flamegraph;
+pub mod format_arg;
 pub mod import;
 pub mod k8s;
 pub mod load;
