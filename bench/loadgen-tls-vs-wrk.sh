@@ -55,6 +55,7 @@ baseline_tools="wrk h2load"
 wrk_flags=()
 h2load_flags=()
 corobench_flags=(--insecure)
+log_prefix=keepalive-
 alternate "$out/keepalive.txt" "50 256"
 summarise "$out/keepalive.txt"
 
@@ -63,6 +64,7 @@ echo "a connection per request (wrk: Connection: close; h2load has no such mode)
 baseline_tools="wrk"
 wrk_flags=(-H "Connection: close")
 corobench_flags=(--insecure --no-keepalive)
+log_prefix=per-request-
 alternate "$out/per-request.txt" "50"
 summarise "$out/per-request.txt"
 echo

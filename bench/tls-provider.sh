@@ -5,11 +5,15 @@
 # nginx (one worker, HTTPS, TLS 1.2 and 1.3, session tickets on, a
 # self-signed ECDSA P-256 certificate) runs pinned to CPU 0; one corobench
 # binary built with both providers runs pinned to CPU 1, alternating
-# `--tls-provider aws-lc-rs` and `--tls-provider ring` (A B A B ...), with
+# `--tls-provider ring` (the default) and `--tls-provider aws-lc-rs`, with
 # kept-alive connections and with a connection per request (a handshake
 # per request, resumed). The certificate is not checked (--insecure, as
 # wrk does; signatures still are), so both pay the same handshake work.
-# Generator CPU per request comes from GNU time (user + system).
+# Generator CPU per request comes from GNU time (user + system of the whole
+# process, as the comparisons with wrk count it), and from each report's own
+# window (generator.cpu_us_per_request), which leaves out what the process
+# spends once (aws-lc-rs seeds its random generator from CPU jitter at
+# start-up).
 #
 #   bench/tls-provider.sh [ROUNDS] [SECONDS]      (defaults: 5 rounds of 10 s)
 #   BACKENDS="epoll io_uring" bench/tls-provider.sh   (default: epoll)
@@ -25,7 +29,7 @@ out=bench/out/tls-provider-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out"
 ensure_tools
 echo "building corobench with both crypto providers"
-cargo build --release --locked -p corobench --bin corobench --features corobench-load/ring >/dev/null
+cargo build --release --locked -p corobench --bin corobench --features corobench-load/aws-lc-rs >/dev/null
 corobench=$PWD/target/release/corobench
 server_cpu=0
 generator_cpu=1
@@ -35,7 +39,7 @@ url=$NGINX_URL
 baseline_tools=""
 backends=""
 for backend in ${BACKENDS:-epoll}; do
-    backends="$backends $backend+aws-lc-rs $backend+ring"
+    backends="$backends $backend+ring $backend+aws-lc-rs"
 done
 wrk_flags=()
 wrk_script_args=()
@@ -44,17 +48,36 @@ echo "nginx (HTTPS) on CPU $server_cpu, corobench on CPU $generator_cpu; $rounds
 echo
 echo "kept-alive connections"
 corobench_flags=(--insecure)
+log_prefix=keepalive-
 alternate "$out/keepalive.txt" "50"
 for backend in ${BACKENDS:-epoll}; do
-    summarise "$out/keepalive.txt" "corobench-$backend+aws-lc-rs"
+    summarise "$out/keepalive.txt" "corobench-$backend+ring"
 done
 
 echo
 echo "a connection per request (a resumed handshake each)"
 corobench_flags=(--insecure --no-keepalive)
+log_prefix=per-request-
 alternate "$out/per-request.txt" "50"
 for backend in ${BACKENDS:-epoll}; do
-    summarise "$out/per-request.txt" "corobench-$backend+aws-lc-rs"
+    summarise "$out/per-request.txt" "corobench-$backend+ring"
 done
+
+# The generator's own CPU over the measured window (from each report),
+# which leaves out what a process spends once (start-up, the check before
+# the load): the fairer figure between two builds of one generator.
+echo
+echo "window CPU per request (the reports' generator.cpu_us_per_request), medians"
+python3 - "$out" <<'PY'
+import glob, json, os, statistics, sys
+rows = {}
+for path in glob.glob(os.path.join(sys.argv[1], "*-corobench-*.out")):
+    mode, rest = os.path.basename(path)[:-len(".out")].split("-corobench-", 1)
+    tool = rest.rsplit("-", 2)[0]
+    report = json.load(open(path))
+    rows.setdefault((mode, tool), []).append(report["generator"]["cpu_us_per_request"])
+for (mode, tool), values in sorted(rows.items()):
+    print(f"{mode:12} {tool:28} {statistics.median(values):8.2f} µs/req  ({len(values)} runs)")
+PY
 echo
 echo "raw outputs: $out"

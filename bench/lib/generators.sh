@@ -8,6 +8,7 @@
 #   corobench_flags=(...) extra `corobench load` flags
 #   h2load_flags=(...)    extra h2load flags (optional)
 #   h2load_h1=            set empty for h2load to speak HTTP/2 (default: --h1)
+#   log_prefix=NAME-      put before each run's log files (optional)
 #   measure TOOL CONNS ROUND    one timed run of `wrk`, `h2load` (--h1) or
 #                               `corobench-<backend>[+ktls][+aws-lc-rs|+ring]`, printing
 #                               "<tool> <conns> <round> <req/s> <cpu us/req> <max rss KiB>"
@@ -29,7 +30,7 @@ side_by_side() {
 }
 
 measure() {
-    local tool=$1 conns=$2 round=$3 log="$out/$1-c$2-r$3"
+    local tool=$1 conns=$2 round=$3 log="$out/${log_prefix:-}$1-c$2-r$3"
     if [ "$tool" = wrk ]; then
         /usr/bin/time -f "%U %S %M" -o "$log.time" taskset -c "$generator_cpu" \
             wrk -t1 -c"$conns" -d"${seconds}s" "${wrk_flags[@]}" "$url" \

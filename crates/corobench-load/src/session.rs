@@ -13,7 +13,13 @@
 //! backend writes, and the bytes the backend reads into plaintext for the
 //! framing: nothing at all in cleartext, a TLS session over `https://`
 //! (whose handshake comes first, and whose keys the kernel may take over).
-//! Another framing (HTTP/2) sits on the same session.
+//!
+//! Another framing (HTTP/2) sits on the same session: what it sends goes
+//! through [`TlsSession::seal`] (any plaintext, after the records the
+//! session still owes, for one write) or, in cleartext, from a buffer of its
+//! own instead of the request bytes; what arrives reaches it where the
+//! driver frames plaintext today (`Driver::frame`), and the protocol ALPN
+//! agreed is in [`TlsSession::negotiated`].
 
 use crate::tls::session::TlsSession;
 

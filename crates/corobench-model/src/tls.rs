@@ -105,7 +105,7 @@ mod tests {
             verified: true,
             resumption: true,
             ktls: false,
-            provider: "aws-lc-rs".to_owned(),
+            provider: "ring".to_owned(),
             full_handshakes: full,
             resumed_handshakes: resumed,
             handshake: histogram.report(),

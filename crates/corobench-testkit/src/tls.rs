@@ -156,7 +156,7 @@ pub fn server_config(
     }
     let key = PrivateKeyDer::from_pem_slice(key_pem)
         .map_err(|e| invalid(format!("the key is not a PEM private key: {e}")))?;
-    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
     let versions: &[&rustls::SupportedProtocolVersion] = match knobs.only_version {
         Some(12) => &[&rustls::version::TLS12],
         Some(13) => &[&rustls::version::TLS13],

@@ -33,7 +33,7 @@ fn tls_get(stream: TcpStream, ca_pem: &str, path: &str) -> (Option<Vec<u8>>, Str
         roots.add(certificate.unwrap()).unwrap();
     }
     let mut config = rustls::ClientConfig::builder_with_provider(Arc::new(
-        rustls::crypto::aws_lc_rs::default_provider(),
+        rustls::crypto::ring::default_provider(),
     ))
     .with_safe_default_protocol_versions()
     .unwrap()

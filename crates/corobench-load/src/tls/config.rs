@@ -16,9 +16,10 @@ use rustls::{ClientConfig, RootCertStore, SupportedProtocolVersion};
 use super::insecure::SignaturesOnly;
 use super::{TlsError, TlsOptions, TlsProvider, TlsVersions};
 
-/// TLS sessions each generator thread remembers for resumption: enough for
-/// every connection of a busy thread to find one.
-const SESSIONS_PER_THREAD: usize = 4096;
+/// Servers each generator thread remembers sessions of (a run loads one):
+/// for each, rustls keeps a TLS 1.2 session and up to 8 TLS 1.3 tickets,
+/// each used once.
+const SERVERS_PER_THREAD: usize = 16;
 
 /// The configuration `options` ask for (its session cache is replaced per thread).
 pub(super) fn client_config(options: &TlsOptions) -> Result<ClientConfig, TlsError> {
@@ -47,7 +48,7 @@ pub(super) fn client_config(options: &TlsOptions) -> Result<ClientConfig, TlsErr
 /// A fresh session cache, or none.
 pub(super) fn resumption(on: bool) -> Resumption {
     if on {
-        Resumption::in_memory_sessions(SESSIONS_PER_THREAD)
+        Resumption::in_memory_sessions(SERVERS_PER_THREAD)
     } else {
         Resumption::disabled()
     }

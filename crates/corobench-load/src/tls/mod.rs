@@ -96,12 +96,12 @@ pub enum TlsProvider {
 }
 
 impl Default for TlsProvider {
-    /// aws-lc-rs where it was built in (the measured choice), else ring.
+    /// ring where it was built in (the measured choice), else aws-lc-rs.
     fn default() -> Self {
-        if cfg!(feature = "aws-lc-rs") {
-            Self::AwsLcRs
-        } else {
+        if cfg!(feature = "ring") {
             Self::Ring
+        } else {
+            Self::AwsLcRs
         }
     }
 }
