@@ -10,6 +10,7 @@ pub mod import;
 pub mod k8s;
 pub mod load;
 mod load_counters;
+mod load_watch;
 pub mod man;
 pub mod merge;
 pub mod pages;
