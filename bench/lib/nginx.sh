@@ -1,7 +1,8 @@
 # Shared by the bench scripts: a private nginx answering "Hello, World!" on a
 # free loopback port, one worker pinned to a CPU. Source it, then:
 #   bench_setup NAME                           sets out=bench/out/NAME-<time>, installs
-#                                              the tools, builds corobench
+#                                              the tools, builds corobench (unless
+#                                              COROBENCH names a binary); sets corobench
 #   start_nginx DIR CPU [WORKER_CONNECTIONS]   sets NGINX_URL, NGINX_PID, NGINX_WORKER_PID
 #   stop_nginx
 # The caller must have set an EXIT trap that calls stop_nginx.
@@ -10,7 +11,9 @@ bench_setup() {
     out=bench/out/$1-$(date +%Y%m%d-%H%M%S)
     mkdir -p "$out"
     ensure_tools
-    cargo build --release --locked --bin corobench >/dev/null
+    # COROBENCH=/path/to/corobench: measure that binary as it is, unbuilt.
+    corobench=${COROBENCH:-$PWD/target/release/corobench}
+    [ -n "${COROBENCH:-}" ] || cargo build --release --locked --bin corobench >/dev/null
 }
 
 ensure_tools() {
