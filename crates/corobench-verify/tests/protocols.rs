@@ -36,6 +36,7 @@ fn setup() -> Setup {
         faults: Default::default(),
         max_rate: None,
         alloc_per_conn: 0,
+        ..ContractConfig::default()
     };
     let server = ContractServer::start(config).unwrap();
     let certificates = RunCertificates::create(&dir.path().join("tls"), &[]).unwrap();

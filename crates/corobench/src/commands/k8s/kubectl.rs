@@ -4,7 +4,7 @@
 use std::io::Write as _;
 use std::process::{Command, Stdio};
 
-use corobench_engine::remote::transport;
+use corobench_engine::transport;
 use serde_json::Value;
 
 use crate::exit;
