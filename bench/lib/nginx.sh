@@ -1,7 +1,8 @@
 # Shared by the bench scripts: a private nginx answering "Hello, World!" on a
 # free loopback port, one worker pinned to a CPU. Source it, then:
 #   bench_setup NAME                           sets out=bench/out/NAME-<time>, installs
-#                                              the tools, builds corobench
+#                                              the tools, builds corobench (unless
+#                                              COROBENCH names a binary); sets corobench
 #   start_nginx DIR CPU [WORKER_CONNECTIONS]   sets NGINX_URL, NGINX_PID, NGINX_WORKER_PID
 #   stop_nginx
 # With NGINX_TLS=1 nginx serves HTTPS (TLS 1.2 and 1.3, session tickets on)
@@ -14,7 +15,8 @@ bench_setup() {
     out=bench/out/$1-$(date +%Y%m%d-%H%M%S)
     mkdir -p "$out"
     ensure_tools
-    # COROBENCH names a corobench already built (a functional check with tiny durations).
+    # COROBENCH=/path/to/corobench: measure that binary as it is, unbuilt.
+    corobench=${COROBENCH:-$PWD/target/release/corobench}
     [ -n "${COROBENCH:-}" ] || cargo build --release --locked --bin corobench >/dev/null
 }
 

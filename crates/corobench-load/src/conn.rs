@@ -80,6 +80,11 @@ impl Conn {
         }
     }
 
+    /// Established and not closed.
+    pub(crate) fn is_open(&self) -> bool {
+        matches!(self.phase, Phase::Idle | Phase::Writing | Phase::Reading)
+    }
+
     /// Drops the socket and forgets its requests (the caller has given
     /// them their outcomes); the connection reopens at `retry_at_ns`.
     pub(crate) fn close(&mut self, retry_at_ns: u64) {

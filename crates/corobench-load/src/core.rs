@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::clock::{Clock, NS_PER_MS};
+use crate::live::LIVE_INTERVAL_NS;
 use crate::os::CpuTime;
 use crate::pacer::Pacer;
 use crate::progress::Progress;
@@ -148,6 +149,8 @@ pub(crate) struct Core {
     /// Open loop: requests due by the time the window opened.
     scheduled_before_window: u64,
     published_outcomes: u64,
+    /// When this thread next copies its window for a live view, if one asked.
+    next_live_ns: u64,
 }
 
 /// How often a thread wakes up at the latest, to sweep timeouts and reconnects.
@@ -183,6 +186,7 @@ impl Core {
             cpu_at_end: None,
             scheduled_before_window: 0,
             published_outcomes: 0,
+            next_live_ns: 0,
         }
     }
 
@@ -395,6 +399,25 @@ impl Core {
                 self.recorder.errors.total(),
                 self.recorder.measuring(),
             );
+        }
+    }
+
+    /// When a live view asked for it, copies the window so far for it at
+    /// most every [`LIVE_INTERVAL_NS`]; `open_connections` is counted only then.
+    #[inline]
+    pub(crate) fn publish_live(
+        &mut self,
+        shared: &Shared,
+        now_ns: u64,
+        open_connections: impl FnOnce() -> u64,
+    ) {
+        let Some(live) = shared.progress.live_slots() else {
+            return;
+        };
+        if now_ns >= self.next_live_ns
+            && live.try_publish(self.index, &self.recorder, open_connections())
+        {
+            self.next_live_ns = now_ns.saturating_add(LIVE_INTERVAL_NS);
         }
     }
 

@@ -21,6 +21,7 @@ mod error;
 mod h2;
 mod idle;
 pub mod limits;
+mod live;
 pub mod merge;
 mod os;
 mod pacer;
@@ -48,6 +49,7 @@ pub use corobench_model::{Backend, BackendChoice, Schedule, ScheduleKind};
 pub use error::LoadError;
 pub use h2::{Http2Options, MAX_STREAMS};
 pub use idle::IdleConnections;
+pub use live::{LIVE_INTERVAL, LiveSnapshot};
 pub use merge::{MergeError, MergeInput, merge};
 pub use progress::{Progress, ProgressSnapshot};
 pub use start::check_start_at;
@@ -216,6 +218,16 @@ impl LoadRun {
         }
         self.send_stamps = on;
         Ok(self)
+    }
+
+    /// Has every generator thread publish its latency histogram, statuses,
+    /// errors and open connections for a live view, at most every
+    /// [`LIVE_INTERVAL`] (read them with [`Progress::live`]). Call it before
+    /// [`Self::progress`]: it replaces the counters.
+    #[must_use]
+    pub fn live_view(mut self) -> Self {
+        self.progress = Arc::new(Progress::with_live_view(self.config.threads as usize));
+        self
     }
 
     /// Live counters to show while the run goes on.

@@ -97,6 +97,9 @@ impl<'a, I: Io> Driver<'a, I> {
             self.await_schedule(now);
         }
         let turn = self.core.turn(self.shared, now);
+        let conns = &self.conns;
+        self.core
+            .publish_live(self.shared, now, || open_connections(conns));
         if turn == Turn::Finish && self.core.draining() {
             for i in 0..self.conns.len() {
                 self.fail_in_flight(i, ErrorKind::Timeout, now);
@@ -545,6 +548,11 @@ impl<'a, I: Io> Driver<'a, I> {
             self.conns[i].close(u64::MAX);
         }
     }
+}
+
+/// Connections established and not closed.
+fn open_connections(conns: &[Conn]) -> u64 {
+    conns.iter().filter(|conn| conn.is_open()).count() as u64
 }
 
 /// Whether bytes begin like a TLS record (a type from 20 to 23, then

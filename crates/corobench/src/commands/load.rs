@@ -3,10 +3,10 @@
 use std::fs::File;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, SystemTime};
 
 use clap::{Args, ValueEnum};
+use corobench_live::LoadView;
 use corobench_load::{
     Backend, BackendChoice, Endpoint, LoadConfig, LoadError, LoadRun, RequestTemplate, Schedule,
     StopAfter, limits,
@@ -17,9 +17,10 @@ use corobench_target::CpuSet;
 use super::load_counters::{self, WindowCounters};
 use super::load_h2::H2Args;
 use super::load_tls::{self, TlsArgs};
+use super::load_watch;
 use crate::exit::{self, Exit};
-use crate::output::{load_summary, progress::LiveLine};
-use crate::{signals, values};
+use crate::output::load_summary;
+use crate::values;
 
 /// Flags of `corobench load`, in the wrk / oha tradition.
 #[derive(Debug, Args)]
@@ -142,6 +143,11 @@ pub struct LoadArgs {
     #[arg(long, value_delimiter = ',', value_parser = values::parse_percentile, value_name = "LIST")]
     pub percentiles: Vec<f64>,
 
+    /// A progress line instead of the live view (the view shows only when
+    /// stdout and stderr are terminals)
+    #[arg(long)]
+    pub no_tui: bool,
+
     #[command(flatten)]
     pub tls: TlsArgs,
 
@@ -185,6 +191,7 @@ fn resolve_backend(arg: BackendArg) -> Backend {
 pub fn run(args: &LoadArgs) -> anyhow::Result<Exit> {
     let config = config_from(args)?;
     let (warmup, config_window) = (config.warmup, config.stop);
+    let view = (!args.no_tui && corobench_live::available()).then(|| LoadView::new(&config));
     let mut load = LoadRun::prepare(config)
         .and_then(|load| load.kernel_stamps(args.kernel_stamps))
         .and_then(|load| load.kernel_send_stamps(args.kernel_send_stamps))
@@ -199,7 +206,10 @@ pub fn run(args: &LoadArgs) -> anyhow::Result<Exit> {
         StopAfter::Duration(window) => Some(window),
         StopAfter::Requests(_) => None,
     };
-    let mut report = run_with_progress(load, args.json.then_some(window))?;
+    if view.is_some() {
+        load = load.live_view();
+    }
+    let mut report = load_watch::run_with_progress(load, view, args.json.then_some(window))?;
     report.probe_mb_per_s = probe;
     super::shared::print_load_report(&report, args.json, &args.percentiles, load_summary::render)?;
     check_something_succeeded(&report)?;
@@ -400,77 +410,6 @@ fn announce_start(start_at: SystemTime, warmup: Duration) {
             late.duration().as_secs_f64()
         ),
     }
-}
-
-/// How often the live progress line looks at the load when no counters
-/// are followed: this thread shares the generator's CPUs.
-const PROGRESS_POLL: Duration = Duration::from_millis(100);
-
-/// Runs the load on a worker thread while this thread shows live progress
-/// and turns Ctrl-C into an early, orderly end. With `counting` (the
-/// window's length, if timed), the report carries the generator's kernel
-/// counters over its window.
-fn run_with_progress(
-    load: LoadRun,
-    counting: Option<Option<Duration>>,
-) -> anyhow::Result<LoadReport> {
-    let mut counters = counting.map(|_| WindowCounters::Waiting);
-    let progress = load.progress();
-    let cancel = load.cancel_flag();
-    let stop = signals::stop_flag()?;
-    let line = LiveLine::new();
-    // Whether Ctrl-C came before the measured window opened (during a
-    // --start-at wait or the warm-up): then nothing was measured.
-    let mut stopped_before_window = false;
-    let report = std::thread::scope(|scope| {
-        let worker = scope.spawn(move || load.run());
-        let (mut last, mut last_at) = (progress.snapshot(), Instant::now());
-        // The live line needs a look twice a second; only following the
-        // window for the counters needs one every few milliseconds.
-        let poll = if counters.is_some() {
-            load_counters::POLL
-        } else {
-            PROGRESS_POLL
-        };
-        while !worker.is_finished() {
-            std::thread::sleep(poll);
-            if let Some(counters) = counters.as_mut() {
-                counters.follow(progress.snapshot(), counting.flatten());
-            }
-            if stop.load(Ordering::Relaxed) && !cancel.swap(true, Ordering::Relaxed) {
-                stopped_before_window = !progress.snapshot().measuring;
-            }
-            let now = progress.snapshot();
-            let seconds = last_at.elapsed().as_secs_f64();
-            if seconds >= 0.5 {
-                let per_s = now.responses.saturating_sub(last.responses) as f64 / seconds;
-                line.load(!now.measuring, per_s, now.responses, now.errors);
-                (last, last_at) = (now, Instant::now());
-            }
-        }
-        worker
-            .join()
-            .map_err(|_| anyhow::anyhow!("the load thread panicked"))
-    })?;
-    line.finish();
-    let mut report = report?;
-    report.counters = counters.and_then(|c| c.finish(progress.snapshot()));
-    if stopped_before_window {
-        return Err(exit::Failure {
-            exit: Exit::Interrupted,
-            message: "interrupted before the measured window opened (while waiting for \
-                      --start-at or warming up): nothing was measured, so there is no report"
-                .to_owned(),
-        }
-        .into());
-    }
-    if stop.load(Ordering::Relaxed) {
-        eprintln!(
-            "interrupted: the report covers the {:.1}s measured before Ctrl-C",
-            report.elapsed_s
-        );
-    }
-    Ok(report)
 }
 
 /// A run where every request failed is not a measurement: say why, exit 1.

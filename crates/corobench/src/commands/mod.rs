@@ -13,6 +13,7 @@ pub mod load;
 mod load_counters;
 mod load_h2;
 mod load_tls;
+mod load_watch;
 pub mod man;
 pub mod merge;
 pub mod pages;

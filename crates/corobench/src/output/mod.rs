@@ -2,6 +2,7 @@
 //! live progress of a load and of a run, and the table a run ends with. Results go to stdout, progress and warnings to stderr.
 
 pub mod format;
+pub mod live_run;
 pub mod load_summary;
 pub mod merge_summary;
 pub mod progress;

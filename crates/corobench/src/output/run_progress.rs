@@ -1,26 +1,52 @@
-//! What a person sees while a run goes on. Two presenters of the runner's
-//! events: on a terminal, a bar of trials with the time left and a live
-//! line (scenario, trial, req/s); otherwise (a log, CI) one plain line per
-//! preparation step and per finished trial. Both write to stderr.
+//! What a person sees while a run goes on. Three presenters of the runner's
+//! events: the live view (see [`super::live_run`]) when stdout and stderr
+//! are terminals; with `--no-tui` on a terminal, a bar of trials with the
+//! time left and a live line (scenario, trial, req/s); otherwise (a log,
+//! CI) one plain line per preparation step and per finished trial. All
+//! write to stderr.
 
 use std::cell::{Cell, RefCell};
 use std::io::IsTerminal as _;
 use std::time::{Duration, Instant};
 
-use corobench_engine::{Phase, RunEvent, RunObserver};
-use corobench_model::{TrialRecord, TrialStatus};
+use corobench_engine::{Phase, RunEvent, RunObserver, StoredTrials};
+use corobench_live::trial_line;
 use corobench_spec::PlannedScenario;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::format::{latency_us, rate};
+use super::format::rate;
+use super::live_run::LiveRunPresenter;
 
-/// The presenter for this stderr: live bars on a terminal, lines elsewhere.
+/// A run's trials, for its presenter.
+#[derive(Clone, Copy, Debug)]
+pub struct TrialsAhead<'a> {
+    pub scenarios: &'a [PlannedScenario],
+    pub per_scenario: u32,
+    /// Stored by an earlier invocation (a resumed run).
+    pub before: &'a StoredTrials,
+    /// Still to measure.
+    pub remaining: u64,
+}
+
+/// The presenter for this terminal: the live view when stdout and stderr
+/// are terminals (unless `no_tui`), bars when only stderr is, lines elsewhere.
 #[must_use]
-pub fn run_presenter(total_trials: u64) -> Box<dyn RunObserver> {
+pub fn run_presenter(trials: TrialsAhead<'_>, no_tui: bool) -> Box<dyn RunObserver> {
+    if !no_tui && corobench_live::available() {
+        let live = LiveRunPresenter::start(
+            trials.scenarios,
+            trials.per_scenario,
+            trials.before,
+            trials.remaining,
+        );
+        if let Ok(live) = live {
+            return Box::new(live);
+        }
+    }
     if std::io::stderr().is_terminal() {
-        Box::new(TerminalPresenter::new(total_trials))
+        Box::new(TerminalPresenter::new(trials.remaining))
     } else {
-        Box::new(LinePresenter::new(total_trials))
+        Box::new(LinePresenter::new(trials.remaining))
     }
 }
 
@@ -164,100 +190,5 @@ impl RunObserver for TerminalPresenter {
                 self.bar.finish_and_clear();
             }
         }
-    }
-}
-
-/// `[3/12] go-nethttp/plaintext/c=64 trial 1: 50.1k req/s, p99 2.9ms`, or
-/// why it failed, on one line.
-fn trial_line(scenario: &PlannedScenario, record: &TrialRecord, done: u64, total: u64) -> String {
-    let summary = match (&record.status, &record.load) {
-        (TrialStatus::Ok, Some(load)) => {
-            let p99 = load.latency.summary.percentile_us(99.0).unwrap_or(0);
-            let flags: Vec<String> = record.flags.iter().map(ToString::to_string).collect();
-            let flags = if flags.is_empty() {
-                String::new()
-            } else {
-                format!("  [{}]", flags.join("; "))
-            };
-            format!(
-                "{} req/s, p99 {}{flags}",
-                rate(load.requests_per_s),
-                latency_us(p99 as f64)
-            )
-        }
-        (TrialStatus::Ok, None) if record.idle.is_some() => idle_summary(record),
-        (TrialStatus::Ok, None) => record.program.as_ref().map_or_else(String::new, |p| {
-            let figures: Vec<String> = p
-                .metrics
-                .iter()
-                .take(3)
-                .map(|m| format!("{} {}", rate(m.value), m.unit))
-                .collect();
-            figures.join(", ")
-        }),
-        _ => format!(
-            "FAILED: {}",
-            corobench_model::failure_line(
-                record.failure.as_deref().unwrap_or("no reason recorded")
-            )
-        ),
-    };
-    format!(
-        "{} {} trial {}: {summary}",
-        counter(done, total),
-        scenario.key,
-        record.trial_index + 1
-    )
-}
-
-/// `RSS 46.4MiB with 2000 idle connections (settled in 1.3 s)`.
-fn idle_summary(record: &TrialRecord) -> String {
-    let Some(idle) = record.idle else {
-        return String::new();
-    };
-    let settled = if idle.settled {
-        format!("settled in {:.1} s", idle.waited_s)
-    } else {
-        format!("still changing after {:.0} s", idle.waited_s)
-    };
-    format!(
-        "RSS {} with {} idle connections ({settled})",
-        corobench_report::units::bytes(idle.rss_bytes as f64),
-        idle.connections
-    )
-}
-
-/// `[3/12]`. The total is what was planned when the run (or its resume)
-/// began plus what a search added since; it never reads below the trials
-/// done (`[1/0]` on a resume whose stored trials met the first estimate).
-fn counter(done: u64, total: u64) -> String {
-    format!("[{done}/{}]", total.max(done))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{counter, idle_summary};
-    use corobench_model::{IdleMeasurement, TrialRecord};
-
-    #[test]
-    fn an_idle_trial_s_line_gives_its_settled_rss() {
-        let mut record = TrialRecord::started(0, 0, 0, 0);
-        record.idle = Some(IdleMeasurement {
-            connections: 2000,
-            rss_bytes: 48_653_926,
-            settled: true,
-            waited_s: 1.34,
-        });
-        assert_eq!(
-            idle_summary(&record),
-            "RSS 46.4MiB with 2000 idle connections (settled in 1.3 s)"
-        );
-    }
-
-    /// Issue "wrong successes", item 13: a resumed run printed `[1/0]`.
-    #[test]
-    fn the_counter_never_reads_more_done_than_planned() {
-        assert_eq!(counter(1, 0), "[1/1]");
-        assert_eq!(counter(3, 12), "[3/12]");
     }
 }

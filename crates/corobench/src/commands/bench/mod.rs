@@ -118,6 +118,11 @@ pub struct BenchArgs {
     #[arg(long, value_name = "FILE")]
     pub spec_out: Option<PathBuf>,
 
+    /// Plain progress lines instead of the live view (the view shows only
+    /// when stdout and stderr are terminals)
+    #[arg(long)]
+    pub no_tui: bool,
+
     #[command(flatten)]
     pub db: DbArg,
 
@@ -165,6 +170,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<Exit> {
         baseline: None,
         profile: false,
         no_probe: false,
+        no_tui: args.no_tui,
     };
     let result = super::run::run(&run);
     let _ = std::fs::remove_dir_all(&folder);

@@ -23,7 +23,7 @@ use corobench_store::Store;
 use self::start::Start;
 use super::shared::{self, DbArg, TargetsDirArg};
 use crate::exit::{self, Exit};
-use crate::output::run_progress::run_presenter;
+use crate::output::run_progress::{TrialsAhead, run_presenter};
 use crate::signals;
 
 /// Flags of `corobench run`.
@@ -85,6 +85,11 @@ pub struct RunArgs {
     /// the server and generator CPUs) before each trial (overrides the spec)
     #[arg(long)]
     pub no_probe: bool,
+
+    /// Plain progress lines instead of the live view (the view shows only
+    /// when stdout and stderr are terminals)
+    #[arg(long)]
+    pub no_tui: bool,
 }
 
 /// Runs `corobench run`.
@@ -126,7 +131,13 @@ pub fn run_on(
     // A resumed run may skip the probe too: the flag is not part of the spec.
     start.plan.machine_probe &= !args.no_probe;
     let mut store = open_store(args)?;
-    let observer = run_presenter(remaining_trials(&start.plan, &start.before));
+    let trials = TrialsAhead {
+        scenarios: &start.plan.scenarios,
+        per_scenario: planned_per_scenario(&start.plan),
+        before: &start.before,
+        remaining: remaining_trials(&start.plan, &start.before),
+    };
+    let observer = run_presenter(trials, args.no_tui);
     announce(&start, observer.as_ref());
 
     let _cpus = (start.plan.hosts.is_none() && !cluster)
