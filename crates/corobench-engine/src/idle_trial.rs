@@ -93,7 +93,18 @@ fn hold_idle(
     let settled = settled_rss(pgid, SettleRule::default());
     let series = sampler.stop().map_err(|e| e.to_string())?;
     let settled = settled.map_err(|e| format!("the target's memory could not be read: {e}"))?;
+    // Counted after the RSS was read: a connection closed by then may have
+    // been closed before it, and the RSS would not hold it.
+    let open = opened.still_open();
     drop(opened);
+    if open < opened_count(connections) {
+        return Err(format!(
+            "only {open} of the {connections} idle connections were still open when the \
+             target's memory was read: the server closed the others, so the figure is not \
+             memory with {connections} connections; memory per connection needs a server \
+             that keeps idle connections open"
+        ));
+    }
     Ok((
         IdleMeasurement {
             connections,
@@ -103,4 +114,8 @@ fn hold_idle(
         },
         series,
     ))
+}
+
+fn opened_count(connections: u32) -> usize {
+    usize::try_from(connections).unwrap_or(usize::MAX)
 }

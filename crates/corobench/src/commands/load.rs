@@ -3,7 +3,8 @@
 use std::fs::File;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant, SystemTime};
 
 use clap::{Args, ValueEnum};
@@ -177,6 +178,9 @@ pub fn run(args: &LoadArgs) -> anyhow::Result<Exit> {
         .and_then(|load| load.kernel_send_stamps(args.kernel_send_stamps))?
         .priming(args.prime);
     let probe = args.probe.then(|| probe(args)).flatten();
+    // Ctrl-C is handled from the first word on: a wait announced can be
+    // interrupted.
+    let stop = signals::stop_flag()?;
     if let Some(start_at) = args.start_at {
         announce_start(start_at, warmup);
         load = load.starting_at(start_at)?;
@@ -185,7 +189,7 @@ pub fn run(args: &LoadArgs) -> anyhow::Result<Exit> {
         StopAfter::Duration(window) => Some(window),
         StopAfter::Requests(_) => None,
     };
-    let mut report = run_with_progress(load, args.json.then_some(window))?;
+    let mut report = run_with_progress(load, args.json.then_some(window), stop)?;
     report.probe_mb_per_s = probe;
     super::shared::print_load_report(&report, args.json, &args.percentiles, load_summary::render)?;
     check_something_succeeded(&report)?;
@@ -429,11 +433,11 @@ const PROGRESS_POLL: Duration = Duration::from_millis(100);
 fn run_with_progress(
     load: LoadRun,
     counting: Option<Option<Duration>>,
+    stop: Arc<AtomicBool>,
 ) -> anyhow::Result<LoadReport> {
     let mut counters = counting.map(|_| WindowCounters::Waiting);
     let progress = load.progress();
     let cancel = load.cancel_flag();
-    let stop = signals::stop_flag()?;
     let line = LiveLine::new();
     // Whether Ctrl-C came before the measured window opened (during a
     // --start-at wait or the warm-up): then nothing was measured.
