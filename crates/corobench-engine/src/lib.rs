@@ -11,6 +11,7 @@
 //! of trial is a new [`rounds::TrialExecutor`]; a new trial order is a new
 //! loop beside [`rounds`], as [`budget`] is: a run with a time budget.
 
+mod answers;
 pub mod budget;
 pub mod capacity;
 pub mod clock;

@@ -12,6 +12,7 @@ use corobench_model::{
 use corobench_spec::PlannedScenario;
 use corobench_target::{RunningTarget, TargetError};
 
+use crate::answers;
 use crate::events::{Phase, RunEvent, RunObserver};
 use crate::leak::{self, Footprint};
 use crate::machine_probe;
@@ -149,8 +150,9 @@ pub fn run(
         }
         Err(why) => return failed(blank, why.to_string()),
     };
-    if let Some(code) = scenario.workload.expect.status {
-        measured.report.count_unexpected_status(code);
+    let user_server = !target.serves_contract();
+    if let Err(why) = answers::judge(&mut measured.report, &scenario.workload.expect, user_server) {
+        return failed(blank, why);
     }
     observer.on(RunEvent::TrialPhase(Phase::Stopping));
     window::sleep_unless_stopped(&env.stop, scenario.measurement.idle);

@@ -4,8 +4,13 @@
 //! behind, not even the work folder of a corobench it killed.
 #![allow(dead_code)]
 
+mod running;
+
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
+
+#[allow(unused_imports)] // Not every test binary starts a server itself.
+pub use running::AlreadyRunning;
 
 /// A scratch folder every corobench of a test runs in.
 #[derive(Debug)]
