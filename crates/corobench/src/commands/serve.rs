@@ -146,9 +146,7 @@ impl Lifeline {
             .name("lifeline".into())
             .spawn(move || {
                 serve_orders::read_orders(std::io::stdin().lock(), &sender, |line| {
-                    progress(&format!(
-                        "ignored a line on stdin that is no order: {line:?}"
-                    ));
+                    progress(&format!("ignored a line on stdin that is no order: {line}"));
                 });
                 flag.store(true, Ordering::Relaxed);
             })
@@ -308,17 +306,11 @@ pub(super) fn build(
         "building {} (or taking it from the cache)",
         manifest.name
     ));
-    let log = workspace
-        .work_dir
-        .join(format!("build-{}.log", manifest.name));
-    workspace.cache.build(manifest, &log).map_err(|e| {
-        workspace.keep_logs();
-        exit::target_failed(format!(
-            "{} did not build: {e} (logs kept in {})",
-            manifest.name,
-            workspace.work_dir.display()
-        ))
-    })
+    let log = workspace.cache.log_path(&manifest.name);
+    workspace
+        .cache
+        .build(manifest, &log)
+        .map_err(|e| exit::target_failed(format!("{} did not build: {e}", manifest.name)))
 }
 
 /// Launches the target and waits until it is healthy.
