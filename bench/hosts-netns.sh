@@ -26,73 +26,14 @@ targets=("${@:-go-nethttp}")
 [ $# -eq 0 ] && targets=(go-nethttp rust-axum node-http)
 corobench=${COROBENCH:-$PWD/target/release/corobench}
 [ -x "$corobench" ] || { echo "build corobench first: cargo build --release" >&2; exit 2; }
-[ "$(id -u)" -eq 0 ] || { echo "network namespaces need root" >&2; exit 2; }
-[ -x /usr/sbin/sshd ] || { echo "sshd is missing: apt-get install openssh-server" >&2; exit 2; }
+source bench/lib/netns-lab.sh
 
-tag=cbb$$
 lab=$(mktemp -d /tmp/corobench-hosts.XXXXXX)
-coordinator=${tag}c
-names=("${tag}s" "${tag}g1" "${tag}g2")
-addresses=(10.232.0.1 10.232.0.2 10.232.0.3)
-sshd_pids=()
-
 cleanup() {
-    # The shell reports each killed job on stderr: nothing worth saying here.
-    {
-        for ns in "$coordinator" "${names[@]}"; do
-            for pid in $(ip netns pids "$ns"); do kill -KILL "$pid" || true; done
-        done
-        for pid in "${sshd_pids[@]}"; do wait "$pid" || true; done
-    } 2>/dev/null
-    for ns in "$coordinator" "${names[@]}"; do ip netns del "$ns" 2>/dev/null || true; done
+    [ -z "${lab_coordinator:-}" ] || lab_down
     echo "hosts: the namespaces are gone; runs and logs are in $lab" >&2
 }
 trap cleanup EXIT
-
-build_network() {
-    ip netns add "$coordinator"
-    ip -n "$coordinator" link set lo up
-    ip -n "$coordinator" link add br0 type bridge
-    ip -n "$coordinator" addr add 10.232.0.254/24 dev br0
-    ip -n "$coordinator" link set br0 up
-    for i in 0 1 2; do
-        ip netns add "${names[$i]}"
-        ip -n "$coordinator" link add "up$i" type veth peer name "eth$i" netns "${names[$i]}"
-        ip -n "$coordinator" link set "up$i" master br0 up
-        ip -n "${names[$i]}" addr add "${addresses[$i]}/24" dev "eth$i"
-        ip -n "${names[$i]}" link set "eth$i" up
-        ip -n "${names[$i]}" link set lo up
-    done
-}
-
-start_sshd() {
-    ssh-keygen -q -t ed25519 -N "" -f "$lab/host_key"
-    ssh-keygen -q -t ed25519 -N "" -f "$lab/client_key"
-    cp "$lab/client_key.pub" "$lab/authorized_keys"
-    : > "$lab/known_hosts"
-    for addr in "${addresses[@]}"; do
-        echo "[$addr]:2222 $(cat "$lab/host_key.pub")" >> "$lab/known_hosts"
-    done
-    printf 'Host 10.232.0.*\n  Port 2222\n  User root\n  IdentityFile %s/client_key\n  IdentitiesOnly yes\n  UserKnownHostsFile %s/known_hosts\n  StrictHostKeyChecking yes\n' \
-        "$lab" "$lab" > "$lab/ssh_config"
-    mkdir -p /run/sshd
-    for i in 0 1 2; do
-        printf 'ListenAddress %s\nPort 2222\nHostKey %s/host_key\nAuthorizedKeysFile %s/authorized_keys\nStrictModes no\nUsePAM no\nPasswordAuthentication no\nKbdInteractiveAuthentication no\nPermitRootLogin prohibit-password\nPidFile none\nSubsystem sftp internal-sftp\nSetEnv PATH=%s\n' \
-            "${addresses[$i]}" "$lab" "$lab" "$PATH" > "$lab/sshd-$i.conf"
-        ip netns exec "${names[$i]}" /usr/sbin/sshd -D -e -f "$lab/sshd-$i.conf" \
-            < /dev/null 2> "$lab/sshd-$i.log" &
-        sshd_pids+=($!)
-    done
-    for addr in "${addresses[@]}"; do
-        for _ in $(seq 50); do
-            ip netns exec "$coordinator" ssh -F "$lab/ssh_config" -o BatchMode=yes "$addr" true \
-                2>/dev/null && continue 2
-            sleep 0.2
-        done
-        echo "hosts: sshd on $addr did not answer; see $lab/sshd-*.log" >&2
-        exit 1
-    done
-}
 
 # write_spec NAME GENERATORS…: the targets on the hosts, one plaintext workload.
 write_spec() {
@@ -113,7 +54,7 @@ connections = 32
 name = "plaintext"
 path = "/plaintext"
 [hosts]
-server = "ssh://root@${addresses[0]}"
+server = "ssh://root@${lab_addresses[0]}"
 generators = [${generators%, }]
 server_cpus = "0"
 generator_cpus = "1"
@@ -125,7 +66,7 @@ EOF
 
 # run NAME: `corobench run` in the coordinator; prints the run's id.
 run() {
-    ip netns exec "$coordinator" "$corobench" run "$lab/$1.toml" --db "$lab/runs.db" \
+    ip netns exec "$lab_coordinator" "$corobench" run "$lab/$1.toml" --db "$lab/runs.db" \
         > "$lab/$1.out" 2> "$lab/$1.log" || {
         echo "hosts: the $1 run failed; see $lab/$1.log" >&2
         tail -5 "$lab/$1.log" >&2
@@ -136,10 +77,9 @@ import json, sys
 print(next(r["id"] for r in json.load(sys.stdin) if r["suite"] == sys.argv[1]))' "$1"
 }
 
-build_network
-start_sshd
-write_spec two-generators "${addresses[1]}" "${addresses[2]}"
-write_spec one-generator "${addresses[1]}"
+lab_up "$lab" "cbb$$" 10.232.0 || { echo "hosts: no lab of namespaces here" >&2; exit 2; }
+write_spec two-generators "${lab_addresses[1]}" "${lab_addresses[2]}"
+write_spec one-generator "${lab_addresses[1]}"
 two=$(run two-generators)
 one=$(run one-generator)
 echo "runs: $two (two generators), $one (one generator) in $lab/runs.db"

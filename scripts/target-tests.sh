@@ -75,7 +75,7 @@ java_checks() {
 }
 
 if have go; then
-    for module in go-common go-nethttp go-ants go-gnet go-ants-tasks go-fanout-client ../examples/orders-service; do step "go: $module" go_checks "$module"; done
+    for module in go-common go-nethttp go-ants go-gnet go-ants-tasks go-fanout-client go-fairness go-idle-goroutines ../examples/orders-service; do step "go: $module" go_checks "$module"; done
 else
     echo "== go: skipped (go is not installed)"
 fi

@@ -4,6 +4,9 @@
 #                                              the tools, builds corobench
 #   start_nginx DIR CPU [WORKER_CONNECTIONS]   sets NGINX_URL, NGINX_PID, NGINX_WORKER_PID
 #   stop_nginx
+# With NGINX_TLS=1 nginx serves HTTPS (TLS 1.2 and 1.3, session tickets on)
+# with a throwaway self-signed ECDSA certificate made in DIR, and NGINX_URL
+# is https://.
 # The caller must have set an EXIT trap that calls stop_nginx.
 
 bench_setup() {
@@ -38,6 +41,15 @@ start_nginx() {
     [ "$hard" = unlimited ] || [ "$files" -le "$hard" ] || files=$hard
     mkdir -p "$dir"
     dir=$(cd "$dir" && pwd)
+    local listen_tls="" tls_conf="" scheme=http
+    if [ -n "${NGINX_TLS:-}" ]; then
+        openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
+            -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 \
+            -keyout "$dir/key.pem" -out "$dir/cert.pem" 2>/dev/null
+        listen_tls=" ssl"
+        tls_conf="ssl_certificate $dir/cert.pem; ssl_certificate_key $dir/key.pem; ssl_protocols TLSv1.2 TLSv1.3; ssl_session_tickets on; ssl_session_cache shared:tls:10m;"
+        scheme=https
+    fi
     cat > "$dir/nginx.conf" <<CONF
 worker_processes 1;
 worker_rlimit_nofile $files;
@@ -55,15 +67,16 @@ http {
     keepalive_requests 10000000;
     keepalive_timeout 300s;
     server {
-        listen 127.0.0.1:$port backlog=16384 reuseport;
+        listen 127.0.0.1:$port$listen_tls backlog=16384 reuseport;
+        $tls_conf
         location / { default_type text/plain; return 200 'Hello, World!'; }
     }
 }
 CONF
     taskset -c "$cpu" nginx -c "$dir/nginx.conf" &
     NGINX_PID=$!
-    NGINX_URL=http://127.0.0.1:$port/
-    for _ in $(seq 100); do curl -s -o /dev/null "$NGINX_URL" && break; sleep 0.1; done
+    NGINX_URL=$scheme://127.0.0.1:$port/
+    for _ in $(seq 100); do curl -sk -o /dev/null "$NGINX_URL" && break; sleep 0.1; done
     NGINX_WORKER_PID=$(pgrep -P "$NGINX_PID" | head -n1)
 }
 

@@ -1,10 +1,11 @@
 package main
 
 import (
-	"corobench/targets/go-common/program"
 	"flag"
 	"fmt"
 	"io"
+
+	"corobench/targets/go-common/program"
 )
 
 const (
@@ -30,33 +31,27 @@ type config struct {
 // argument.
 func parseFlags(args []string, stderr io.Writer) (config, error) {
 	cfg := config{}
-	flags := flag.NewFlagSet("go-ants-tasks", flag.ContinueOnError)
-	flags.SetOutput(stderr)
-	flags.IntVar(&cfg.tasks, "tasks", 10000, "tasks to run, each one sleep")
-	flags.IntVar(&cfg.poolSize, "pool_size", 50, "ants workers: tasks that sleep at once (mode pool)")
-	flags.IntVar(&cfg.queueLength, "queue_length", 1000,
-		"submitters that may wait in Submit for a free worker (ants.WithMaxBlockingTasks; 0: no limit); beyond it Submit fails")
-	flags.IntVar(&cfg.minMS, "min_ms", 10, "shortest sleep, milliseconds")
-	flags.IntVar(&cfg.maxMS, "max_ms", 59, "longest sleep, milliseconds (inclusive)")
-	flags.IntVar(&cfg.seed, "seed", 1, "seed of the sleeps, drawn before the first submission")
-	flags.StringVar(&cfg.mode, "mode", modePool, "pool: through an ants pool; goroutines: one goroutine per task, unbounded")
-	flags.IntVar(&cfg.submitters, "submitters", 1, "goroutines that submit the tasks, dealt round robin")
-	if err := flags.Parse(args); err != nil {
-		return config{}, err
-	}
-	if flags.NArg() > 0 {
-		return config{}, fmt.Errorf("unexpected argument %q", flags.Arg(0))
-	}
-	ranges := []program.IntRange{
-		program.Int("tasks", &cfg.tasks, 1, 1_000_000),
-		program.Int("pool_size", &cfg.poolSize, 1, 1_000_000),
-		program.Int("queue_length", &cfg.queueLength, 0, 1_000_000),
-		program.Int("min_ms", &cfg.minMS, 1, 60_000),
-		program.Int("max_ms", &cfg.maxMS, 1, 60_000),
-		program.Int("seed", &cfg.seed, 0, 4_294_967_295),
-		program.Int("submitters", &cfg.submitters, 1, 1_000_000),
-	}
-	if err := program.CheckRanges(ranges); err != nil {
+	err := program.Parse("go-ants-tasks", args, stderr, func(flags *flag.FlagSet) []program.IntRange {
+		flags.IntVar(&cfg.tasks, "tasks", 10000, "tasks to run, each one sleep")
+		flags.IntVar(&cfg.poolSize, "pool_size", 50, "ants workers: tasks that sleep at once (mode pool)")
+		flags.IntVar(&cfg.queueLength, "queue_length", 1000,
+			"submitters that may wait in Submit for a free worker (ants.WithMaxBlockingTasks; 0: no limit); beyond it Submit fails")
+		flags.IntVar(&cfg.minMS, "min_ms", 10, "shortest sleep, milliseconds")
+		flags.IntVar(&cfg.maxMS, "max_ms", 59, "longest sleep, milliseconds (inclusive)")
+		flags.IntVar(&cfg.seed, "seed", 1, "seed of the sleeps, drawn before the first submission")
+		flags.StringVar(&cfg.mode, "mode", modePool, "pool: through an ants pool; goroutines: one goroutine per task, unbounded")
+		flags.IntVar(&cfg.submitters, "submitters", 1, "goroutines that submit the tasks, dealt round robin")
+		return []program.IntRange{
+			program.Int("tasks", &cfg.tasks, 1, 1_000_000),
+			program.Int("pool_size", &cfg.poolSize, 1, 1_000_000),
+			program.Int("queue_length", &cfg.queueLength, 0, 1_000_000),
+			program.Int("min_ms", &cfg.minMS, 1, 60_000),
+			program.Int("max_ms", &cfg.maxMS, 1, 60_000),
+			program.Int("seed", &cfg.seed, 0, 4_294_967_295),
+			program.Int("submitters", &cfg.submitters, 1, 1_000_000),
+		}
+	})
+	if err != nil {
 		return config{}, err
 	}
 	if cfg.maxMS < cfg.minMS {

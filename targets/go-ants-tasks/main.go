@@ -4,37 +4,19 @@
 // heap and the allocation per task as a Go benchmark line on stdout.
 package main
 
-import (
-	"corobench/targets/go-common/benchline"
-	"errors"
-	"flag"
-	"fmt"
-	"os"
-)
+import "corobench/targets/go-common/program"
 
 const pkg = "corobench/targets/go-ants-tasks"
 
 func main() {
-	cfg, err := parseFlags(os.Args[1:], os.Stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		return
-	}
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "go-ants-tasks: %v\n", err)
-		os.Exit(2)
-	}
-	res, err := run(cfg, realHooks())
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "go-ants-tasks: %v\n", err)
-		os.Exit(1)
-	}
-	for _, line := range res.diagnostics() {
-		fmt.Fprintf(os.Stderr, "go-ants-tasks: %s\n", line)
-	}
-	benchline.WriteHeader(os.Stdout, pkg)
-	benchline.WriteLine(os.Stdout, cfg.benchmarkName(), res.metrics())
-	if code, reason := res.verdict(); code != 0 {
-		fmt.Fprintf(os.Stderr, "go-ants-tasks: %s\n", reason)
-		os.Exit(code)
-	}
+	program.Main("go-ants-tasks", pkg, parseFlags, func(cfg config) (program.Outcome, error) {
+		res, err := run(cfg, realHooks())
+		if err != nil {
+			return program.Outcome{}, err
+		}
+		status, reason := res.verdict()
+		return program.Outcome{
+			Name: cfg.benchmarkName(), Metrics: res.metrics(), Notes: res.diagnostics(), Status: status, Reason: reason,
+		}, nil
+	})
 }

@@ -5,9 +5,7 @@ import (
 	"corobench/targets/go-common/benchline"
 	"corobench/targets/go-common/program/programtest"
 	"errors"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -140,75 +138,18 @@ func TestSeededSleepsAreIdenticalAcrossRuns(t *testing.T) {
 	}
 }
 
-// benchLine is one parsed result line of the benchmark format.
-type benchLine struct {
-	name       string
-	procs      int
-	iterations int
-	units      []string
-	values     map[string]float64
-}
-
-var benchName = regexp.MustCompile(`^(Benchmark[^\s]*)-(\d+)$`)
-
-func parseBenchLine(t *testing.T, line string) benchLine {
-	t.Helper()
-	fields := strings.Fields(line)
-	if len(fields) < 4 || len(fields)%2 != 0 {
-		t.Fatalf("%q: want a name, an iteration count and value/unit pairs", line)
-	}
-	name := benchName.FindStringSubmatch(fields[0])
-	if name == nil {
-		t.Fatalf("%q: the name is not Benchmark...-<procs>", fields[0])
-	}
-	parsed := benchLine{name: name[1], values: map[string]float64{}}
-	parsed.procs, _ = strconv.Atoi(name[2])
-	var err error
-	if parsed.iterations, err = strconv.Atoi(fields[1]); err != nil {
-		t.Fatalf("%q: iterations: %v", line, err)
-	}
-	for i := 2; i < len(fields); i += 2 {
-		value, err := strconv.ParseFloat(fields[i], 64)
-		if err != nil {
-			t.Fatalf("%q: value %q: %v", line, fields[i], err)
-		}
-		unit := fields[i+1]
-		if _, seen := parsed.values[unit]; seen {
-			t.Fatalf("%q: unit %s twice", line, unit)
-		}
-		parsed.units = append(parsed.units, unit)
-		parsed.values[unit] = value
-	}
-	return parsed
-}
-
 func TestOutputIsABenchmarkLineWithEveryDeclaredMetric(t *testing.T) {
 	res := mustRun(t, small(modePool), realHooks())
-	var out bytes.Buffer
-	benchline.WriteHeader(&out, pkg)
-	benchline.WriteLine(&out, res.cfg.benchmarkName(), res.metrics())
-	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
-	if len(lines) != 5 {
-		t.Fatalf("output has %d lines; want 4 header lines and one result:\n%s", len(lines), out.String())
+	line := programtest.Output(t, pkg, res.cfg.benchmarkName(), res.metrics())
+	if line.Name != "BenchmarkAntsTasks/mode=pool/pool_size=4/queue_length=100" {
+		t.Errorf("name %q", line.Name)
 	}
-	for i, key := range []string{"goos: ", "goarch: ", "pkg: corobench/targets/go-ants-tasks", "cpu: "} {
-		if !strings.HasPrefix(lines[i], key) {
-			t.Errorf("header line %d = %q; want it to start with %q", i, lines[i], key)
-		}
-	}
-	line := parseBenchLine(t, lines[4])
-	if line.name != "BenchmarkAntsTasks/mode=pool/pool_size=4/queue_length=100" || line.iterations != 1 || line.procs < 1 {
-		t.Errorf("name %q, procs %d, iterations %d", line.name, line.procs, line.iterations)
-	}
-	if want := append([]string{"ns/op"}, programtest.Metrics(t)...); !slices.Equal(line.units, want) {
-		t.Errorf("units %v; want ns/op then target.toml's metrics %v", line.units, want)
-	}
-	if line.values["completed"] != 40 || line.values["rejected"] != 0 {
-		t.Errorf("completed %v, rejected %v; want 40, 0", line.values["completed"], line.values["rejected"])
+	if line.Values["completed"] != 40 || line.Values["rejected"] != 0 {
+		t.Errorf("completed %v, rejected %v; want 40, 0", line.Values["completed"], line.Values["rejected"])
 	}
 	for _, unit := range []string{"ns/op", "tasks/s", "p50-ms", "peak-heap-MB", "littles-bound-tasks/s"} {
-		if line.values[unit] <= 0 {
-			t.Errorf("%s = %v; want a positive figure", unit, line.values[unit])
+		if line.Values[unit] <= 0 {
+			t.Errorf("%s = %v; want a positive figure", unit, line.Values[unit])
 		}
 	}
 }

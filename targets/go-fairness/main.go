@@ -5,31 +5,16 @@
 // line on stdout.
 package main
 
-import (
-	"errors"
-	"flag"
-	"fmt"
-	"os"
-
-	"corobench/targets/go-common/benchline"
-)
+import "corobench/targets/go-common/program"
 
 const pkg = "corobench/targets/go-fairness"
 
 func main() {
-	cfg, err := parseFlags(os.Args[1:], os.Stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		return
-	}
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "go-fairness: %v\n", err)
-		os.Exit(2)
-	}
-	res, err := run(cfg)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "go-fairness: %v\n", err)
-		os.Exit(1)
-	}
-	benchline.WriteHeader(os.Stdout, pkg)
-	benchline.WriteLine(os.Stdout, cfg.benchmarkName(), res.metrics())
+	program.Main("go-fairness", pkg, parseFlags, func(cfg config) (program.Outcome, error) {
+		res, err := run(cfg)
+		if err != nil {
+			return program.Outcome{}, err
+		}
+		return program.Outcome{Name: cfg.benchmarkName(), Metrics: res.metrics()}, nil
+	})
 }

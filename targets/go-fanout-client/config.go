@@ -1,12 +1,13 @@
 package main
 
 import (
-	"corobench/targets/go-common/program"
 	"flag"
 	"fmt"
 	"io"
 	"net/url"
 	"time"
+
+	"corobench/targets/go-common/program"
 )
 
 const (
@@ -30,32 +31,26 @@ type config struct {
 // stray argument are errors.
 func parseFlags(args []string, stderr io.Writer) (config, error) {
 	cfg := config{}
-	flags := flag.NewFlagSet("go-fanout-client", flag.ContinueOnError)
-	flags.SetOutput(stderr)
-	flags.StringVar(&cfg.url, "url", "", "the URL every goroutine GETs, e.g. http://127.0.0.1:8080/plaintext (required)")
-	flags.IntVar(&cfg.goroutines, "goroutines", 10000, "goroutines started together, each doing one GET")
-	flags.StringVar(&cfg.mode, "mode", modePooled,
-		"fresh: a new connection per request (keep-alive off); pooled: one keep-alive Transport shared by all")
-	flags.IntVar(&cfg.maxIdlePerHost, "max_idle_per_host", 100, "http.Transport.MaxIdleConnsPerHost (mode pooled)")
-	flags.IntVar(&cfg.maxConnsPerHost, "max_conns_per_host", 0,
-		"http.Transport.MaxConnsPerHost: connections open at once, 0 for no limit (Go's default)")
-	flags.IntVar(&cfg.timeoutMS, "timeout_ms", 5000, "http.Client.Timeout per request, milliseconds")
-	if err := flags.Parse(args); err != nil {
+	err := program.Parse("go-fanout-client", args, stderr, func(flags *flag.FlagSet) []program.IntRange {
+		flags.StringVar(&cfg.url, "url", "", "the URL every goroutine GETs, e.g. http://127.0.0.1:8080/plaintext (required)")
+		flags.IntVar(&cfg.goroutines, "goroutines", 10000, "goroutines started together, each doing one GET")
+		flags.StringVar(&cfg.mode, "mode", modePooled,
+			"fresh: a new connection per request (keep-alive off); pooled: one keep-alive Transport shared by all")
+		flags.IntVar(&cfg.maxIdlePerHost, "max_idle_per_host", 100, "http.Transport.MaxIdleConnsPerHost (mode pooled)")
+		flags.IntVar(&cfg.maxConnsPerHost, "max_conns_per_host", 0,
+			"http.Transport.MaxConnsPerHost: connections open at once, 0 for no limit (Go's default)")
+		flags.IntVar(&cfg.timeoutMS, "timeout_ms", 5000, "http.Client.Timeout per request, milliseconds")
+		return []program.IntRange{
+			program.Int("goroutines", &cfg.goroutines, 1, 1_000_000),
+			program.Int("max_idle_per_host", &cfg.maxIdlePerHost, 1, 100_000),
+			program.Int("max_conns_per_host", &cfg.maxConnsPerHost, 0, 100_000),
+			program.Int("timeout_ms", &cfg.timeoutMS, 1, 600_000),
+		}
+	})
+	if err != nil {
 		return config{}, err
-	}
-	if flags.NArg() > 0 {
-		return config{}, fmt.Errorf("unexpected argument %q", flags.Arg(0))
 	}
 	if err := checkURL(cfg.url); err != nil {
-		return config{}, err
-	}
-	ranges := []program.IntRange{
-		program.Int("goroutines", &cfg.goroutines, 1, 1_000_000),
-		program.Int("max_idle_per_host", &cfg.maxIdlePerHost, 1, 100_000),
-		program.Int("max_conns_per_host", &cfg.maxConnsPerHost, 0, 100_000),
-		program.Int("timeout_ms", &cfg.timeoutMS, 1, 600_000),
-	}
-	if err := program.CheckRanges(ranges); err != nil {
 		return config{}, err
 	}
 	if cfg.mode != modeFresh && cfg.mode != modePooled {

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"corobench/targets/go-common/benchline"
 	"corobench/targets/go-common/program/programtest"
 	"errors"
 	"fmt"
@@ -13,9 +12,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"regexp"
-	"slices"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -193,79 +189,22 @@ func TestPortExhaustionIsExplained(t *testing.T) {
 	}
 }
 
-// benchLine is one parsed result line of the benchmark format.
-type benchLine struct {
-	name       string
-	procs      int
-	iterations int
-	units      []string
-	values     map[string]float64
-}
-
-var benchName = regexp.MustCompile(`^(Benchmark[^\s]*)-(\d+)$`)
-
-func parseBenchLine(t *testing.T, line string) benchLine {
-	t.Helper()
-	fields := strings.Fields(line)
-	if len(fields) < 4 || len(fields)%2 != 0 {
-		t.Fatalf("%q: want a name, an iteration count and value/unit pairs", line)
-	}
-	name := benchName.FindStringSubmatch(fields[0])
-	if name == nil {
-		t.Fatalf("%q: the name is not Benchmark...-<procs>", fields[0])
-	}
-	parsed := benchLine{name: name[1], values: map[string]float64{}}
-	parsed.procs, _ = strconv.Atoi(name[2])
-	var err error
-	if parsed.iterations, err = strconv.Atoi(fields[1]); err != nil {
-		t.Fatalf("%q: iterations: %v", line, err)
-	}
-	for i := 2; i < len(fields); i += 2 {
-		value, err := strconv.ParseFloat(fields[i], 64)
-		if err != nil {
-			t.Fatalf("%q: value %q: %v", line, fields[i], err)
-		}
-		unit := fields[i+1]
-		if _, seen := parsed.values[unit]; seen {
-			t.Fatalf("%q: unit %s twice", line, unit)
-		}
-		parsed.units = append(parsed.units, unit)
-		parsed.values[unit] = value
-	}
-	return parsed
-}
-
 func TestOutputIsABenchmarkLineWithEveryDeclaredMetric(t *testing.T) {
 	s := startServer(t, plaintext)
 	res := run(settings(s.URL+"/plaintext", modeFresh, 20))
-	var out bytes.Buffer
-	benchline.WriteHeader(&out, pkg)
-	benchline.WriteLine(&out, res.cfg.benchmarkName(), res.metrics())
-	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
-	if len(lines) != 5 {
-		t.Fatalf("output has %d lines; want 4 header lines and one result:\n%s", len(lines), out.String())
-	}
-	for i, key := range []string{"goos: ", "goarch: ", "pkg: corobench/targets/go-fanout-client", "cpu: "} {
-		if !strings.HasPrefix(lines[i], key) {
-			t.Errorf("header line %d = %q; want it to start with %q", i, lines[i], key)
-		}
-	}
-	line := parseBenchLine(t, lines[4])
-	if line.name != "BenchmarkFanout/mode=fresh/goroutines=20" || line.iterations != 1 || line.procs < 1 {
-		t.Errorf("name %q, procs %d, iterations %d", line.name, line.procs, line.iterations)
-	}
-	if want := append([]string{"ns/op"}, programtest.Metrics(t)...); !slices.Equal(line.units, want) {
-		t.Errorf("units %v; want ns/op then target.toml's metrics %v", line.units, want)
+	line := programtest.Output(t, pkg, res.cfg.benchmarkName(), res.metrics())
+	if line.Name != "BenchmarkFanout/mode=fresh/goroutines=20" {
+		t.Errorf("name %q", line.Name)
 	}
 	for unit, want := range map[string]float64{"requests": 20, "errors": 0, "ports-exhausted": 0, "connect-errors": 0,
 		"timeouts": 0, "other-errors": 0, "dials": 20} {
-		if line.values[unit] != want {
-			t.Errorf("%s = %v; want %v", unit, line.values[unit], want)
+		if line.Values[unit] != want {
+			t.Errorf("%s = %v; want %v", unit, line.Values[unit], want)
 		}
 	}
 	for _, unit := range []string{"ns/op", "req/s", "p50-ms", "p99-ms", "mean-ms", "B/op", "allocs/op"} {
-		if line.values[unit] <= 0 {
-			t.Errorf("%s = %v; want a positive figure", unit, line.values[unit])
+		if line.Values[unit] <= 0 {
+			t.Errorf("%s = %v; want a positive figure", unit, line.Values[unit])
 		}
 	}
 }

@@ -6,24 +6,30 @@
 package main
 
 import (
-	"corobench/targets/go-common/benchline"
-	"errors"
-	"flag"
 	"fmt"
 	"os"
+
+	"corobench/targets/go-common/program"
 )
 
 const pkg = "corobench/targets/go-fanout-client"
 
 func main() {
-	cfg, err := parseFlags(os.Args[1:], os.Stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		return
-	}
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "go-fanout-client: %v\n", err)
-		os.Exit(2)
-	}
+	program.Main("go-fanout-client", pkg, parseFlags, func(cfg config) (program.Outcome, error) {
+		fileLimit := checkFileLimit(cfg)
+		res := run(cfg)
+		res.fileLimit = fileLimit
+		status, reason := res.verdict()
+		return program.Outcome{
+			Name: cfg.benchmarkName(), Metrics: res.metrics(), Notes: res.diagnostics(), Status: status, Reason: reason,
+		}, nil
+	})
+}
+
+// checkFileLimit raises RLIMIT_NOFILE to its hard limit and says on
+// stderr, before the run, when it could not or when the limit is below
+// what the goroutines may need at once; it returns the limit in force.
+func checkFileLimit(cfg config) uint64 {
 	fileLimit, err := raiseFileLimit()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "go-fanout-client: cannot raise RLIMIT_NOFILE to its hard limit (%v); it stays %d\n", err, fileLimit)
@@ -32,15 +38,5 @@ func main() {
 		fmt.Fprintf(os.Stderr, "go-fanout-client: RLIMIT_NOFILE is %d, fewer than %d goroutines may need at once: expect connect errors (EMFILE)\n",
 			fileLimit, cfg.goroutines)
 	}
-	res := run(cfg)
-	res.fileLimit = fileLimit
-	for _, line := range res.diagnostics() {
-		fmt.Fprintf(os.Stderr, "go-fanout-client: %s\n", line)
-	}
-	benchline.WriteHeader(os.Stdout, pkg)
-	benchline.WriteLine(os.Stdout, cfg.benchmarkName(), res.metrics())
-	if code, reason := res.verdict(); code != 0 {
-		fmt.Fprintf(os.Stderr, "go-fanout-client: %s\n", reason)
-		os.Exit(code)
-	}
+	return fileLimit
 }

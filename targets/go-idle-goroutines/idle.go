@@ -24,22 +24,22 @@ type config struct {
 	waitMS     int
 }
 
+// parseFlags reads the command line. Usage and errors go to stderr; a
+// value out of range is an error, as is a stray argument.
 func parseFlags(args []string, stderr io.Writer) (config, error) {
 	cfg := config{}
-	flags := flag.NewFlagSet("go-idle-goroutines", flag.ContinueOnError)
-	flags.SetOutput(stderr)
-	flags.IntVar(&cfg.goroutines, "goroutines", 100000, "goroutines started, each then blocked on a channel until the end")
-	flags.IntVar(&cfg.waitMS, "wait_ms", 5000, "time from the last goroutine's start to the reading, milliseconds")
-	if err := flags.Parse(args); err != nil {
+	err := program.Parse("go-idle-goroutines", args, stderr, func(flags *flag.FlagSet) []program.IntRange {
+		flags.IntVar(&cfg.goroutines, "goroutines", 100000, "goroutines started, each then blocked on a channel until the end")
+		flags.IntVar(&cfg.waitMS, "wait_ms", 5000, "time from the last goroutine's start to the reading, milliseconds")
+		return []program.IntRange{
+			program.Int("goroutines", &cfg.goroutines, 1, 10_000_000),
+			program.Int("wait_ms", &cfg.waitMS, 0, 3_600_000),
+		}
+	})
+	if err != nil {
 		return config{}, err
 	}
-	if flags.NArg() > 0 {
-		return config{}, fmt.Errorf("unexpected argument %q", flags.Arg(0))
-	}
-	return cfg, program.CheckRanges([]program.IntRange{
-		program.Int("goroutines", &cfg.goroutines, 1, 10_000_000),
-		program.Int("wait_ms", &cfg.waitMS, 0, 3_600_000),
-	})
+	return cfg, nil
 }
 
 func (c config) benchmarkName() string {

@@ -3,31 +3,16 @@
 // bytes one goroutine adds, as a Go benchmark line on stdout.
 package main
 
-import (
-	"errors"
-	"flag"
-	"fmt"
-	"os"
-
-	"corobench/targets/go-common/benchline"
-)
+import "corobench/targets/go-common/program"
 
 const pkg = "corobench/targets/go-idle-goroutines"
 
 func main() {
-	cfg, err := parseFlags(os.Args[1:], os.Stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		return
-	}
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "go-idle-goroutines: %v\n", err)
-		os.Exit(2)
-	}
-	res, err := run(cfg)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "go-idle-goroutines: %v\n", err)
-		os.Exit(1)
-	}
-	benchline.WriteHeader(os.Stdout, pkg)
-	benchline.WriteLine(os.Stdout, cfg.benchmarkName(), res.metrics())
+	program.Main("go-idle-goroutines", pkg, parseFlags, func(cfg config) (program.Outcome, error) {
+		res, err := run(cfg)
+		if err != nil {
+			return program.Outcome{}, err
+		}
+		return program.Outcome{Name: cfg.benchmarkName(), Metrics: res.metrics()}, nil
+	})
 }

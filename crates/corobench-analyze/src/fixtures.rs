@@ -232,6 +232,7 @@ pub fn load(requests_per_s: f64, latencies_us: &[u64]) -> LoadReport {
         merged: None,
         counters: None,
         probe_mb_per_s: None,
+        tls: None,
     }
 }
 

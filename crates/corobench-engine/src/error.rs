@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 
 use corobench_spec::SpecError;
+use corobench_store::StoreError;
 use corobench_target::TargetError;
 
 /// A failure of the engine. A variant that wraps another crate's error
@@ -79,12 +80,12 @@ pub enum EngineError {
     /// target of the folder.
     #[error("[servers.{name}]: {why}")]
     SpecServer { name: String, why: String },
-    /// The stored record of a trial or a scenario was refused.
-    #[error("storing {what}: {source}")]
+    /// The store refused a record of the run, or could not read one back.
+    #[error("{what}: {source}")]
     Store {
         what: &'static str,
         #[source]
-        source: Box<dyn std::error::Error + Send + Sync>,
+        source: Box<StoreError>,
     },
     #[error("{0}")]
     Spec(#[source] Box<SpecError>),

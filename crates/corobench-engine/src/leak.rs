@@ -1,10 +1,13 @@
 //! The leak check: after the load stops and the target idles, its tasks,
 //! processes and threads should be back near where they were before the
-//! load, and its memory should not have kept climbing to the end of the window.
+//! load, and its memory should not have kept climbing to the end of the
+//! window. One check for every place a trial runs: the footprints come
+//! from the trial's [`crate::trial::Server`], read in this process or
+//! asked of `corobench serve` on the server host.
 
 use std::time::{Duration, Instant};
 
-use corobench_model::{PoolCounters, ResourceSample, TrialFlag};
+use corobench_model::{PoolCounters, PoolWindow, ResourceSample, TaskCounts, TrialFlag};
 
 /// How long a target may take, after the idle time, to come back to its
 /// baseline before it is flagged: pools retire idle workers on a timer
@@ -60,10 +63,11 @@ pub fn check(before: &Footprint, after: &Footprint, window: &[ResourceSample]) -
 }
 
 /// The footprint once it is back near `before`, or the last one `read`
-/// gave when `grace` ran out; `None` when no reading succeeded.
+/// gave when `grace` ran out; `None` when no reading succeeded. Memory that
+/// climbed during the window is judged from the window's samples, which no
+/// later reading changes, so it is not waited for.
 pub fn settle(
     before: &Footprint,
-    window: &[ResourceSample],
     grace: Duration,
     mut read: impl FnMut() -> Option<Footprint>,
 ) -> Option<Footprint> {
@@ -71,7 +75,7 @@ pub fn settle(
     let mut last = None;
     loop {
         if let Some(after) = read() {
-            if check(before, &after, window).is_empty() {
+            if check(before, &after, &[]).is_empty() {
                 return Some(after);
             }
             last = Some(after);
@@ -80,6 +84,96 @@ pub fn settle(
             return last;
         }
         std::thread::sleep(Duration::from_millis(250));
+    }
+}
+
+/// Why a footprint could not be read: the reason as the server's side
+/// gave it (on another host, `corobench serve` sends it as text).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct Unreadable(pub String);
+
+/// The leak check of one trial: the baseline before the middle step, the
+/// footprint once it settled after it. A footprint that cannot be read
+/// (a server on another host that does not answer) skips the check and
+/// says why, rather than flag or clear anything.
+#[derive(Debug)]
+pub struct LeakCheck {
+    host: String,
+    before: Result<Footprint, Unreadable>,
+}
+
+impl LeakCheck {
+    /// The baseline of the server on `host`, read once it is healthy and
+    /// before any load.
+    #[must_use]
+    pub fn before(host: &str, reading: Result<Footprint, Unreadable>) -> Self {
+        Self {
+            host: host.to_owned(),
+            before: reading,
+        }
+    }
+
+    /// After the idle time: the footprint once it is back near the
+    /// baseline, or the last one `read` gave when the grace ran out.
+    pub fn settle(self, read: impl FnMut() -> Result<Footprint, Unreadable>) -> Settled {
+        let mut read = read;
+        let after = match &self.before {
+            Ok(before) => settle(before, GRACE, || read().ok())
+                .ok_or_else(|| Unreadable("no footprint was read after the load".to_owned())),
+            Err(_) => Err(Unreadable("no baseline".to_owned())),
+        };
+        Settled {
+            host: self.host,
+            before: self.before,
+            after,
+        }
+    }
+}
+
+/// The footprints of a trial around its load.
+#[derive(Debug)]
+pub struct Settled {
+    host: String,
+    before: Result<Footprint, Unreadable>,
+    after: Result<Footprint, Unreadable>,
+}
+
+impl Settled {
+    /// The database pool's counters before the load and once settled after
+    /// it, when the target reported its pool both times.
+    #[must_use]
+    pub fn pool(&self) -> Option<PoolWindow> {
+        let before = self.before.as_ref().ok()?.pool?;
+        let after = self.after.as_ref().ok()?.pool?;
+        Some(PoolWindow { before, after })
+    }
+
+    /// The tasks around the load (`peak` taken halfway through it), the
+    /// leak flags with the samples of the `window`, and why the check
+    /// could not run, if it could not.
+    #[must_use]
+    pub fn verdict(
+        &self,
+        peak: Option<u64>,
+        window: &[ResourceSample],
+    ) -> (TaskCounts, Vec<TrialFlag>, Option<String>) {
+        let tasks = TaskCounts {
+            before: self.before.as_ref().ok().and_then(|f| f.tasks),
+            peak,
+            after: self.after.as_ref().ok().and_then(|f| f.tasks),
+        };
+        match (&self.before, &self.after) {
+            (Ok(before), Ok(after)) => (tasks, check(before, after, window), None),
+            (Err(why), _) | (_, Err(why)) => {
+                let why = format!(
+                    "leak check skipped: the footprint of the target on {} could not be read \
+                     ({why})",
+                    self.host
+                );
+                (tasks, Vec::new(), Some(why))
+            }
+        }
     }
 }
 
@@ -151,14 +245,14 @@ mod tests {
         let before = footprint(10, 1, 4);
         let mut readings = vec![Some(footprint(900, 1, 4)), None, Some(footprint(11, 1, 4))];
         readings.reverse();
-        let settled = settle(&before, &[], Duration::from_secs(60), || {
+        let settled = settle(&before, Duration::from_secs(60), || {
             readings.pop().flatten()
         });
         assert_eq!(settled, Some(footprint(11, 1, 4)));
         assert!(readings.is_empty());
-        let still_leaking = settle(&before, &[], Duration::ZERO, || Some(footprint(900, 1, 4)));
+        let still_leaking = settle(&before, Duration::ZERO, || Some(footprint(900, 1, 4)));
         assert_eq!(still_leaking, Some(footprint(900, 1, 4)));
-        assert_eq!(settle(&before, &[], Duration::ZERO, || None), None);
+        assert_eq!(settle(&before, Duration::ZERO, || None), None);
     }
 
     #[test]

@@ -7,8 +7,24 @@
 use std::time::Instant;
 
 use corobench_model::MachineProbe;
-use corobench_target::CpuSet;
+use corobench_target::{CpuSet, TargetError};
 use sha2::{Digest as _, Sha256};
+
+/// Why the probe could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum ProbeError {
+    #[error("the machine-speed probe was given no CPU")]
+    NoCpu,
+    #[error("the CPUs to probe: {0}")]
+    Allowed(Box<TargetError>),
+    #[error("pinning the machine-speed probe to CPU {cpu}: {source}")]
+    Pin {
+        cpu: usize,
+        source: Box<TargetError>,
+    },
+    #[error("a probe thread panicked")]
+    Panicked,
+}
 
 /// What each CPU hashes: 32 MiB, about 70 ms on a core without SHA
 /// instructions and about 20 ms on one with them.
@@ -23,7 +39,7 @@ const BLOCK: usize = 64 << 10;
 /// # Errors
 /// A set that is empty, a CPU this process may not run on, or a probe
 /// thread that could not run.
-pub(crate) fn measure(server: &CpuSet, generator: &CpuSet) -> Result<MachineProbe, String> {
+pub(crate) fn measure(server: &CpuSet, generator: &CpuSet) -> Result<MachineProbe, ProbeError> {
     Ok(MachineProbe {
         server_mb_per_s: set_speed(server, PROBE_BYTES)?,
         generator_mb_per_s: set_speed(generator, PROBE_BYTES)?,
@@ -34,12 +50,12 @@ pub(crate) fn measure(server: &CpuSet, generator: &CpuSet) -> Result<MachineProb
 ///
 /// # Errors
 /// As [`measure`].
-pub fn on_host(cpus: Option<&CpuSet>) -> Result<f64, String> {
+pub fn on_host(cpus: Option<&CpuSet>) -> Result<f64, ProbeError> {
     let allowed;
     let set = match cpus {
         Some(set) => set,
         None => {
-            allowed = CpuSet::allowed().map_err(|e| format!("the CPUs to probe: {e}"))?;
+            allowed = CpuSet::allowed().map_err(|e| ProbeError::Allowed(Box::new(e)))?;
             &allowed
         }
     };
@@ -47,10 +63,10 @@ pub fn on_host(cpus: Option<&CpuSet>) -> Result<f64, String> {
 }
 
 /// The mean MB/s of the set's CPUs, all hashing `bytes` at once.
-fn set_speed(set: &CpuSet, bytes: usize) -> Result<f64, String> {
+fn set_speed(set: &CpuSet, bytes: usize) -> Result<f64, ProbeError> {
     let cpus: Vec<usize> = set.iter().collect();
     if cpus.is_empty() {
-        return Err("the machine-speed probe was given no CPU".to_owned());
+        return Err(ProbeError::NoCpu);
     }
     let speeds = std::thread::scope(|scope| {
         let threads: Vec<_> = cpus
@@ -59,20 +75,20 @@ fn set_speed(set: &CpuSet, bytes: usize) -> Result<f64, String> {
             .collect();
         threads
             .into_iter()
-            .map(|t| {
-                t.join()
-                    .unwrap_or_else(|_| Err("a probe thread panicked".to_owned()))
-            })
-            .collect::<Result<Vec<f64>, String>>()
+            .map(|t| t.join().unwrap_or(Err(ProbeError::Panicked)))
+            .collect::<Result<Vec<f64>, ProbeError>>()
     })?;
     Ok(speeds.iter().sum::<f64>() / speeds.len() as f64)
 }
 
 /// MB/s of SHA-256 over `bytes` on `cpu`, pinned there.
-fn cpu_speed(cpu: usize, bytes: usize) -> Result<f64, String> {
-    let one = CpuSet::parse(&cpu.to_string()).map_err(|e| e.to_string())?;
-    one.apply_to_current_thread()
-        .map_err(|e| format!("pinning the machine-speed probe to CPU {cpu}: {e}"))?;
+fn cpu_speed(cpu: usize, bytes: usize) -> Result<f64, ProbeError> {
+    let pin = |source| ProbeError::Pin {
+        cpu,
+        source: Box::new(source),
+    };
+    let one = CpuSet::parse(&cpu.to_string()).map_err(pin)?;
+    one.apply_to_current_thread().map_err(pin)?;
     let block = vec![0x5a_u8; BLOCK];
     // One untimed block brings the code and the data into the cache.
     std::hint::black_box(Sha256::digest(&block));
@@ -103,7 +119,7 @@ mod tests {
     #[test]
     fn a_cpu_this_process_may_not_use_is_an_error_not_a_speed() {
         let missing = CpuSet::parse("1023").unwrap();
-        let error = set_speed(&missing, BLOCK).unwrap_err();
+        let error = set_speed(&missing, BLOCK).unwrap_err().to_string();
         assert!(error.contains("CPU 1023"), "{error}");
     }
 }

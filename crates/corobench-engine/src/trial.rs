@@ -1,94 +1,109 @@
-//! One trial on this machine: start the target fresh, wait for health, take
-//! a baseline, warm up and measure ([`super::window`]), idle, check for
-//! leaks, stop and reap.
+//! One trial, written once: start the server → wait until it is healthy →
+//! take its baseline footprint → the middle step → idle → check for leaks
+//! → stop → record. The middle step ([`Step`]) is what kinds of trial
+//! differ in: a load, idle connections (memory per connection), a program
+//! run to its end, or a profile. Where the server and the generators run
+//! is a [`Place`]: this machine, or hosts reached through a transport; the
+//! skeleton does not know which.
 
-use std::collections::BTreeMap;
-use std::time::Duration;
+pub mod place;
+mod profile;
+mod record;
 
-use corobench_load::LoadError;
-use corobench_model::{
-    MachineProbe, PoolWindow, ResourceSample, TaskCounts, TrialFlag, TrialRecord,
-};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use corobench_model::{IdleMeasurement, MachineProbe, ProfileOutcome, ProgramResult, TrialRecord};
 use corobench_spec::PlannedScenario;
-use corobench_target::{RunningTarget, TargetError};
 
-use crate::answers;
+pub use self::place::{LoadWindow, Place, Server, ServerStopped, ServerToStart};
+pub use self::profile::profile;
 use crate::events::{Phase, RunEvent, RunObserver};
-use crate::leak::{self, Footprint};
-use crate::machine_probe;
+use crate::leak::{LeakCheck, Settled};
 use crate::order::TrialSlot;
-use crate::prepare::TrialEnvironment;
 use crate::rounds::{TrialExecutor, TrialOutcome};
-use crate::server::{TrialServer, start_or_attach};
-use crate::stats_probe;
-use crate::wall_clock::unix_ms;
-use crate::window::{self, Measured};
 
-/// Lines of a target's stderr kept with a failed trial.
-const STDERR_TAIL_LINES: usize = 20;
-
-/// Why a trial measured nothing. Stored with the trial as its failure.
-#[derive(Debug, thiserror::Error)]
-pub enum TrialError {
-    #[error("{0} was not built")]
-    NotBuilt(String),
-    #[error("{target} did not start: {source}")]
-    DidNotStart {
-        target: String,
-        source: Box<TargetError>,
-    },
-    #[error("{0}")]
-    NotHealthy(Box<TargetError>),
-    /// A server that should already be running is not there.
-    #[error("{0}")]
-    NotThere(Box<TargetError>),
-    #[error(
-        "{0} is already running at a URL, and this trial needs a server corobench starts \
-         fresh (give servers.{0}.command instead of url)"
-    )]
-    NeedsFreshStart(String),
-    #[error("the target has no process group")]
-    NoProcessGroup,
-    #[error("{0}")]
-    Endpoint(LoadError),
-    #[error("the load could not start: {0}")]
-    LoadStart(LoadError),
-    #[error("{0}")]
-    Load(LoadError),
-    #[error("the load generator panicked")]
-    GeneratorPanicked,
-    #[error("the load ended before its measured window began")]
-    NoWindow,
-    #[error("{0}")]
-    SamplerStart(String),
-    #[error("sampling the target failed: {0}")]
-    Sampling(String),
-    #[error("the target exited during the measurement")]
-    TargetExited,
-    #[error(
-        "corobench itself was not running for {:.1} s during the trial (stopped with Ctrl-Z or \
-         SIGSTOP, or starved of CPU), so its figures would not be the target's; keep the \
-         machine otherwise idle while it measures",
-        pause.as_secs_f64()
-    )]
-    Stalled { pause: Duration },
+/// Why a trial measured nothing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Halt {
+    /// Ctrl-C came: nothing of the trial is kept.
+    Interrupted,
+    /// It failed, for this reason (stored with the trial).
+    Failed(String),
 }
 
-impl TrialError {
-    /// Whether the target's own state (exit status, stderr) explains it.
-    fn concerns_target(&self) -> bool {
-        !matches!(self, Self::Stalled { .. })
+/// The middle of a trial.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// The scenario's load over a warm-up and a measured window.
+    Load,
+    /// Idle connections held open while the server's memory settles.
+    Idle,
+    /// A program target run to its end, beside its server if it has one.
+    Program,
+    /// The load with a profiler attached; only the profile is kept.
+    Profile,
+}
+
+impl Step {
+    /// The step of a scenario's measured trials.
+    #[must_use]
+    pub fn of(scenario: &PlannedScenario) -> Self {
+        if scenario.program.is_some() {
+            Self::Program
+        } else if scenario.workload.idle {
+            Self::Idle
+        } else {
+            Self::Load
+        }
+    }
+
+    /// Whether the server's footprint after the step is checked against
+    /// its baseline: only a load can leave tasks, threads or processes
+    /// behind that the figures should be read with.
+    fn checks_leaks(self) -> bool {
+        self == Self::Load
+    }
+
+    /// What the trial fails with when its server is gone after the step.
+    fn gone_means(self) -> Option<&'static str> {
+        match self {
+            Self::Load => Some("the target exited during the measurement"),
+            Self::Idle => Some("the target exited while it held the connections"),
+            Self::Program | Self::Profile => None,
+        }
     }
 }
 
-/// Trials run here: each starts a fresh target process on the server CPUs
-/// and loads it from the generator CPUs.
+/// What the middle step measured.
 #[derive(Debug)]
-pub struct LocalTrials<'a> {
-    pub env: &'a TrialEnvironment,
+pub enum Middle {
+    Load(Box<LoadWindow>),
+    Idle(IdleMeasurement),
+    Program(ProgramResult),
+    Profile(ProfileOutcome),
 }
 
-impl TrialExecutor for LocalTrials<'_> {
+/// A trial that ran to its end, before it is recorded.
+#[derive(Debug)]
+pub struct Measured {
+    pub probe: Option<MachineProbe>,
+    pub middle: Middle,
+    /// The leak check's footprints, for a step that has one.
+    pub settled: Option<Settled>,
+    /// The server's samples and how it stopped; `None` without a server.
+    pub stopped: Option<ServerStopped>,
+    /// The URL of a server found running rather than started.
+    pub attached_url: Option<String>,
+}
+
+/// Trials at one place: what the round loops hand each trial to.
+#[derive(Debug)]
+pub struct Trials<P> {
+    pub place: P,
+}
+
+impl<P: Place> TrialExecutor for Trials<P> {
     fn run_trial(
         &self,
         scenario: &PlannedScenario,
@@ -96,226 +111,158 @@ impl TrialExecutor for LocalTrials<'_> {
         sequence: u32,
         observer: &dyn RunObserver,
     ) -> TrialOutcome {
-        let probe = self.probe(observer);
-        let outcome = if scenario.program.is_some() {
-            super::program_trial::run(self.env, scenario, slot, sequence, observer)
-        } else if scenario.workload.idle {
-            super::idle_trial::run(self.env, scenario, slot, sequence, observer)
-        } else {
-            run(self.env, scenario, slot, sequence, observer)
-        };
-        match outcome {
-            TrialOutcome::Ended(mut trial) => {
-                trial.probe = probe;
-                TrialOutcome::Ended(trial)
+        let started_at = crate::wall_clock::unix_ms();
+        let blank = TrialRecord::started(slot.scenario, slot.trial, sequence, started_at);
+        match run(&self.place, scenario, Step::of(scenario), observer) {
+            Ok(measured) => {
+                TrialOutcome::Ended(Box::new(measured.record(blank, scenario, observer)))
             }
-            other => other,
+            Err(Halt::Interrupted) => TrialOutcome::Interrupted,
+            Err(Halt::Failed(why)) => TrialOutcome::Ended(Box::new(blank.failed(why))),
         }
     }
 }
 
-impl LocalTrials<'_> {
-    /// The machine-speed probe, before the target starts, unless the run
-    /// turned it off; a probe that cannot run is said and left out.
-    fn probe(&self, observer: &dyn RunObserver) -> Option<MachineProbe> {
-        if !self.env.machine_probe {
-            return None;
-        }
-        machine_probe::measure(&self.env.server_cpus, &self.env.generator_set)
-            .map_err(|why| observer.notice(&format!("machine-speed probe skipped: {why}")))
-            .ok()
-    }
-}
-
-/// Runs one trial of `scenario`.
-pub fn run(
-    env: &TrialEnvironment,
+/// Runs one trial of `scenario` at `place`, with `step` in its middle.
+///
+/// # Errors
+/// A step failed (the reason is the trial's failure), or Ctrl-C came.
+pub fn run<P: Place>(
+    place: &P,
     scenario: &PlannedScenario,
-    slot: TrialSlot,
-    sequence: u32,
+    step: Step,
     observer: &dyn RunObserver,
-) -> TrialOutcome {
-    let blank = blank_record(slot, sequence);
+) -> Result<Measured, Halt> {
+    let stop = &place.env().stop;
     observer.on(RunEvent::TrialPhase(Phase::Starting));
-    let mut target = match start_or_find(env, scenario) {
-        Ok(target) => target,
-        Err(why) => return failed(blank, why.to_string()),
-    };
-    let before = footprint(&target);
-    let mut measured = match window::measure(env, scenario, &target, observer) {
-        Ok(Some(measured)) => measured,
-        Ok(None) => return TrialOutcome::Interrupted,
-        Err(why) if why.concerns_target() => {
-            return failed(blank, target.describe_failure(&why, STDERR_TAIL_LINES));
+    let probe = (step != Step::Profile)
+        .then(|| place.probe(observer))
+        .flatten();
+    let mut server = start(place, scenario, step)?;
+    let baseline = match server.as_mut() {
+        Some(server) if step.checks_leaks() => {
+            let baseline = server.footprint();
+            Some(LeakCheck::before(server.host(), baseline))
         }
-        Err(why) => return failed(blank, why.to_string()),
+        _ => None,
     };
-    let user_server = !target.serves_contract();
-    if let Err(why) = answers::judge(&mut measured.report, &scenario.workload.expect, user_server) {
-        return failed(blank, why);
-    }
+    let middle = middle(place, scenario, step, server.as_mut(), observer).map_err(|halt| {
+        if stopped(stop) {
+            Halt::Interrupted
+        } else {
+            halt
+        }
+    })?;
     observer.on(RunEvent::TrialPhase(Phase::Stopping));
-    window::sleep_unless_stopped(&env.stop, scenario.measurement.idle);
-    if env.stop.load(std::sync::atomic::Ordering::Relaxed) {
-        return TrialOutcome::Interrupted;
+    if step == Step::Load {
+        sleep_unless_stopped(stop, scenario.measurement.idle);
     }
-    if target.gone().is_some() {
-        let why = target.describe_failure(&TrialError::TargetExited, STDERR_TAIL_LINES);
-        return failed(blank, why);
+    if stopped(stop) {
+        return Err(Halt::Interrupted);
     }
-    let mut trial = measured_record(blank, &target, &before, measured);
-    if let Err(error) = target.stop() {
-        trial.flags.push(TrialFlag::Leak {
-            what: format!("the target did not stop cleanly: {error}"),
-        });
+    if let (Some(server), Some(why)) = (server.as_mut(), step.gone_means())
+        && server.is_gone()
+    {
+        return Err(Halt::Failed(server.explain(why)));
     }
-    TrialOutcome::Ended(Box::new(trial))
-}
-
-/// A record of `slot` with nothing measured yet.
-pub(crate) fn blank_record(slot: TrialSlot, sequence: u32) -> TrialRecord {
-    TrialRecord::started(slot.scenario, slot.trial, sequence, unix_ms())
-}
-
-pub(crate) fn failed(trial: TrialRecord, why: String) -> TrialOutcome {
-    TrialOutcome::Ended(Box::new(trial.failed(why)))
-}
-
-/// The record of a trial that measured, with its flags and task counts.
-fn measured_record(
-    mut trial: TrialRecord,
-    target: &TrialServer,
-    before: &Footprint,
-    measured: Measured,
-) -> TrialRecord {
-    let after = settled_footprint(target, before, &measured.series.samples);
-    trial.flags = flags(&measured.report, before, &after, &measured.series.samples);
-    trial.tasks = TaskCounts {
-        before: before.tasks,
-        peak: measured.peak_tasks,
-        after: after.tasks,
+    let settled = match (baseline, server.as_mut()) {
+        (Some(check), Some(server)) => Some(check.settle(|| server.footprint())),
+        _ => None,
     };
-    trial.pool = before
-        .pool
-        .zip(after.pool)
-        .map(|(before, after)| PoolWindow { before, after });
-    trial.resources = measured.sampled.then_some(measured.series.summary);
-    trial.resource_series = measured.series.samples;
-    if let TrialServer::Attached(server) = target {
-        trial.flags.push(TrialFlag::AlreadyRunning {
-            url: server.url.clone(),
-        });
-    }
-    trial.load = Some(measured.report);
-    trial.counters = Some(measured.counters);
-    trial
+    let attached_url = server
+        .as_ref()
+        .and_then(|s| s.attached_url().map(str::to_owned));
+    Ok(Measured {
+        probe,
+        middle,
+        settled,
+        stopped: server.map(Server::stop),
+        attached_url,
+    })
 }
 
-/// Starts `scenario`'s server fresh and waits until it is healthy; one
-/// already running at a URL is refused.
-pub(super) fn start(
-    env: &TrialEnvironment,
+/// The trial's server: the scenario's target (one already running is
+/// measured where it runs), a fresh one for idle connections and profiles,
+/// and for a program the server it talks to, if it talks to one.
+fn start<P: Place>(
+    place: &P,
     scenario: &PlannedScenario,
-) -> Result<RunningTarget, TrialError> {
-    launch_server(
-        env,
-        &scenario.target,
-        &scenario.parameters,
-        scenario.needs_database,
-    )
+    step: Step,
+) -> Result<Option<P::Server>, Halt> {
+    if step != Step::Program {
+        let server = ServerToStart {
+            target: &scenario.target,
+            parameters: &scenario.parameters,
+            needs_database: scenario.needs_database,
+            fresh: step != Step::Load,
+        };
+        return place.start_server(server).map(Some);
+    }
+    let Some(choice) = scenario.program.as_ref().and_then(|p| p.server.as_ref()) else {
+        return Ok(None);
+    };
+    let server = ServerToStart {
+        target: &choice.target,
+        parameters: &choice.parameters,
+        needs_database: false,
+        fresh: true,
+    };
+    match place.start_server(server) {
+        Ok(server) => Ok(Some(server)),
+        Err(Halt::Failed(why)) => Err(Halt::Failed(format!(
+            "the server {choice} did not start: {why}"
+        ))),
+        Err(Halt::Interrupted) => Err(Halt::Interrupted),
+    }
 }
 
-/// The server of a measured trial: started fresh, or found where it runs.
-fn start_or_find(
-    env: &TrialEnvironment,
+/// The step between the baseline and the idle time.
+fn middle<P: Place>(
+    place: &P,
     scenario: &PlannedScenario,
-) -> Result<TrialServer, TrialError> {
-    start_or_attach(
-        env,
-        &scenario.target,
-        &scenario.parameters,
-        scenario.needs_database,
-    )
-}
-
-/// Starts server `target` fresh on the server CPUs and waits until it is
-/// healthy; one already running at a URL is refused.
-pub(crate) fn launch_server(
-    env: &TrialEnvironment,
-    target: &str,
-    parameters: &BTreeMap<String, String>,
-    needs_database: bool,
-) -> Result<RunningTarget, TrialError> {
-    match start_or_attach(env, target, parameters, needs_database)? {
-        TrialServer::Started(running) => Ok(*running),
-        TrialServer::Attached(_) => Err(TrialError::NeedsFreshStart(target.to_owned())),
+    step: Step,
+    server: Option<&mut P::Server>,
+    observer: &dyn RunObserver,
+) -> Result<Middle, Halt> {
+    let needed = || Halt::Failed(format!("{} has no server to measure", scenario.target));
+    match step {
+        Step::Program => {
+            observer.on(RunEvent::TrialPhase(Phase::RunningProgram));
+            place.run_program(scenario, server).map(Middle::Program)
+        }
+        Step::Load => {
+            let server = server.ok_or_else(needed)?;
+            place
+                .load(scenario, server, observer)
+                .map(|window| Middle::Load(Box::new(window)))
+        }
+        Step::Idle => {
+            let server = server.ok_or_else(needed)?;
+            observer.on(RunEvent::TrialPhase(Phase::WarmingUp));
+            place.hold_idle(scenario, server).map(Middle::Idle)
+        }
+        Step::Profile => {
+            let server = server.ok_or_else(needed)?;
+            place
+                .profile(scenario, server, observer)
+                .map(Middle::Profile)
+        }
     }
 }
 
-/// The footprint once it is back near the baseline, or after the grace time.
-fn settled_footprint(
-    target: &TrialServer,
-    before: &Footprint,
-    window: &[ResourceSample],
-) -> Footprint {
-    leak::settle(before, window, leak::GRACE, || Some(footprint(target)))
-        .unwrap_or_else(|| footprint(target))
-}
-
-fn footprint(target: &TrialServer) -> Footprint {
-    let tree = target
-        .pgid()
-        .and_then(|pgid| u32::try_from(pgid).ok())
-        .and_then(|pgid| corobench_sampler::snapshot(pgid).ok());
-    let stats = target
-        .serves_contract()
-        .then(|| stats_probe::read(target.addr()))
-        .flatten()
-        .unwrap_or_default();
-    Footprint {
-        tasks: stats.tasks,
-        pool: stats.pool,
-        processes: tree.as_ref().map_or(0, |t| t.processes),
-        threads: tree.as_ref().map_or(0, |t| t.threads),
-        rss_bytes: tree.as_ref().map_or(0, |t| t.rss_bytes),
-    }
-}
-
-fn flags(
-    report: &corobench_model::LoadReport,
-    before: &Footprint,
-    after: &Footprint,
-    window: &[ResourceSample],
-) -> Vec<TrialFlag> {
-    let mut flags = TrialFlag::of_load(report);
-    flags.extend(leak::check(before, after, window));
-    flags
+fn stopped(stop: &AtomicBool) -> bool {
+    stop.load(Ordering::Relaxed)
 }
 
 #[cfg(test)]
-mod tests {
-    use corobench_analyze::fixtures::load;
-    use corobench_model::StatusCounts;
+mod tests;
 
-    #[test]
-    fn answers_outside_the_expected_status_class_are_errors_of_their_own() {
-        let mut report = load(100.0, &[100; 100]);
-        report.requests = 100;
-        report.status = StatusCounts {
-            success: 90,
-            redirection: 10,
-            ..StatusCounts::default()
-        };
-        report.count_unexpected_status(200);
-        assert_eq!(report.errors.unexpected_status, 10);
-        assert!(
-            (report.error_rate - 0.10).abs() < 1e-12,
-            "{}",
-            report.error_rate
+/// Sleeps `total`, or less if Ctrl-C arrives.
+pub(crate) fn sleep_unless_stopped(stop: &AtomicBool, total: Duration) {
+    let end = Instant::now() + total;
+    while Instant::now() < end && !stopped(stop) {
+        std::thread::sleep(
+            Duration::from_millis(50).min(end.saturating_duration_since(Instant::now())),
         );
-        report.count_unexpected_status(302);
-        assert_eq!(report.errors.unexpected_status, 90);
-        report.count_unexpected_status(404);
-        assert_eq!(report.errors.unexpected_status, 100);
     }
 }

@@ -7,6 +7,7 @@ use corobench_model::{Backend, Schedule};
 
 use crate::error::LoadError;
 use crate::limits;
+use crate::tls::TlsOptions;
 
 /// When the measured window ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -17,7 +18,8 @@ pub enum StopAfter {
 }
 
 /// Where the load goes: the server's resolved address, the Host header and
-/// the request target (path and query) of one `http://` URL.
+/// the request target (path and query) of one `http://` or `https://` URL,
+/// and how TLS is spoken to it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Endpoint {
     pub addr: SocketAddr,
@@ -27,26 +29,26 @@ pub struct Endpoint {
     pub path: String,
     /// The URL as given, for reports.
     pub url: String,
+    /// `https://`: how the generator speaks TLS (the defaults until changed).
+    pub tls: Option<TlsOptions>,
 }
 
 impl Endpoint {
-    /// Parses an `http://host[:port]/path?query` URL and resolves the host.
-    /// A `#fragment` is dropped and bytes a request line may not carry are
-    /// percent-encoded (see [`request_target`]).
+    /// Parses an `http[s]://host[:port]/path?query` URL and resolves the
+    /// host. A `#fragment` is dropped and bytes a request line may not carry
+    /// are percent-encoded (see [`request_target`]).
     ///
     /// # Errors
     /// An unsupported scheme, a malformed URL, or a host that does not resolve.
     pub fn from_url(url: &str) -> Result<Self, LoadError> {
         let bad = |why: &str| LoadError::Config(format!("invalid URL {url:?}: {why}"));
-        let rest = if let Some(rest) = url.strip_prefix("http://") {
-            rest
-        } else if url.starts_with("https://") {
-            return Err(bad(
-                "https is not supported; corobench measures plain HTTP/1.1 servers",
-            ));
+        let (rest, tls, default_port) = if let Some(rest) = url.strip_prefix("http://") {
+            (rest, None, 80)
+        } else if let Some(rest) = url.strip_prefix("https://") {
+            (rest, Some(TlsOptions::default()), 443)
         } else {
             return Err(bad(
-                "it must start with http://, e.g. http://127.0.0.1:8080/plaintext",
+                "it must start with http:// or https://, e.g. http://127.0.0.1:8080/plaintext",
             ));
         };
         // A fragment points into the response for the client alone: the
@@ -69,11 +71,26 @@ impl Endpoint {
         }
         let path = request_target(path).map_err(bad)?;
         Ok(Self {
-            addr: resolve(authority).map_err(|why| bad(&why))?,
+            addr: resolve(authority, default_port).map_err(|why| bad(&why))?,
             host: authority.to_string(),
             path,
             url: url.to_string(),
+            tls,
         })
+    }
+
+    /// The URL's host without its port or IPv6 brackets: the name TLS
+    /// sends (SNI) and checks the certificate against, unless told another.
+    #[must_use]
+    pub fn host_name(&self) -> &str {
+        let host = match self.host.rfind(']') {
+            Some(bracket) => &self.host[..=bracket],
+            None => self
+                .host
+                .rsplit_once(':')
+                .map_or(self.host.as_str(), |(h, _)| h),
+        };
+        host.trim_start_matches('[').trim_end_matches(']')
     }
 }
 
@@ -108,12 +125,13 @@ fn request_target(path_and_query: &str) -> Result<String, &'static str> {
     Ok(target)
 }
 
-/// The first address `authority` (`host`, `host:port`, `[v6]:port`) resolves to.
-fn resolve(authority: &str) -> Result<SocketAddr, String> {
+/// The first address `authority` (`host`, `host:port`, `[v6]:port`)
+/// resolves to, at `default_port` when it names none.
+fn resolve(authority: &str, default_port: u16) -> Result<SocketAddr, String> {
     let with_port = if has_port(authority) {
         authority.to_string()
     } else {
-        format!("{authority}:80")
+        format!("{authority}:{default_port}")
     };
     with_port
         .to_socket_addrs()
@@ -317,6 +335,18 @@ mod tests {
     }
 
     #[test]
+    fn https_urls_speak_tls_to_port_443_by_default() {
+        let t = Endpoint::from_url("https://127.0.0.1/json").unwrap();
+        assert_eq!((t.addr.port(), t.path.as_str()), (443, "/json"));
+        assert_eq!(t.tls, Some(TlsOptions::default()));
+        assert_eq!(t.host_name(), "127.0.0.1");
+        let t = Endpoint::from_url("https://[::1]:8443/").unwrap();
+        assert_eq!((t.addr.port(), t.host_name()), (8443, "::1"));
+        let t = Endpoint::from_url("http://localhost:8080/").unwrap();
+        assert_eq!((&t.tls, t.host_name()), (&None, "localhost"));
+    }
+
+    #[test]
     fn fragments_are_never_sent() {
         for (url, target) in [
             ("http://127.0.0.1:1/p?a=1#frag", "/p?a=1"),
@@ -353,7 +383,7 @@ mod tests {
     #[test]
     fn rejects_bad_urls_with_the_reason() {
         for (url, why) in [
-            ("https://127.0.0.1/", "https is not supported"),
+            ("ftp://127.0.0.1/", "must start with http:// or https://"),
             ("127.0.0.1:80/", "must start with http://"),
             ("http:///x", "no host"),
             ("http://127.0.0.1:99999/", "cannot resolve"),

@@ -8,6 +8,7 @@ use socket2::{Domain, Protocol, Socket, Type};
 use crate::clock::NS_PER_MS;
 use crate::core::InFlight;
 use crate::response::ResponseFramer;
+use crate::session::Session;
 
 /// Where a connection stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -16,6 +17,8 @@ pub(crate) enum Phase {
     Closed,
     /// A non-blocking connect is under way.
     Connecting,
+    /// Connected; the TLS handshake is under way.
+    Handshaking,
     /// Connected, no request in flight.
     Idle,
     /// Requests are partly written (responses to earlier ones may arrive).
@@ -30,6 +33,8 @@ pub(crate) struct Conn {
     /// Bumped on every reopen, so events of an old socket are recognised.
     pub(crate) generation: u32,
     pub(crate) phase: Phase,
+    /// Between the socket and the framing: nothing, or TLS.
+    pub(crate) session: Session,
     pub(crate) framer: ResponseFramer,
     /// The requests in flight, oldest first: responses come back in this order.
     pub(crate) in_flight: InFlightRing,
@@ -39,6 +44,8 @@ pub(crate) struct Conn {
     pub(crate) write_end: usize,
     /// When the connect (or the request) started, for timeouts.
     pub(crate) started_ns: u64,
+    /// When the TCP connection was established (the TLS handshake's start).
+    pub(crate) connected_ns: u64,
     pub(crate) retry_at_ns: u64,
     backoff_ns: u64,
 }
@@ -47,16 +54,18 @@ const FIRST_BACKOFF_NS: u64 = NS_PER_MS;
 const MAX_BACKOFF_NS: u64 = 100 * NS_PER_MS;
 
 impl Conn {
-    pub(crate) fn new(head_request: bool, pipeline: u32) -> Self {
+    pub(crate) fn new(head_request: bool, pipeline: u32, tls: bool) -> Self {
         Self {
             socket: None,
             generation: 0,
             phase: Phase::Closed,
+            session: Session::new(tls),
             framer: ResponseFramer::new(head_request),
             in_flight: InFlightRing::new(pipeline),
             written: 0,
             write_end: 0,
             started_ns: 0,
+            connected_ns: 0,
             retry_at_ns: 0,
             backoff_ns: FIRST_BACKOFF_NS,
         }
@@ -67,6 +76,7 @@ impl Conn {
     pub(crate) fn close(&mut self, retry_at_ns: u64) {
         self.socket = None;
         self.phase = Phase::Closed;
+        self.session.reset();
         self.framer.reset();
         self.in_flight.clear();
         self.written = 0;
@@ -84,6 +94,12 @@ impl Conn {
     pub(crate) fn connected(&mut self) {
         self.phase = Phase::Idle;
         self.backoff_ns = FIRST_BACKOFF_NS;
+    }
+
+    /// Whether a write started on the socket is not finished yet.
+    #[inline]
+    pub(crate) fn writing(&self) -> bool {
+        self.written < self.write_end
     }
 
     /// The token events of this connection's current socket carry.

@@ -45,6 +45,8 @@ pub(crate) struct Shared {
     pub(crate) kernel_stamps: bool,
     /// Requests are stamped when the kernel sent them (epoll only).
     pub(crate) send_stamps: bool,
+    /// `https://`: the TLS configuration every thread copies.
+    pub(crate) tls: Option<crate::tls::TlsSetup>,
     /// The run's clock zero by the wall clock, in ns since the Unix epoch.
     pub(crate) base_unix_ns: u64,
     pub(crate) cancel: Arc<AtomicBool>,
@@ -158,7 +160,11 @@ impl Core {
             shared.window_start_ns
         };
         Self {
-            recorder: Recorder::new(open, !shared.keepalive, plan.expected_seconds),
+            recorder: Recorder::new(
+                open,
+                (!shared.keepalive, shared.tls.is_some()),
+                plan.expected_seconds,
+            ),
             pace: plan.pace,
             pacer: None,
             window_open_ns,
@@ -269,7 +275,7 @@ impl Core {
     /// answers than requests sent; a `-n` run records exactly the n requests
     /// sent in the window.
     #[inline]
-    fn outcome_counts(&self, request: InFlight) -> bool {
+    pub(crate) fn outcome_counts(&self, request: InFlight) -> bool {
         request.in_window && self.recorder.measuring()
     }
 

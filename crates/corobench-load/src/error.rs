@@ -31,6 +31,10 @@ pub enum LoadError {
     /// A generator thread died unexpectedly.
     #[error("a generator thread failed: {0}")]
     Thread(String),
+    /// TLS cannot be set up as asked, or the server's handshake failed
+    /// before the load.
+    #[error(transparent)]
+    Tls(#[from] crate::tls::TlsError),
 }
 
 impl LoadError {

@@ -11,6 +11,7 @@
 //! This crate prints nothing, stores nothing and computes no statistics.
 
 mod clock;
+mod cmsg;
 mod config;
 mod conn;
 mod core;
@@ -27,8 +28,11 @@ mod ready;
 mod recorder;
 mod report;
 pub mod response;
+mod session;
 mod stamps;
 mod start;
+mod timeline;
+mod tls;
 mod uring;
 
 use std::net::TcpStream;
@@ -45,6 +49,7 @@ pub use idle::IdleConnections;
 pub use merge::{MergeError, MergeInput, merge};
 pub use progress::{Progress, ProgressSnapshot};
 pub use start::check_start_at;
+pub use tls::{DEFAULT_ALPN, HandshakeRefusal, TlsError, TlsOptions, TlsProvider, TlsVersions};
 
 /// The name every generator thread starts with (`corobench-load-0`, ...),
 /// by which its kernel counters find it among the process's threads.
@@ -54,6 +59,7 @@ use crate::clock::{Clock, ns};
 use crate::core::{Shared, ThreadPace, ThreadPlan, ThreadResult};
 use crate::ready::ReadyGate;
 use crate::start::Origin;
+use crate::tls::TlsSetup;
 
 /// File descriptors the generator needs besides one per connection.
 pub(crate) const SPARE_FDS: u64 = 64;
@@ -69,14 +75,17 @@ pub struct LoadRun {
     prime: bool,
     kernel_stamps: bool,
     send_stamps: bool,
+    tls: Option<TlsSetup>,
 }
 
 impl LoadRun {
     /// Validates the configuration, raises the file-descriptor limit and
-    /// checks that the server accepts a connection.
+    /// checks that the server accepts a connection (and, over TLS, that its
+    /// handshake succeeds).
     ///
     /// # Errors
-    /// A bad configuration, too few file descriptors, an unreachable server.
+    /// A bad configuration, too few file descriptors, an unreachable server,
+    /// a TLS setting that cannot be used or a handshake the server fails.
     pub fn prepare(config: LoadConfig) -> Result<Self, LoadError> {
         config.validate()?;
         check_fd_limit(config.schedule.connections)?;
@@ -85,9 +94,24 @@ impl LoadRun {
             .request
             .serialize_with(&config.endpoint, !schedule.keepalive)?;
         limits::check_pipelined_bytes(request.len(), schedule.pipeline)?;
+        let tls = config
+            .endpoint
+            .tls
+            .as_ref()
+            .map(|options| TlsSetup::new(options, config.endpoint.host_name()))
+            .transpose()?;
+        if tls.as_ref().is_some_and(|t| t.ktls) && config.backend != Backend::Epoll {
+            return Err(LoadError::Config(
+                "kernel TLS (--ktls) runs on the epoll backend only; use --backend epoll".into(),
+            ));
+        }
         let connect_timeout = config.timeout.min(Duration::from_secs(5));
         match TcpStream::connect_timeout(&config.endpoint.addr, connect_timeout) {
-            Ok(_) => {}
+            Ok(stream) => {
+                if let Some(setup) = &tls {
+                    tls::probe(stream, setup, &config.endpoint.host, connect_timeout)?;
+                }
+            }
             // No local port free says nothing of the server: the run counts
             // each such connect as `ports_exhausted` and names the fix.
             Err(source) if os::is_port_exhaustion(&source) => {}
@@ -108,6 +132,7 @@ impl LoadRun {
             prime: false,
             kernel_stamps: false,
             send_stamps: false,
+            tls,
         })
     }
 
@@ -143,6 +168,13 @@ impl LoadRun {
     /// # Errors
     /// The io_uring backend on a kernel older than 6.0.
     pub fn kernel_stamps(mut self, on: bool) -> Result<Self, LoadError> {
+        if on && self.tls.as_ref().is_some_and(|t| t.ktls) {
+            return Err(LoadError::Config(
+                "kernel receive stamps (--kernel-stamps) and kernel TLS (--ktls) both read \
+                 control messages of their own; choose one"
+                    .to_owned(),
+            ));
+        }
         if on && self.config.backend == Backend::IoUring {
             let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
             let version = stamps::kernel_version(release.trim());
@@ -230,12 +262,14 @@ impl LoadRun {
             prime: self.prime,
             kernel_stamps: self.kernel_stamps,
             send_stamps: self.send_stamps,
+            tls: self.tls,
             base_unix_ns: start::unix_ns(origin.wall),
             cancel: self.cancel,
             progress: self.progress,
         });
         let results = run_threads(&shared, config)?;
-        let mut report = report::build(config, &results, &origin, self.kernel_stamps);
+        let tls = shared.tls.as_ref().map(|setup| &setup.facts);
+        let mut report = report::build(config, &results, &origin, (self.kernel_stamps, tls));
         if let Some(stamps) = report.kernel_stamps.as_mut() {
             stamps.send = self.send_stamps;
         }

@@ -25,6 +25,8 @@ use corobench_model::{
     SideCounters, StatusCounts, TimelineSecond, WindowPlacement,
 };
 
+use crate::timeline::{SecondTotals, TimelineSum};
+
 /// The share of the span any generator measured that all must have
 /// measured together; below it, the merged report carries a warning.
 pub const MIN_OVERLAP_RATIO: f64 = 0.9;
@@ -192,6 +194,7 @@ pub fn merge(inputs: &[MergeInput<'_>]) -> Result<LoadReport, MergeError> {
         .filter_map(|input| input.report.ready_s)
         .reduce(f64::max);
     report.counters = merge_counters(inputs);
+    report.tls = merge_tls(inputs);
     let probes: Option<Vec<f64>> = inputs.iter().map(|i| i.report.probe_mb_per_s).collect();
     report.probe_mb_per_s = probes.map(|p| p.iter().sum::<f64>() / p.len() as f64);
     Ok(report)
@@ -233,6 +236,17 @@ fn merge_stamps(inputs: &[MergeInput<'_>]) -> Option<KernelStamps> {
     })
 }
 
+/// The generators' TLS handshakes added up (their settings are the same:
+/// see [`check_same_load`]).
+fn merge_tls(inputs: &[MergeInput<'_>]) -> Option<corobench_model::TlsReport> {
+    let mut all = inputs.iter().filter_map(|input| input.report.tls.as_ref());
+    let mut merged = all.next()?.clone();
+    for other in all {
+        merged.add(other);
+    }
+    Some(merged)
+}
+
 /// The generators' drains: every answer and timeout, and the longest drain.
 fn merge_drains(inputs: &[MergeInput<'_>]) -> Option<DrainReport> {
     inputs
@@ -248,7 +262,7 @@ fn merge_drains(inputs: &[MergeInput<'_>]) -> Option<DrainReport> {
 /// Refuses to merge reports of different URLs, methods, loop kinds or wire modes.
 fn check_same_load(first: &MergeInput<'_>, other: &MergeInput<'_>) -> Result<(), MergeError> {
     let (a, b) = (first.report, other.report);
-    let facts: [(&'static str, String, String); 4] = [
+    let facts: [(&'static str, String, String); 5] = [
         ("URL", a.url.clone(), b.url.clone()),
         ("method", a.method.clone(), b.method.clone()),
         (
@@ -257,6 +271,7 @@ fn check_same_load(first: &MergeInput<'_>, other: &MergeInput<'_>) -> Result<(),
             loop_kind(b.schedule).into(),
         ),
         ("connection use", wire_words(a), wire_words(b)),
+        ("TLS settings", tls_words(a), tls_words(b)),
     ];
     for (what, first_value, other_value) in facts {
         if first_value != other_value {
@@ -287,6 +302,20 @@ fn wire_words(report: &LoadReport) -> String {
         "a connection per request"
     };
     format!("{reuse}, pipeline {}", wire.pipeline)
+}
+
+/// How a report spoke TLS: what must match for its handshakes to add up.
+fn tls_words(report: &LoadReport) -> String {
+    let Some(tls) = &report.tls else {
+        return "cleartext".to_owned();
+    };
+    let on_off = |on: bool| if on { "on" } else { "off" };
+    format!(
+        "certificate check {}, resumption {}, kTLS {}",
+        on_off(tls.verified),
+        on_off(tls.resumption),
+        on_off(tls.ktls)
+    )
 }
 
 /// Every generator report at the bottom of `inputs`, in a fixed order.
@@ -538,37 +567,19 @@ fn optional_sum(
     }
 }
 
-/// One merged second, in integers so that any grouping adds up the same.
-#[derive(Clone, Copy, Debug, Default)]
-struct SecondSums {
-    requests: u64,
-    errors: u64,
-    bytes_read: u64,
-    latency_sum_us: u64,
-    max_latency_us: u64,
-}
-
 /// Adds the inputs' timelines second by second, each placed by its start
 /// on the wall clock.
 fn merge_timelines(inputs: &[MergeInput<'_>], timeline_start_unix_s: u64) -> Vec<TimelineSecond> {
-    let mut seconds: Vec<SecondSums> = Vec::new();
+    let mut sum = TimelineSum::default();
     for input in inputs {
         let first_second = timeline_start(input.report).saturating_sub(timeline_start_unix_s);
-        for (i, row) in input.report.timeline.iter().enumerate() {
-            let index = usize::try_from(first_second)
-                .unwrap_or(usize::MAX)
-                .saturating_add(i);
-            if index >= seconds.len() {
-                seconds.resize(index + 1, SecondSums::default());
-            }
-            add_second(&mut seconds[index], row);
-        }
+        let first = usize::try_from(first_second).unwrap_or(usize::MAX);
+        sum.add(
+            first,
+            input.report.timeline.iter().map(SecondTotals::of_row),
+        );
     }
-    seconds
-        .iter()
-        .enumerate()
-        .map(|(i, sums)| timeline_row(i, sums))
-        .collect()
+    sum.rows()
 }
 
 /// The Unix second a report's timeline second 0 begins at.
@@ -577,33 +588,6 @@ fn timeline_start(report: &LoadReport) -> u64 {
         || nearest_second(report.placement.window_start_unix_us.unwrap_or(0)),
         |detail| detail.timeline_start_unix_s,
     )
-}
-
-fn add_second(sums: &mut SecondSums, row: &TimelineSecond) {
-    sums.requests += row.requests;
-    sums.errors += row.errors;
-    sums.bytes_read += row.bytes_read;
-    // The mean was made as sum / requests; the product gives the integer
-    // sum back, so merged means do not depend on how reports were grouped.
-    sums.latency_sum_us = sums
-        .latency_sum_us
-        .saturating_add((row.mean_latency_us * row.requests as f64).round() as u64);
-    sums.max_latency_us = sums.max_latency_us.max(row.max_latency_us);
-}
-
-fn timeline_row(index: usize, sums: &SecondSums) -> TimelineSecond {
-    TimelineSecond {
-        second: u32::try_from(index).unwrap_or(u32::MAX),
-        requests: sums.requests,
-        errors: sums.errors,
-        bytes_read: sums.bytes_read,
-        mean_latency_us: if sums.requests == 0 {
-            0.0
-        } else {
-            sums.latency_sum_us as f64 / sums.requests as f64
-        },
-        max_latency_us: sums.max_latency_us,
-    }
 }
 
 fn assemble(
@@ -653,6 +637,7 @@ fn assemble(
         merged: None,
         counters: None,
         probe_mb_per_s: None,
+        tls: None,
     };
     report.warnings = warnings(&report, &parts, window);
     if parts.len() > 1 {
@@ -794,6 +779,13 @@ fn warnings(
             total,
             error_rate: report.error_rate,
         });
+    }
+    let tls_answers = all().filter_map(|w| match w {
+        LoadWarning::PortSpeaksTls { answers } => Some(*answers),
+        _ => None,
+    });
+    if let Some(answers) = tls_answers.reduce(|a, b| a + b) {
+        merged.push(LoadWarning::PortSpeaksTls { answers });
     }
     if parts.len() > 1 && window.elapsed_s < MIN_OVERLAP_RATIO * window.span_s {
         merged.push(LoadWarning::PartialOverlap {

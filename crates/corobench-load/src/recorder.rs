@@ -1,9 +1,11 @@
 //! Per-thread recording of outcomes. Nothing here locks or allocates per
 //! request: histograms are fixed-size and the timeline grows at most once a second.
 
-use corobench_model::{ErrorCounts, LatencyHistogram, StatusCounts, TimelineSecond};
+use corobench_model::{ErrorCounts, LatencyHistogram, StatusCounts};
 
 use crate::clock::{NS_PER_S, NS_PER_US};
+use crate::timeline::SecondTotals;
+use crate::tls::session::Negotiated;
 
 /// Seconds of timeline reserved before the run: an hour.
 const MAX_RESERVED_SECONDS: usize = 3600;
@@ -14,6 +16,7 @@ pub(crate) enum ErrorKind {
     Connect,
     FdExhausted,
     PortsExhausted,
+    Handshake,
     Write,
     Read,
     Timeout,
@@ -27,8 +30,12 @@ pub(crate) struct Recorder {
     window_start_ns: u64,
     pub(crate) latency: LatencyHistogram,
     pub(crate) uncorrected: Option<LatencyHistogram>,
-    /// Connection per request: how long each connect took.
+    /// Connection per request, and TLS: how long each connect took.
     pub(crate) connect: Option<LatencyHistogram>,
+    /// TLS: the window's handshakes.
+    pub(crate) tls: Option<TlsTotals>,
+    /// Plaintext requests answered with TLS records (the port speaks TLS).
+    pub(crate) tls_answers: u64,
     pub(crate) status: StatusCounts,
     pub(crate) errors: ErrorCounts,
     pub(crate) responses: u64,
@@ -43,14 +50,15 @@ pub(crate) struct Recorder {
     pub(crate) read_delay: LagTotals,
 }
 
-/// Sums for one second of the timeline.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct SecondTotals {
-    pub(crate) requests: u64,
-    pub(crate) errors: u64,
-    pub(crate) bytes_read: u64,
-    pub(crate) latency_sum_us: u64,
-    pub(crate) max_latency_us: u64,
+/// One thread's TLS handshakes in the window, and what the server agreed to.
+#[derive(Debug, Default)]
+pub(crate) struct TlsTotals {
+    /// From the TCP connection being established to the session being ready.
+    pub(crate) handshake: LatencyHistogram,
+    pub(crate) full: u64,
+    pub(crate) resumed: u64,
+    /// What the thread's first completed handshake agreed (warm-up included).
+    pub(crate) negotiated: Option<Negotiated>,
 }
 
 /// How late open-loop requests left (or stamped responses were read).
@@ -90,13 +98,19 @@ impl LagTotals {
 }
 
 impl Recorder {
-    pub(crate) fn new(open_loop: bool, connect_per_request: bool, expected_seconds: usize) -> Self {
+    pub(crate) fn new(
+        open_loop: bool,
+        (connect_per_request, tls): (bool, bool),
+        expected_seconds: usize,
+    ) -> Self {
         Self {
             measuring: false,
             window_start_ns: 0,
             latency: LatencyHistogram::new(),
             uncorrected: open_loop.then(LatencyHistogram::new),
-            connect: connect_per_request.then(LatencyHistogram::new),
+            connect: (connect_per_request || tls).then(LatencyHistogram::new),
+            tls: tls.then(TlsTotals::default),
+            tls_answers: 0,
             status: StatusCounts::default(),
             errors: ErrorCounts::default(),
             responses: 0,
@@ -122,6 +136,11 @@ impl Recorder {
         {
             h.reset();
         }
+        if let Some(tls) = self.tls.as_mut() {
+            tls.handshake.reset();
+            (tls.full, tls.resumed) = (0, 0);
+        }
+        self.tls_answers = 0;
         self.status = StatusCounts::default();
         self.errors = ErrorCounts::default();
         self.responses = 0;
@@ -185,6 +204,7 @@ impl Recorder {
             ErrorKind::Connect => &mut self.errors.connect,
             ErrorKind::FdExhausted => &mut self.errors.fd_exhausted,
             ErrorKind::PortsExhausted => &mut self.errors.ports_exhausted,
+            ErrorKind::Handshake => &mut self.errors.handshake,
             ErrorKind::Write => &mut self.errors.write,
             ErrorKind::Read => &mut self.errors.read,
             ErrorKind::Timeout => &mut self.errors.timeout,
@@ -199,6 +219,39 @@ impl Recorder {
     pub(crate) fn connected(&mut self, connect_ns: u64) {
         if let (true, Some(h)) = (self.measuring, self.connect.as_mut()) {
             h.record_us(connect_ns / NS_PER_US);
+        }
+    }
+
+    /// A TLS handshake completed `handshake_ns` after its TCP connection;
+    /// `negotiated` is asked for once per thread.
+    pub(crate) fn handshake(
+        &mut self,
+        resumed: bool,
+        handshake_ns: u64,
+        negotiated: impl FnOnce() -> Negotiated,
+    ) {
+        let measuring = self.measuring;
+        let Some(tls) = self.tls.as_mut() else {
+            return;
+        };
+        if tls.negotiated.is_none() {
+            tls.negotiated = Some(negotiated());
+        }
+        if !measuring {
+            return;
+        }
+        tls.handshake.record_us(handshake_ns / NS_PER_US);
+        if resumed {
+            tls.resumed += 1;
+        } else {
+            tls.full += 1;
+        }
+    }
+
+    /// A plaintext request was answered with a TLS record.
+    pub(crate) fn tls_answer(&mut self) {
+        if self.measuring {
+            self.tls_answers += 1;
         }
     }
 
@@ -256,42 +309,13 @@ impl Recorder {
     }
 }
 
-/// Adds thread timelines second by second and turns them into report rows.
-pub(crate) fn merge_timelines(threads: &[Vec<SecondTotals>]) -> Vec<TimelineSecond> {
-    let seconds = threads.iter().map(Vec::len).max().unwrap_or(0);
-    (0..seconds)
-        .map(|i| {
-            let mut total = SecondTotals::default();
-            for t in threads.iter().filter_map(|t| t.get(i)) {
-                total.requests += t.requests;
-                total.errors += t.errors;
-                total.bytes_read += t.bytes_read;
-                total.latency_sum_us = total.latency_sum_us.saturating_add(t.latency_sum_us);
-                total.max_latency_us = total.max_latency_us.max(t.max_latency_us);
-            }
-            TimelineSecond {
-                second: u32::try_from(i).unwrap_or(u32::MAX),
-                requests: total.requests,
-                errors: total.errors,
-                bytes_read: total.bytes_read,
-                mean_latency_us: if total.requests == 0 {
-                    0.0
-                } else {
-                    total.latency_sum_us as f64 / total.requests as f64
-                },
-                max_latency_us: total.max_latency_us,
-            }
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn warm_up_is_not_recorded() {
-        let mut r = Recorder::new(false, false, 1);
+        let mut r = Recorder::new(false, (false, false), 1);
         r.response(200, 0, 0, 1_000_000);
         r.error(ErrorKind::Timeout, 1);
         assert_eq!(r.outcomes(), 0);
@@ -312,7 +336,7 @@ mod tests {
 
     #[test]
     fn open_loop_records_both_latencies() {
-        let mut r = Recorder::new(true, false, 1);
+        let mut r = Recorder::new(true, (false, false), 1);
         r.begin_window(0);
         // Intended at 0, sent 900 ms late, answered 1 ms after sending.
         r.response(200, 0, 900_000_000, 901_000_000);
@@ -322,7 +346,7 @@ mod tests {
 
     #[test]
     fn answers_after_the_window_land_in_the_second_they_were_sent_in() {
-        let mut r = Recorder::new(false, false, 2);
+        let mut r = Recorder::new(false, (false, false), 2);
         r.begin_window(0);
         r.response(200, NS_PER_S, NS_PER_S, NS_PER_S + 10);
         r.end_window(2 * NS_PER_S);
@@ -337,36 +361,22 @@ mod tests {
     }
 
     #[test]
-    fn timelines_merge_by_second() {
-        let a = vec![SecondTotals {
-            requests: 2,
-            latency_sum_us: 20,
-            max_latency_us: 15,
-            ..Default::default()
-        }];
-        let b = vec![
-            SecondTotals {
-                requests: 2,
-                latency_sum_us: 40,
-                max_latency_us: 30,
-                ..Default::default()
-            },
-            SecondTotals {
-                requests: 1,
-                errors: 1,
-                ..Default::default()
-            },
-        ];
-        let merged = merge_timelines(&[a, b]);
-        assert_eq!(merged.len(), 2);
+    fn handshakes_count_in_the_window_and_the_session_from_the_first() {
+        let mut r = Recorder::new(false, (false, true), 1);
+        let agreed = || Negotiated {
+            version: Some("TLSv1.3".into()),
+            ..Negotiated::default()
+        };
+        r.handshake(false, 5_000_000, agreed);
+        r.begin_window(NS_PER_S);
+        r.handshake(true, 1_000_000, || unreachable!("asked once"));
+        r.handshake(false, 3_000_000, || unreachable!("asked once"));
+        let tls = r.tls.as_ref().unwrap();
+        assert_eq!((tls.full, tls.resumed, tls.handshake.count()), (1, 1, 2));
         assert_eq!(
-            (
-                merged[0].requests,
-                merged[0].mean_latency_us,
-                merged[0].max_latency_us
-            ),
-            (4, 15.0, 30)
+            tls.negotiated.as_ref().unwrap().version.as_deref(),
+            Some("TLSv1.3")
         );
-        assert_eq!(merged[1].errors, 1);
+        assert!(r.connect.is_some(), "TLS records every connect");
     }
 }

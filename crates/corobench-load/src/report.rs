@@ -3,15 +3,17 @@
 use corobench_model::load::LOAD_REPORT_SCHEMA_VERSION;
 use corobench_model::{
     DrainReport, ErrorCounts, GeneratorUsage, KernelStamps, LatencyHistogram, LoadReport,
-    LoadWarning, OpenLoopReport, StatusCounts, TimelineSecond,
+    LoadWarning, OpenLoopReport, StatusCounts, TimelineSecond, TlsReport,
 };
 
 use crate::clock::NS_PER_S;
 use crate::config::LoadConfig;
 use crate::core::ThreadResult;
 use crate::os;
-use crate::recorder::{LagTotals, merge_timelines};
+use crate::recorder::LagTotals;
 use crate::start::Origin;
+use crate::timeline::TimelineSum;
+use crate::tls::TlsFacts;
 
 /// Generator CPU over (elapsed × threads) at or above which a run is generator-bound.
 pub const GENERATOR_BOUND_UTILIZATION: f64 = 0.90;
@@ -40,7 +42,7 @@ pub(crate) fn build(
     config: &LoadConfig,
     results: &[ThreadResult],
     origin: &Origin,
-    kernel_stamps: bool,
+    (kernel_stamps, tls): (bool, Option<&TlsFacts>),
 ) -> LoadReport {
     let start = results.iter().map(|r| r.window_start_ns).min().unwrap_or(0);
     let end = results
@@ -63,7 +65,7 @@ pub(crate) fn build(
         .rate_per_s()
         .is_some()
         .then(LatencyHistogram::new);
-    let mut connect = (!config.schedule.keepalive).then(LatencyHistogram::new);
+    let mut connect = (!config.schedule.keepalive || tls.is_some()).then(LatencyHistogram::new);
     let (mut status, mut errors) = (StatusCounts::default(), ErrorCounts::default());
     let (mut requests, mut bytes_read, mut bytes_written) = (0, 0, 0);
     for r in results {
@@ -117,18 +119,48 @@ pub(crate) fn build(
         merged: None,
         counters: None,
         probe_mb_per_s: None,
+        tls: tls.map(|facts| tls_report(facts, results)),
     };
-    report.warnings = warnings(&report);
+    report.warnings = warnings(&report, results);
     report
+}
+
+/// The threads' handshakes together, and what the server agreed to (as
+/// the first thread that completed one saw it).
+fn tls_report(facts: &TlsFacts, results: &[ThreadResult]) -> TlsReport {
+    let mut handshake = LatencyHistogram::new();
+    let (mut full, mut resumed) = (0, 0);
+    let mut negotiated = None;
+    for tls in results.iter().filter_map(|r| r.recorder.tls.as_ref()) {
+        handshake.add(&tls.handshake);
+        full += tls.full;
+        resumed += tls.resumed;
+        negotiated = negotiated.or_else(|| tls.negotiated.clone());
+    }
+    let negotiated = negotiated.unwrap_or_default();
+    TlsReport {
+        version: negotiated.version,
+        cipher: negotiated.cipher,
+        key_exchange: negotiated.key_exchange,
+        alpn: negotiated.alpn,
+        server_name: facts.server_name.clone(),
+        verified: facts.verified,
+        resumption: facts.resumption,
+        ktls: facts.ktls,
+        provider: facts.provider.to_owned(),
+        full_handshakes: full,
+        resumed_handshakes: resumed,
+        handshake: handshake.report(),
+    }
 }
 
 /// Every thread's timeline, second by second.
 fn threads_timeline(results: &[ThreadResult]) -> Vec<TimelineSecond> {
-    let timelines: Vec<_> = results
-        .iter()
-        .map(|r| r.recorder.timeline.clone())
-        .collect();
-    merge_timelines(&timelines)
+    let mut sum = TimelineSum::default();
+    for result in results {
+        sum.add(0, result.recorder.timeline.iter().copied());
+    }
+    sum.rows()
 }
 
 /// Kernel stamps: how long after the kernel's receipt responses were read.
@@ -203,7 +235,7 @@ fn open_loop_report(
     })
 }
 
-fn warnings(report: &LoadReport) -> Vec<LoadWarning> {
+fn warnings(report: &LoadReport, results: &[ThreadResult]) -> Vec<LoadWarning> {
     let mut warnings = Vec::new();
     let outcomes = report.requests.saturating_add(report.errors.transport());
     if report.generator.utilization >= GENERATOR_BOUND_UTILIZATION
@@ -244,6 +276,10 @@ fn warnings(report: &LoadReport) -> Vec<LoadWarning> {
             total,
             error_rate: report.error_rate,
         });
+    }
+    let answers: u64 = results.iter().map(|r| r.recorder.tls_answers).sum();
+    if answers > 0 {
+        warnings.push(LoadWarning::PortSpeaksTls { answers });
     }
     warnings
 }

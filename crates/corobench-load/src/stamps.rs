@@ -11,6 +11,8 @@ use std::os::fd::RawFd;
 
 use socket2::Socket;
 
+use crate::cmsg;
+
 /// `SO_TIMESTAMPING` with a 64-bit `time_t` on x86_64 and aarch64 (MIPS and
 /// SPARC number it differently); the control message that carries the
 /// stamps has the same number.
@@ -66,23 +68,8 @@ pub(crate) fn recv(
     buf: &mut [u8],
     control: &mut [u8; CONTROL_BYTES],
 ) -> io::Result<(usize, Option<u64>)> {
-    let mut iov = libc::iovec {
-        iov_base: buf.as_mut_ptr().cast(),
-        iov_len: buf.len(),
-    };
-    // SAFETY: an all-zero msghdr is valid (no name, no buffers).
-    let mut msg: libc::msghdr = unsafe { mem::zeroed() };
-    msg.msg_iov = &raw mut iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = control.as_mut_ptr().cast();
-    msg.msg_controllen = CONTROL_BYTES;
-    // SAFETY: msg points at `iov` (over `buf`) and `control`, all alive
-    // and exclusively borrowed for the call.
-    let n = unsafe { libc::recvmsg(fd, &raw mut msg, 0) };
-    if n < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok((n.unsigned_abs(), stamp_of(&msg)))
+    let (n, msg) = cmsg::recv_with_control(fd, buf, control)?;
+    Ok((n, stamp_of(&msg)))
 }
 
 /// Takes every send stamp waiting in `fd`'s error queue; returns the
@@ -133,27 +120,15 @@ pub(crate) fn multishot_template() -> Box<libc::msghdr> {
 
 /// The software receive stamp among `msg`'s control messages.
 fn stamp_of(msg: &libc::msghdr) -> Option<u64> {
-    // SAFETY: `msg` was filled by recvmsg, so its control buffer holds
-    // well-formed control messages up to msg_controllen.
-    let mut header = unsafe { libc::CMSG_FIRSTHDR(msg) };
-    while !header.is_null() {
-        // SAFETY: non-null headers from CMSG_FIRSTHDR/NXTHDR lie inside the buffer.
-        let h = unsafe { &*header };
-        if h.cmsg_level == libc::SOL_SOCKET && h.cmsg_type == SO_TIMESTAMPING {
-            // SAFETY: an SCM_TIMESTAMPING message carries three timespecs;
-            // the data may be unaligned, hence read_unaligned.
-            let stamps: [libc::timespec; 3] =
-                unsafe { std::ptr::read_unaligned(libc::CMSG_DATA(header).cast()) };
-            let software = stamps[0];
-            let ns = u64::try_from(software.tv_sec)
-                .ok()?
-                .checked_mul(1_000_000_000)?;
-            return ns.checked_add(u64::try_from(software.tv_nsec).ok()?);
-        }
-        // SAFETY: as above; returns null after the last message.
-        header = unsafe { libc::CMSG_NXTHDR(msg, header) };
-    }
-    None
+    let data = cmsg::find(msg, libc::SOL_SOCKET, SO_TIMESTAMPING)?;
+    // SAFETY: an SCM_TIMESTAMPING message carries three timespecs; the
+    // data may be unaligned, hence read_unaligned.
+    let stamps: [libc::timespec; 3] = unsafe { std::ptr::read_unaligned(data.cast()) };
+    let software = stamps[0];
+    let ns = u64::try_from(software.tv_sec)
+        .ok()?
+        .checked_mul(1_000_000_000)?;
+    ns.checked_add(u64::try_from(software.tv_nsec).ok()?)
 }
 
 /// A realtime stamp on the run's clock, which began at `base_unix_ns` by

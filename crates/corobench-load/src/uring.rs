@@ -58,7 +58,9 @@ pub(crate) fn run_thread(shared: &Shared, plan: &ThreadPlan) -> Result<ThreadRes
         ring,
         addr: Box::new(SockAddr::from(shared.addr)),
         armed_receives: 0,
-        confirm_sends: shared.pipeline > 1,
+        // TLS records are written from the session's buffer, which must
+        // not change under a send the kernel is still reading.
+        confirm_sends: shared.pipeline > 1 || shared.tls.is_some(),
         stamps: shared.kernel_stamps.then(stamps::multishot_template),
     };
     let mut driver = Driver::new(shared, plan, io);
@@ -365,7 +367,7 @@ impl Io for UringIo {
         Ok(())
     }
 
-    fn write(&mut self, i: usize, conn: &mut Conn, bytes: &[u8]) -> Write {
+    fn write(&mut self, i: usize, conn: &Conn, bytes: &[u8]) -> Write {
         let Some(socket) = conn.socket.as_ref() else {
             return Write::Failed;
         };

@@ -159,6 +159,7 @@ fn report(rec: &Recorded, open: bool) -> LoadReport {
         merged: None,
         counters: None,
         probe_mb_per_s: None,
+        tls: None,
     };
     report.warnings = warnings(&report);
     report

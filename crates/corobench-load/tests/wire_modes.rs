@@ -6,34 +6,16 @@ mod support;
 
 use std::time::Duration;
 
-use corobench_load::{Backend, LoadConfig, LoadReport, Schedule, StopAfter};
+use corobench_load::{Backend, LoadConfig, LoadReport, Schedule};
 use corobench_testkit::{Knobs, TestServer};
-use support::{BACKENDS, config, run};
-
-/// A closed loop of `connections` with this wire mode, stopping after `requests`.
-fn wire_config(
-    server: &TestServer,
-    backend: Backend,
-    schedule: Schedule,
-    requests: u64,
-) -> LoadConfig {
-    LoadConfig {
-        schedule,
-        ..config(
-            server,
-            backend,
-            schedule.connections,
-            StopAfter::Requests(requests),
-        )
-    }
-}
+use support::{BACKENDS, run, schedule_config};
 
 #[test]
 fn a_connection_per_request_opens_one_connection_for_every_request() {
     for backend in BACKENDS {
         let server = TestServer::start(Knobs::default());
         let schedule = Schedule::closed(4).with_keepalive(false);
-        let report = run(wire_config(&server, backend, schedule, 200));
+        let report = run(schedule_config(&server, backend, schedule, 200));
         assert_eq!(report.requests, 200, "{backend:?}");
         assert_eq!(report.errors.total(), 0, "{backend:?}: {:?}", report.errors);
         assert!(!report.wire.keepalive, "{backend:?}");
@@ -51,7 +33,7 @@ fn an_open_loop_opens_a_connection_for_every_arrival() {
     for backend in BACKENDS {
         let server = TestServer::start(Knobs::default());
         let schedule = Schedule::open(2000.0, 8).with_keepalive(false);
-        let report = run(wire_config(&server, backend, schedule, 100));
+        let report = run(schedule_config(&server, backend, schedule, 100));
         assert_eq!(report.requests, 100, "{backend:?}");
         assert_eq!(report.errors.total(), 0, "{backend:?}: {:?}", report.errors);
         assert_eq!(report.open_loop.map(|o| o.sent), Some(100), "{backend:?}");
@@ -62,7 +44,7 @@ fn an_open_loop_opens_a_connection_for_every_arrival() {
 #[test]
 fn kept_alive_runs_record_no_connect_times() {
     let server = TestServer::start(Knobs::default());
-    let report = run(wire_config(
+    let report = run(schedule_config(
         &server,
         Backend::Epoll,
         Schedule::closed(2),
@@ -82,7 +64,7 @@ fn pipelined_request_counts_are_exact_at_every_depth() {
             let schedule = Schedule::closed(4).with_pipeline(depth);
             let report = run(LoadConfig {
                 threads: 2,
-                ..wire_config(&server, backend, schedule, 1000)
+                ..schedule_config(&server, backend, schedule, 1000)
             });
             let what = format!("{backend:?} at depth {depth}");
             assert_eq!(report.requests, 1000, "{what}");
@@ -110,7 +92,7 @@ fn a_server_closing_mid_pipeline_costs_each_unanswered_request() {
             ..Knobs::default()
         });
         let schedule = Schedule::closed(1).with_pipeline(16);
-        let report = run(wire_config(&server, backend, schedule, 160));
+        let report = run(schedule_config(&server, backend, schedule, 160));
         let errors = report.errors;
         assert_eq!(
             report.requests + errors.read,
@@ -145,7 +127,8 @@ fn pipelining_survives_a_slow_reader() {
             }),
             ..Knobs::default()
         });
-        let mut config = wire_config(&server, backend, Schedule::closed(2).with_pipeline(16), 400);
+        let mut config =
+            schedule_config(&server, backend, Schedule::closed(2).with_pipeline(16), 400);
         config.request.body = vec![b'x'; 8 * 1024];
         config.request.method = "POST".into();
         let report = run(config);
@@ -163,7 +146,10 @@ fn running_out_of_local_ports_is_counted_not_fatal() {
             let server = TestServer::start(Knobs::default());
             // Twenty connections at once, ten ports (the listener holds one).
             let schedule = Schedule::closed(20).with_keepalive(false);
-            (backend, run(wire_config(&server, backend, schedule, 300)))
+            (
+                backend,
+                run(schedule_config(&server, backend, schedule, 300)),
+            )
         }))
     })
     .join()

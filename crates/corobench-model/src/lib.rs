@@ -15,6 +15,7 @@ pub mod profile;
 pub mod resource;
 pub mod run;
 pub mod schedule;
+pub mod tls;
 
 pub use analysis::{
     ANALYSIS_SCHEMA_VERSION, AnalysisSettings, Better, ChangeEstimator, CompareRow, CompareSide,
@@ -57,3 +58,4 @@ pub use run::{
 pub use schedule::{
     Backend, BackendChoice, MAX_PIPELINE, ScenarioKey, Schedule, ScheduleKind, WireMode,
 };
+pub use tls::TlsReport;

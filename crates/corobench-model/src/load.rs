@@ -22,6 +22,11 @@ pub struct ErrorCounts {
     /// Absent from reports made before it was counted, and from JSON when 0.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub ports_exhausted: u64,
+    /// The TLS handshake failed: refused (a certificate, version or ALPN
+    /// the client cannot accept), cut off by the server, or not finished
+    /// within the timeout. Absent from JSON when 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub handshake: u64,
     /// Writing the request failed.
     pub write: u64,
     /// Reading the response failed (reset), or the server closed the
@@ -55,6 +60,7 @@ impl ErrorCounts {
         self.connect
             + self.fd_exhausted
             + self.ports_exhausted
+            + self.handshake
             + self.write
             + self.read
             + self.timeout
@@ -78,6 +84,7 @@ impl ErrorCounts {
         self.connect += other.connect;
         self.fd_exhausted += other.fd_exhausted;
         self.ports_exhausted += other.ports_exhausted;
+        self.handshake += other.handshake;
         self.write += other.write;
         self.read += other.read;
         self.timeout += other.timeout;
@@ -89,11 +96,12 @@ impl ErrorCounts {
 
     /// `(name, count)` for every kind, in a stable order, for printing.
     #[must_use]
-    pub fn by_kind(&self) -> [(&'static str, u64); 10] {
+    pub fn by_kind(&self) -> [(&'static str, u64); 11] {
         [
             ("connect", self.connect),
             ("fd_exhausted", self.fd_exhausted),
             ("ports_exhausted", self.ports_exhausted),
+            ("handshake", self.handshake),
             ("write", self.write),
             ("read", self.read),
             ("timeout", self.timeout),
@@ -309,6 +317,9 @@ pub enum LoadWarning {
     /// Merged reports only: the generators measured together for only part
     /// of the time any of them measured.
     PartialOverlap { common_s: f64, span_s: f64 },
+    /// A cleartext request was answered with TLS records: the port speaks
+    /// TLS (`https://`), not plaintext HTTP.
+    PortSpeaksTls { answers: u64 },
 }
 
 impl fmt::Display for LoadWarning {
@@ -360,6 +371,11 @@ impl fmt::Display for LoadWarning {
                  soon uses them all up; widen the range (sysctl net.ipv4.ip_local_port_range=\
                  \"1024 65535\"), let new connections reuse ports in TIME_WAIT (sysctl \
                  net.ipv4.tcp_tw_reuse=1), or offer fewer connections a second"
+            ),
+            Self::PortSpeaksTls { answers } => write!(
+                f,
+                "this port speaks TLS: {answers} plaintext requests were answered with TLS \
+                 records, not HTTP; load it with an https:// URL"
             ),
             Self::PartialOverlap { common_s, span_s } => write!(
                 f,
@@ -474,9 +490,10 @@ pub struct LoadReport {
     pub latency_uncorrected: Option<LatencyReport>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub open_loop: Option<OpenLoopReport>,
-    /// Connection per request only: how long each connect took, from the
-    /// socket's creation to the connection being established (this time is
-    /// also part of every request's latency).
+    /// How long each connect took, from the socket's creation to the TCP
+    /// connection being established: with a connection per request (this
+    /// time is then also part of every request's latency), and over TLS
+    /// for every connection opened in the window.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub connect_latency: Option<LatencyReport>,
     pub generator: GeneratorUsage,
@@ -498,6 +515,9 @@ pub struct LoadReport {
     pub kernel_stamps: Option<KernelStamps>,
     pub timeline: Vec<TimelineSecond>,
     pub warnings: Vec<LoadWarning>,
+    /// `https://` URLs: the TLS session and its handshakes.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub tls: Option<crate::TlsReport>,
     /// Present when `corobench merge` made this report from several.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub merged: Option<MergeDetail>,

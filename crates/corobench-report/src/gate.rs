@@ -20,6 +20,29 @@ pub enum GateFormat {
     Github,
 }
 
+impl GateFormat {
+    /// Both formats.
+    pub const ALL: [Self; 2] = [Self::Junit, Self::Github];
+
+    /// The format's name.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Junit => "junit",
+            Self::Github => "github",
+        }
+    }
+
+    /// What the format holds, in a line.
+    #[must_use]
+    pub fn description(self) -> &'static str {
+        match self {
+            Self::Junit => "The gate's verdicts as JUnit XML",
+            Self::Github => "The gate's offenders as GitHub Actions annotations",
+        }
+    }
+}
+
 /// Writes the gate of `comparison` in `format`; a comparison without a gate
 /// writes an empty suite (JUnit) or nothing (GitHub).
 ///

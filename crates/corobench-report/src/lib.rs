@@ -94,10 +94,41 @@ impl Format {
         }
     }
 
-    /// Whether `corobench compare` can write this format.
+    /// Other names the format answers to.
+    #[must_use]
+    pub fn aliases(self) -> &'static [&'static str] {
+        match self {
+            Self::Markdown => &["markdown"],
+            _ => &[],
+        }
+    }
+
+    /// What the format holds, in a line.
+    #[must_use]
+    pub fn description(self) -> &'static str {
+        match self {
+            Self::Table => "Aligned columns for a terminal",
+            Self::Markdown => "Markdown tables",
+            Self::Json => "Everything as JSON (docs/schema/report.schema.json)",
+            Self::Csv => "One row per scenario × metric",
+            Self::CsvTrials => "One row per trial × metric: the raw values",
+            Self::CsvClaims => "One row per published claim: measured ratio and verdict",
+            Self::CsvCapacity => "One row per rate a capacity search tried, with the capacity",
+            Self::CsvMemory => "One row per target and idle workload: bytes per connection",
+            Self::GoBench => "Go benchmark format for benchstat",
+            Self::Html => "A self-contained HTML page with charts",
+        }
+    }
+
+    /// Whether a comparison of two runs can be written in this format.
     #[must_use]
     pub fn supports_comparison(self) -> bool {
         matches!(self, Self::Table | Self::Markdown | Self::Json | Self::Csv)
+    }
+
+    /// The formats a comparison of two runs can be written in.
+    pub fn comparison_formats() -> impl Iterator<Item = Self> {
+        Self::ALL.into_iter().filter(|f| f.supports_comparison())
     }
 }
 
@@ -130,11 +161,17 @@ pub enum ReportError {
     #[error("cannot write the report as JSON: {0}")]
     Json(#[from] serde_json::Error),
     #[error(
-        "--format {0} is not available for a comparison of two runs; use table, md, json or csv"
+        "a comparison of two runs cannot be written as {0}; it can be as {names}",
+        names = comparison_format_names()
     )]
     UnsupportedForComparison(Format),
     #[error("--format {0} is not available for claims across machine kinds; use table, md or json")]
     UnsupportedForClaims(Format),
+}
+
+fn comparison_format_names() -> String {
+    let names: Vec<&str> = Format::comparison_formats().map(Format::name).collect();
+    names.join(", ")
 }
 
 /// Writes one analysed run in `format`, without colour.

@@ -40,31 +40,25 @@ impl Store {
         run_id: &str,
         trials: &mut [TrialRecord],
     ) -> Result<(), StoreError> {
-        let fail = |e| self.fail(e, "loading the idle trials", None);
-        let mut statement = self
-            .conn
-            .prepare(
+        let mut measured: HashMap<(u32, u32), IdleMeasurement> = self
+            .query_rows(
                 "SELECT scenario_idx, trial_idx, connections, rss_bytes, settled, waited_s \
                  FROM idle_trials WHERE run_id = ?1",
-            )
-            .map_err(fail)?;
-        let rows = statement
-            .query_map([run_id], |row| {
-                let key: (u32, u32) = (row.get(0)?, row.get(1)?);
-                let idle = IdleMeasurement {
-                    connections: row.get(2)?,
-                    rss_bytes: row.get(3)?,
-                    settled: row.get(4)?,
-                    waited_s: row.get(5)?,
-                };
-                Ok((key, idle))
-            })
-            .map_err(fail)?;
-        let mut measured = HashMap::new();
-        for row in rows {
-            let (key, idle) = row.map_err(fail)?;
-            measured.insert(key, idle);
-        }
+                [run_id],
+                "loading the idle trials",
+                |row| {
+                    let key = (row.get(0)?, row.get(1)?);
+                    let idle = IdleMeasurement {
+                        connections: row.get(2)?,
+                        rss_bytes: row.get(3)?,
+                        settled: row.get(4)?,
+                        waited_s: row.get(5)?,
+                    };
+                    Ok((key, idle))
+                },
+            )?
+            .into_iter()
+            .collect();
         for trial in trials {
             trial.idle = measured.remove(&(trial.scenario_index, trial.trial_index));
         }

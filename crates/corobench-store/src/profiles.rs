@@ -30,22 +30,16 @@ impl Store {
 
     /// The run's profiles, in plan order.
     pub(crate) fn profile_records(&self, run_id: &str) -> Result<Vec<ProfileRecord>, StoreError> {
-        let fail = |e| self.fail(e, "loading the profiles", None);
-        let mut statement = self
-            .conn
-            .prepare(
-                "SELECT scenario_idx, started_at_unix_ms, frequency_hz, status, samples, \
-                 folded_stacks, reason FROM profiles WHERE run_id = ?1 ORDER BY scenario_idx",
-            )
-            .map_err(fail)?;
-        let rows = statement
-            .query_map([run_id], ProfileRow::read)
-            .map_err(fail)?;
-        let mut profiles = Vec::new();
-        for row in rows {
-            profiles.push(row.map_err(fail)?.into_record(&self.path)?);
-        }
-        Ok(profiles)
+        self.query_rows(
+            "SELECT scenario_idx, started_at_unix_ms, frequency_hz, status, samples, \
+             folded_stacks, reason FROM profiles WHERE run_id = ?1 ORDER BY scenario_idx",
+            [run_id],
+            "loading the profiles",
+            ProfileRow::read,
+        )?
+        .into_iter()
+        .map(|row| row.into_record(&self.path))
+        .collect()
     }
 
     fn unknown_scenario(&self, run_id: &str, profile: &ProfileRecord) -> StoreError {

@@ -147,29 +147,24 @@ impl Store {
     /// # Errors
     /// When the database cannot be read.
     pub fn runs(&self) -> Result<Vec<RunListing>, StoreError> {
-        let fail = |e| self.fail(e, "listing runs", None);
-        let mut statement = self
-            .conn
-            .prepare(
-                "SELECT r.id, r.suite, r.status, r.started_at_unix_ms, r.finished_at_unix_ms, \
+        let rows = self.query_rows(
+            "SELECT r.id, r.suite, r.status, r.started_at_unix_ms, r.finished_at_unix_ms, \
                    (SELECT COUNT(*) FROM scenarios s WHERE s.run_id = r.id) AS scenarios, \
                    r.trials_per_scenario, \
                    (SELECT COUNT(*) FROM trials t WHERE t.run_id = r.id AND t.status = 'ok'), \
                    (SELECT COUNT(*) FROM trials t WHERE t.run_id = r.id AND t.status = 'failed'), \
                    r.process_pid, r.process_started \
-                 FROM runs r ORDER BY r.started_at_unix_ms DESC, r.id DESC",
-            )
-            .map_err(fail)?;
-        let rows = statement
-            .query_map([], |row| Ok((row.get::<_, String>(2)?, listing(row)?)))
-            .map_err(fail)?;
-        let mut listings = Vec::new();
-        for row in rows {
-            let (status, mut listing) = row.map_err(fail)?;
-            listing.status = run_status(&status, &self.path)?;
-            listings.push(listing);
-        }
-        Ok(listings)
+             FROM runs r ORDER BY r.started_at_unix_ms DESC, r.id DESC",
+            [],
+            "listing runs",
+            |row| Ok((row.get::<_, String>(2)?, listing(row)?)),
+        )?;
+        rows.into_iter()
+            .map(|(status, mut listing)| {
+                listing.status = run_status(&status, &self.path)?;
+                Ok(listing)
+            })
+            .collect()
     }
 
     /// Turns what a user typed into a run id: `latest`, a full id, or a
@@ -214,33 +209,25 @@ impl Store {
     }
 
     fn ids_starting_with(&self, prefix: &str) -> Result<Vec<String>, StoreError> {
-        let fail = |e| self.fail(e, "looking up the run", None);
         // substr, not LIKE: ids may hold `_` or `%`, and the match is case-sensitive.
-        let mut statement = self
-            .conn
-            .prepare(
-                "SELECT id FROM runs WHERE substr(id, 1, length(?1)) = ?1 \
-                 ORDER BY started_at_unix_ms DESC, id DESC",
-            )
-            .map_err(fail)?;
-        let ids = statement
-            .query_map([prefix], |row| row.get(0))
-            .map_err(fail)?
-            .collect::<Result<Vec<String>, _>>()
-            .map_err(fail)?;
-        Ok(ids)
+        self.query_rows(
+            "SELECT id FROM runs WHERE substr(id, 1, length(?1)) = ?1 \
+             ORDER BY started_at_unix_ms DESC, id DESC",
+            [prefix],
+            "looking up the run",
+            |row| row.get(0),
+        )
     }
 
     /// An "unknown run" error that suggests the most recent runs.
     pub(crate) fn unknown_run(&self, run_id: &str) -> StoreError {
         let known = self
-            .conn
-            .prepare("SELECT id FROM runs ORDER BY started_at_unix_ms DESC, id DESC LIMIT ?1")
-            .and_then(|mut statement| {
-                statement
-                    .query_map([SUGGESTED_RUNS], |row| row.get(0))?
-                    .collect::<Result<Vec<String>, _>>()
-            })
+            .query_rows(
+                "SELECT id FROM runs ORDER BY started_at_unix_ms DESC, id DESC LIMIT ?1",
+                [SUGGESTED_RUNS],
+                "listing recent runs",
+                |row| row.get(0),
+            )
             .unwrap_or_default();
         StoreError::UnknownRun {
             path: self.path.clone(),

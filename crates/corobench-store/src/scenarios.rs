@@ -12,24 +12,18 @@ use crate::store::Store;
 impl Store {
     /// The run's scenarios in plan order.
     pub(crate) fn scenario_records(&self, run_id: &str) -> Result<Vec<ScenarioRecord>, StoreError> {
-        let fail = |e| self.fail(e, "loading the scenarios", None);
-        let mut statement = self
-            .conn
-            .prepare(
-                "SELECT idx, key, target, parameters_json, workload, method, path, body_bytes, \
-                 schedule, rate_per_s, connections, warmup_s, duration_s, program_json, \
-                 keepalive, pipeline, idle \
-                 FROM scenarios WHERE run_id = ?1 ORDER BY idx",
-            )
-            .map_err(fail)?;
-        let rows = statement
-            .query_map([run_id], ScenarioRow::read)
-            .map_err(fail)?;
-        let mut scenarios = Vec::new();
-        for row in rows {
-            scenarios.push(row.map_err(fail)?.into_record(&self.path)?);
-        }
-        Ok(scenarios)
+        self.query_rows(
+            "SELECT idx, key, target, parameters_json, workload, method, path, body_bytes, \
+             schedule, rate_per_s, connections, warmup_s, duration_s, program_json, \
+             keepalive, pipeline, idle \
+             FROM scenarios WHERE run_id = ?1 ORDER BY idx",
+            [run_id],
+            "loading the scenarios",
+            ScenarioRow::read,
+        )?
+        .into_iter()
+        .map(|row| row.into_record(&self.path))
+        .collect()
     }
 }
 

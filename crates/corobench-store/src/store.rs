@@ -4,7 +4,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use corobench_model::StoredRun;
-use rusqlite::Connection;
+use rusqlite::{Connection, Params, Row};
 
 use crate::error::{StoreError, classify};
 use crate::schema;
@@ -80,6 +80,21 @@ impl Store {
             trials: self.trial_records(run_id)?,
             profiles: self.profile_records(run_id)?,
         })
+    }
+
+    /// Every row `sql` selects with `params`, each read by `read`;
+    /// `doing` says what failed in an error.
+    pub(crate) fn query_rows<T>(
+        &self,
+        sql: &str,
+        params: impl Params,
+        doing: &'static str,
+        read: impl FnMut(&Row<'_>) -> rusqlite::Result<T>,
+    ) -> Result<Vec<T>, StoreError> {
+        let fail = |e| self.fail(e, doing, None);
+        let mut statement = self.conn.prepare(sql).map_err(fail)?;
+        let rows = statement.query_map(params, read).map_err(fail)?;
+        rows.collect::<rusqlite::Result<Vec<T>>>().map_err(fail)
     }
 
     pub(crate) fn fail(

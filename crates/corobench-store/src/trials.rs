@@ -36,45 +36,34 @@ impl Store {
     /// When the run is unknown or the database cannot be read.
     pub fn completed_trials(&self, run_id: &str) -> Result<Vec<(u32, u32)>, StoreError> {
         self.run_record(run_id)?;
-        let fail = |e| self.fail(e, "listing stored trials", None);
-        let mut statement = self
-            .conn
-            .prepare(
-                "SELECT scenario_idx, trial_idx FROM trials WHERE run_id = ?1 \
-                 ORDER BY scenario_idx, trial_idx",
-            )
-            .map_err(fail)?;
-        let pairs = statement
-            .query_map([run_id], |row| Ok((row.get(0)?, row.get(1)?)))
-            .map_err(fail)?
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(fail)?;
-        Ok(pairs)
+        self.query_rows(
+            "SELECT scenario_idx, trial_idx FROM trials WHERE run_id = ?1 \
+             ORDER BY scenario_idx, trial_idx",
+            [run_id],
+            "listing stored trials",
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )
     }
 
     /// The run's trials in the order they ran.
     pub(crate) fn trial_records(&self, run_id: &str) -> Result<Vec<TrialRecord>, StoreError> {
-        let fail = |e| self.fail(e, "loading the trials", None);
-        let mut statement = self
-            .conn
-            .prepare(
-                "SELECT scenario_idx, trial_idx, sequence, status, failure, started_at_unix_ms, \
+        let rows = self.query_rows(
+            "SELECT scenario_idx, trial_idx, sequence, status, failure, started_at_unix_ms, \
                  load_json, latency_hdr, latency_uncorrected_hdr, connect_latency_hdr, \
                  timeline_json, server_samples, server_cpu_pct_mean, server_cpu_user_pct_mean, \
                  server_cpu_system_pct_mean, server_rss_mean_bytes, server_rss_peak_bytes, \
                  server_threads_peak, server_processes_peak, server_ctx_voluntary, \
                  server_ctx_involuntary, tasks_before, tasks_peak, tasks_after, \
                  resource_series_json, flags_json, program_json, counters_json, probe_json, \
-                 pool_json FROM trials WHERE run_id = ?1 ORDER BY sequence, scenario_idx, trial_idx",
-            )
-            .map_err(fail)?;
-        let rows = statement
-            .query_map([run_id], TrialRow::read)
-            .map_err(fail)?;
-        let mut trials = Vec::new();
-        for row in rows {
-            trials.push(row.map_err(fail)?.into_record(self)?);
-        }
+             pool_json FROM trials WHERE run_id = ?1 ORDER BY sequence, scenario_idx, trial_idx",
+            [run_id],
+            "loading the trials",
+            TrialRow::read,
+        )?;
+        let mut trials = rows
+            .into_iter()
+            .map(|row| row.into_record(self))
+            .collect::<Result<Vec<_>, _>>()?;
         self.attach_idle(run_id, &mut trials)?;
         Ok(trials)
     }

@@ -12,6 +12,8 @@
 
 use std::time::Duration;
 
+use crate::tls::TlsKnobs;
+
 /// How the test server answers. The default answers every request at once
 /// with `200 OK` and the 13-byte body `Hello, World!`, keeping connections
 /// alive.
@@ -48,6 +50,8 @@ pub struct Knobs {
     /// The body length of every response; `None` means `Hello, World!`.
     /// A sized body repeats the lower-case alphabet.
     pub body_bytes: Option<usize>,
+    /// Serve HTTPS (with a fresh test CA), behaving as these knobs say.
+    pub tls: Option<TlsKnobs>,
 }
 
 impl Default for Knobs {
@@ -64,6 +68,7 @@ impl Default for Knobs {
             slow_read: None,
             slow_accept: None,
             body_bytes: None,
+            tls: None,
         }
     }
 }

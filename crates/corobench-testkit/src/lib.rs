@@ -21,6 +21,7 @@ mod http;
 mod knobs;
 mod process;
 mod server;
+mod tls;
 
 pub use binary::{binary_path, write_program_target, write_target};
 pub use client::{ClientFigures, run_client};
@@ -28,3 +29,4 @@ pub use contract::{ContractConfig, ContractServer, Fault, MemoryWorld, PsqlWorld
 pub use knobs::{Knobs, SlowAccept, SlowRead, Stall};
 pub use process::{TestProcess, knob_args, parse_knob_args};
 pub use server::{CounterSnapshot, MAX_TARGETS_KEPT, StallHandle, TestServer};
+pub use tls::{CertKind, TestCerts, TlsKnobs, server_config};

@@ -6,7 +6,8 @@
 //! ```
 //!
 //! It reads the contract's environment (`PORT`, `LISTEN_ADDR`, `TARGET_NAME`, `DATA_DIR`,
-//! `UPLOAD_DIR`, `DATABASE_URL`; `/db` runs `psql` per request) and, besides
+//! `UPLOAD_DIR`, `DATABASE_URL`; `/db` runs `psql` per request; `TLS_CERT` and
+//! `TLS_KEY`, PEM files: then it serves HTTPS on its port) and, besides
 //! `--fault`, takes faults from `TESTKIT_FAULTS` (comma-separated names).
 //!
 //! `client URL REQUESTS` is a tiny program target instead: it GETs URL
@@ -23,7 +24,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use corobench_testkit::{
-    ContractConfig, ContractServer, Fault, PsqlWorld, TestServer, WorldSource, parse_knob_args,
+    ContractConfig, ContractServer, Fault, PsqlWorld, TestServer, TlsKnobs, WorldSource,
+    parse_knob_args, server_config,
 };
 
 const USAGE: &str = "usage: PORT=N corobench-testkit [--model MODEL] [--fault NAME]...\n       \
@@ -199,7 +201,45 @@ fn configure(mut args: impl Iterator<Item = String>) -> Result<ContractConfig, S
         .ok()
         .filter(|url| !url.is_empty())
         .map(|url| Arc::new(PsqlWorld::new(url)) as Arc<dyn WorldSource>);
+    config.tls = tls_from_env()?;
     Ok(config)
+}
+
+/// `TLS_CERT` and `TLS_KEY`: PEM files of the certificate chain and its
+/// key; with both set the server speaks HTTPS (ALPN `http/1.1`).
+fn tls_from_env() -> Result<Option<Arc<rustls::ServerConfig>>, String> {
+    let var = |name: &str| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    let (cert, key) = match (var("TLS_CERT"), var("TLS_KEY")) {
+        (None, None) => return Ok(None),
+        (Some(cert), Some(key)) => (cert, key),
+        (Some(_), None) | (None, Some(_)) => {
+            return Err(
+                "TLS_CERT and TLS_KEY go together: set both PEM files to serve \
+                        HTTPS, or neither"
+                    .to_owned(),
+            );
+        }
+    };
+    let read = |name: &str, path: &PathBuf| {
+        std::fs::read(path).map_err(|e| format!("{name}={}: cannot read it: {e}", path.display()))
+    };
+    let knobs = TlsKnobs {
+        alpn: vec!["http/1.1".to_owned()],
+        ..TlsKnobs::default()
+    };
+    server_config(&read("TLS_CERT", &cert)?, &read("TLS_KEY", &key)?, &knobs)
+        .map(Some)
+        .map_err(|e| {
+            format!(
+                "TLS_CERT={} and TLS_KEY={}: {e}",
+                cert.display(),
+                key.display()
+            )
+        })
 }
 
 fn port() -> Result<u16, String> {

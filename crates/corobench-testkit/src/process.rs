@@ -262,6 +262,8 @@ mod tests {
                 pause: Duration::from_millis(20),
             }),
             body_bytes: Some(1 << 20),
+            // TLS knobs stay in-process: the client needs the CA the server made.
+            tls: None,
         };
         assert_eq!(parse_knob_args(knob_args(&knobs)), Ok(knobs));
         assert_eq!(parse_knob_args(Vec::new()), Ok(Knobs::default()));

@@ -3,20 +3,11 @@
 
 mod common;
 
-use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use common::{exchange, get};
+use common::{connect_when_ready, exchange, free_port, get};
 use corobench_testkit::binary_path;
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
 
 fn spawn(port: u16, args: &[&str]) -> Child {
     Command::new(binary_path())
@@ -28,28 +19,6 @@ fn spawn(port: u16, args: &[&str]) -> Child {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap()
-}
-
-/// Connects once the process listens (it may take a moment to start).
-fn connect_when_ready(port: u16, child: &mut Child) -> std::net::TcpStream {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        if let Ok(stream) = std::net::TcpStream::connect(("127.0.0.1", port)) {
-            stream
-                .set_read_timeout(Some(Duration::from_secs(20)))
-                .unwrap();
-            return stream;
-        }
-        assert!(
-            child.try_wait().unwrap().is_none(),
-            "the binary exited early"
-        );
-        assert!(
-            Instant::now() < deadline,
-            "the binary never listened on {port}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 fn sigterm(child: &Child) {

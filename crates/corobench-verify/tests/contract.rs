@@ -43,6 +43,7 @@ fn verify_with(faults: &[Fault], with_database: bool) -> Vec<RuleResult> {
         max_rate: None,
         burst_s: 0.02,
         alloc_per_conn: 0,
+        tls: None,
     };
     let server = ContractServer::start(config).unwrap();
     let probe = MemoryProbe(world);

@@ -37,6 +37,7 @@ fn setup() -> Setup {
         max_rate: None,
         burst_s: 0.02,
         alloc_per_conn: 0,
+        tls: None,
     };
     let server = ContractServer::start(config).unwrap();
     let certificates = RunCertificates::create(&dir.path().join("tls"), &[]).unwrap();

@@ -175,18 +175,19 @@ fn target_status(error: &TargetError) -> Exit {
     }
 }
 
-/// A load that cannot be configured (or exceeds the file limit) is a usage
-/// error; a server that refuses connections failed.
+/// A load that cannot be configured (or exceeds the file limit, or asks
+/// for TLS that cannot be had) is a usage error; a server that refuses
+/// connections or fails the TLS handshake failed.
 fn load_status(error: &LoadError) -> Exit {
     match error {
         LoadError::Config(_) | LoadError::FdLimit { .. } => Exit::Usage,
-        LoadError::Connect { .. } => Exit::TargetFailed,
+        LoadError::Tls(tls) if tls.is_setting() => Exit::Usage,
+        LoadError::Connect { .. } | LoadError::Tls(_) => Exit::TargetFailed,
         _ => Exit::CheckFailed,
     }
 }
 
-/// The engine's own failures, and the errors of other crates it carries
-/// (a wrapped store error is left to the next cause in the chain).
+/// The engine's own failures, and the errors of other crates it carries.
 fn engine_status(error: &EngineError) -> Option<Exit> {
     match error {
         EngineError::BodyUnreadable { .. }
@@ -203,7 +204,7 @@ fn engine_status(error: &EngineError) -> Option<Exit> {
             Some(target_status(source))
         }
         EngineError::Spec(_) => Some(Exit::Usage),
-        EngineError::Store { .. } => None,
+        EngineError::Store { source, .. } => Some(store_status(source)),
     }
 }
 
@@ -274,7 +275,7 @@ mod tests {
             (
                 "a trial the store refused",
                 EngineError::Store {
-                    what: "a trial",
+                    what: "storing a trial",
                     source: Box::new(StoreError::DiskFull {
                         path: path(),
                         run_id: None,

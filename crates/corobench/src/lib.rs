@@ -8,6 +8,7 @@ pub mod output;
 pub mod signals;
 pub mod values;
 
+use clap::CommandFactory as _;
 use cli::{Cli, Command};
 use exit::Exit;
 
@@ -35,7 +36,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
         Command::Import(args) => commands::import::run(&args),
         Command::Claims(args) => commands::claims::run(&args),
         Command::Pages(args) => commands::pages::run(&args),
-        Command::Completions(args) => commands::completions::run(&args),
-        Command::Man(args) => commands::man::run(&args),
+        Command::Completions(args) => commands::completions::run(&args, Cli::command()),
+        Command::Man(args) => commands::man::run(&args, Cli::command()),
     }
 }

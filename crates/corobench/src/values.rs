@@ -2,6 +2,8 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use corobench_target::{CpuSet, TargetError};
+
 pub use corobench_spec::parse_duration;
 
 /// A positive request rate such as `20000`, `20k` or `1.5k` (requests per second).
@@ -120,6 +122,16 @@ fn parse_unix_seconds(text: &str) -> Option<SystemTime> {
     UNIX_EPOCH.checked_add(Duration::new(seconds, nanos))
 }
 
+/// `--cpus`: a CPU list (`1`, `0-3`, `1,3`) of CPUs this process may run on.
+///
+/// # Errors
+/// A list that does not parse, or names a CPU this process may not use.
+pub fn parse_cpus(text: &str) -> Result<CpuSet, Box<TargetError>> {
+    let cpus = CpuSet::parse(text)?;
+    cpus.validate()?;
+    Ok(cpus)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -163,5 +175,16 @@ mod tests {
         assert!(parse_header("nocolon").is_err());
         assert_eq!(parse_percentile(" 99.9").unwrap(), 99.9);
         assert!(parse_percentile("101").is_err());
+    }
+
+    #[test]
+    fn cpu_lists_are_parsed_once_and_checked_against_this_process() {
+        let first = CpuSet::allowed().unwrap().iter().next().unwrap();
+        let set = parse_cpus(&first.to_string()).unwrap();
+        assert_eq!(set.iter().collect::<Vec<_>>(), [first]);
+        let reversed = parse_cpus("3-1").unwrap_err().to_string();
+        assert!(reversed.contains("reversed range"), "{reversed}");
+        let missing = parse_cpus("1000").unwrap_err().to_string();
+        assert!(missing.contains("CPU 1000 not available"), "{missing}");
     }
 }

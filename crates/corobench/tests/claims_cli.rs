@@ -3,11 +3,11 @@
 //! kind's newest complete run judged on its own, one line per claim across
 //! the kinds, and the pages written from them.
 
-mod report_fixture;
+mod lab;
 
 use corobench_model::RunStatus;
 use corobench_store::Store;
-use report_fixture::{Fixture, ok, plaintext_claim, repo_path, usage_error};
+use lab::{Fixture, ok, plaintext_claim, repo_path, usage_error};
 
 const INTEL_RUN: &str = "20261124-080000-1a1a";
 const NEWER_AMD_RUN: &str = "20261124-090000-2b2b";

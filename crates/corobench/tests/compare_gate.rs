@@ -2,11 +2,11 @@
 //! runs: the exit status, the verdict on stderr, the JUnit and GitHub
 //! formats, and the syntax errors that must exit 2.
 
-mod report_fixture;
+mod lab;
 
 use std::process::Output;
 
-use report_fixture::{Fixture, stderr, stdout, usage_error};
+use lab::{Fixture, stderr, stdout, usage_error};
 
 const RULES: &str = "rps:-5%,p99:+10%";
 
@@ -175,23 +175,9 @@ fn a_slowed_rerun_fails_the_gate_and_names_the_offenders() {
     assert!(stdout(&junit).contains("<failure"), "{}", stdout(&junit));
 }
 
-/// The older run of the report fixture (tests/fixtures/report), as the
-/// analysis library sees it,
-/// read from a scratch copy so the committed database is never opened.
-fn fixture_run() -> corobench_model::StoredRun {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("runs.db");
-    let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/report/runs.db");
-    std::fs::copy(fixture, &db).unwrap();
-    let store = corobench_store::Store::open_existing(&db).unwrap();
-    let mut runs = store.runs().unwrap();
-    runs.sort_by_key(|r| r.started_at_unix_ms);
-    store.load_run(&runs[0].id).unwrap()
-}
-
 #[test]
 fn a_stored_run_slowed_by_a_fifth_fails_where_its_trials_are_steady() {
-    let base = fixture_run();
+    let base = Fixture::new().stored_run_a();
     let mut slowed = base.clone();
     slowed.run.id = "slowed".to_owned();
     for load in slowed.trials.iter_mut().filter_map(|t| t.load.as_mut()) {

@@ -6,19 +6,15 @@
 //! `scripts/deps.sh test` installs it). Without it the test fails, unless
 //! COROBENCH_ALLOW_MISSING_MANDOC is set.
 
+mod lab;
+
 use std::io::ErrorKind;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 
 use clap::CommandFactory as _;
 use corobench::cli::Cli;
-
-fn corobench(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_corobench"))
-        .args(args)
-        .output()
-        .expect("corobench runs")
-}
+use lab::{Lab, corobench};
 
 /// stdout of a command that must succeed.
 fn stdout_of(args: &[&str]) -> String {
@@ -57,8 +53,8 @@ fn top_level_subcommands() -> Vec<String> {
 
 #[test]
 fn the_bash_script_is_valid_bash() {
-    let dir = tempfile::tempdir().unwrap();
-    let script = dir.path().join("corobench.bash");
+    let dir = Lab::new();
+    let script = dir.root().join("corobench.bash");
     std::fs::write(&script, stdout_of(&["completions", "bash"])).unwrap();
     let check = Command::new("bash")
         .arg("-n")
@@ -106,13 +102,13 @@ fn the_main_page_lists_every_subcommand() {
 
 #[test]
 fn every_page_parses() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = Lab::new();
     let mut paths = subcommand_paths();
     paths.push(Vec::new());
     for path in paths {
         let mut args = vec!["man"];
         args.extend(path.iter().map(String::as_str));
-        let page = dir.path().join(format!("corobench-{}.1", path.join("-")));
+        let page = dir.root().join(format!("corobench-{}.1", path.join("-")));
         std::fs::write(&page, stdout_of(&args)).unwrap();
         if !mandoc_parses(&page) {
             return;

@@ -130,6 +130,9 @@ fn a_server_in_a_session_of_its_own_dies_with_a_killed_corobench() {
         // SAFETY: kill with a pid this test's server wrote; it cleans up.
         unsafe { libc::kill(pid, libc::SIGKILL) };
     }
-    assert!(started.len() >= 2, "the trial's server started: {started:?}");
+    assert!(
+        started.len() >= 2,
+        "the trial's server started: {started:?}"
+    );
     assert!(left.is_empty(), "left running: {left:?}");
 }

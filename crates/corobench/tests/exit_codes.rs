@@ -1,17 +1,17 @@
 //! The exit-code table of the README, checked on the inputs every command
 //! shares: a damaged database, an empty one, and one that is missing.
 
-use std::path::Path;
-use std::process::{Command, Output, Stdio};
+mod lab;
 
-fn corobench(args: &[&str], db: &Path, scratch: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_corobench"))
-        .args(args)
+use std::path::Path;
+use std::process::Output;
+
+use lab::Lab;
+
+fn corobench(args: &[&str], db: &Path, lab: &Lab) -> Output {
+    lab.command(args)
         .arg("--db")
         .arg(db)
-        .env("TMPDIR", scratch)
-        .env("COROBENCH_CACHE", scratch.join("cache"))
-        .stdin(Stdio::null())
         .output()
         .expect("corobench runs")
 }
@@ -24,10 +24,10 @@ const READERS: [&[&str]; 4] = [
     &["run", "--resume", "latest"],
 ];
 
-fn assert_usage_error(db: &Path, scratch: &Path, wants: &str) {
+fn assert_usage_error(db: &Path, lab: &Lab, wants: &str) {
     let before = std::fs::read(db).ok();
     for args in READERS {
-        let output = corobench(args, db, scratch);
+        let output = corobench(args, db, lab);
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
         assert!(stderr.contains(wants), "{args:?}: {stderr}");
@@ -42,8 +42,8 @@ fn assert_usage_error(db: &Path, scratch: &Path, wants: &str) {
 
 #[test]
 fn a_damaged_database_is_exit_2_from_every_command() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("results.db");
+    let dir = Lab::new();
+    let db = dir.path("results.db");
     std::fs::write(
         &db,
         b"this is not an SQLite database, it is a text file".repeat(100),
@@ -51,25 +51,25 @@ fn a_damaged_database_is_exit_2_from_every_command() {
     .unwrap();
     assert_usage_error(
         &db,
-        dir.path(),
+        &dir,
         "is not a corobench result database or is corrupt",
     );
 }
 
 #[test]
 fn an_empty_file_is_exit_2_and_gets_no_schema() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("empty.db");
+    let dir = Lab::new();
+    let db = dir.path("empty.db");
     std::fs::write(&db, b"").unwrap();
-    assert_usage_error(&db, dir.path(), "holds no corobench schema");
+    assert_usage_error(&db, &dir, "holds no corobench schema");
 }
 
 #[test]
 fn a_missing_database_is_exit_2_and_is_not_created() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("missing.db");
+    let dir = Lab::new();
+    let db = dir.path("missing.db");
     for args in READERS.iter().take(3) {
-        let output = corobench(args, &db, dir.path());
+        let output = corobench(args, &db, &dir);
         assert_eq!(output.status.code(), Some(2), "{args:?}");
         assert!(!db.exists(), "{args:?} created the database");
     }

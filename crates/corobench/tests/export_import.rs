@@ -4,7 +4,7 @@
 //! database imports too; and every bad input is refused with the database
 //! left as it was.
 
-mod report_fixture;
+mod lab;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -15,7 +15,7 @@ use corobench_model::{
     StoredRun, TrialCounters, TrialFlag, TrialRecord,
 };
 use corobench_store::Store;
-use report_fixture::{Fixture, ok, stderr, stdout, usage_error};
+use lab::{Fixture, ok, stderr, stdout, usage_error};
 
 /// Every format `report` writes.
 const FORMATS: [&str; 10] = [
@@ -68,7 +68,7 @@ fn fixture_with_every_kind() -> Fixture {
 fn every_kind(mut run: StoredRun) -> StoredRun {
     run.run.id = EVERY_KIND.to_owned();
     run.run.started_at_unix_ms += 86_400_000;
-    run.run.claims = vec![report_fixture::plaintext_claim()];
+    run.run.claims = vec![lab::plaintext_claim()];
     run.run.provenance.hosts = vec![server_host()];
     run.run.provenance.tool_versions.insert(
         "orders command".to_owned(),
@@ -104,7 +104,7 @@ fn every_kind(mut run: StoredRun) -> StoredRun {
         .failed("the server at http://127.0.0.1:8080 refused connections:\nconnect: refused");
     run.trials.push(failed);
     run.trials_per_scenario += 1;
-    run.profiles = report_fixture::two_profiles();
+    run.profiles = lab::two_profiles();
     run
 }
 

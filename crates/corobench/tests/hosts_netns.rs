@@ -2,163 +2,100 @@
 //! for machines: a coordinator namespace holding a bridge, and a server and
 //! two generator namespaces, each with its own address and its own `sshd`
 //! (a throwaway host key, a key made for the test, its own known_hosts).
-//! Nothing is installed here: `sshd` comes from Debian's openssh-server,
-//! which `make test` installs (scripts/deps.sh). Without root, network
-//! namespaces or sshd, the tests say why and return.
+//! `bench/lib/netns-lab.sh` builds that lab, for these tests as for
+//! `bench/hosts-netns.sh`. Nothing is installed here: `sshd` comes from
+//! Debian's openssh-server, which `make test` installs (scripts/deps.sh).
+//! Without root, network namespaces or sshd, the tests say why and return.
 
 mod lab;
 
+use std::io::{BufRead as _, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, ChildStdin, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use corobench_model::TrialFlag;
 use corobench_store::Store;
 use lab::Lab;
 
-const SSHD: &str = "/usr/sbin/sshd";
-const SSH_PORT: u16 = 2222;
 /// The checkout, whose `targets/` the real-target test measures.
 const REPO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+/// The script that builds, keeps and removes the namespaces.
+const NETNS_LAB: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../bench/lib/netns-lab.sh");
+/// The script's exit status when this machine cannot host the lab.
+const CANNOT_HOST: i32 = 2;
+/// The lab's addresses: the server at .1, the generators at .2 and .3.
+const SUBNET: &str = "10.231.0";
 /// A whole run: serve, two generators, a 1 s window, the stop.
 const RUN_LIMIT: Duration = Duration::from_secs(180);
 
-/// The namespaces, the sshd processes and the scratch folder; dropping it
-/// kills every process the test started in them and deletes them.
+/// The namespaces with their sshd listeners, kept by the lab script for as
+/// long as its standard input is open, and the scratch folder; dropping it
+/// closes that input, and the script kills every process in the
+/// namespaces and deletes them.
 struct Network {
     lab: Lab,
     coordinator: String,
     /// Server, then the two generators, with their addresses.
     hosts: Vec<(String, String)>,
-    sshd: Vec<Child>,
+    /// The sshd listeners' pids.
+    listeners: Vec<u32>,
+    script: Child,
+    hold: Option<ChildStdin>,
 }
 
 impl Network {
     /// `None` (and the reason printed) when this machine cannot host it.
     fn new() -> Option<Self> {
-        if !Path::new(SSHD).exists() {
-            eprintln!(
-                "skipped: {SSHD} is missing (Debian: apt-get install openssh-server; `make test` does)"
-            );
-            return None;
-        }
         // The tests of this file run at once in one process: each lab
         // needs names of its own.
         static LABS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
         let lab_number = LABS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let tag = format!("{}n{lab_number}", std::process::id() % 100_000);
-        let mut lab = Self {
-            lab: Lab::new(),
-            coordinator: format!("cbh{tag}c"),
+        let tag = format!("cbh{}n{lab_number}", std::process::id() % 100_000);
+        let lab = Lab::new();
+        let mut script = Command::new(NETNS_LAB)
+            .arg(lab.root())
+            .args([tag.as_str(), SUBNET])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut ready = String::new();
+        let stdout = script.stdout.take().unwrap();
+        BufReader::new(stdout).read_line(&mut ready).unwrap();
+        if ready.trim() != "ready" {
+            let out = script.wait_with_output().unwrap();
+            let why = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(
+                out.status.code(),
+                Some(CANNOT_HOST),
+                "the namespace lab failed: {why}"
+            );
+            eprintln!("skipped: {}", why.trim());
+            return None;
+        }
+        let listeners = std::fs::read_to_string(lab.path("listeners"))
+            .unwrap()
+            .split_whitespace()
+            .map(|pid| pid.parse().unwrap())
+            .collect();
+        Some(Self {
+            lab,
+            coordinator: format!("{tag}c"),
             hosts: ["s", "g1", "g2"]
                 .iter()
                 .enumerate()
-                .map(|(i, role)| (format!("cbh{tag}{role}"), format!("10.231.0.{}", i + 1)))
+                .map(|(i, role)| (format!("{tag}{role}"), format!("{SUBNET}.{}", i + 1)))
                 .collect(),
-            sshd: Vec::new(),
-        };
-        if let Err(why) = lab.build_network() {
-            eprintln!("skipped: cannot create network namespaces here ({why}); run as root");
-            return None;
-        }
-        lab.start_sshd();
-        Some(lab)
+            listeners,
+            hold: script.stdin.take(),
+            script,
+        })
     }
 
     fn path(&self, name: &str) -> PathBuf {
         self.lab.path(name)
-    }
-
-    /// A bridge in the coordinator's namespace; one veth pair to each host.
-    fn build_network(&self) -> Result<(), String> {
-        let c = &self.coordinator;
-        ip(&["netns", "add", c])?;
-        ip(&["-n", c, "link", "set", "lo", "up"])?;
-        ip(&["-n", c, "link", "add", "br0", "type", "bridge"])?;
-        ip(&["-n", c, "addr", "add", "10.231.0.254/24", "dev", "br0"])?;
-        ip(&["-n", c, "link", "set", "br0", "up"])?;
-        for (i, (ns, addr)) in self.hosts.iter().enumerate() {
-            ip(&["netns", "add", ns])?;
-            let (near, far) = (format!("up{i}"), format!("eth{i}"));
-            ip(&[
-                "-n", c, "link", "add", &near, "type", "veth", "peer", "name", &far, "netns", ns,
-            ])?;
-            ip(&["-n", c, "link", "set", &near, "master", "br0", "up"])?;
-            ip(&["-n", ns, "addr", "add", &format!("{addr}/24"), "dev", &far])?;
-            ip(&["-n", ns, "link", "set", &far, "up"])?;
-            ip(&["-n", ns, "link", "set", "lo", "up"])?;
-        }
-        Ok(())
-    }
-
-    /// One sshd per host namespace, and a client config that trusts only them.
-    fn start_sshd(&mut self) {
-        let key = |name: &str| {
-            let path = self.path(name);
-            let ok = Command::new("ssh-keygen")
-                .args(["-q", "-t", "ed25519", "-N", "", "-f"])
-                .arg(&path)
-                .status()
-                .unwrap()
-                .success();
-            assert!(ok, "ssh-keygen failed");
-            std::fs::read_to_string(path.with_extension("pub")).unwrap()
-        };
-        let host_key = key("host_key");
-        let client_key = key("client_key");
-        std::fs::write(self.path("authorized_keys"), &client_key).unwrap();
-        let known: String = self
-            .hosts
-            .iter()
-            .map(|(_, addr)| format!("[{addr}]:{SSH_PORT} {host_key}"))
-            .collect();
-        std::fs::write(self.path("known_hosts"), known).unwrap();
-        let d = self.lab.root().display();
-        std::fs::write(
-            self.path("ssh_config"),
-            format!(
-                "Host 10.231.0.*\n  Port {SSH_PORT}\n  User root\n  IdentityFile {d}/client_key\n  \
-                 IdentitiesOnly yes\n  UserKnownHostsFile {d}/known_hosts\n  StrictHostKeyChecking yes\n"
-            ),
-        )
-        .unwrap();
-        // sshd refuses to start without its privilege separation folder,
-        // which the package's service would otherwise create.
-        let _ = std::fs::create_dir_all("/run/sshd");
-        for (ns, addr) in self.hosts.clone() {
-            let config = self.path(&format!("sshd-{ns}.conf"));
-            std::fs::write(
-                &config,
-                format!(
-                    "ListenAddress {addr}\nPort {SSH_PORT}\nHostKey {d}/host_key\n\
-                     AuthorizedKeysFile {d}/authorized_keys\nStrictModes no\nUsePAM no\n\
-                     PasswordAuthentication no\nKbdInteractiveAuthentication no\n\
-                     PermitRootLogin prohibit-password\nPidFile none\n\
-                     Subsystem sftp internal-sftp\nSetEnv PATH={path}\n",
-                    path = std::env::var("PATH").unwrap_or_default()
-                ),
-            )
-            .unwrap();
-            let child = Command::new("ip")
-                .args(["netns", "exec", &ns, SSHD, "-D", "-e", "-f"])
-                .arg(&config)
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(std::fs::File::create(self.path(&format!("sshd-{ns}.log"))).unwrap())
-                .spawn()
-                .unwrap();
-            self.sshd.push(child);
-        }
-        for (_, addr) in self.hosts.clone() {
-            wait_for(&format!("sshd on {addr}"), Duration::from_secs(10), || {
-                self.in_coordinator("ssh")
-                    .args(["-F", &self.path("ssh_config").display().to_string()])
-                    .args(["-o", "BatchMode=yes", &addr, "true"])
-                    .stderr(Stdio::null())
-                    .status()
-                    .is_ok_and(|s| s.success())
-            });
-        }
     }
 
     fn in_coordinator(&self, program: &str) -> Command {
@@ -203,8 +140,8 @@ impl Network {
     /// finding its targets in `targets_dir`.
     fn hosts_table(&self, targets_dir: &Path) -> String {
         format!(
-            "[hosts]\nserver = \"ssh://root@10.231.0.1\"\n\
-             generators = [\"ssh://root@10.231.0.2\", \"ssh://root@10.231.0.3\"]\n\
+            "[hosts]\nserver = \"ssh://root@{SUBNET}.1\"\n\
+             generators = [\"ssh://root@{SUBNET}.2\", \"ssh://root@{SUBNET}.3\"]\n\
              ssh_config = \"{d}/ssh_config\"\ntargets_dir = \"{t}\"\n\
              install_dir = \"{d}/install\"\n",
             d = self.lab.root().display(),
@@ -233,10 +170,9 @@ impl Network {
 
     /// Processes in namespace `ns` other than its sshd listener.
     fn strays(&self, ns: &str) -> Vec<u32> {
-        let listeners: Vec<u32> = self.sshd.iter().map(Child::id).collect();
         netns_pids(ns)
             .into_iter()
-            .filter(|pid| !listeners.contains(pid))
+            .filter(|pid| !self.listeners.contains(pid))
             .collect()
     }
 
@@ -272,34 +208,9 @@ impl Network {
 
 impl Drop for Network {
     fn drop(&mut self) {
-        for ns in self.every_namespace() {
-            for pid in netns_pids(&ns) {
-                kill(pid);
-            }
-        }
-        for child in &mut self.sshd {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-        for ns in self.every_namespace() {
-            let _ = ip(&["netns", "del", &ns]);
-        }
-    }
-}
-
-fn ip(args: &[&str]) -> Result<(), String> {
-    let out = Command::new("ip")
-        .args(args)
-        .output()
-        .map_err(|e| format!("ip: {e}"))?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "ip {}: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&out.stderr).trim()
-        ))
+        // End of input: the script takes the lab down, then ends.
+        drop(self.hold.take());
+        let _ = self.script.wait();
     }
 }
 

@@ -4,8 +4,12 @@
 //! reason; `corobench k8s run` without a reachable cluster names the
 //! kubectl context it tried.
 
+mod lab;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
+
+use lab::Lab;
 
 fn fixture_targets() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../corobench-target/tests/fixtures/targets")
@@ -15,21 +19,18 @@ fn fixture_spec() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/k8s/spec.toml")
 }
 
-fn corobench(args: &[&str], scratch: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_corobench"))
-        .args(args)
+fn corobench(args: &[&str], lab: &Lab) -> Output {
+    lab.command(args)
         .arg("--targets-dir")
         .arg(fixture_targets())
-        .env("COROBENCH_CACHE", scratch.join("cache"))
-        .env("KUBECONFIG", scratch.join("kubeconfig"))
-        .stdin(Stdio::null())
+        .env("KUBECONFIG", lab.path("kubeconfig"))
         .output()
         .unwrap()
 }
 
-fn render(extra: &[&str], scratch: &Path) -> Output {
+fn render(extra: &[&str], scratch: &Lab) -> Output {
     let spec = fixture_spec();
-    let out = scratch.join("out");
+    let out = scratch.path("out");
     let mut args = vec![
         "k8s",
         "render",
@@ -47,14 +48,14 @@ fn render(extra: &[&str], scratch: &Path) -> Output {
 
 #[test]
 fn rendered_manifests_match_the_snapshots() {
-    let scratch = tempfile::tempdir().unwrap();
-    let output = render(&["--start-at", "4102444800"], scratch.path());
+    let scratch = Lab::new();
+    let output = render(&["--start-at", "4102444800"], &scratch);
     assert!(
         output.status.success(),
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let out = scratch.path().join("out");
+    let out = scratch.path("out");
     let mut written = Vec::new();
     for scenario in ["scenario-0", "scenario-1"] {
         let mut names: Vec<String> = std::fs::read_dir(out.join(scenario))
@@ -85,35 +86,32 @@ fn rendered_manifests_match_the_snapshots() {
 
 #[test]
 fn without_start_at_no_config_map_is_written_and_the_way_to_make_it_is_shown() {
-    let scratch = tempfile::tempdir().unwrap();
-    let output = render(
-        &["--scenario", "web/threads=2/plaintext/c=64"],
-        scratch.path(),
-    );
+    let scratch = Lab::new();
+    let output = render(&["--scenario", "web/threads=2/plaintext/c=64"], &scratch);
     assert!(output.status.success());
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
         stdout.contains("kubectl -n bench create configmap corobench-start-at"),
         "{stdout}"
     );
-    let dir = scratch.path().join("out/scenario-0");
+    let dir = scratch.path("out/scenario-0");
     assert!(dir.join("30-generators.json").is_file());
     assert!(!dir.join("25-start-at.json").exists());
-    assert!(!scratch.path().join("out/scenario-1").exists());
+    assert!(!scratch.path("out/scenario-1").exists());
 }
 
 /// The pods `k8s run` makes, written for reading and for the offline check
 /// (scripts/k8s-validate.sh): idle, pinned, one per host.
 #[test]
 fn the_pods_of_k8s_run_are_written_with_pods() {
-    let scratch = tempfile::tempdir().unwrap();
-    let output = render(&["--pods"], scratch.path());
+    let scratch = Lab::new();
+    let output = render(&["--pods"], &scratch);
     assert!(
         output.status.success(),
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let dir = scratch.path().join("out/run-pods");
+    let dir = scratch.path("out/run-pods");
     let mut names: Vec<String> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -143,8 +141,8 @@ fn the_pods_of_k8s_run_are_written_with_pods() {
 
 #[test]
 fn a_load_that_does_not_split_over_the_generators_is_refused() {
-    let scratch = tempfile::tempdir().unwrap();
-    let output = render(&["--scenario", "0", "--generators", "3"], scratch.path());
+    let scratch = Lab::new();
+    let output = render(&["--scenario", "0", "--generators", "3"], &scratch);
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
@@ -157,8 +155,8 @@ fn a_load_that_does_not_split_over_the_generators_is_refused() {
 
 #[test]
 fn unknown_scenarios_and_bad_namespaces_are_usage_errors() {
-    let scratch = tempfile::tempdir().unwrap();
-    let output = render(&["--scenario", "7"], scratch.path());
+    let scratch = Lab::new();
+    let output = render(&["--scenario", "7"], &scratch);
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("no scenario \"7\" in the spec"));
     let spec = fixture_spec();
@@ -169,7 +167,7 @@ fn unknown_scenarios_and_bad_namespaces_are_usage_errors() {
         "--namespace",
         "Bench_1",
     ];
-    let output = corobench(&args, scratch.path());
+    let output = corobench(&args, &scratch);
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("is not a Kubernetes namespace name"));
 }
@@ -203,10 +201,10 @@ fn run_without_a_reachable_cluster_names_the_context_it_tried() {
         eprintln!("skipped: kubectl is not installed");
         return;
     }
-    let scratch = tempfile::tempdir().unwrap();
-    std::fs::write(scratch.path().join("kubeconfig"), UNREACHABLE_KUBECONFIG).unwrap();
+    let scratch = Lab::new();
+    std::fs::write(scratch.path("kubeconfig"), UNREACHABLE_KUBECONFIG).unwrap();
     let spec = fixture_spec();
-    let db = scratch.path().join("results.db");
+    let db = scratch.path("results.db");
     let output = corobench(
         &[
             "k8s",
@@ -215,7 +213,7 @@ fn run_without_a_reachable_cluster_names_the_context_it_tried() {
             "--db",
             db.to_str().unwrap(),
         ],
-        scratch.path(),
+        &scratch,
     );
     assert_eq!(output.status.code(), Some(3));
     let stderr = String::from_utf8_lossy(&output.stderr);
@@ -229,7 +227,7 @@ fn run_without_a_reachable_cluster_names_the_context_it_tried() {
 }
 
 /// `corobench k8s render SPEC -o OUT EXTRA…`, which must exit 2; its stderr.
-fn refused_render(spec: &Path, out: &Path, extra: &[&str], scratch: &Path) -> String {
+fn refused_render(spec: &Path, out: &Path, extra: &[&str], scratch: &Lab) -> String {
     let mut args = vec![
         "k8s",
         "render",
@@ -249,9 +247,9 @@ fn refused_render(spec: &Path, out: &Path, extra: &[&str], scratch: &Path) -> St
 /// rendered as one fixed rate without a word; `-o FILE` exited 1.
 #[test]
 fn invalid_values_capacity_specs_and_a_file_as_output_are_usage_errors() {
-    let scratch = tempfile::tempdir().unwrap();
+    let scratch = Lab::new();
     let spec = fixture_spec();
-    let out = scratch.path().join("out");
+    let out = scratch.path("out");
     for (extra, expected) in [
         (&["--image", ""][..], "is not an image name"),
         (
@@ -268,18 +266,18 @@ fn invalid_values_capacity_specs_and_a_file_as_output_are_usage_errors() {
         ),
         (&["--start-at", "0"][..], "\"0\" has already passed"),
     ] {
-        let stderr = refused_render(&spec, &out, extra, scratch.path());
+        let stderr = refused_render(&spec, &out, extra, &scratch);
         assert!(stderr.contains(expected), "{extra:?}: {stderr}");
     }
-    let file = scratch.path().join("a-file");
+    let file = scratch.path("a-file");
     std::fs::write(&file, "").unwrap();
-    let stderr = refused_render(&spec, &file, &[], scratch.path());
+    let stderr = refused_render(&spec, &file, &[], &scratch);
     assert!(stderr.contains("is a file; name a folder"), "{stderr}");
-    let capacity = scratch.path().join("capacity.toml");
+    let capacity = scratch.path("capacity.toml");
     let text = "targets = [\"web\"]\n[[workloads]]\nname = \"plaintext\"\npath = \"/plaintext\"\n\
                 [capacity]\nslo = \"p99 <= 10ms\"\n";
     std::fs::write(&capacity, text).unwrap();
-    let stderr = refused_render(&capacity, &out, &[], scratch.path());
+    let stderr = refused_render(&capacity, &out, &[], &scratch);
     assert!(stderr.contains("the spec searches capacity"), "{stderr}");
     assert!(!out.exists(), "manifests were written");
 }

@@ -2,10 +2,10 @@
 //! refused before any load goes out, with exit status 2 and a message that
 //! names the flag, never with a panic or an allocation the size of the value.
 
-mod load_cli_common;
+mod lab;
 
 use corobench_testkit::{Knobs, TestServer};
-use load_cli_common::{corobench, stderr};
+use lab::{corobench, stderr};
 
 /// Flags given to `corobench load`, and what its message must contain.
 type Case<'a> = (&'a [&'a str], &'a [&'a str]);

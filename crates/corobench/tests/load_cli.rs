@@ -1,9 +1,9 @@
 //! `corobench load` as a user runs it: the binary, its output, its exit codes.
 
-mod load_cli_common;
+mod lab;
 
 use corobench_testkit::{Knobs, TestServer};
-use load_cli_common::{corobench, load_report_schema_errors, stderr};
+use lab::{Lab, corobench, load_report_schema_errors, stderr};
 
 #[test]
 fn json_output_validates_against_the_schema() {
@@ -58,8 +58,8 @@ fn json_output_carries_the_generator_s_counters_or_says_why_not() {
         assert!(responses > 0 && syscalls > 0, "{counters}");
     }
     // Refused, the counter is missing with the reason, and the run goes on.
-    let refused = std::process::Command::new(env!("CARGO_BIN_EXE_corobench"))
-        .args(args)
+    let refused = Lab::new()
+        .command(&args)
         .env("COROBENCH_REFUSE_COUNTERS", "syscalls")
         .output()
         .unwrap();

@@ -1,12 +1,12 @@
 //! `corobench load --start-at`: the measured window opens at a wall-clock
 //! instant, and the report says where it really opened.
 
-mod load_cli_common;
+mod lab;
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use corobench_testkit::{Knobs, TestServer};
-use load_cli_common::{corobench, load_report_schema_errors, stderr};
+use lab::{Lab, corobench, load_report_schema_errors, stderr};
 
 /// `now + ahead` (or `now - behind`) as Unix seconds with microseconds.
 fn unix_seconds(at: SystemTime) -> String {
@@ -113,10 +113,10 @@ fn bad_instants_are_usage_errors() {
 fn an_interrupted_wait_reports_no_figures() {
     let server = TestServer::start(Knobs::default());
     let start_at = unix_seconds(SystemTime::now() + Duration::from_secs(3600));
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_corobench"))
-        .args(["load", "--json", "-d", "1s", "--start-at", &start_at])
+    let lab = Lab::new();
+    let mut child = lab
+        .command(&["load", "--json", "-d", "1s", "--start-at", &start_at])
         .arg(server.url("/plaintext"))
-        .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()

@@ -2,11 +2,11 @@
 //! with a probe on every trial (the machine 20% slower in every other
 //! trial), reported in every format, with and without normalising.
 
-mod report_fixture;
+mod lab;
 
 use corobench_model::{MachineProbe, StoredRun};
 use corobench_store::Store;
-use report_fixture::{Fixture, ok, repo_path, usage_error};
+use lab::{Fixture, ok, repo_path, usage_error};
 
 /// The id of run A's probed copy.
 const PROBED: &str = "20990101-000000-abcd";
@@ -84,13 +84,12 @@ fn every_format_states_how_much_the_machine_varied() {
     let trials = report(&fixture, "csv-trials", &[]);
     let mut lines = trials.lines();
     assert!(
-        lines
-            .next()
-            .unwrap()
-            .ends_with(",value,probe_server_mb_per_s,probe_generator_mb_per_s")
+        lines.next().unwrap().ends_with(
+            ",value,probe_server_mb_per_s,probe_generator_mb_per_s,already_running,flags"
+        )
     );
     assert!(
-        lines.all(|l| l.ends_with(",500,600") || l.ends_with(",400,480")),
+        lines.all(|l| l.contains(",500,600,false,") || l.contains(",400,480,false,")),
         "{trials}"
     );
     assert!(

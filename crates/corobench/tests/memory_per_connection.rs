@@ -6,6 +6,8 @@
 //! difference of two slopes (with and without the buffer), within their
 //! intervals. Nothing here is timed.
 
+mod lab;
+
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::os::unix::process::CommandExt as _;
@@ -15,17 +17,20 @@ use std::time::Duration;
 use corobench_load::IdleConnections;
 use corobench_sampler::{SettleRule, settled_rss};
 use corobench_stats::{LineInterval, fit_line_interval};
+use lab::Lab;
 
 const REQUEST: &[u8] = b"GET /plaintext HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
 
-/// A test kit server in its own process group, and the address it serves.
-fn start_server(alloc_per_conn: usize) -> (Child, SocketAddr) {
-    let mut child = Command::new(corobench_testkit::binary_path())
+/// A test kit server in its own process group inside `lab`, and the
+/// address it serves.
+fn start_server(lab: &Lab, alloc_per_conn: usize) -> (Child, SocketAddr) {
+    let mut command = Command::new(corobench_testkit::binary_path());
+    let mut child = lab
+        .inside(&mut command)
         .args(["--alloc-per-conn", &alloc_per_conn.to_string()])
         .env("PORT", "0")
         .env("LISTEN_ADDR", "127.0.0.1")
         .process_group(0)
-        .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -44,8 +49,8 @@ fn start_server(alloc_per_conn: usize) -> (Child, SocketAddr) {
 }
 
 /// RSS of a fresh server holding `connections` idle connections.
-fn settled_with(alloc_per_conn: usize, connections: u32) -> f64 {
-    let (mut server, addr) = start_server(alloc_per_conn);
+fn settled_with(lab: &Lab, alloc_per_conn: usize, connections: u32) -> f64 {
+    let (mut server, addr) = start_server(lab, alloc_per_conn);
     let pgid = server.id();
     let idle = IdleConnections::open(addr, REQUEST, connections, Duration::from_secs(30))
         .expect("idle connections open");
@@ -58,10 +63,10 @@ fn settled_with(alloc_per_conn: usize, connections: u32) -> f64 {
 }
 
 /// Bytes per connection over trials at 40, 80 and 120 connections.
-fn slope(alloc_per_conn: usize) -> LineInterval {
+fn slope(lab: &Lab, alloc_per_conn: usize) -> LineInterval {
     let points: Vec<(f64, f64)> = [40, 80, 120, 40, 80, 120]
         .into_iter()
-        .map(|n| (f64::from(n), settled_with(alloc_per_conn, n)))
+        .map(|n| (f64::from(n), settled_with(lab, alloc_per_conn, n)))
         .collect();
     fit_line_interval(&points, 0.95).expect("a slope")
 }
@@ -69,8 +74,9 @@ fn slope(alloc_per_conn: usize) -> LineInterval {
 #[test]
 fn a_known_allocation_per_connection_is_recovered_within_the_interval() {
     const ALLOC: usize = 256 * 1024;
-    let without = slope(0);
-    let with = slope(ALLOC);
+    let lab = Lab::new();
+    let without = slope(&lab, 0);
+    let with = slope(&lab, ALLOC);
     let (lo, hi) = (
         with.slope.lo - without.slope.hi,
         with.slope.hi - without.slope.lo,
@@ -92,7 +98,8 @@ fn a_known_allocation_per_connection_is_recovered_within_the_interval() {
 
 #[test]
 fn more_idle_connections_than_file_descriptors_are_refused_with_the_limit() {
-    let (mut server, addr) = start_server(0);
+    let lab = Lab::new();
+    let (mut server, addr) = start_server(&lab, 0);
     let error = IdleConnections::open(addr, REQUEST, u32::MAX, Duration::from_secs(1))
         .expect_err("four billion connections");
     server.kill().unwrap();

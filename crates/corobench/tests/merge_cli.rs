@@ -1,7 +1,7 @@
 //! `corobench merge` on reports of real `corobench load --start-at` runs:
 //! the exact merge, its per-generator detail, and the refusals.
 
-mod load_cli_common;
+mod lab;
 
 use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -9,7 +9,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use base64::Engine as _;
 use corobench_model::{LatencyHistogram, LoadReport};
 use corobench_testkit::{Knobs, TestServer};
-use load_cli_common::{corobench, load_report_schema_errors, stderr};
+use lab::{Lab, corobench, load_report_schema_errors, stderr};
 
 /// Two generators loading one server with the same `--start-at`, their
 /// reports written to `dir/a.json` and `dir/b.json`.
@@ -56,13 +56,13 @@ fn path(dir: &Path, name: &str) -> String {
 
 #[test]
 fn two_generators_merge_exactly_with_their_detail() {
-    let dir = tempfile::tempdir().unwrap();
-    let (a, b) = two_generators(dir.path());
+    let dir = Lab::new();
+    let (a, b) = two_generators(dir.root());
     let output = corobench(&[
         "merge",
         "--json",
-        &path(dir.path(), "a.json"),
-        &path(dir.path(), "b.json"),
+        &path(dir.root(), "a.json"),
+        &path(dir.root(), "b.json"),
     ]);
     assert!(output.status.success(), "{}", stderr(&output));
     let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
@@ -91,8 +91,8 @@ fn two_generators_merge_exactly_with_their_detail() {
 
     let text = corobench(&[
         "merge",
-        &path(dir.path(), "a.json"),
-        &path(dir.path(), "b.json"),
+        &path(dir.root(), "a.json"),
+        &path(dir.root(), "b.json"),
     ]);
     assert!(text.status.success(), "{}", stderr(&text));
     let text = String::from_utf8_lossy(&text.stdout);
@@ -104,13 +104,13 @@ fn two_generators_merge_exactly_with_their_detail() {
 
 #[test]
 fn one_report_merges_into_itself() {
-    let dir = tempfile::tempdir().unwrap();
-    two_generators(dir.path());
-    let output = corobench(&["merge", "--format", "json", &path(dir.path(), "a.json")]);
+    let dir = Lab::new();
+    two_generators(dir.root());
+    let output = corobench(&["merge", "--format", "json", &path(dir.root(), "a.json")]);
     assert!(output.status.success(), "{}", stderr(&output));
     assert_eq!(
         output.stdout,
-        std::fs::read(dir.path().join("a.json")).unwrap()
+        std::fs::read(dir.root().join("a.json")).unwrap()
     );
 }
 
@@ -131,10 +131,10 @@ fn foreign_histogram() -> String {
 
 #[test]
 fn reports_that_cannot_be_merged_are_refused_with_the_reason() {
-    let dir = tempfile::tempdir().unwrap();
-    two_generators(dir.path());
+    let dir = Lab::new();
+    two_generators(dir.root());
     let b: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(dir.path().join("b.json")).unwrap()).unwrap();
+        serde_json::from_slice(&std::fs::read(dir.root().join("b.json")).unwrap()).unwrap();
     let mut later = b.clone();
     later["window_start_unix_us"] =
         (b["window_start_unix_us"].as_u64().unwrap() + 10_000_000).into();
@@ -147,10 +147,10 @@ fn reports_that_cannot_be_merged_are_refused_with_the_reason() {
         ("settings.json", other_settings),
         ("json.json", json_path),
     ] {
-        std::fs::write(dir.path().join(name), serde_json::to_vec(&value).unwrap()).unwrap();
+        std::fs::write(dir.root().join(name), serde_json::to_vec(&value).unwrap()).unwrap();
     }
-    std::fs::write(dir.path().join("garbage.json"), "not json").unwrap();
-    let a = path(dir.path(), "a.json");
+    std::fs::write(dir.root().join("garbage.json"), "not json").unwrap();
+    let a = path(dir.root(), "a.json");
     for (other, expected) in [
         ("later.json", "their windows do not overlap"),
         ("settings.json", "settings differ from corobench's"),
@@ -159,7 +159,7 @@ fn reports_that_cannot_be_merged_are_refused_with_the_reason() {
         ("garbage.json", "is not a load report"),
         ("missing.json", "cannot read"),
     ] {
-        let output = corobench(&["merge", &a, &path(dir.path(), other)]);
+        let output = corobench(&["merge", &a, &path(dir.root(), other)]);
         assert_eq!(
             output.status.code(),
             Some(2),

@@ -15,13 +15,13 @@
 //! GOPATH)/bin. Without it the tests say so and pass, unless
 //! COROBENCH_REQUIRE_BENCHSTAT is set (CI sets it).
 
-mod report_fixture;
+mod lab;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use report_fixture::{Fixture, ok};
+use lab::{Fixture, ok};
 use serde_json::Value;
 
 /// What benchstat printed for one cell: center, `vs base`, `P`.

@@ -2,9 +2,9 @@
 //! stored fixture runs: every format, the JSON schema, files, colour, and
 //! the errors that must exit 2.
 
-mod report_fixture;
+mod lab;
 
-use report_fixture::{Fixture, ok, repo_path, stderr, stdout, usage_error};
+use lab::{Fixture, ok, repo_path, stderr, stdout, usage_error};
 
 const ANALYSIS_FIXTURE: &str = "crates/corobench-report/tests/fixtures/run-analysis.json";
 const COMPARISON_FIXTURE: &str = "crates/corobench-report/tests/fixtures/run-comparison.json";
@@ -167,7 +167,7 @@ fn run_a_with_claims(fixture: &Fixture) -> corobench_model::RunAnalysis {
 fn run_a_with_profiles(fixture: &Fixture) -> corobench_model::RunAnalysis {
     let store = corobench_store::Store::open_existing(&fixture.db).unwrap();
     let mut run = store.load_run(&fixture.run_a).unwrap();
-    run.profiles = report_fixture::two_profiles();
+    run.profiles = lab::two_profiles();
     let options = corobench_analyze::AnalyzeOptions::default();
     let mut analysis = corobench_analyze::analyze_run(&run, &options).unwrap();
     // And memory per connection: one fit with an interval, one without.
@@ -297,8 +297,9 @@ fn unknown_runs_exit_2_and_name_the_candidates() {
 #[test]
 fn a_missing_database_exits_2_and_says_what_to_do() {
     let fixture = Fixture::new();
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_corobench"))
-        .args(["compare", "a", "b", "--db"])
+    let output = fixture
+        .lab
+        .command(&["compare", "a", "b", "--db"])
         .arg(fixture.scratch("nowhere.db"))
         .output()
         .unwrap();

@@ -8,13 +8,13 @@
 //! without it the test says so and passes, unless COROBENCH_REQUIRE_CHROMIUM
 //! is set.
 
-mod report_fixture;
+mod lab;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use report_fixture::{Fixture, ok};
+use lab::{Fixture, ok};
 
 /// Chromium normally needs a few seconds; this only stops a hung browser.
 const BROWSER_LIMIT: Duration = Duration::from_secs(180);

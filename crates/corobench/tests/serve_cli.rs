@@ -56,7 +56,7 @@ fn ready(child: &mut Child, lab: &Lab) -> (Value, std::io::Lines<BufReader<Child
     assert_eq!(hello["event"], "hello", "{hello}");
     assert_eq!(
         hello["protocol"],
-        corobench_engine::remote::protocol::PROTOCOL_VERSION,
+        corobench_engine::protocol::PROTOCOL_VERSION,
         "{hello}"
     );
     let ready = next_event(&mut lines, lab);
@@ -271,16 +271,11 @@ fn a_footprint_order_is_answered_with_the_group_and_its_stats_tasks() {
     let held = TcpStream::connect(url.strip_prefix("http://").unwrap()).unwrap();
     let mut stdin = child.stdin.take().unwrap();
     writeln!(stdin, "not an order").unwrap();
-    let order = corobench_engine::remote::protocol::Order::Footprint {
+    let order = corobench_engine::protocol::Order::Footprint {
         id: 41,
         at_unix_ms: None,
     };
-    writeln!(
-        stdin,
-        "{}",
-        corobench_engine::remote::protocol::to_line(&order)
-    )
-    .unwrap();
+    writeln!(stdin, "{}", corobench_engine::protocol::to_line(&order)).unwrap();
     let answer = (0..200)
         .map(|_| next_event(&mut lines, &lab))
         .find(|event| event["event"] == "footprint")

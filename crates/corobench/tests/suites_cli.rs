@@ -1,19 +1,17 @@
 //! `corobench suites` lists every shipped suite with its size and time.
 
+mod lab;
+
 use std::path::Path;
-use std::process::{Command, Stdio};
+
+use lab::Lab;
 
 #[test]
 fn every_shipped_suite_is_listed_with_its_description() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let scratch = tempfile::tempdir().unwrap();
-    let output = Command::new(env!("CARGO_BIN_EXE_corobench"))
-        .arg("suites")
-        .arg("--targets-dir")
+    let output = Lab::new()
+        .command(&["suites", "--targets-dir"])
         .arg(root.join("targets"))
-        .env("TMPDIR", scratch.path())
-        .env("COROBENCH_CACHE", scratch.path().join("cache"))
-        .stdin(Stdio::null())
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);

@@ -1,11 +1,15 @@
 // Package program holds what every program target shares beyond its
-// output line: the range check of its integer flags and the metrics its
-// target.toml declares, which its tests compare with the line it prints.
+// output line: its command line (flags, their ranges, no stray argument),
+// its main (exit statuses, the line on stdout, notes on stderr) and the
+// metrics its target.toml declares, which its tests compare with the line
+// it prints.
 package program
 
 import (
 	"errors"
+	"flag"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"strconv"
@@ -33,6 +37,23 @@ func CheckRanges(ranges []IntRange) error {
 		}
 	}
 	return nil
+}
+
+// Parse reads a program's command line into the flags define registers
+// on the flag set named name. Usage and errors go to stderr; a stray
+// argument, or a value outside a range define returns, is an error.
+// flag.ErrHelp comes back after -h.
+func Parse(name string, args []string, stderr io.Writer, define func(*flag.FlagSet) []IntRange) error {
+	flags := flag.NewFlagSet(name, flag.ContinueOnError)
+	flags.SetOutput(stderr)
+	ranges := define(flags)
+	if err := flags.Parse(args); err != nil {
+		return err
+	}
+	if flags.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", flags.Arg(0))
+	}
+	return CheckRanges(ranges)
 }
 
 var metricsLine = regexp.MustCompile(`(?m)^metrics = \[(.*)\]$`)

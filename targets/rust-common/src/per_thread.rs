@@ -6,7 +6,6 @@
 // Implemented by single-threaded runtimes whose futures are not `Send`.
 #![allow(async_fn_in_trait)]
 
-use std::future::Future;
 use std::io;
 use std::net::{IpAddr, SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
@@ -30,8 +29,8 @@ const ACCEPT_RETRY_MS: u32 = 10;
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The primitives a thread-per-core runtime brings: its listener and
-/// sockets, its spawn, its timer and its file I/O (the database's socket
-/// and timeout come through [`PgRuntime`]).
+/// sockets, its timer and its file I/O (its spawn and the database's
+/// socket and timeout come through [`PgRuntime`]).
 pub trait Runtime: PgRuntime + 'static {
     /// The model id `/stats` reports, equal to `model` in `target.toml`.
     const MODEL: &'static str;
@@ -45,8 +44,6 @@ pub trait Runtime: PgRuntime + 'static {
     /// Waits for the next connection, with Nagle's algorithm off (small
     /// answers go out at once).
     async fn accept(listener: &Self::Listener) -> io::Result<Self::Socket>;
-    /// Runs `task` on this thread, counted for `/stats` while it runs.
-    fn spawn(task: impl Future<Output = ()> + 'static);
     /// Waits in the runtime's own timer.
     async fn sleep(wait_ms: u32);
     /// Reads exactly the first `len_bytes` of the file at `path`.

@@ -29,8 +29,9 @@ pub trait PgRuntime {
     /// A connected socket with tokio's I/O traits.
     type Stream: AsyncRead + AsyncWrite + Unpin + 'static;
     async fn connect(address: SocketAddr) -> io::Result<Self::Stream>;
-    /// Runs a connection's driver on this thread until it ends.
-    fn spawn_driver(driver: impl Future<Output = ()> + 'static);
+    /// Runs `task` (a database connection's driver, a client's connection)
+    /// on this thread, counted for `/stats` while it runs.
+    fn spawn(task: impl Future<Output = ()> + 'static);
     /// `None` when `duration` passed first.
     async fn timeout<F: Future>(duration: Duration, future: F) -> Option<F::Output>;
 }
@@ -146,7 +147,7 @@ async fn connect_uncapped<R: PgRuntime>(target: &DbTarget) -> Result<Pooled, Con
         .connect_raw(stream, NoTls)
         .await
         .map_err(unavailable)?;
-    R::spawn_driver(async move {
+    R::spawn(async move {
         if let Err(error) = connection.await {
             eprintln!("database connection ended: {error}");
         }

@@ -32,6 +32,16 @@ impl Drop for TaskGuard {
     }
 }
 
+/// `task`, counted from now until it ends or is dropped: what a runtime
+/// hands its spawn.
+pub fn counted<F: Future>(task: F) -> impl Future<Output = F::Output> {
+    let guard = TaskGuard::new();
+    async move {
+        let _guard = guard;
+        task.await
+    }
+}
+
 /// Guarded tasks alive now.
 pub fn alive() -> u64 {
     ALIVE_TASKS.load(Ordering::Relaxed)
@@ -51,6 +61,15 @@ mod tests {
         drop(first);
         assert_eq!(alive(), before + 1);
         drop(second);
+        assert_eq!(alive(), before);
+    }
+
+    #[test]
+    fn a_counted_task_counts_from_its_creation_until_dropped() {
+        let before = alive();
+        let task = counted(async {});
+        assert_eq!(alive(), before + 1);
+        drop(task);
         assert_eq!(alive(), before);
     }
 }

@@ -20,7 +20,7 @@ use compio::tls::TlsAcceptor;
 use rust_common::per_thread::Runtime;
 use rust_common::pg_local::PgRuntime;
 use rust_common::serve::UploadFile;
-use rust_common::tasks::TaskGuard;
+use rust_common::tasks::counted;
 use tokio_util::compat::{Compat, FuturesAsyncReadCompatExt as _};
 
 use crate::connection::{CompioSocket, CompioTlsSocket};
@@ -43,15 +43,6 @@ impl Runtime for Compio {
         let (stream, _peer) = listener.accept().await?;
         let _ = stream.set_nodelay(true);
         Ok(CompioSocket(stream))
-    }
-
-    fn spawn(task: impl Future<Output = ()> + 'static) {
-        let guard = TaskGuard::new();
-        compio::runtime::spawn(async move {
-            let _guard = guard;
-            task.await;
-        })
-        .detach();
     }
 
     async fn sleep(wait_ms: u32) {
@@ -104,8 +95,8 @@ impl PgRuntime for Compio {
         Ok(Box::pin(AsyncStream::new(stream)).compat())
     }
 
-    fn spawn_driver(driver: impl Future<Output = ()> + 'static) {
-        <Self as Runtime>::spawn(driver);
+    fn spawn(task: impl Future<Output = ()> + 'static) {
+        compio::runtime::spawn(counted(task)).detach();
     }
 
     async fn timeout<F: Future>(duration: Duration, future: F) -> Option<F::Output> {

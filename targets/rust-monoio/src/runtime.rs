@@ -17,7 +17,7 @@ use monoio_rustls::TlsAcceptor;
 use rust_common::per_thread::Runtime;
 use rust_common::pg_local::PgRuntime;
 use rust_common::serve::UploadFile;
-use rust_common::tasks::TaskGuard;
+use rust_common::tasks::counted;
 
 use crate::connection::{MonoioSocket, MonoioTlsSocket};
 
@@ -39,15 +39,6 @@ impl Runtime for Monoio {
         let (stream, _peer) = listener.accept().await?;
         let _ = stream.set_nodelay(true);
         Ok(MonoioSocket(stream))
-    }
-
-    fn spawn(task: impl Future<Output = ()> + 'static) {
-        let guard = TaskGuard::new();
-        // Dropping a monoio JoinHandle detaches the task.
-        drop(monoio::spawn(async move {
-            let _guard = guard;
-            task.await;
-        }));
     }
 
     async fn sleep(wait_ms: u32) {
@@ -103,8 +94,9 @@ impl PgRuntime for Monoio {
         Ok(TcpStreamCompat::new(stream))
     }
 
-    fn spawn_driver(driver: impl Future<Output = ()> + 'static) {
-        <Self as Runtime>::spawn(driver);
+    fn spawn(task: impl Future<Output = ()> + 'static) {
+        // Dropping a monoio JoinHandle detaches the task.
+        drop(monoio::spawn(counted(task)));
     }
 
     async fn timeout<F: Future>(duration: Duration, future: F) -> Option<F::Output> {

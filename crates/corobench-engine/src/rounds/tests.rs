@@ -183,12 +183,15 @@ fn a_store_that_refuses_a_trial_stops_the_loop_with_its_error() {
     let error = rounds
         .run(&trials, &StoredTrials::default(), &mut |_| {
             Err(EngineError::Store {
-                what: "a trial",
-                source: "database or disk is full".into(),
+                what: "storing a trial",
+                source: Box::new(corobench_store::StoreError::DiskFull {
+                    path: "runs.db".into(),
+                    run_id: None,
+                }),
             })
         })
         .unwrap_err();
-    assert!(error.to_string().contains("disk is full"));
+    assert!(error.to_string().contains("full"), "{error}");
     assert_eq!(
         trials.slots().len(),
         1,

@@ -9,13 +9,12 @@ use std::collections::BTreeSet;
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use corobench_load::{Endpoint, RequestTemplate};
+use corobench_load::{Endpoint, LoadError, RequestTemplate};
 use corobench_spec::{Expectation, Plan, PlannedScenario, Workload};
-use corobench_verify::client::{Client, Response};
+use corobench_verify::client::{Client, ClientError, Response};
 
 use crate::error::EngineError;
-use crate::server::start_or_attach;
-use crate::trial::TrialError;
+use crate::local::{TrialError, start_or_attach};
 use crate::{PreparedRun, RunObserver};
 
 /// How long the one answer may take.
@@ -104,12 +103,20 @@ fn check_one(prepared: &PreparedRun, scenario: &PlannedScenario) -> Result<(), E
     }
 }
 
+/// Why the one request got no answer.
+#[derive(Debug, thiserror::Error)]
+enum NoAnswer {
+    #[error("{0}")]
+    Request(#[from] LoadError),
+    #[error("{0}")]
+    Exchange(#[from] ClientError),
+}
+
 /// One request of the workload, serialised by the load generator itself
 /// (so the check sends what the trials send), asking the server to close
 /// the connection after its answer.
-fn ask(addr: SocketAddr, workload: &Workload, body: &[u8]) -> Result<Response, String> {
-    let endpoint = Endpoint::from_url(&format!("http://{addr}{}", workload.path))
-        .map_err(|e| e.to_string())?;
+fn ask(addr: SocketAddr, workload: &Workload, body: &[u8]) -> Result<Response, NoAnswer> {
+    let endpoint = Endpoint::from_url(&format!("http://{addr}{}", workload.path))?;
     let mut headers = workload.headers.clone();
     if !headers
         .iter()
@@ -122,12 +129,10 @@ fn ask(addr: SocketAddr, workload: &Workload, body: &[u8]) -> Result<Response, S
         headers,
         body: body.to_vec(),
     };
-    let bytes = request.serialize(&endpoint).map_err(|e| e.to_string())?;
-    let mut client = Client::connect(addr, ANSWER_TIMEOUT).map_err(|e| e.to_string())?;
-    client.send(&bytes).map_err(|e| e.to_string())?;
-    client
-        .read_response_to(&workload.method)
-        .map_err(|e| e.to_string())
+    let bytes = request.serialize(&endpoint)?;
+    let mut client = Client::connect(addr, ANSWER_TIMEOUT)?;
+    client.send(&bytes)?;
+    Ok(client.read_response_to(&workload.method)?)
 }
 
 /// What in `response` breaks `expect`, in words; `None` when it holds.

@@ -14,6 +14,7 @@ use crate::core::{SWEEP_INTERVAL_NS, Shared, ThreadPlan, ThreadResult, Turn};
 use crate::driver::{Driver, Io, Write};
 use crate::error::LoadError;
 use crate::stamps;
+use crate::tls::ktls;
 
 /// Bytes read per `recv`; larger responses take several.
 const READ_BUFFER_BYTES: usize = 64 * 1024;
@@ -30,6 +31,11 @@ pub(crate) fn run_thread(shared: &Shared, plan: &ThreadPlan) -> Result<ThreadRes
             .kernel_stamps
             .then(|| Box::new([0u8; stamps::CONTROL_BYTES])),
         send_stamps: shared.send_stamps,
+        record_control: shared
+            .tls
+            .as_ref()
+            .is_some_and(|tls| tls.ktls)
+            .then(|| Box::new([0u8; ktls::CONTROL_BYTES])),
     };
     let mut driver = Driver::new(shared, plan, io);
     let mut events = sys::empty_events(EVENTS_PER_WAIT);
@@ -80,7 +86,9 @@ fn on_event(driver: &mut Driver<'_, EpollIo>, token: u64, flags: u32, now: u64, 
             }
             return; // nothing to read before the first request went out
         }
-        Phase::Writing if flags & sys::WRITABLE != 0 => driver.writable(i, now),
+        Phase::Writing | Phase::Handshaking if flags & sys::WRITABLE != 0 => {
+            driver.writable(i, now);
+        }
         _ => {}
     }
     if driver.io.send_stamps && flags & sys::ERROR != 0 {
@@ -136,6 +144,12 @@ fn read(driver: &mut Driver<'_, EpollIo>, i: usize, now: u64, buf: &mut [u8], pe
         let Some(socket) = driver.conns[i].socket.as_ref() else {
             return;
         };
+        if driver.conns[i].session.kernel() {
+            if read_kernel_record(driver, i, now, buf, peer_closed) {
+                continue;
+            }
+            return;
+        }
         let received = match driver.io.stamps.as_deref_mut() {
             None => (&*socket).read(buf).map(|n| (n, now)),
             Some(control) => stamps::recv(socket.as_raw_fd(), buf, control).map(|(n, stamp)| {
@@ -160,6 +174,43 @@ fn read(driver: &mut Driver<'_, EpollIo>, i: usize, now: u64, buf: &mut [u8], pe
     }
 }
 
+/// kTLS: reads one record's plaintext, with its type. Returns whether to
+/// read on (a control record was handled, or more may be waiting).
+fn read_kernel_record(
+    driver: &mut Driver<'_, EpollIo>,
+    i: usize,
+    now: u64,
+    buf: &mut [u8],
+    peer_closed: bool,
+) -> bool {
+    let (Some(socket), Some(control)) = (
+        driver.conns[i].socket.as_ref(),
+        driver.io.record_control.as_deref_mut(),
+    ) else {
+        return false;
+    };
+    match ktls::recv(socket.as_raw_fd(), buf, control) {
+        Ok((0, _)) => {
+            driver.eof(i, now);
+            false
+        }
+        Ok((n, ktls::APPLICATION_DATA)) => {
+            driver.bytes(i, &buf[..n], now, now) && (n == buf.len() || peer_closed)
+        }
+        Ok((n, record_type)) => {
+            let generation = driver.conns[i].generation;
+            driver.kernel_record(i, record_type, &buf[..n], now);
+            driver.conns[i].generation == generation && driver.conns[i].socket.is_some()
+        }
+        Err(e) if e.kind() == io::ErrorKind::Interrupted => true,
+        Err(e) if e.kind() == io::ErrorKind::WouldBlock => false,
+        Err(_) => {
+            driver.read_failed(i, now);
+            false
+        }
+    }
+}
+
 /// The epoll side of the I/O: sockets registered edge-triggered.
 #[derive(Debug)]
 struct EpollIo {
@@ -170,6 +221,8 @@ struct EpollIo {
     stamps: Option<Box<[u8; stamps::CONTROL_BYTES]>>,
     /// Requests are stamped when the kernel sends them.
     send_stamps: bool,
+    /// kTLS: the control buffer `recvmsg` puts each record's type in.
+    record_control: Option<Box<[u8; ktls::CONTROL_BYTES]>>,
 }
 
 impl EpollIo {
@@ -211,7 +264,7 @@ impl Io for EpollIo {
         Ok(())
     }
 
-    fn write(&mut self, i: usize, conn: &mut Conn, bytes: &[u8]) -> Write {
+    fn write(&mut self, i: usize, conn: &Conn, bytes: &[u8]) -> Write {
         let Some(socket) = conn.socket.as_ref() else {
             return Write::Failed;
         };

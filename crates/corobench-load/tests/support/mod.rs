@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use corobench_load::{Backend, Endpoint, LoadConfig, LoadReport, StopAfter};
+use corobench_load::{Backend, Endpoint, LoadConfig, LoadReport, Schedule, StopAfter};
 use corobench_testkit::TestServer;
 
 pub const BACKENDS: [Backend; 2] = [Backend::Epoll, Backend::IoUring];
@@ -23,6 +23,24 @@ pub fn config(
         backend,
         stop,
         ..LoadConfig::closed(target, connections, Duration::from_secs(1))
+    }
+}
+
+/// `schedule` of one thread against `server`'s `/plaintext`, stopping after `requests`.
+pub fn schedule_config(
+    server: &TestServer,
+    backend: Backend,
+    schedule: Schedule,
+    requests: u64,
+) -> LoadConfig {
+    LoadConfig {
+        schedule,
+        ..config(
+            server,
+            backend,
+            schedule.connections,
+            StopAfter::Requests(requests),
+        )
     }
 }
 

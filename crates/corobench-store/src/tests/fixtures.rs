@@ -207,6 +207,7 @@ pub(super) fn load_report() -> LoadReport {
         merged: None,
         counters: None,
         probe_mb_per_s: None,
+        tls: None,
     }
 }
 

@@ -4,6 +4,8 @@
 
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, TcpStream};
+
+use rustls::{ServerConnection, StreamOwned};
 use std::time::{Duration, Instant, SystemTime};
 
 use super::{Fault, Shared, routes};
@@ -52,7 +54,7 @@ impl Reply {
 #[derive(Debug)]
 pub(super) struct Body<'a> {
     buffered: &'a mut Vec<u8>,
-    stream: &'a mut TcpStream,
+    stream: &'a mut dyn Wire,
     remaining: u64,
 }
 
@@ -87,13 +89,37 @@ impl Read for Body<'_> {
     }
 }
 
-pub(super) fn serve_connection(mut stream: TcpStream, shared: &Shared) {
+/// A connection's bytes: the socket itself, or TLS over it.
+pub(super) trait Wire: Read + Write + std::fmt::Debug {
+    fn socket(&self) -> &TcpStream;
+}
+
+impl Wire for TcpStream {
+    fn socket(&self) -> &TcpStream {
+        self
+    }
+}
+
+impl Wire for StreamOwned<ServerConnection, TcpStream> {
+    fn socket(&self) -> &TcpStream {
+        &self.sock
+    }
+}
+
+pub(super) fn serve_connection(stream: TcpStream, shared: &Shared) {
     let _ = stream.set_nodelay(true);
     // `alloc_per_conn`: a buffer written through (so every page is
     // resident) and held while the connection lives.
     let held = std::hint::black_box(vec![0x5a_u8; shared.config.alloc_per_conn]);
-    if matches!(serve(&mut stream, shared), Ok(Ending::Close)) {
-        linger_close(&mut stream);
+    let mut wire: Box<dyn Wire> = match &shared.config.tls {
+        None => Box::new(stream),
+        Some(config) => match ServerConnection::new(std::sync::Arc::clone(config)) {
+            Ok(conn) => Box::new(StreamOwned::new(conn, stream)),
+            Err(_) => return,
+        },
+    };
+    if matches!(serve(wire.as_mut(), shared), Ok(Ending::Close)) {
+        linger_close(wire.as_mut());
     }
     drop(held);
 }
@@ -106,7 +132,7 @@ enum Ending {
     Close,
 }
 
-fn serve(stream: &mut TcpStream, shared: &Shared) -> io::Result<Ending> {
+fn serve(stream: &mut dyn Wire, shared: &Shared) -> io::Result<Ending> {
     let mut buffered = Vec::new();
     // FrozenDate: the first Date this connection sent, repeated.
     let mut frozen_date = None;
@@ -140,7 +166,7 @@ fn serve(stream: &mut TcpStream, shared: &Shared) -> io::Result<Ending> {
 /// Routes the request and consumes whatever of its body the route left.
 fn answer(
     head: &RequestHead,
-    stream: &mut TcpStream,
+    stream: &mut dyn Wire,
     buffered: &mut Vec<u8>,
     shared: &Shared,
 ) -> io::Result<Reply> {
@@ -167,7 +193,7 @@ fn answer(
 /// The next request head, `None` when the client closed cleanly between
 /// requests, or the parser's complaint.
 fn read_head(
-    stream: &mut TcpStream,
+    stream: &mut dyn Wire,
     buffered: &mut Vec<u8>,
 ) -> io::Result<Option<Result<RequestHead, String>>> {
     let mut chunk = [0u8; 8192];
@@ -198,7 +224,7 @@ fn read_head(
 /// Writes `reply`; `head_only` (the answer to a HEAD) sends its head alone,
 /// announcing the length the body would have.
 fn write_reply(
-    stream: &mut TcpStream,
+    stream: &mut dyn Wire,
     reply: &Reply,
     (close, head_only): (bool, bool),
     shared: &Shared,
@@ -244,18 +270,19 @@ fn write_reply(
     } else {
         out.extend_from_slice(&reply.body);
     }
-    stream.write_all(&out)
+    stream.write_all(&out)?;
+    stream.flush()
 }
 
 /// Half-closes, then reads until the client closes (or a deadline), so that
 /// unread request bytes do not turn the close into a reset that could
 /// destroy the reply in flight.
-fn linger_close(stream: &mut TcpStream) {
-    let _ = stream.shutdown(Shutdown::Write);
+fn linger_close(stream: &mut dyn Wire) {
+    let _ = stream.socket().shutdown(Shutdown::Write);
     let deadline = Instant::now() + LINGER;
     let mut sink = [0u8; 64 * 1024];
     while let Some(left) = deadline.checked_duration_since(Instant::now()) {
-        if left.is_zero() || stream.set_read_timeout(Some(left)).is_err() {
+        if left.is_zero() || stream.socket().set_read_timeout(Some(left)).is_err() {
             return;
         }
         match stream.read(&mut sink) {

@@ -46,6 +46,8 @@ pub struct ContractConfig {
     /// Bytes each connection allocates and touches while it is open: a
     /// server whose memory per connection is known.
     pub alloc_per_conn: usize,
+    /// Serve HTTPS with this configuration (`TLS_CERT`, `TLS_KEY`).
+    pub tls: Option<Arc<rustls::ServerConfig>>,
 }
 
 impl Default for ContractConfig {
@@ -62,6 +64,7 @@ impl Default for ContractConfig {
             max_rate: None,
             burst_s: 0.02,
             alloc_per_conn: 0,
+            tls: None,
         }
     }
 }

@@ -2,13 +2,14 @@
 //! owed with the time each may leave, bytes out.
 
 use std::collections::VecDeque;
-use std::io::{self, Read, Write};
+use std::io;
 use std::net::Shutdown;
 use std::time::{Duration, Instant};
 
 use mio::net::TcpStream;
 
 use super::Context;
+use super::wire::Wire;
 use crate::http::{Parsed, parse_request};
 
 /// A request head may not grow beyond this before it is complete.
@@ -28,6 +29,8 @@ pub(crate) enum Next {
 #[derive(Debug)]
 pub(crate) struct Conn {
     pub stream: TcpStream,
+    /// Plaintext or TLS on the socket.
+    wire: Wire,
     /// Tells this connection apart from an earlier one in the same slot.
     pub generation: u64,
     /// The wake-up already scheduled, if any.
@@ -53,9 +56,10 @@ pub(crate) struct Conn {
 }
 
 impl Conn {
-    pub fn new(stream: TcpStream, generation: u64) -> Self {
+    pub fn new(stream: TcpStream, wire: Wire, generation: u64) -> Self {
         Self {
             stream,
+            wire,
             generation,
             timer_at: None,
             inbound: Vec::new(),
@@ -94,7 +98,7 @@ impl Conn {
         let mut chunk = [0u8; 16 * 1024];
         let want = slow.map_or(chunk.len(), |s| s.bytes_per_read.clamp(1, chunk.len()));
         loop {
-            match self.stream.read(&mut chunk[..want]) {
+            match self.wire.read(&mut self.stream, &mut chunk[..want]) {
                 Ok(0) => {
                     self.peer_closed = true;
                     return Ok(());
@@ -181,7 +185,10 @@ impl Conn {
 
     fn write(&mut self) -> io::Result<()> {
         while self.sent < self.outbound.len() {
-            match self.stream.write(&self.outbound[self.sent..]) {
+            match self
+                .wire
+                .write(&mut self.stream, &self.outbound[self.sent..])
+            {
                 Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
                 Ok(n) => self.sent += n,
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(()),
@@ -191,11 +198,11 @@ impl Conn {
         }
         self.outbound.clear();
         self.sent = 0;
-        Ok(())
+        self.wire.flush(&mut self.stream)
     }
 
     fn next_step(&mut self, ctx: &Context, now: Instant) -> Next {
-        let flushed = self.outbound.is_empty();
+        let flushed = self.outbound.is_empty() && !self.wire.pending();
         if let Some(until) = self.lingering_until {
             return if self.peer_closed || now >= until {
                 Next::Close
@@ -205,6 +212,7 @@ impl Conn {
         }
         if flushed && self.close_when_flushed {
             // Half-close so the response is delivered, then drain until EOF.
+            self.wire.close(&mut self.stream);
             let _ = self.stream.shutdown(Shutdown::Write);
             self.lingering_until = Some(now + LINGER);
             return self.next_step(ctx, now);

@@ -13,7 +13,8 @@ use mio::net::TcpListener;
 use mio::{Events, Interest, Poll, Token, Waker};
 
 use super::conn::{Conn, Next};
-use super::{Command, Context, Control, Counters, Responses, Stalls, Window};
+use super::wire::Wire;
+use super::{Command, Context, Control, Counters, Responses, ServerTls, Stalls, Window};
 use crate::knobs::Knobs;
 
 const LISTENER: Token = Token(usize::MAX - 1);
@@ -42,7 +43,7 @@ impl EventLoop {
     pub fn new(
         port: u16,
         knobs: Knobs,
-        counters: Arc<Counters>,
+        (counters, tls): (Arc<Counters>, Option<ServerTls>),
     ) -> io::Result<(Self, Arc<Control>)> {
         let poll = Poll::new()?;
         let mut listener = TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], port)))?;
@@ -70,6 +71,7 @@ impl EventLoop {
             knobs,
             counters,
             stalls,
+            tls,
         };
         let event_loop = Self {
             poll,
@@ -200,8 +202,27 @@ impl EventLoop {
             return;
         }
         self.next_generation += 1;
-        self.conns[slot] = Some(Conn::new(stream, self.next_generation));
+        let wire = self.wire_for(self.ctx.counters.connections.load(Ordering::Relaxed));
+        self.conns[slot] = Some(Conn::new(stream, wire, self.next_generation));
         self.ctx.counters.open.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// What the `accepted`th connection (from 1) speaks, as the TLS knobs ask.
+    fn wire_for(&self, accepted: u64) -> Wire {
+        let Some(tls) = &self.ctx.tls else {
+            return Wire::Plain;
+        };
+        let knobs = &tls.knobs;
+        let drop_it = knobs
+            .drop_handshake_every
+            .is_some_and(|n| n > 0 && accepted % u64::from(n) == 0);
+        if knobs.plaintext_answer {
+            Wire::PlaintextAnswer
+        } else if drop_it {
+            Wire::DropInHandshake
+        } else {
+            Wire::tls(&tls.config)
+        }
     }
 
     fn serve(&mut self, slot: usize) {

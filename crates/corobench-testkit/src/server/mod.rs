@@ -6,15 +6,18 @@
 mod conn;
 mod event_loop;
 mod responses;
+mod wire;
 
 use std::io;
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::knobs::Knobs;
+use crate::tls::{TestCerts, TlsKnobs};
 use event_loop::EventLoop;
 use responses::Responses;
 
@@ -25,6 +28,8 @@ pub struct TestServer {
     counters: Arc<Counters>,
     control: Arc<Control>,
     thread: Option<JoinHandle<()>>,
+    /// TLS: the certificates it serves, and the CA written for clients.
+    certs: Option<(TestCerts, PathBuf)>,
 }
 
 impl TestServer {
@@ -51,8 +56,20 @@ impl TestServer {
     /// Binding the listener, creating the poller or spawning its thread failed.
     pub fn try_start_on(port: u16, knobs: Knobs) -> io::Result<Self> {
         let counters = Arc::new(Counters::default());
-        let (event_loop, control) = EventLoop::new(port, knobs, Arc::clone(&counters))?;
+        let tls = knobs.tls.as_ref().map(ServerTls::new).transpose()?;
+        let certs = tls.as_ref().map(|t| t.certs.clone());
+        let (event_loop, control) = EventLoop::new(port, knobs, (Arc::clone(&counters), tls))?;
         let addr = event_loop.local_addr()?;
+        let certs = certs
+            .map(|certs| {
+                let path = std::env::temp_dir().join(format!(
+                    "corobench-testkit-{}-{}-ca.pem",
+                    std::process::id(),
+                    addr.port()
+                ));
+                std::fs::write(&path, certs.ca_pem()).map(|()| (certs, path))
+            })
+            .transpose()?;
         let thread = std::thread::Builder::new()
             .name("testkit-server".into())
             .spawn(move || event_loop.run())?;
@@ -61,6 +78,7 @@ impl TestServer {
             counters,
             control,
             thread: Some(thread),
+            certs,
         })
     }
 
@@ -70,10 +88,28 @@ impl TestServer {
         self.addr
     }
 
-    /// `http://127.0.0.1:PORT{path}`.
+    /// `http://127.0.0.1:PORT{path}` (`https://` when it serves TLS).
     #[must_use]
     pub fn url(&self, path: &str) -> String {
-        format!("http://{}{path}", self.addr)
+        let scheme = if self.certs.is_some() {
+            "https"
+        } else {
+            "http"
+        };
+        format!("{scheme}://{}{path}", self.addr)
+    }
+
+    /// TLS: the file holding the CA that signed the server's certificate
+    /// (removed when the server is dropped).
+    #[must_use]
+    pub fn ca_file(&self) -> Option<&std::path::Path> {
+        self.certs.as_ref().map(|(_, path)| path.as_path())
+    }
+
+    /// TLS: the CA that signed the server's certificate, in PEM.
+    #[must_use]
+    pub fn ca_pem(&self) -> Option<&str> {
+        self.certs.as_ref().map(|(certs, _)| certs.ca_pem())
     }
 
     /// What the server has seen so far.
@@ -132,6 +168,28 @@ impl Drop for TestServer {
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }
+        if let Some((_, path)) = self.certs.take() {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
+/// A TLS server's certificates and configuration.
+#[derive(Debug)]
+struct ServerTls {
+    certs: TestCerts,
+    config: Arc<rustls::ServerConfig>,
+    knobs: TlsKnobs,
+}
+
+impl ServerTls {
+    fn new(knobs: &TlsKnobs) -> io::Result<Self> {
+        let certs = TestCerts::new(knobs.certificate);
+        Ok(Self {
+            config: certs.server_config(knobs)?,
+            certs,
+            knobs: knobs.clone(),
+        })
     }
 }
 
@@ -196,6 +254,7 @@ struct Context {
     responses: Responses,
     counters: Arc<Counters>,
     stalls: Stalls,
+    tls: Option<ServerTls>,
 }
 
 /// A span of time.

@@ -4,8 +4,9 @@
 #![allow(dead_code)]
 
 use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpStream};
-use std::time::Duration;
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::process::Child;
+use std::time::{Duration, Instant};
 
 pub fn connect(addr: SocketAddr) -> TcpStream {
     let stream = TcpStream::connect(addr).expect("connect to the test server");
@@ -94,5 +95,36 @@ fn fill(stream: &mut TcpStream, into: &mut Vec<u8>) -> usize {
         }
         Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => 0,
         Err(e) => panic!("read failed: {e}"),
+    }
+}
+
+/// A port free right now on 127.0.0.1.
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Connects once the process listens (it may take a moment to start).
+pub fn connect_when_ready(port: u16, child: &mut Child) -> std::net::TcpStream {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Ok(stream) = std::net::TcpStream::connect(("127.0.0.1", port)) {
+            stream
+                .set_read_timeout(Some(Duration::from_secs(20)))
+                .unwrap();
+            return stream;
+        }
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the binary exited early"
+        );
+        assert!(
+            Instant::now() < deadline,
+            "the binary never listened on {port}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
     }
 }

@@ -6,10 +6,11 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 use corobench_model::{Metric, RunComparison};
-use corobench_report::{Format, GateFormat, RenderOptions};
+use corobench_report::{Format, RenderOptions};
 
+use super::format_arg::CompareFormat;
 use super::shared::{StatsArgs, load_run, open_store, write_output};
 use crate::exit::{Exit, usage};
 use corobench_analyze::{self as analyze, gate};
@@ -31,8 +32,8 @@ pub struct CompareArgs {
     pub run_b: String,
 
     /// Output format
-    #[arg(short = 'f', long, value_enum, default_value_t = CompareFormatArg::Table)]
-    pub format: CompareFormatArg,
+    #[arg(short = 'f', long, value_enum, default_value_t = CompareFormat::Comparison(Format::Table))]
+    pub format: CompareFormat,
 
     /// Write the comparison to this file instead of stdout
     #[arg(short = 'o', long, value_name = "FILE")]
@@ -55,43 +56,6 @@ pub struct CompareArgs {
     pub stats: StatsArgs,
 }
 
-/// `--format` values of `corobench compare`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum CompareFormatArg {
-    /// Aligned columns for a terminal
-    Table,
-    /// Markdown tables
-    #[value(alias = "markdown")]
-    Md,
-    /// Everything as JSON (docs/schema/report.schema.json)
-    Json,
-    /// One row per metric × scenario
-    Csv,
-    /// The gate's verdicts as JUnit XML (needs --fail-on)
-    Junit,
-    /// The gate's offenders as GitHub Actions annotations (needs --fail-on)
-    Github,
-}
-
-/// What a `--format` writes: the comparison or the gate's verdicts.
-enum Rendering {
-    Comparison(Format),
-    Gate(GateFormat),
-}
-
-impl From<CompareFormatArg> for Rendering {
-    fn from(arg: CompareFormatArg) -> Self {
-        match arg {
-            CompareFormatArg::Table => Self::Comparison(Format::Table),
-            CompareFormatArg::Md => Self::Comparison(Format::Markdown),
-            CompareFormatArg::Json => Self::Comparison(Format::Json),
-            CompareFormatArg::Csv => Self::Comparison(Format::Csv),
-            CompareFormatArg::Junit => Self::Gate(GateFormat::Junit),
-            CompareFormatArg::Github => Self::Gate(GateFormat::Github),
-        }
-    }
-}
-
 /// Runs `corobench compare`.
 ///
 /// # Errors
@@ -106,14 +70,10 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<Exit> {
         .map(gate::parse_rules)
         .transpose()
         .map_err(|error| usage(error.to_string()))?;
-    let rendering = Rendering::from(args.format);
-    if let (None, Rendering::Gate(format)) = (&rules, &rendering) {
-        let name = match format {
-            GateFormat::Junit => "junit",
-            GateFormat::Github => "github",
-        };
+    if let (None, CompareFormat::Gate(format)) = (&rules, args.format) {
         return Err(usage(format!(
-            "--format {name} writes the regression gate's verdicts: add --fail-on, e.g. {}",
+            "--format {} writes the regression gate's verdicts: add --fail-on, e.g. {}",
+            format.name(),
             gate::EXAMPLE
         )));
     }
@@ -147,11 +107,11 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<Exit> {
         color: args.stats.color.enabled(args.output.as_deref()),
         ..RenderOptions::default()
     };
-    write_output(args.output.as_deref(), |out| match rendering {
-        Rendering::Comparison(format) => {
+    write_output(args.output.as_deref(), |out| match args.format {
+        CompareFormat::Comparison(format) => {
             corobench_report::render_comparison(format, &comparison, render, out)
         }
-        Rendering::Gate(format) => Ok(corobench_report::render_gate(format, &comparison, out)?),
+        CompareFormat::Gate(format) => Ok(corobench_report::render_gate(format, &comparison, out)?),
     })?;
     Ok(gate_exit(&comparison))
 }

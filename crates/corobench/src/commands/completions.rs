@@ -3,10 +3,9 @@
 
 use std::io::Write as _;
 
-use clap::{Args, CommandFactory as _};
+use clap::Args;
 use clap_complete::Shell;
 
-use crate::cli::Cli;
 use crate::exit::Exit;
 
 /// Flags of `corobench completions`.
@@ -21,12 +20,13 @@ pub struct CompletionsArgs {
     pub shell: Shell,
 }
 
-/// Runs `corobench completions`: prints the script on stdout.
+/// Runs `corobench completions`: prints the script of `command` (the
+/// whole command line's definition) on stdout.
 ///
 /// # Errors
 /// Stdout cannot be written.
-pub fn run(args: &CompletionsArgs) -> anyhow::Result<Exit> {
-    let script = script(args.shell);
+pub fn run(args: &CompletionsArgs, command: clap::Command) -> anyhow::Result<Exit> {
+    let script = script(args.shell, command);
     let mut out = std::io::stdout().lock();
     out.write_all(&script)?;
     out.flush()?;
@@ -37,8 +37,7 @@ pub fn run(args: &CompletionsArgs) -> anyhow::Result<Exit> {
 /// cannot fail, and written out by the caller, so a closed stdout is an
 /// error to report rather than a panic inside the generator.
 #[must_use]
-pub fn script(shell: Shell) -> Vec<u8> {
-    let mut command = Cli::command();
+pub fn script(shell: Shell, mut command: clap::Command) -> Vec<u8> {
     let mut script = Vec::new();
     clap_complete::generate(shell, &mut command, "corobench", &mut script);
     script

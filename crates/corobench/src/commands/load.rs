@@ -12,9 +12,11 @@ use corobench_load::{
     Backend, BackendChoice, Endpoint, LoadConfig, LoadError, LoadRun, RequestTemplate, Schedule,
     StopAfter, limits,
 };
-use corobench_model::LoadReport;
+use corobench_model::{LoadReport, LoadWarning};
+use corobench_target::CpuSet;
 
 use super::load_counters::{self, WindowCounters};
+use super::load_tls::{self, TlsArgs};
 use crate::exit::{self, Exit};
 use crate::output::{load_summary, progress::LiveLine};
 use crate::{signals, values};
@@ -27,9 +29,11 @@ use crate::{signals, values};
     corobench load -n 1000 -m POST --body-file payload.bin http://127.0.0.1:8080/upload\n  \
     corobench load -c 256 --pipeline 16 -d 10s http://127.0.0.1:8080/plaintext\n  \
     corobench load -c 100 --no-keepalive -d 10s http://127.0.0.1:8080/plaintext\n  \
+    corobench load -c 50 -d 10s --ca ca.pem https://127.0.0.1:8443/plaintext\n  \
+    corobench load -c 50 --no-keepalive --no-tls-resume --insecure -d 10s https://127.0.0.1:8443/json\n  \
     corobench load --json --warmup 2s -d 10s --start-at 2026-11-24T08:00:00Z http://10.0.0.2:8080/json")]
 pub struct LoadArgs {
-    /// The URL to load (plain http://), e.g. http://127.0.0.1:8080/plaintext
+    /// The URL to load (http:// or https://), e.g. http://127.0.0.1:8080/plaintext
     pub url: String,
 
     /// Connections kept open (split evenly over the threads)
@@ -87,8 +91,8 @@ pub struct LoadArgs {
     pub pipeline: u32,
 
     /// Pin generator threads (round-robin) to these CPUs, e.g. 1 or 2-3 or 1,3
-    #[arg(long, value_name = "LIST")]
-    pub cpus: Option<String>,
+    #[arg(long, value_name = "LIST", value_parser = values::parse_cpus)]
+    pub cpus: Option<CpuSet>,
 
     /// HTTP method
     #[arg(short = 'm', long, default_value = "GET")]
@@ -135,6 +139,9 @@ pub struct LoadArgs {
     /// Latency percentiles to show, e.g. 50,90,99,99.9
     #[arg(long, value_delimiter = ',', value_parser = values::parse_percentile, value_name = "LIST")]
     pub percentiles: Vec<f64>,
+
+    #[command(flatten)]
+    pub tls: TlsArgs,
 }
 
 /// `--backend` values.
@@ -175,7 +182,8 @@ pub fn run(args: &LoadArgs) -> anyhow::Result<Exit> {
     let (warmup, config_window) = (config.warmup, config.stop);
     let mut load = LoadRun::prepare(config)
         .and_then(|load| load.kernel_stamps(args.kernel_stamps))
-        .and_then(|load| load.kernel_send_stamps(args.kernel_send_stamps))?
+        .and_then(|load| load.kernel_send_stamps(args.kernel_send_stamps))
+        .map_err(load_tls::explain)?
         .priming(args.prime);
     let probe = args.probe.then(|| probe(args)).flatten();
     // Ctrl-C is handled from the first word on: a wait announced can be
@@ -199,18 +207,14 @@ pub fn run(args: &LoadArgs) -> anyhow::Result<Exit> {
 /// `--probe`: the machine-speed probe on `--cpus` (every CPU without it);
 /// one that cannot run is said on stderr and left out of the report.
 fn probe(args: &LoadArgs) -> Option<f64> {
-    let cpus = args.cpus.as_deref().map(corobench_target::CpuSet::parse);
-    let speed = match cpus.transpose() {
-        Ok(cpus) => corobench_engine::machine_probe::on_host(cpus.as_ref()),
-        Err(e) => Err(e.to_string()),
-    };
-    speed
+    corobench_engine::machine_probe::on_host(args.cpus.as_ref())
         .map_err(|why| eprintln!("warning: --probe: the machine-speed probe could not run: {why}"))
         .ok()
 }
 
 fn config_from(args: &LoadArgs) -> anyhow::Result<LoadConfig> {
-    let endpoint = Endpoint::from_url(&args.url)?;
+    let mut endpoint = Endpoint::from_url(&args.url)?;
+    args.tls.apply(&mut endpoint)?;
     let body = match (&args.body, &args.body_file) {
         (Some(text), _) => text.clone().into_bytes(),
         (None, Some(path)) => read_body_file(path)?,
@@ -240,12 +244,7 @@ fn config_from(args: &LoadArgs) -> anyhow::Result<LoadConfig> {
         stop,
         warmup: args.warmup.unwrap_or(corobench_spec::DEFAULT_WARMUP),
         timeout: args.timeout,
-        cpus: args
-            .cpus
-            .as_deref()
-            .map(parse_cpus)
-            .transpose()
-            .map_err(exit::usage)?,
+        cpus: args.cpus.as_ref().map(|set| set.iter().collect()),
         backend: resolve_backend(args.backend),
     };
     config.validate()?;
@@ -399,29 +398,6 @@ fn announce_start(start_at: SystemTime, warmup: Duration) {
     }
 }
 
-/// `1`, `0-3`, `1,3`: the CPUs must exist on this machine.
-fn parse_cpus(text: &str) -> Result<Vec<usize>, String> {
-    let available = std::thread::available_parallelism().map_or(1, usize::from);
-    let bad =
-        || format!("--cpus {text:?}: use CPU numbers below {available}, e.g. 1 or 0-1 or 0,1");
-    let mut cpus = Vec::new();
-    for part in text.split(',') {
-        let (lo, hi) = part
-            .trim()
-            .split_once('-')
-            .unwrap_or((part.trim(), part.trim()));
-        let (lo, hi): (usize, usize) = (
-            lo.parse().map_err(|_| bad())?,
-            hi.parse().map_err(|_| bad())?,
-        );
-        if lo > hi || hi >= available {
-            return Err(bad());
-        }
-        cpus.extend(lo..=hi);
-    }
-    Ok(cpus)
-}
-
 /// How often the live progress line looks at the load when no counters
 /// are followed: this thread shares the generator's CPUs.
 const PROGRESS_POLL: Duration = Duration::from_millis(100);
@@ -505,11 +481,18 @@ fn check_something_succeeded(report: &LoadReport) -> anyhow::Result<()> {
         .filter(|(_, n)| *n > 0)
         .map(|(k, n)| format!("{n} {k}"))
         .collect();
-    let why = if kinds.is_empty() {
+    let mut why = if kinds.is_empty() {
         "no request completed in the measured window".to_string()
     } else {
         kinds.join(", ")
     };
+    if let Some(tls) = report
+        .warnings
+        .iter()
+        .find(|w| matches!(w, LoadWarning::PortSpeaksTls { .. }))
+    {
+        why = format!("{why}; {tls}");
+    }
     Err(exit::check_failed(format!(
         "no request succeeded against {}: {why}",
         report.url

@@ -3,9 +3,8 @@
 
 use std::io::Write as _;
 
-use clap::{Args, CommandFactory as _};
+use clap::Args;
 
-use crate::cli::Cli;
 use crate::exit::{self, Exit};
 
 /// Flags of `corobench man`.
@@ -22,24 +21,24 @@ pub struct ManArgs {
     pub command: Vec<String>,
 }
 
-/// Runs `corobench man`: prints the page on stdout.
+/// Runs `corobench man`: prints the page of `command` (the whole command
+/// line's definition) or of one of its subcommands on stdout.
 ///
 /// # Errors
 /// An unknown subcommand (exit 2), or stdout cannot be written.
-pub fn run(args: &ManArgs) -> anyhow::Result<Exit> {
-    let page = page(&args.command)?;
+pub fn run(args: &ManArgs, command: clap::Command) -> anyhow::Result<Exit> {
+    let page = page(command, &args.command)?;
     let mut out = std::io::stdout().lock();
     out.write_all(&page)?;
     out.flush()?;
     Ok(Exit::Success)
 }
 
-/// The manual page of `corobench` or of the subcommand at `path`.
+/// The manual page of `command` or of its subcommand at `path`.
 ///
 /// # Errors
 /// No subcommand at `path` (exit 2).
-pub fn page(path: &[String]) -> anyhow::Result<Vec<u8>> {
-    let mut command = Cli::command();
+pub fn page(mut command: clap::Command, path: &[String]) -> anyhow::Result<Vec<u8>> {
     // Building names each subcommand as its page is called (`corobench-load`).
     command.build();
     let mut found = &command;

@@ -5,10 +5,11 @@
 //! line as a local program trial's result.
 
 use clap::Args;
-use corobench_engine::program_trial::{self, Stop};
+use corobench_engine::Halt;
+use corobench_engine::local::program;
 use corobench_engine::targets::Targets;
 use corobench_engine::workspace::Workspace;
-use corobench_target::ProgramOptions;
+use corobench_target::{CpuSet, ProgramOptions};
 
 use super::serve;
 use super::shared::TargetsDirArg;
@@ -45,8 +46,8 @@ pub struct ProgramArgs {
     pub server_url: Option<String>,
 
     /// CPUs the program runs on, e.g. 0-1 or 2,3 [default: every CPU]
-    #[arg(long, value_name = "LIST")]
-    pub cpus: Option<String>,
+    #[arg(long, value_name = "LIST", value_parser = values::parse_cpus)]
+    pub cpus: Option<CpuSet>,
 
     #[command(flatten)]
     pub dir: TargetsDirArg,
@@ -73,7 +74,7 @@ pub fn run(args: &ProgramArgs) -> anyhow::Result<Exit> {
     serve::runs_here(manifest)?;
     let given = values::parameter_map(&args.params)?;
     let parameters = targets.parameters(&manifest.name, &given)?;
-    let cpus = args.cpus.as_deref().map(serve::cpu_set).transpose()?;
+    let cpus = args.cpus.clone();
     let workspace = Workspace::open("program")?;
     let built = serve::build(&workspace, manifest, progress)?;
     let options = ProgramOptions {
@@ -85,13 +86,13 @@ pub fn run(args: &ProgramArgs) -> anyhow::Result<Exit> {
         stop: Some(stop),
     };
     progress(&format!("running {}", manifest.name));
-    match program_trial::execute(&built, &options, cpus.as_ref()) {
+    match program::execute(&built, &options, cpus.as_ref()) {
         Ok(result) => {
             println!("{}", serde_json::to_string(&result)?);
             Ok(Exit::Success)
         }
-        Err(Stop::Interrupted) => Ok(Exit::Interrupted),
-        Err(Stop::Failed(why)) => Err(exit::target_failed(why)),
+        Err(Halt::Interrupted) => Ok(Exit::Interrupted),
+        Err(Halt::Failed(why)) => Err(exit::target_failed(why)),
     }
 }
 

@@ -2,9 +2,10 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 use corobench_report::{Format, RenderOptions};
 
+use super::format_arg::ReportFormat;
 use super::shared::{StatsArgs, load_run, open_store, write_output};
 use crate::exit::Exit;
 use corobench_analyze::{self as analyze, AnalyzeOptions};
@@ -24,8 +25,8 @@ pub struct ReportArgs {
     pub run: String,
 
     /// Output format
-    #[arg(short = 'f', long, value_enum, default_value_t = FormatArg::Table)]
-    pub format: FormatArg,
+    #[arg(short = 'f', long, value_enum, default_value_t = ReportFormat(Format::Table))]
+    pub format: ReportFormat,
 
     /// Write the report to this file instead of stdout
     #[arg(short = 'o', long, value_name = "FILE")]
@@ -51,49 +52,6 @@ pub struct ReportArgs {
 
     #[command(flatten)]
     pub stats: StatsArgs,
-}
-
-/// `--format` values of `corobench report`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum FormatArg {
-    /// Aligned columns for a terminal
-    Table,
-    /// Markdown tables
-    #[value(alias = "markdown")]
-    Md,
-    /// Everything as JSON (docs/schema/report.schema.json)
-    Json,
-    /// One row per scenario × metric
-    Csv,
-    /// One row per trial × metric: the raw values
-    CsvTrials,
-    /// One row per published claim: measured ratio and verdict
-    CsvClaims,
-    /// One row per rate a capacity search tried, with the capacity
-    CsvCapacity,
-    /// One row per target and idle workload: bytes per connection
-    CsvMemory,
-    /// Go benchmark format for benchstat
-    Gobench,
-    /// A self-contained HTML page with charts
-    Html,
-}
-
-impl From<FormatArg> for Format {
-    fn from(arg: FormatArg) -> Self {
-        match arg {
-            FormatArg::Table => Self::Table,
-            FormatArg::Md => Self::Markdown,
-            FormatArg::Json => Self::Json,
-            FormatArg::Csv => Self::Csv,
-            FormatArg::CsvTrials => Self::CsvTrials,
-            FormatArg::CsvClaims => Self::CsvClaims,
-            FormatArg::CsvCapacity => Self::CsvCapacity,
-            FormatArg::CsvMemory => Self::CsvMemory,
-            FormatArg::Gobench => Self::GoBench,
-            FormatArg::Html => Self::Html,
-        }
-    }
 }
 
 /// Runs `corobench report`.
@@ -128,7 +86,7 @@ pub fn run(args: &ReportArgs) -> anyhow::Result<Exit> {
         claims_last: false,
     };
     write_output(args.output.as_deref(), |out| {
-        corobench_report::render_with(args.format.into(), &analysis, render, out)
+        corobench_report::render_with(args.format.0, &analysis, render, out)
     })?;
     Ok(Exit::Success)
 }

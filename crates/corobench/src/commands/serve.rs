@@ -11,18 +11,17 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::sync::mpsc::Receiver;
 use std::time::Duration;
 
 use anyhow::Context as _;
 use clap::Args;
-use corobench_engine::remote::protocol::{Hello, Order, Probe, Ready, Sample, ServeEvent, Stopped};
-use corobench_engine::remote::serve_orders::{self, Answerer};
+use corobench_engine::protocol::{Hello, Order, ServeEvent, Stopped};
+use corobench_engine::serve::{self, Answerer, Streamed};
 use corobench_engine::targets::Targets;
 use corobench_engine::verification;
 use corobench_engine::wall_clock::unix_ms;
 use corobench_engine::workspace::Workspace;
-use corobench_model::ResourceSample;
 use corobench_target::{Availability, BuiltTarget, CpuSet, LaunchOptions, Manifest, RunningTarget};
 use corobench_verify::RuleResult;
 
@@ -30,8 +29,6 @@ use super::shared::TargetsDirArg;
 use crate::exit::{self, Exit};
 use crate::{signals, values};
 
-/// How often the loop looks at stdin, the signals and the target between samples.
-const POLL: Duration = Duration::from_millis(50);
 /// Lines of the target's stderr quoted when it fails.
 const STDERR_TAIL_LINES: usize = 20;
 
@@ -64,8 +61,8 @@ pub struct ServeArgs {
     pub params: Vec<(String, String)>,
 
     /// CPUs the target runs on, e.g. 0-1 or 2,3 [default: every CPU]
-    #[arg(long, value_name = "LIST")]
-    pub cpus: Option<String>,
+    #[arg(long, value_name = "LIST", value_parser = values::parse_cpus)]
+    pub cpus: Option<CpuSet>,
 
     /// Listen on this port [default: a free one]
     #[arg(long, value_name = "PORT")]
@@ -145,7 +142,7 @@ impl Lifeline {
         std::thread::Builder::new()
             .name("lifeline".into())
             .spawn(move || {
-                serve_orders::read_orders(std::io::stdin().lock(), &sender, |line| {
+                serve::read_orders(std::io::stdin().lock(), &sender, |line| {
                     progress(&format!("ignored a line on stdin that is no order: {line}"));
                 });
                 flag.store(true, Ordering::Relaxed);
@@ -199,7 +196,7 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<Exit> {
     let manifest = server_manifest(&targets, &args.target)?;
     let given = values::parameter_map(&args.params)?;
     let parameters = targets.parameters(&manifest.name, &given)?;
-    let cpus = args.cpus.as_deref().map(cpu_set).transpose()?;
+    let cpus = args.cpus.clone();
     // First, before a build that may take minutes: the coordinator checks
     // that it speaks this protocol.
     print_line(
@@ -212,7 +209,8 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<Exit> {
         return Ok(exit);
     }
     if args.probe {
-        print_line(&mut std::io::stdout().lock(), &probe_line(cpus.as_ref()));
+        let probe = serve::probe_line(cpus.as_ref());
+        print_line(&mut std::io::stdout().lock(), &probe);
     }
     let mut target = start(
         &workspace,
@@ -234,14 +232,25 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<Exit> {
     }
     still_running(&mut target)?;
     let mut stdout = std::io::stdout().lock();
-    let end = if print_line(&mut stdout, &ready_line(&target, &built, args)) {
+    let verified = !args.no_verify && manifest.contract;
+    let cpus = args.cpus.as_ref().map(ToString::to_string);
+    let ready = serve::ready_line(&target, &built, (args.listen, cpus), verified);
+    let end = if print_line(&mut stdout, &ready) {
         let stats = manifest.contract.then(|| target.addr());
-        let answerer = Answerer::new(target.pgid(), stats);
-        let streams = Streams {
-            lifeline: &lifeline,
-            answerer,
-        };
-        stream_samples(&mut target, args.sample_interval, streams, &mut stdout)?
+        let mut answerer = Answerer::new(target.pgid(), stats);
+        let streamed = serve::stream(
+            &mut target,
+            args.sample_interval,
+            (&lifeline.orders, &mut answerer),
+            || lifeline.cut(),
+            |line| print_line(&mut stdout, line),
+        )
+        .map_err(|e| exit::target_failed(format!("cannot sample the target: {e}")))?;
+        match streamed {
+            Streamed::Cut(end) => end,
+            Streamed::TargetExited => End::TargetExited,
+            Streamed::OutputClosed => End::StdoutClosed,
+        }
     } else {
         End::StdoutClosed
     };
@@ -275,13 +284,6 @@ pub(super) fn runs_here(manifest: &Manifest) -> anyhow::Result<()> {
         )));
     }
     Ok(())
-}
-
-pub(super) fn cpu_set(text: &str) -> anyhow::Result<CpuSet> {
-    let set = CpuSet::parse(text).map_err(|e| exit::usage(format!("--cpus {text:?}: {e}")))?;
-    set.validate()
-        .map_err(|e| exit::usage(format!("--cpus {text:?}: {e}")))?;
-    Ok(set)
 }
 
 /// `--sample-interval`: from 10 ms to an hour.
@@ -394,90 +396,6 @@ fn verify_running(target: &RunningTarget, manifest: &Manifest) -> anyhow::Result
         manifest.name,
         reasons.join("\n  ")
     )))
-}
-
-/// The ready line: where the target listens and what exactly runs.
-fn ready_line(target: &RunningTarget, built: &BuiltTarget, args: &ServeArgs) -> ServeEvent {
-    ServeEvent::Ready(Box::new(Ready {
-        target: target.name().to_owned(),
-        url: format!("http://{}", target.addr()),
-        addr: target.addr().to_string(),
-        port: target.port(),
-        listen: args
-            .listen
-            .map_or_else(|| "127.0.0.1".to_string(), |ip| ip.to_string()),
-        pid: target.pid(),
-        pgid: target.pgid(),
-        model: built.manifest.model.clone(),
-        source_hash: built.source_hash.clone(),
-        tool_versions: built.manifest.tool_versions(),
-        parameters: target.parameters().clone(),
-        cpus: args.cpus.clone(),
-        verified: !args.no_verify && built.manifest.contract,
-        corobench_version: env!("CARGO_PKG_VERSION").to_owned(),
-        unix_ms: unix_ms(),
-    }))
-}
-
-/// What comes in while the target is served: the lifeline, and the orders
-/// to carry out.
-struct Streams<'a> {
-    lifeline: &'a Lifeline,
-    answerer: Answerer,
-}
-
-/// Prints samples as they come, and the answers to orders as they fall
-/// due, until the lifeline is cut or the target exits.
-fn stream_samples(
-    target: &mut RunningTarget,
-    interval: Duration,
-    mut streams: Streams<'_>,
-    stdout: &mut impl Write,
-) -> anyhow::Result<End> {
-    let lifeline = streams.lifeline;
-    let (sampler, samples) = corobench_sampler::Sampler::stream(target.pgid(), interval)
-        .map_err(|e| exit::target_failed(format!("cannot sample the target: {e}")))?;
-    let end = loop {
-        match samples.recv_timeout(POLL) {
-            Ok(sample) => {
-                if !print_line(stdout, &sample_line(&sample)) {
-                    break End::StdoutClosed;
-                }
-            }
-            Err(RecvTimeoutError::Timeout) => {}
-            // The group is gone: the target's exit is noticed below.
-            Err(RecvTimeoutError::Disconnected) => std::thread::sleep(POLL),
-        }
-        let answers = streams.answerer.due(&lifeline.orders, unix_ms());
-        if !answers.iter().all(|answer| print_line(stdout, answer)) {
-            break End::StdoutClosed;
-        }
-        if let Some(end) = lifeline.cut() {
-            break end;
-        }
-        if target.exit_status().is_some() {
-            break End::TargetExited;
-        }
-    };
-    // A sampler error now says nothing the end does not.
-    let _ = sampler.stop();
-    Ok(end)
-}
-
-/// The machine-speed probe on `cpus` (every CPU when none are given).
-fn probe_line(cpus: Option<&CpuSet>) -> ServeEvent {
-    let speed = corobench_engine::machine_probe::on_host(cpus);
-    ServeEvent::Probe(Probe {
-        mb_per_s: speed.as_ref().ok().copied(),
-        error: speed.err(),
-    })
-}
-
-fn sample_line(sample: &ResourceSample) -> ServeEvent {
-    ServeEvent::Sample(Sample {
-        unix_ms: unix_ms(),
-        sample: *sample,
-    })
 }
 
 /// Writes one JSON line; `false` when stdout is closed.

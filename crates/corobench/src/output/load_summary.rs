@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use corobench_model::{LatencyReport, LoadReport, ScheduleKind};
+use corobench_model::{LatencyReport, LoadReport, ScheduleKind, TlsReport};
 
 use super::format::{bytes, latency_us, percentile_label, rate, thousands};
 
@@ -61,12 +61,7 @@ pub fn render(report: &LoadReport, percentiles: &[f64]) -> String {
         out.push_str(&latency_lines("Uncorrected", uncorrected, percentiles));
         out.push_str("              * from each request's intended send time; uncorrected: from its actual send\n");
     }
-    if let Some(connect) = &report.connect_latency {
-        out.push_str(&latency_lines("Connect", connect, percentiles));
-        out.push_str(
-            "              a connection per request: each latency above includes its connect\n",
-        );
-    }
+    connect_lines(&mut out, report, percentiles);
     let _ = writeln!(out, "  Status      {}", status_line(report));
     let _ = writeln!(out, "  Errors      {}", errors_line(report));
     let g = &report.generator;
@@ -190,6 +185,81 @@ fn errors_line(report: &LoadReport) -> String {
             kinds.join(", ")
         )
     }
+}
+
+/// How long connects took (with a connection per request, and over TLS),
+/// and the TLS session and its handshakes.
+fn connect_lines(out: &mut String, report: &LoadReport, percentiles: &[f64]) {
+    if let Some(connect) = &report.connect_latency {
+        out.push_str(&latency_lines("Connect", connect, percentiles));
+        if !report.wire.keepalive {
+            let with = if report.tls.is_some() {
+                "its connect and handshake"
+            } else {
+                "its connect"
+            };
+            let _ = writeln!(
+                out,
+                "              a connection per request: each latency above includes {with}"
+            );
+        }
+    }
+    if let Some(tls) = &report.tls {
+        tls_lines(out, tls, report.connect_latency.as_ref());
+    }
+}
+
+/// What TLS session the server agreed to, and its handshakes in the window.
+fn tls_lines(out: &mut String, tls: &TlsReport, connect: Option<&LatencyReport>) {
+    let on_off = |on: bool| if on { "on" } else { "off" };
+    let agreed: Vec<&str> = [&tls.version, &tls.cipher, &tls.key_exchange]
+        .into_iter()
+        .flatten()
+        .map(String::as_str)
+        .collect();
+    let _ = writeln!(
+        out,
+        "  TLS         {}; ALPN {}; certificate {}; resumption {}{}; {}",
+        if agreed.is_empty() {
+            "no handshake completed".to_owned()
+        } else {
+            agreed.join(" ")
+        },
+        tls.alpn.as_deref().unwrap_or("none"),
+        if tls.verified {
+            "checked"
+        } else {
+            "not checked"
+        },
+        on_off(tls.resumption),
+        if tls.ktls { "; kTLS" } else { "" },
+        tls.provider
+    );
+    let p = |latency: &LatencyReport, q: f64| {
+        latency_us(latency.histogram.value_at_percentile_us(q) as f64)
+    };
+    let mut line = format!(
+        "  Handshakes  {} full, {} resumed in the window",
+        thousands(tls.full_handshakes),
+        thousands(tls.resumed_handshakes)
+    );
+    if tls.handshakes() > 0 {
+        let _ = write!(
+            line,
+            "; handshake p50 {} p99 {}",
+            p(&tls.handshake, 50.0),
+            p(&tls.handshake, 99.0)
+        );
+        if let Some(connect) = connect.filter(|c| c.summary.count > 0) {
+            let _ = write!(
+                line,
+                ", connect p50 {} p99 {}",
+                p(connect, 50.0),
+                p(connect, 99.0)
+            );
+        }
+    }
+    let _ = writeln!(out, "{line}");
 }
 
 /// How the kernel's stamps were used, and how late corobench read them.

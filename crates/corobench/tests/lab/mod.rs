@@ -1,15 +1,19 @@
 //! The one test lab of the end-to-end tests: a scratch folder holding
 //! targets, specs, a build cache, a results database and the temporary
 //! folder of every corobench it starts, so that a test leaves nothing
-//! behind, not even the work folder of a corobench it killed.
-#![allow(dead_code)]
+//! behind, not even the work folder of a corobench it killed. Its report
+//! fixture is a lab holding a copy of two stored runs.
+#![allow(dead_code)] // each test file uses a different part
 
+mod report;
 mod running;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-#[allow(unused_imports)] // Not every test binary starts a server itself.
+#[allow(unused_imports)] // the report tests use them
+pub use report::{Fixture, plaintext_claim, two_profiles};
+#[allow(unused_imports)] // the tests of servers already running use it
 pub use running::AlreadyRunning;
 
 /// A scratch folder every corobench of a test runs in.
@@ -118,10 +122,85 @@ impl Lab {
     pub fn run(&self, args: &[&str]) -> Output {
         self.command_with_db(args).output().expect("corobench runs")
     }
+
+    /// Runs corobench with `args` inside the lab, to its end.
+    #[must_use]
+    pub fn corobench(&self, args: &[&str]) -> Output {
+        self.command(args).output().expect("corobench runs")
+    }
+}
+
+/// Runs corobench with `args` to its end, inside a lab of its own: for a
+/// command that needs no file of the test's.
+#[must_use]
+pub fn corobench(args: &[&str]) -> Output {
+    Lab::new().corobench(args)
 }
 
 /// Bytes a process wrote, as text.
 #[must_use]
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// What a process printed on stdout.
+#[must_use]
+pub fn stdout(output: &Output) -> String {
+    text(&output.stdout)
+}
+
+/// What a process printed on stderr.
+#[must_use]
+pub fn stderr(output: &Output) -> String {
+    text(&output.stderr)
+}
+
+/// Asserts success and returns stdout.
+pub fn ok(output: &Output) -> String {
+    assert!(
+        output.status.success(),
+        "exit {:?}\nstderr: {}",
+        output.status.code(),
+        stderr(output)
+    );
+    stdout(output)
+}
+
+/// Asserts that the run ended with exit status `code`, saying `says` on stderr.
+pub fn assert_refused(output: &Output, code: i32, says: &str) {
+    let text = stderr(output);
+    assert_eq!(output.status.code(), Some(code), "{text}");
+    assert!(text.contains(says), "expected {says:?} in: {text}");
+}
+
+/// Asserts exit status 2 (a usage error) and returns the message.
+pub fn usage_error(output: &Output) -> String {
+    assert_eq!(
+        output.status.code(),
+        Some(2),
+        "expected a usage error; stderr: {}",
+        stderr(output)
+    );
+    stderr(output)
+}
+
+/// A path relative to the repository root.
+#[must_use]
+pub fn repo_path(relative: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(relative)
+}
+
+/// Where `report` breaks docs/schema/load-report.schema.json; empty when it conforms.
+#[must_use]
+pub fn load_report_schema_errors(report: &serde_json::Value) -> Vec<String> {
+    let schema_path = repo_path("docs/schema/load-report.schema.json");
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(schema_path).unwrap()).unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("the schema is a valid JSON Schema");
+    validator
+        .iter_errors(report)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect()
 }

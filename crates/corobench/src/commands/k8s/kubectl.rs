@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use corobench_engine::remote::transport;
+use corobench_engine::transport;
 use serde_json::Value;
 
 use crate::exit;

@@ -5,21 +5,18 @@
 //! runner of `corobench run`, its pods as the hosts, each trial stored.
 
 pub mod kubectl;
-pub mod layout;
-pub mod manifests;
-pub mod pods;
 pub mod render;
 pub mod run;
 
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
+use corobench_engine::k8s::{LayoutError, LayoutOptions};
 use corobench_engine::targets::Targets;
 use corobench_spec::{Plan, PlannedScenario};
 
 use super::shared::{TargetsDirArg, read_spec};
 use crate::exit::{self, Exit};
-use layout::LayoutOptions;
 
 /// Flags of `corobench k8s`.
 #[derive(Debug, Args)]
@@ -92,7 +89,8 @@ pub struct ClusterArgs {
 }
 
 impl ClusterArgs {
-    fn options(&self) -> LayoutOptions {
+    /// What the flags choose about every layout and pod.
+    pub(super) fn options(&self) -> LayoutOptions {
         LayoutOptions {
             namespace: self.namespace.clone(),
             image: self.image.clone(),
@@ -140,6 +138,18 @@ impl LayoutArgs {
                 ))
             })
     }
+}
+
+/// A scenario a layout cannot carry, refused with the flag that picks
+/// another or changes the split.
+pub(super) fn refused(error: LayoutError) -> anyhow::Error {
+    let hint = match &error {
+        LayoutError::Program { .. } => ": leave it out of the spec or pick another with --scenario",
+        LayoutError::Database { .. } => ": pick a scenario without /db with --scenario",
+        LayoutError::Uneven(_) => "; pass it with --generators",
+        _ => "",
+    };
+    exit::usage(format!("{error}{hint}"))
 }
 
 /// `--image`: a name a container runtime can pull, so not empty and

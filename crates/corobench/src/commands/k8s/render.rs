@@ -6,13 +6,15 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 use clap::Args;
+use corobench_engine::k8s::manifests::{
+    JOB_NAME, Layout, START_AT_CONFIG_MAP, START_AT_KEY, TARGET_NAME,
+};
+use corobench_engine::k8s::pods::{POD_LIFETIME, PodLayout};
+use corobench_engine::k8s::{LayoutOptions, layout};
 use corobench_spec::Plan;
 use serde_json::Value;
 
-use super::layout::layout;
-use super::manifests::{JOB_NAME, Layout, START_AT_CONFIG_MAP, START_AT_KEY, TARGET_NAME};
-use super::pods::{POD_LIFETIME, PodLayout};
-use super::{ClusterArgs, LayoutArgs};
+use super::LayoutArgs;
 use crate::exit::{self, Exit};
 use crate::values;
 
@@ -64,7 +66,7 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<Exit> {
     let mut refused = Vec::new();
     let mut out = std::io::stdout().lock();
     for scenario in args.layout.scenarios(&plan)? {
-        match layout(&plan, scenario, &options) {
+        match layout(&plan, scenario, &options).map_err(super::refused) {
             Ok(layout) => {
                 let dir = args.output.join(format!("scenario-{}", scenario.index));
                 write_layout(&dir, &layout, args.start_at.as_deref())?;
@@ -80,7 +82,7 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<Exit> {
     }
     if args.pods {
         let dir = args.output.join("run-pods");
-        write_pods(&dir, &plan, &args.layout.cluster)?;
+        write_pods(&dir, &plan, &options)?;
         writeln!(out, "{}: the pods of `corobench k8s run`", dir.display())?;
     }
     let Some(first) = written.first() else {
@@ -114,7 +116,7 @@ fn write_layout(dir: &Path, layout: &Layout, start_at: Option<&str>) -> anyhow::
 }
 
 /// The pods of `k8s run`, as it would make them with the default lifetime.
-fn write_pods(dir: &Path, plan: &Plan, cluster: &ClusterArgs) -> anyhow::Result<()> {
+fn write_pods(dir: &Path, plan: &Plan, cluster: &LayoutOptions) -> anyhow::Result<()> {
     let lifetime = corobench_spec::parse_duration(POD_LIFETIME).map_err(anyhow::Error::msg)?;
     let pods = PodLayout::for_plan(plan, cluster, lifetime);
     let files = pods

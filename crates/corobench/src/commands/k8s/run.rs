@@ -12,14 +12,14 @@ use std::time::{Duration, Instant};
 use anyhow::Context as _;
 use clap::Args;
 use corobench_engine::RunObserver;
-use corobench_engine::remote::transport::kubectl::pod_host;
+use corobench_engine::k8s::manifests::{APP_LABEL, list};
+use corobench_engine::k8s::pods::{CONTAINER, POD_LIFETIME, PodLayout, SERVER_POD};
+use corobench_engine::transport::kubectl::pod_host;
 use corobench_model::HostProvenance;
 use corobench_spec::{Hosts, Plan};
 use serde_json::Value;
 
 use super::kubectl::Kubectl;
-use super::manifests::{APP_LABEL, list};
-use super::pods::{CONTAINER, POD_LIFETIME, PodLayout, SERVER_POD};
 use super::{ClusterArgs, check_namespace};
 use crate::commands::run::{self, HostMaker, MadeHosts, RunArgs};
 use crate::exit::{Exit, Failure};
@@ -115,7 +115,8 @@ impl HostMaker for ClusterPods<'_> {
         stop: &AtomicBool,
         observer: &dyn RunObserver,
     ) -> anyhow::Result<MadeHosts> {
-        let layout = PodLayout::for_plan(plan, &self.args.cluster, self.args.pod_lifetime);
+        let layout =
+            PodLayout::for_plan(plan, &self.args.cluster.options(), self.args.pod_lifetime);
         observer.preparing(&format!(
             "creating {} pods in namespace {}",
             layout.names().len(),

@@ -3,8 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use corobench_engine::RunTally;
 use corobench_engine::wall_clock::unix_ms;
+use corobench_engine::{EngineError, RunTally};
 use corobench_model::{RunStatus, TrialRecord, TrialStatus, failure_line};
 use corobench_store::Store;
 
@@ -26,7 +26,7 @@ pub(super) fn finish(
     store: &mut Store,
     (run_id, resume_with): (&str, &str),
     stopped: bool,
-    tally: anyhow::Result<RunTally>,
+    tally: Result<RunTally, EngineError>,
 ) -> anyhow::Result<Exit> {
     let interrupted = stopped || tally.as_ref().map_or(true, |t| t.interrupted);
     let trials = store.load_run(run_id).map(|r| r.trials).unwrap_or_default();

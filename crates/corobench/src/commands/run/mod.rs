@@ -1,11 +1,8 @@
 //! `corobench run [SPEC]`: every scenario of a suite, measured fairly, each
 //! trial stored as it ends; `--resume RUN` finishes an interrupted run.
 
-mod capacity;
-mod cpu_claim;
 mod finish;
 mod place;
-mod profiles;
 mod start;
 
 pub use place::{HostMaker, MadeHosts};
@@ -15,15 +12,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use clap::Args;
-use corobench_engine::hosts::ReadyHosts;
-use corobench_engine::remote::RemoteTrials;
+use corobench_engine::run::{RunParts, scenario_records, with_tools};
 use corobench_engine::scratch;
 use corobench_engine::targets::Targets;
-use corobench_engine::{
-    self, Budgeted, EngineError, LocalTrials, PreparedRun, Rounds, RunEvent, RunObserver, RunTally,
-    SinceStart, StoredTrials, TrialExecutor, Unmet, liveness, provenance,
-};
-use corobench_model::{RunStatus, TrialRecord};
+use corobench_engine::{PreparedRun, RunEvent, RunObserver, StoredTrials, liveness, provenance};
+use corobench_model::RunStatus;
 use corobench_spec::Plan;
 use corobench_store::Store;
 
@@ -138,7 +131,7 @@ pub fn run_on(
     announce(&start, observer.as_ref());
 
     let _cpus = (start.plan.hosts.is_none() && !cluster)
-        .then(|| cpu_claim::claim(&start.plan, observer.as_ref()));
+        .then(|| corobench_engine::cpu_claim::claim(&start.plan, observer.as_ref()));
     let resume_with = maker.as_ref().map_or("corobench run", |m| m.command());
     let hosts = place::ready_hosts(&mut start.plan, maker.take(), &stop, observer.as_ref())?;
     let prepared = match &hosts {
@@ -163,42 +156,21 @@ pub fn run_on(
         ));
     }
     let run_id = record_start(&mut store, &start, &targets, &prepared)?;
-    let tally = measure_run(
-        &start,
-        (&mut store, &targets),
-        (&prepared, hosts.as_ref()),
-        observer.as_ref(),
-    );
+    let parts = RunParts {
+        plan: &start.plan,
+        run_id: &run_id,
+        before: &start.before,
+        records: &start.records,
+        added: &start.added,
+        targets: &targets,
+        prepared: &prepared,
+        hosts: hosts.as_ref(),
+    };
+    let tally = corobench_engine::run::measure(&parts, &mut store, observer.as_ref());
     observer.on(RunEvent::Finished);
     drop(prepared);
     let stopped = stop.load(Ordering::Relaxed);
     finish::finish(args, &mut store, (&run_id, resume_with), stopped, tally)
-}
-
-/// The run's trials: a capacity search, or the plan's rounds and then its
-/// profiles.
-fn measure_run(
-    start: &Start,
-    (store, targets): (&mut Store, &Targets),
-    (prepared, hosts): (&PreparedRun, Option<&ReadyHosts>),
-    observer: &dyn RunObserver,
-) -> anyhow::Result<RunTally> {
-    if let Some(settings) = &start.plan.capacity {
-        return capacity::measure(
-            start,
-            settings,
-            (store, targets),
-            (prepared, hosts),
-            observer,
-        );
-    }
-    let tally = measure(start, store, (prepared, hosts), observer)?;
-    if start.plan.profile && !tally.interrupted {
-        let run_id = start.run.id.as_str();
-        let runnable = runnable(&start.plan, prepared);
-        profiles::take(&start.plan, run_id, &runnable, (store, prepared), observer)?;
-    }
-    Ok(tally)
 }
 
 /// Profiles and idle trials (`idle_connections`) measure a server on this
@@ -238,8 +210,8 @@ fn record_start(
 ) -> anyhow::Result<String> {
     let run_id = start.run.id.clone();
     if start.fresh {
-        let run = start::with_tools(start.run.clone(), prepared);
-        let scenarios = start::scenario_records(&start.plan, targets, &prepared.env.bodies)?;
+        let run = with_tools(start.run.clone(), prepared);
+        let scenarios = scenario_records(&start.plan, targets, &prepared.env.bodies)?;
         store.create_run(&run, planned_per_scenario(&start.plan), &scenarios)?;
     } else {
         start::refuse_changed_servers(&start.run, prepared)?;
@@ -249,105 +221,6 @@ fn record_start(
     }
     store.set_run_process(&run_id, liveness::this_process())?;
     Ok(run_id)
-}
-
-/// The plan's scenarios whose target was built and verified (on the
-/// server host, for `[hosts]`: there each trial's `serve` does both).
-fn runnable(plan: &Plan, prepared: &PreparedRun) -> Vec<u32> {
-    plan.scenarios
-        .iter()
-        .filter(|s| plan.hosts.is_some() || prepared.env.built.contains_key(&s.target))
-        .map(|s| s.index)
-        .collect()
-}
-
-/// The executor of a run's trials: on this machine, or on its hosts.
-pub(super) struct Executors<'a> {
-    local: LocalTrials<'a>,
-    remote: Option<RemoteTrials<'a>>,
-}
-
-impl<'a> Executors<'a> {
-    pub(super) fn new(prepared: &'a PreparedRun, hosts: Option<&'a ReadyHosts>) -> Self {
-        Self {
-            local: LocalTrials { env: &prepared.env },
-            remote: hosts.map(|hosts| RemoteTrials {
-                env: &prepared.env,
-                hosts,
-            }),
-        }
-    }
-
-    /// The hosts' executor when the run has `[hosts]`, else this machine's.
-    pub(super) fn chosen(&self) -> &dyn TrialExecutor {
-        match &self.remote {
-            Some(remote) => remote,
-            None => &self.local,
-        }
-    }
-}
-
-/// Runs the trials the plan still needs, storing each as it ends.
-fn measure(
-    start: &Start,
-    store: &mut Store,
-    (prepared, hosts): (&PreparedRun, Option<&ReadyHosts>),
-    observer: &dyn RunObserver,
-) -> anyhow::Result<RunTally> {
-    let (plan, run_id) = (&start.plan, start.run.id.as_str());
-    let rounds = Rounds {
-        plan,
-        runnable: runnable(plan, prepared),
-        stop: &prepared.env.stop,
-        observer,
-    };
-    let executors = Executors::new(prepared, hosts);
-    let trials = executors.chosen();
-    let mut keep = |record: &TrialRecord| {
-        store
-            .record_trial(run_id, record)
-            .map_err(|source| EngineError::Store {
-                what: "a trial",
-                source: Box::new(source),
-            })
-    };
-    let (Some(budget), Some(goal)) = (plan.trials.budget, plan.trials.until_ci) else {
-        return Ok(rounds.run(trials, &start.before, &mut keep)?);
-    };
-    let clock = SinceStart::now();
-    let budgeted = Budgeted {
-        rounds,
-        budget,
-        goal,
-        clock: &clock,
-    };
-    let ended = budgeted.run(trials, &start.before, &mut keep)?;
-    announce_unmet(plan, goal, &ended.unmet, observer);
-    Ok(ended.tally)
-}
-
-/// Which scenarios a budgeted run left short of its goal, and why.
-fn announce_unmet(plan: &Plan, goal: f64, unmet: &[Unmet], observer: &dyn RunObserver) {
-    if unmet.is_empty() {
-        observer.notice(&format!(
-            "every scenario's req/s interval is within ±{}%",
-            goal * 100.0
-        ));
-        return;
-    }
-    observer.notice(&format!(
-        "{} of {} scenarios did not reach ±{}% in req/s:",
-        unmet.len(),
-        plan.scenarios.len(),
-        goal * 100.0
-    ));
-    for scenario in unmet {
-        let key = plan
-            .scenarios
-            .get(scenario.scenario as usize)
-            .map_or("?", |s| s.key.as_str());
-        observer.notice(&format!("  {}", scenario.describe(key)));
-    }
 }
 
 /// How many trials the run plans, as its header says it: a capacity

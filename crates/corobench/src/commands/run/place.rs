@@ -8,7 +8,7 @@ use std::sync::atomic::AtomicBool;
 
 use corobench_engine::RunObserver;
 use corobench_engine::hosts::ReadyHosts;
-use corobench_engine::remote::transport::{Ssh, Transport};
+use corobench_engine::transport::{Ssh, Transport};
 use corobench_model::HostProvenance;
 use corobench_spec::{Hosts, Plan};
 

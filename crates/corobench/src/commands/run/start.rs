@@ -2,7 +2,6 @@
 //! interrupted (`--resume`). Everything that can be known before the first
 //! trial is checked here, before anything is built or stored.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use corobench_engine::targets::Targets;
@@ -10,11 +9,8 @@ use corobench_engine::wall_clock::unix_ms;
 use corobench_engine::{
     EngineError, PreparedRun, RateScenario, StoredTrials, liveness, provenance,
 };
-use corobench_model::{
-    ProgramScenario, RunRecord, RunStatus, ScenarioRecord, ServerChoice, TrialRecord,
-    WorkloadRecord,
-};
-use corobench_spec::{DEFAULT_BUDGET_GOAL, MIN_TRIALS_FOR_INTERVAL, Plan, PlannedScenario};
+use corobench_model::{RunRecord, RunStatus, TrialRecord};
+use corobench_spec::{DEFAULT_BUDGET_GOAL, MIN_TRIALS_FOR_INTERVAL, Plan};
 use corobench_store::Store;
 
 use super::RunArgs;
@@ -230,7 +226,7 @@ pub(super) fn resume(
         Some(_) => {
             let extra = stored.scenarios.get(planned.len()..).unwrap_or_default();
             recorded.truncate(planned.len());
-            super::capacity::added_scenarios(&plan, extra)
+            corobench_engine::run::added_scenarios(&plan, extra)
                 .map_err(|why| exit::usage(format!("run {id} cannot be resumed: {why}")))?
         }
         None => Vec::new(),
@@ -291,81 +287,6 @@ fn refuse_live(store: &Store, id: &str) -> anyhow::Result<()> {
         ))),
         None => Ok(()),
     }
-}
-
-/// The scenario records stored with the run: every parameter, defaults
-/// included, and the size of the body each request carries.
-pub(super) fn scenario_records(
-    plan: &Plan,
-    targets: &Targets,
-    bodies: &BTreeMap<String, Vec<u8>>,
-) -> Result<Vec<ScenarioRecord>, EngineError> {
-    plan.scenarios
-        .iter()
-        .map(|s| scenario_record(s, targets, bodies))
-        .collect()
-}
-
-/// One scenario as stored.
-pub(super) fn scenario_record(
-    s: &PlannedScenario,
-    targets: &Targets,
-    bodies: &BTreeMap<String, Vec<u8>>,
-) -> Result<ScenarioRecord, EngineError> {
-    Ok(ScenarioRecord {
-        index: s.index,
-        key: s.key.clone(),
-        target: s.target.clone(),
-        parameters: targets.parameters(&s.target, &s.parameters)?,
-        workload: WorkloadRecord {
-            name: s.workload.name.clone(),
-            method: s.workload.method.clone(),
-            path: s.workload.path.clone(),
-            body_bytes: bodies
-                .get(&s.workload.name)
-                .map_or(0, |body| body.len() as u64),
-            idle: s.workload.idle,
-        },
-        schedule: s.schedule.kind,
-        connections: s.schedule.connections,
-        wire: s.schedule.wire(),
-        warmup_s: s.measurement.warmup.as_secs_f64(),
-        duration_s: s.measurement.duration.as_secs_f64(),
-        program: s
-            .program
-            .as_ref()
-            .map(|p| program_record(p, targets))
-            .transpose()?,
-    })
-}
-
-/// A program scenario as stored: the server with every parameter.
-fn program_record(
-    program: &ProgramScenario,
-    targets: &Targets,
-) -> Result<ProgramScenario, EngineError> {
-    let server = program
-        .server
-        .as_ref()
-        .map(|server| -> Result<ServerChoice, EngineError> {
-            Ok(ServerChoice {
-                target: server.target.clone(),
-                parameters: targets.parameters(&server.target, &server.parameters)?,
-            })
-        })
-        .transpose()?;
-    Ok(ProgramScenario { server })
-}
-
-pub(super) fn with_tools(mut run: RunRecord, prepared: &PreparedRun) -> RunRecord {
-    run.provenance.load_backend = prepared.env.backend.name().to_string();
-    run.provenance
-        .tool_versions
-        .extend(prepared.tool_versions.clone());
-    run.provenance
-        .target_sources
-        .extend(prepared.target_sources.clone());
-    run
 }
 
 /// `20261122-071504-3fa9`: sortable, and unique enough on one machine.

@@ -1,0 +1,250 @@
+//! `corobench serve` on the server host, over one session of the
+//! transport (an SSH connection, a `kubectl exec`): its stdin is the
+//! target's lifeline and takes the trial's orders; its stdout brings the
+//! ready line, a resource sample a second and the answers. Closing stdin
+//! stops the target.
+
+use std::collections::BTreeMap;
+use std::sync::mpsc::RecvTimeoutError;
+use std::time::{Duration, Instant};
+
+use corobench_model::{ResourceSample, TrialFlag};
+use corobench_sampler::ResourceSeries;
+
+use super::asks::Asks;
+use super::footprints::Footprints;
+use super::{OnHosts, POLL, or_silent};
+use crate::leak::{Footprint, Unreadable};
+use crate::protocol::{self, Order, ServeEvent};
+use crate::transport::Remote;
+use crate::trial::{Halt, Server, ServerStopped, ServerToStart};
+
+/// Building (when not cached), starting, checking and verifying a target
+/// on the server host.
+const SERVE_READY_LIMIT: Duration = Duration::from_secs(600);
+/// Stopping the target once the session's stdin is closed.
+const SERVE_STOP_LIMIT: Duration = Duration::from_secs(60);
+
+/// `corobench serve` on the server host, over one session.
+#[derive(Debug)]
+pub struct ServerSession {
+    remote: Remote,
+    pub(super) host: String,
+    pub(super) port: u16,
+    /// The machine-speed probe `serve --probe` ran before the target started.
+    pub(super) probe: Option<protocol::Probe>,
+    /// Samples as `serve` printed them, with the server host's Unix ms.
+    samples: Vec<(u64, ResourceSample)>,
+    /// Answers to orders, not yet taken.
+    answers: Vec<ServeEvent>,
+    pub(super) footprints: Footprints,
+    /// The span of the trial's middle step in Unix ms by the server host's
+    /// clock: the samples it keeps.
+    pub(super) span_ms: (u64, u64),
+}
+
+impl OnHosts<'_> {
+    /// Starts `corobench serve` of `server` and waits for its ready line.
+    pub(super) fn start_session(&self, server: ServerToStart<'_>) -> Result<ServerSession, Halt> {
+        let hosts = &self.hosts.hosts;
+        let mut argv = vec![
+            self.hosts.server_binary.clone(),
+            "serve".into(),
+            server.target.to_owned(),
+            "--listen".into(),
+            hosts.listen.clone(),
+            "--sample-interval".into(),
+            format!("{}ms", corobench_sampler::DEFAULT_INTERVAL.as_millis()),
+        ];
+        argv.extend(param_flags(server.parameters));
+        argv.extend(self.probe_flag());
+        if let Some(cpus) = &hosts.server_cpus {
+            argv.extend(["--cpus".into(), cpus.clone()]);
+        }
+        if let Some(dir) = &hosts.targets_dir {
+            argv.extend(["--targets-dir".into(), dir.clone()]);
+        }
+        let command = self.hosts.transport.command(&hosts.server, &argv);
+        let remote = Remote::start(command, true).map_err(|e| self.cannot_start(&e))?;
+        let mut session = ServerSession {
+            remote,
+            host: hosts.server.text.clone(),
+            port: 0,
+            probe: None,
+            samples: Vec::new(),
+            answers: Vec::new(),
+            footprints: Footprints::default(),
+            span_ms: (0, 0),
+        };
+        session.wait_ready(|| self.stopped())?;
+        Ok(session)
+    }
+}
+
+/// `--param NAME=VALUE` for each parameter.
+pub(super) fn param_flags(parameters: &BTreeMap<String, String>) -> Vec<String> {
+    parameters
+        .iter()
+        .flat_map(|(name, value)| ["--param".to_owned(), format!("{name}={value}")])
+        .collect()
+}
+
+impl ServerSession {
+    /// Reads lines until the ready line; fails if the session ends first.
+    fn wait_ready(&mut self, stopped: impl Fn() -> bool) -> Result<(), Halt> {
+        let deadline = Instant::now() + SERVE_READY_LIMIT;
+        while Instant::now() < deadline {
+            if stopped() {
+                return Err(Halt::Interrupted);
+            }
+            match self.remote.lines.recv_timeout(POLL) {
+                Ok(line) => match ServeEvent::parse(&line) {
+                    Some(ServeEvent::Hello(hello)) => {
+                        let peer = format!("corobench serve on {}", self.host);
+                        if let Some(why) = hello.refusal(&peer) {
+                            return Err(Halt::Failed(why));
+                        }
+                    }
+                    Some(ServeEvent::Probe(probe)) => self.probe = Some(probe),
+                    Some(ServeEvent::Ready(ready)) => {
+                        self.port = ready.port;
+                        return Ok(());
+                    }
+                    _ => {}
+                },
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => {
+                    let status = self.remote.wait_at_most(Duration::from_secs(5));
+                    return Err(Halt::Failed(format!(
+                        "corobench serve on the server host {} ended before the target was ready ({}): {}",
+                        self.host,
+                        status.map_or_else(|| "still running".into(), |s| s.to_string()),
+                        or_silent(&self.remote.stderr_tail())
+                    )));
+                }
+            }
+        }
+        Err(Halt::Failed(format!(
+            "the target on {} was not ready within {} s",
+            self.host,
+            SERVE_READY_LIMIT.as_secs()
+        )))
+    }
+
+    /// Takes in what `serve` printed so far: samples and answers.
+    pub(super) fn collect_samples(&mut self) {
+        for line in self.remote.drain_stdout() {
+            self.take_sample(&line);
+        }
+    }
+
+    fn take_sample(&mut self, line: &str) {
+        match ServeEvent::parse(line) {
+            Some(ServeEvent::Sample(sample)) => {
+                let unix_ms = u64::try_from(sample.unix_ms).unwrap_or(0);
+                self.samples.push((unix_ms, sample.sample));
+            }
+            Some(answer @ (ServeEvent::Footprint(_) | ServeEvent::Counters(_))) => {
+                self.answers.push(answer);
+            }
+            _ => {}
+        }
+    }
+
+    /// Whether its session has ended, and how.
+    pub(super) fn ended(&mut self) -> Option<std::process::ExitStatus> {
+        self.remote.exited()
+    }
+
+    /// What `serve` wrote on stderr, or that it wrote nothing.
+    pub(super) fn stderr(&self) -> String {
+        or_silent(&self.remote.stderr_tail())
+    }
+}
+
+impl Server for ServerSession {
+    fn host(&self) -> &str {
+        &self.host
+    }
+
+    fn footprint(&mut self) -> Result<Footprint, Unreadable> {
+        let mut footprints = std::mem::take(&mut self.footprints);
+        let footprint = footprints.now(self);
+        self.footprints = footprints;
+        footprint
+    }
+
+    fn is_gone(&mut self) -> bool {
+        self.ended().is_some()
+    }
+
+    fn explain(&mut self, why: &str) -> String {
+        format!("{why} (on {}): {}", self.host, self.stderr())
+    }
+
+    fn attached_url(&self) -> Option<&str> {
+        None
+    }
+
+    /// Closes the lifeline, waits for the target to stop, and keeps the
+    /// samples taken inside the middle step's span (a sample covers the
+    /// interval before it: the first one ending inside the span is the
+    /// first to belong to it).
+    fn stop(mut self) -> ServerStopped {
+        self.remote.close_stdin();
+        let status = self.remote.wait_at_most(SERVE_STOP_LIMIT);
+        self.remote.finish_reading();
+        self.collect_samples();
+        let flag = (!status.is_some_and(|s| s.success())).then(|| TrialFlag::Leak {
+            what: format!(
+                "corobench serve on {} did not stop cleanly ({}): {}",
+                self.host,
+                status.map_or_else(|| "killed after waiting".into(), |s| s.to_string()),
+                self.stderr()
+            ),
+        });
+        let interval_ms = super::duration_ms(corobench_sampler::DEFAULT_INTERVAL.as_secs_f64());
+        let (start_ms, end_ms) = self.span_ms;
+        let samples: Vec<ResourceSample> = self
+            .samples
+            .into_iter()
+            .filter(|(at, _)| *at > start_ms && *at <= end_ms + interval_ms / 2)
+            .map(|(_, sample)| sample)
+            .collect();
+        ServerStopped {
+            series: Some(ResourceSeries {
+                summary: corobench_sampler::summarize(&samples),
+                samples,
+                target_vanished: false,
+            }),
+            flag,
+        }
+    }
+}
+
+impl Asks for ServerSession {
+    fn send(&mut self, order: &Order) -> bool {
+        use std::io::Write as _;
+        self.remote.stdin.as_mut().is_some_and(|stdin| {
+            writeln!(stdin, "{}", protocol::to_line(order)).is_ok() && stdin.flush().is_ok()
+        })
+    }
+
+    fn answer(
+        &mut self,
+        wanted: &dyn Fn(&ServeEvent) -> bool,
+        limit: Duration,
+    ) -> Option<ServeEvent> {
+        let deadline = Instant::now() + limit;
+        loop {
+            self.collect_samples();
+            if let Some(at) = self.answers.iter().position(wanted) {
+                return Some(self.answers.swap_remove(at));
+            }
+            if Instant::now() >= deadline || self.remote.exited().is_some() {
+                return None;
+            }
+            std::thread::sleep(POLL);
+        }
+    }
+}

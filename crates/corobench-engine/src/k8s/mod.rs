@@ -1,0 +1,13 @@
+//! Trials laid out on Kubernetes, as plain data: the objects of one
+//! scenario's trial (`corobench k8s render`: the target Pod running
+//! `corobench serve`, its Service, the generators' Indexed Job), and the
+//! idle pods a run on a cluster makes its hosts (`corobench k8s run`,
+//! whose trials are trials on hosts with `kubectl exec` as the transport).
+//! Talking to a cluster is the command's.
+
+pub mod layout;
+pub mod manifests;
+pub mod pods;
+
+pub use layout::{LayoutError, LayoutOptions, layout};
+pub use pods::PodLayout;

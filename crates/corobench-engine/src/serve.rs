@@ -1,0 +1,419 @@
+//! `corobench serve`'s side of a trial on hosts: the lines it prints (the
+//! ready line, a sample a second, the probe) and the coordinator's
+//! [`Order`]s, read from stdin (whose end of file is still the lifeline),
+//! kept until they are due, and answered on stdout beside the samples.
+//! The command owns stdin, stdout and the signals; this is the rest.
+
+use std::io::BufRead;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
+use std::time::Duration;
+
+use corobench_model::{ResourceSample, Side, SideCounters};
+use corobench_sampler::{SamplerError, ThreadCounters};
+use corobench_target::{BuiltTarget, CpuSet, RunningTarget};
+
+use crate::protocol::{self, Counters, Footprint, Order, Probe, Ready, Sample, ServeEvent};
+use crate::stats_probe;
+use crate::wall_clock::unix_ms;
+
+/// How often the loop looks at the orders, the lifeline and the target
+/// between samples.
+const POLL: Duration = Duration::from_millis(50);
+
+/// Why serving ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Streamed<E> {
+    /// The lifeline was cut, for this reason.
+    Cut(E),
+    /// The target exited by itself.
+    TargetExited,
+    /// Nobody takes the lines any more.
+    OutputClosed,
+}
+
+/// Emits a sample line per sample of `target`'s process group, taken every
+/// `interval`, and the answers to `orders` as they fall due, until `cut`
+/// gives a reason to end, the target exits, or `emit` cannot write.
+///
+/// # Errors
+/// The target's process group cannot be sampled.
+pub fn stream<E>(
+    target: &mut RunningTarget,
+    interval: Duration,
+    (orders, answerer): (&Receiver<Order>, &mut Answerer),
+    cut: impl Fn() -> Option<E>,
+    mut emit: impl FnMut(&ServeEvent) -> bool,
+) -> Result<Streamed<E>, SamplerError> {
+    let (sampler, samples) = corobench_sampler::Sampler::stream(target.pgid(), interval)?;
+    let end = loop {
+        match samples.recv_timeout(POLL) {
+            Ok(sample) => {
+                if !emit(&sample_line(&sample)) {
+                    break Streamed::OutputClosed;
+                }
+            }
+            Err(RecvTimeoutError::Timeout) => {}
+            // The group is gone: the target's exit is noticed below.
+            Err(RecvTimeoutError::Disconnected) => std::thread::sleep(POLL),
+        }
+        let answers = answerer.due(orders, unix_ms());
+        if !answers.iter().all(&mut emit) {
+            break Streamed::OutputClosed;
+        }
+        if let Some(reason) = cut() {
+            break Streamed::Cut(reason);
+        }
+        if target.exit_status().is_some() {
+            break Streamed::TargetExited;
+        }
+    };
+    // A sampler error now says nothing the end does not.
+    let _ = sampler.stop();
+    Ok(end)
+}
+
+/// The ready line: where the target listens (`listen`, or loopback) and
+/// what exactly runs.
+#[must_use]
+pub fn ready_line(
+    target: &RunningTarget,
+    built: &BuiltTarget,
+    (listen, cpus): (Option<IpAddr>, Option<String>),
+    verified: bool,
+) -> ServeEvent {
+    ServeEvent::Ready(Box::new(Ready {
+        target: target.name().to_owned(),
+        url: format!("http://{}", target.addr()),
+        addr: target.addr().to_string(),
+        port: target.port(),
+        listen: listen.map_or_else(|| "127.0.0.1".to_string(), |ip| ip.to_string()),
+        pid: target.pid(),
+        pgid: target.pgid(),
+        model: built.manifest.model.clone(),
+        source_hash: built.source_hash.clone(),
+        tool_versions: built.manifest.tool_versions(),
+        parameters: target.parameters().clone(),
+        cpus,
+        verified,
+        corobench_version: env!("CARGO_PKG_VERSION").to_owned(),
+        unix_ms: unix_ms(),
+    }))
+}
+
+/// The machine-speed probe on `cpus` (every CPU when none are given).
+#[must_use]
+pub fn probe_line(cpus: Option<&CpuSet>) -> ServeEvent {
+    let speed = crate::machine_probe::on_host(cpus);
+    ServeEvent::Probe(Probe {
+        mb_per_s: speed.as_ref().ok().copied(),
+        error: speed.err().map(|why| why.to_string()),
+    })
+}
+
+fn sample_line(sample: &ResourceSample) -> ServeEvent {
+    ServeEvent::Sample(Sample {
+        unix_ms: unix_ms(),
+        sample: *sample,
+    })
+}
+
+/// The longest line kept as a possible order; a longer one is skipped.
+const MAX_ORDER_BYTES: usize = 64 * 1024;
+/// How much of a line that is no order is quoted.
+const QUOTED_CHARS: usize = 120;
+
+/// Reads orders from `input` (`serve`'s stdin) until end of file or a read
+/// error; a line that is no order (not text, too long, not an order) is
+/// described to `ignored`, briefly, and skipped.
+pub fn read_orders(mut input: impl BufRead, orders: &Sender<Order>, ignored: impl Fn(&str)) {
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let Ok(Some(length)) = read_line_within(&mut input, &mut line, MAX_ORDER_BYTES) else {
+            return;
+        };
+        if length > MAX_ORDER_BYTES {
+            ignored(&format!("a line of {length} bytes, longer than any order"));
+            continue;
+        }
+        let Ok(text) = std::str::from_utf8(&line) else {
+            ignored(&format!("a line of {length} bytes that is not UTF-8 text"));
+            continue;
+        };
+        if text.trim().is_empty() {
+            continue;
+        }
+        match protocol::from_line::<Order>(text) {
+            // Nobody takes orders any more: read on, for the end of file.
+            Some(order) => drop(orders.send(order)),
+            None => ignored(&quoted(text)),
+        }
+    }
+}
+
+/// Reads one line (its newline left out), keeping at most `limit` bytes of
+/// it in `line`; its whole length, or `None` at end of file.
+fn read_line_within(
+    input: &mut impl BufRead,
+    line: &mut Vec<u8>,
+    limit: usize,
+) -> std::io::Result<Option<usize>> {
+    let mut length = 0;
+    loop {
+        let available = input.fill_buf()?;
+        if available.is_empty() {
+            return Ok((length > 0).then_some(length));
+        }
+        let (chunk, ends) = match available.iter().position(|b| *b == b'\n') {
+            Some(at) => (&available[..at], Some(at + 1)),
+            None => (available, None),
+        };
+        let room = limit.saturating_sub(line.len()).min(chunk.len());
+        line.extend_from_slice(&chunk[..room]);
+        length += chunk.len();
+        let consumed = ends.unwrap_or(available.len());
+        input.consume(consumed);
+        if ends.is_some() {
+            return Ok(Some(length));
+        }
+    }
+}
+
+/// `text` as quoted in a message: its start, and how long it was.
+fn quoted(text: &str) -> String {
+    if text.chars().count() <= QUOTED_CHARS {
+        return format!("{text:?}");
+    }
+    let start: String = text.chars().take(QUOTED_CHARS).collect();
+    format!("{start:?}… ({} bytes)", text.len())
+}
+
+/// Carries out the orders of one served target.
+#[derive(Debug)]
+pub struct Answerer {
+    pgid: i32,
+    /// Where `/stats` answers, for a target that serves the contract.
+    stats: Option<SocketAddr>,
+    pending: Vec<Order>,
+    counting: Vec<Counting>,
+}
+
+/// A `count` order under way: counters attached when its span began.
+#[derive(Debug)]
+struct Counting {
+    from_unix_ms: i64,
+    to_unix_ms: i64,
+    counters: Result<ThreadCounters, String>,
+}
+
+impl Counting {
+    fn read(self) -> ServeEvent {
+        let counted = match self.counters {
+            Ok(counters) => SideCounters::of(Side::Server, counters.read()),
+            Err(why) => SideCounters::refused(Side::Server, &why),
+        };
+        ServeEvent::Counters(Counters {
+            from_unix_ms: self.from_unix_ms,
+            to_unix_ms: self.to_unix_ms,
+            counted,
+        })
+    }
+}
+
+impl Answerer {
+    #[must_use]
+    pub fn new(pgid: i32, stats: Option<SocketAddr>) -> Self {
+        Self {
+            pgid,
+            stats,
+            pending: Vec::new(),
+            counting: Vec::new(),
+        }
+    }
+
+    /// Takes the orders that arrived and answers those due at `now_ms`.
+    pub fn due(&mut self, incoming: &Receiver<Order>, now_ms: i64) -> Vec<ServeEvent> {
+        self.pending.extend(incoming.try_iter());
+        let (due, later): (Vec<Order>, Vec<Order>) = self
+            .pending
+            .drain(..)
+            .partition(|order| order.due_unix_ms().is_none_or(|at| at <= now_ms));
+        self.pending = later;
+        let mut answers: Vec<ServeEvent> = due
+            .into_iter()
+            .filter_map(|order| self.carry_out(&order))
+            .collect();
+        let (ended, running) = self
+            .counting
+            .drain(..)
+            .partition(|c| c.to_unix_ms <= now_ms);
+        self.counting = running;
+        answers.extend(ended.into_iter().map(Counting::read));
+        answers
+    }
+
+    /// The answer to `order` when it has one now.
+    fn carry_out(&mut self, order: &Order) -> Option<ServeEvent> {
+        match order {
+            Order::Footprint { id, .. } => Some(ServeEvent::Footprint(self.footprint(*id))),
+            Order::Count {
+                from_unix_ms,
+                to_unix_ms,
+            } => {
+                let counters = corobench_sampler::group_counters(self.pgid)
+                    .map_err(|e| format!("the target's threads could not be listed: {e}"));
+                self.counting.push(Counting {
+                    from_unix_ms: *from_unix_ms,
+                    to_unix_ms: *to_unix_ms,
+                    counters,
+                });
+                None
+            }
+        }
+    }
+
+    fn footprint(&self, id: u32) -> Footprint {
+        // One reading of `/stats` gives both: the tasks and the pool.
+        let stats = self.stats.and_then(stats_probe::read);
+        let tasks = stats.as_ref().and_then(|s| s.tasks);
+        let pool = stats.and_then(|s| s.pool);
+        let tree = corobench_sampler::snapshot(self.pgid);
+        let (processes, threads, rss_bytes) = tree
+            .as_ref()
+            .map_or((0, 0, 0), |t| (t.processes, t.threads, t.rss_bytes));
+        Footprint {
+            id,
+            unix_ms: unix_ms(),
+            tasks,
+            processes,
+            threads,
+            rss_bytes,
+            pool,
+            error: tree.err().map(|e| e.to_string()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue "hostile input, third round", message 5: a line of binary
+    /// bytes on `serve`'s stdin ended it as if stdin had closed, and a 10 MB
+    /// line was echoed whole. Both are skipped, briefly described, and the
+    /// orders after them are read.
+    #[test]
+    fn binary_and_huge_lines_are_skipped_and_orders_after_them_read() {
+        let order = protocol::to_line(&Order::Footprint {
+            id: 7,
+            at_unix_ms: None,
+        });
+        let mut input = b"\xff\xfe\x00binary\n".to_vec();
+        input.extend(vec![b'x'; 10 * 1024 * 1024]);
+        input.extend(b"\n{\"not\": \"an order\"}\n");
+        input.extend(order.as_bytes());
+        input.push(b'\n');
+        let (sender, receiver) = std::sync::mpsc::channel();
+        let said = std::cell::RefCell::new(Vec::new());
+        read_orders(&input[..], &sender, |line| {
+            said.borrow_mut().push(line.to_owned())
+        });
+        let said = said.into_inner();
+        assert_eq!(said.len(), 3, "{said:?}");
+        assert!(said[0].contains("not UTF-8"), "{}", said[0]);
+        assert!(
+            said[1].contains("10485760 bytes, longer than any order"),
+            "{}",
+            said[1]
+        );
+        assert!(said.iter().all(|s| s.len() < 300), "{said:?}");
+        assert!(matches!(
+            receiver.try_recv(),
+            Ok(Order::Footprint { id: 7, .. })
+        ));
+    }
+
+    #[test]
+    fn an_order_waits_until_it_is_due_and_is_answered_once() {
+        let (sender, receiver) = std::sync::mpsc::channel();
+        // SAFETY: getpgrp has no preconditions and cannot fail.
+        let pgid = unsafe { libc::getpgrp() };
+        let mut answerer = Answerer::new(pgid, None);
+        sender
+            .send(Order::Footprint {
+                id: 1,
+                at_unix_ms: Some(1_000),
+            })
+            .unwrap();
+        sender
+            .send(Order::Footprint {
+                id: 2,
+                at_unix_ms: None,
+            })
+            .unwrap();
+        let now = answerer.due(&receiver, 999);
+        let [ServeEvent::Footprint(first)] = now.as_slice() else {
+            panic!("{now:?}")
+        };
+        assert_eq!(first.id, 2);
+        assert!(first.processes >= 1 && first.threads >= 1 && first.rss_bytes > 0);
+        assert_eq!((first.tasks, &first.error), (None, &None));
+        let later = answerer.due(&receiver, 1_000);
+        assert!(matches!(later.as_slice(), [ServeEvent::Footprint(f)] if f.id == 1));
+        assert!(answerer.due(&receiver, 5_000).is_empty());
+    }
+
+    #[test]
+    fn a_count_attaches_when_its_span_begins_and_answers_when_it_ends() {
+        let (sender, receiver) = std::sync::mpsc::channel();
+        // SAFETY: getpgrp has no preconditions and cannot fail.
+        let mut answerer = Answerer::new(unsafe { libc::getpgrp() }, None);
+        let count = Order::Count {
+            from_unix_ms: 100,
+            to_unix_ms: 200,
+        };
+        sender.send(count).unwrap();
+        assert!(answerer.due(&receiver, 99).is_empty());
+        assert!(answerer.due(&receiver, 100).is_empty());
+        assert_eq!(answerer.counting.len(), 1);
+        // Work of this group inside the span: system calls and faults.
+        let pages: Vec<Vec<u8>> = (0..64).map(|_| vec![1_u8; 1 << 16]).collect();
+        for _ in 0..100 {
+            let _ = std::fs::metadata("/proc/self/stat");
+        }
+        let answers = answerer.due(&receiver, 250);
+        let [ServeEvent::Counters(counters)] = answers.as_slice() else {
+            panic!("{answers:?}")
+        };
+        assert_eq!((counters.from_unix_ms, counters.to_unix_ms), (100, 200));
+        let counted = &counters.counted;
+        assert!(counted.counts.threads >= 1, "{counted:?}");
+        // Each kind was counted or is missing with its reason, never both.
+        for kind in corobench_model::KernelCounter::ALL {
+            let missing = counted.missing.iter().any(|m| m.counter == kind);
+            assert_ne!(counted.counts.get(kind).is_some(), missing, "{counted:?}");
+        }
+        if let Some(syscalls) = counted.counts.syscalls {
+            assert!(syscalls >= 100, "{syscalls}");
+        }
+        drop(pages);
+        assert!(answerer.due(&receiver, 300).is_empty());
+    }
+
+    #[test]
+    fn a_group_that_is_gone_is_said() {
+        let (_sender, receiver) = std::sync::mpsc::channel();
+        let mut answerer = Answerer::new(i32::MAX - 1, None);
+        answerer.pending.push(Order::Footprint {
+            id: 7,
+            at_unix_ms: None,
+        });
+        let answered = answerer.due(&receiver, 0);
+        let [ServeEvent::Footprint(footprint)] = answered.as_slice() else {
+            panic!("{answered:?}")
+        };
+        assert!(footprint.error.is_some(), "{footprint:?}");
+        assert_eq!(footprint.processes, 0);
+    }
+}
