@@ -325,7 +325,7 @@ mod tests {
     #[test]
     fn selection_keeps_the_given_order_once_and_rejects_unknown_names() {
         let targets = Targets::discover(Some(&fixtures())).unwrap();
-        assert_eq!(targets.select(&[]).unwrap().len(), 9);
+        assert_eq!(targets.select(&[]).unwrap().len(), 10);
         let given = ["web", "built", "web"].map(String::from);
         assert_eq!(names(&targets.select(&given).unwrap()), ["web", "built"]);
         let error = targets.select(&["nope".to_string()]).unwrap_err();
