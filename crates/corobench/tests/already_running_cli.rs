@@ -64,7 +64,7 @@ fn the_servers_own_pid_is_accepted() {
     let lab = Lab::new();
     let server = AlreadyRunning::start();
     let spec = spec(&lab, &server.url, &format!("pid = {}", server.child.id()));
-    let output = lab.run(&["plan", &spec]);
+    let output = lab.command(&["plan", &spec]).output().unwrap();
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
     let output = lab.run(&["run", &spec]);
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
