@@ -320,10 +320,10 @@ fn schedule_not_kept(ok: &[&TrialRecord]) -> Option<Found> {
 const LITTLE_TOLERANCE: f64 = 0.05;
 
 /// Little's law for a closed loop: with every connection always waiting
-/// for an answer, req/s = connections ÷ mean latency. A trial where they
-/// disagree by more than a few percent spent time between an answer and the
-/// next request — the generator, not the server, shaped it — or lost
-/// connections.
+/// for an answer, req/s = connections ÷ mean latency. A trial below it
+/// spent time between an answer and the next request — the generator, not
+/// the server, shaped it — or lost connections; one above it counted
+/// answers that no request of its window asked for.
 fn littles_law(scenario: &ScenarioRecord, ok: &[&TrialRecord]) -> Option<Found> {
     // A pipelined connection holds anywhere from 1 to its depth of
     // requests, as its batches go and come back: the law then fixes no
@@ -349,15 +349,24 @@ fn littles_law(scenario: &ScenarioRecord, ok: &[&TrialRecord]) -> Option<Found> 
         .iter()
         .copied()
         .max_by(|a, b| a.abs().total_cmp(&b.abs()))?;
+    // Connections ÷ mean latency below the measured req/s (a negative
+    // stray) is more than the connections could carry: answers were counted
+    // that belong to no request of the window, as runs measured before only
+    // requests sent in the window counted did at its edges. Above it, the
+    // connections sat idle between an answer and the next request.
+    let message = if worst < 0.0 {
+        "Little's law does not hold: the measured req/s is above what the connections can \
+         carry (connections ÷ mean latency), so answers to requests sent before the window \
+         were counted in it, as corobench did before it counted only the requests sent in \
+         the window; measure the scenario again"
+    } else {
+        "Little's law does not hold: the measured req/s is below connections ÷ mean latency, \
+         so connections sat idle between an answer and the next request: the generator was \
+         short of CPU, or connections were closed and opened again; give the generator \
+         more cores or fewer connections"
+    };
     Some(
-        Found::new(
-            WarningKind::LittlesLaw,
-            "Little's law does not hold: connections ÷ mean latency is off the measured req/s, \
-             so time passed between an answer and the next request (a busy generator) or \
-             connections were lost; give the generator more cores or fewer connections"
-                .to_owned(),
-        )
-        .detail(format!(
+        Found::new(WarningKind::LittlesLaw, message.to_owned()).detail(format!(
             "in {} of {} trials, up to {:+.0}%",
             strays.len(),
             ok.len(),

@@ -16,6 +16,7 @@
 //! it with the scenario. A new trial order is a new loop beside [`rounds`],
 //! as [`budget`] is: a run with a time budget.
 
+mod answers;
 pub mod budget;
 pub mod capacity;
 pub mod cpu_claim;

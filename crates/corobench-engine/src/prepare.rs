@@ -255,7 +255,7 @@ fn build_all(
         if !prepared.workspace.cache.is_built(manifest).unwrap_or(false) {
             observer.preparing(&format!("building {name}"));
         }
-        let log = prepared.env.work_root.join(format!("build-{name}.log"));
+        let log = prepared.workspace.cache.log_path(name);
         match prepared.workspace.cache.build(manifest, &log) {
             Ok(built) => {
                 prepared

@@ -1,7 +1,8 @@
 //! Scratch folders: a run works in `$TMPDIR/corobench-run-PID`, a
 //! verification in `$TMPDIR/corobench-verify-PID`, a served target in
-//! `$TMPDIR/corobench-serve-PID`, each removed when it
-//! ends; each target it launches works in `$TMPDIR/corobench-PID-NAME-N`.
+//! `$TMPDIR/corobench-serve-PID`, the quick form keeps its spec in
+//! `$TMPDIR/corobench-bench-PID`, each removed when it ends; each target
+//! it launches works in `$TMPDIR/corobench-PID-NAME-N`.
 //! A corobench killed with SIGKILL cannot remove its own, so every run,
 //! verification and `serve` first removes those whose process is gone.
 
@@ -10,9 +11,10 @@ use std::path::PathBuf;
 use crate::error::EngineError;
 
 /// The kinds of scratch folder, by the word in their name.
-const KINDS: [&str; 3] = ["run", "verify", "serve"];
+const KINDS: [&str; 4] = ["run", "verify", "serve", "bench"];
 
-/// This process's scratch folder of `kind` (`run`, `verify` or `serve`).
+/// This process's scratch folder of `kind` (`run`, `verify`, `serve` or
+/// `bench`).
 #[must_use]
 pub fn folder(kind: &str) -> PathBuf {
     std::env::temp_dir().join(format!("corobench-{kind}-{}", std::process::id()))
@@ -49,7 +51,8 @@ pub fn remove_stale() {
 }
 
 /// The pid in `corobench-run-PID`, `corobench-verify-PID`,
-/// `corobench-serve-PID`, or a launched target's `corobench-PID-NAME-N`.
+/// `corobench-serve-PID`, `corobench-bench-PID`, or a launched target's
+/// `corobench-PID-NAME-N`.
 fn owner_pid(name: &str) -> Option<u32> {
     let rest = name.strip_prefix("corobench-")?;
     if let Some(pid) = KINDS
@@ -71,6 +74,9 @@ mod tests {
     fn only_corobench_scratch_folders_name_an_owner() {
         assert_eq!(owner_pid("corobench-run-1234"), Some(1234));
         assert_eq!(owner_pid("corobench-verify-7"), Some(7));
+        // Issue "hostile input, third round", left behind 2: the quick
+        // form's folder was never removed after a SIGKILL.
+        assert_eq!(owner_pid("corobench-bench-99"), Some(99));
         assert_eq!(owner_pid("corobench-run-12x"), None);
         assert_eq!(owner_pid("corobench-cpu-0.lock"), None);
         assert_eq!(owner_pid("other-run-1"), None);

@@ -118,19 +118,75 @@ fn sample_line(sample: &ResourceSample) -> ServeEvent {
     })
 }
 
+/// The longest line kept as a possible order; a longer one is skipped.
+const MAX_ORDER_BYTES: usize = 64 * 1024;
+/// How much of a line that is no order is quoted.
+const QUOTED_CHARS: usize = 120;
+
 /// Reads orders from `input` (`serve`'s stdin) until end of file or a read
-/// error; a line that is no order is handed to `ignored` and skipped.
-pub fn read_orders(input: impl BufRead, orders: &Sender<Order>, ignored: impl Fn(&str)) {
-    for line in input.lines().map_while(Result::ok) {
-        if line.trim().is_empty() {
+/// error; a line that is no order (not text, too long, not an order) is
+/// described to `ignored`, briefly, and skipped.
+pub fn read_orders(mut input: impl BufRead, orders: &Sender<Order>, ignored: impl Fn(&str)) {
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let Ok(Some(length)) = read_line_within(&mut input, &mut line, MAX_ORDER_BYTES) else {
+            return;
+        };
+        if length > MAX_ORDER_BYTES {
+            ignored(&format!("a line of {length} bytes, longer than any order"));
             continue;
         }
-        match protocol::from_line::<Order>(&line) {
+        let Ok(text) = std::str::from_utf8(&line) else {
+            ignored(&format!("a line of {length} bytes that is not UTF-8 text"));
+            continue;
+        };
+        if text.trim().is_empty() {
+            continue;
+        }
+        match protocol::from_line::<Order>(text) {
             // Nobody takes orders any more: read on, for the end of file.
             Some(order) => drop(orders.send(order)),
-            None => ignored(&line),
+            None => ignored(&quoted(text)),
         }
     }
+}
+
+/// Reads one line (its newline left out), keeping at most `limit` bytes of
+/// it in `line`; its whole length, or `None` at end of file.
+fn read_line_within(
+    input: &mut impl BufRead,
+    line: &mut Vec<u8>,
+    limit: usize,
+) -> std::io::Result<Option<usize>> {
+    let mut length = 0;
+    loop {
+        let available = input.fill_buf()?;
+        if available.is_empty() {
+            return Ok((length > 0).then_some(length));
+        }
+        let (chunk, ends) = match available.iter().position(|b| *b == b'\n') {
+            Some(at) => (&available[..at], Some(at + 1)),
+            None => (available, None),
+        };
+        let room = limit.saturating_sub(line.len()).min(chunk.len());
+        line.extend_from_slice(&chunk[..room]);
+        length += chunk.len();
+        let consumed = ends.unwrap_or(available.len());
+        input.consume(consumed);
+        if ends.is_some() {
+            return Ok(Some(length));
+        }
+    }
+}
+
+/// `text` as quoted in a message: its start, and how long it was.
+fn quoted(text: &str) -> String {
+    if text.chars().count() <= QUOTED_CHARS {
+        return format!("{text:?}");
+    }
+    let start: String = text.chars().take(QUOTED_CHARS).collect();
+    format!("{start:?}… ({} bytes)", text.len())
 }
 
 /// Carries out the orders of one served target.
@@ -205,8 +261,7 @@ impl Answerer {
                 from_unix_ms,
                 to_unix_ms,
             } => {
-                let counters = corobench_sampler::group_threads(self.pgid)
-                    .map(|tids| ThreadCounters::attach(&tids))
+                let counters = corobench_sampler::group_counters(self.pgid)
                     .map_err(|e| format!("the target's threads could not be listed: {e}"));
                 self.counting.push(Counting {
                     from_unix_ms: *from_unix_ms,
@@ -243,6 +298,41 @@ impl Answerer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue "hostile input, third round", message 5: a line of binary
+    /// bytes on `serve`'s stdin ended it as if stdin had closed, and a 10 MB
+    /// line was echoed whole. Both are skipped, briefly described, and the
+    /// orders after them are read.
+    #[test]
+    fn binary_and_huge_lines_are_skipped_and_orders_after_them_read() {
+        let order = protocol::to_line(&Order::Footprint {
+            id: 7,
+            at_unix_ms: None,
+        });
+        let mut input = b"\xff\xfe\x00binary\n".to_vec();
+        input.extend(vec![b'x'; 10 * 1024 * 1024]);
+        input.extend(b"\n{\"not\": \"an order\"}\n");
+        input.extend(order.as_bytes());
+        input.push(b'\n');
+        let (sender, receiver) = std::sync::mpsc::channel();
+        let said = std::cell::RefCell::new(Vec::new());
+        read_orders(&input[..], &sender, |line| {
+            said.borrow_mut().push(line.to_owned())
+        });
+        let said = said.into_inner();
+        assert_eq!(said.len(), 3, "{said:?}");
+        assert!(said[0].contains("not UTF-8"), "{}", said[0]);
+        assert!(
+            said[1].contains("10485760 bytes, longer than any order"),
+            "{}",
+            said[1]
+        );
+        assert!(said.iter().all(|s| s.len() < 300), "{said:?}");
+        assert!(matches!(
+            receiver.try_recv(),
+            Ok(Order::Footprint { id: 7, .. })
+        ));
+    }
 
     #[test]
     fn an_order_waits_until_it_is_due_and_is_answered_once() {

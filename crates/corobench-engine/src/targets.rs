@@ -164,7 +164,8 @@ impl Targets {
     /// Each scenario's parameters as its manifest takes them together
     /// (`max_ms` at least `min_ms`): a combination the target would refuse
     /// fails every trial of the scenario, so the spec is refused first.
-    fn check_combinations(&self, plan: &Plan, path: Option<&Path>) -> Result<(), SpecError> {
+    fn check_combinations(&self, plan: &Plan, path: Option<&Path>) -> Result<(), EngineError> {
+        self.refuse_fresh_only(plan)?;
         for scenario in &plan.scenarios {
             let Some(manifest) = self.get(&scenario.target) else {
                 continue;
@@ -176,6 +177,44 @@ impl Targets {
                     position: None,
                     key: Some(format!("parameters.{}", scenario.target)),
                     message: format!("{error}; scenario {} cannot run", scenario.key),
+                }
+                .into());
+            }
+        }
+        Ok(())
+    }
+
+    /// Memory per connection (`idle_connections`) and profiles measure a
+    /// server started fresh for their trial: a server already running at a
+    /// URL cannot have either, and every such trial would fail. Checked
+    /// again once `--profile` is applied to a plan.
+    ///
+    /// # Errors
+    /// The first server already running that the plan asks either of.
+    pub fn refuse_fresh_only(&self, plan: &Plan) -> Result<(), EngineError> {
+        for scenario in &plan.scenarios {
+            let running = self
+                .get(&scenario.target)
+                .is_some_and(|manifest| manifest.attach.is_some());
+            let asked = if scenario.workload.idle {
+                format!(
+                    "workload {} holds idle connections (idle_connections)",
+                    scenario.workload.name
+                )
+            } else if plan.profile && scenario.program.is_none() {
+                "the run profiles each scenario (profile, --profile)".to_owned()
+            } else {
+                continue;
+            };
+            if running {
+                return Err(EngineError::SpecServer {
+                    name: scenario.target.clone(),
+                    why: format!(
+                        "{asked}, which needs a server started fresh for its trial, and this one \
+                         is already running at its url; give servers.{}.command so that \
+                         corobench starts it, or measure it without that",
+                        scenario.target
+                    ),
                 });
             }
         }

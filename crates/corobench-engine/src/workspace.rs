@@ -36,6 +36,8 @@ impl Workspace {
         })?;
         scratch::check_temp_dir()?;
         scratch::remove_stale();
+        // A corobench killed outright left its started servers' cgroups.
+        corobench_target::cgroup::remove_stale();
         let work_dir = scratch::folder(purpose);
         std::fs::create_dir_all(&work_dir).map_err(|source| EngineError::Folder {
             path: work_dir.clone(),

@@ -271,22 +271,18 @@ impl Core {
 
     /// Whether the outcome (response or error) of `request`, arriving now, is recorded.
     ///
-    /// A closed loop's timed window records every outcome that arrives
-    /// inside it, also of requests sent during the warm-up: the window then
-    /// starts with the connections in their steady state, and since no
-    /// request goes out until the one before it is answered, dropping those
-    /// answers would lose about one latency's worth of responses at the
-    /// start (10% of a 0.8 s window at 80 ms). An open loop records the
-    /// requests it sent in the window, so that it never reports more answers
-    /// than requests sent; a `-n` run records exactly the n requests sent
-    /// in the window.
+    /// Every schedule records the requests it sent in the window, answered
+    /// in it or in the drain after it, and no others: an answer that arrives
+    /// in the window to a request of the warm-up is left out. Counting both
+    /// it and the drain would count about one request per connection too
+    /// many, and a closed loop would report more than its connections allow
+    /// (connections ÷ latency, Little's law): 44 req/s from 4 connections to
+    /// a server that takes 100 ms. An open loop thereby never reports more
+    /// answers than requests sent; a `-n` run records exactly the n requests
+    /// sent in the window.
     #[inline]
     pub(crate) fn outcome_counts(&self, request: InFlight) -> bool {
-        if self.budget.is_none() && self.pace.is_none() {
-            self.recorder.measuring()
-        } else {
-            request.in_window && self.recorder.measuring()
-        }
+        request.in_window && self.recorder.measuring()
     }
 
     #[inline]

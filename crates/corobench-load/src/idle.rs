@@ -64,10 +64,18 @@ impl IdleConnections {
         Ok(Self { streams })
     }
 
-    /// How many are open.
+    /// How many were opened.
     #[must_use]
     pub fn len(&self) -> usize {
         self.streams.len()
+    }
+
+    /// How many are still open now: a connection the server has closed
+    /// (end of stream or reset waiting to be read) no longer costs it
+    /// anything, so memory read with it gone is not memory per connection.
+    #[must_use]
+    pub fn still_open(&self) -> usize {
+        self.streams.iter().filter(|s| !closed_by_peer(s)).count()
     }
 
     #[must_use]
@@ -82,17 +90,63 @@ fn answered(addr: SocketAddr, request: &[u8], timeout: Duration) -> io::Result<T
     stream.set_read_timeout(Some(timeout))?;
     stream.set_write_timeout(Some(timeout))?;
     stream.write_all(request)?;
-    let status = read_response(&mut stream)?;
-    if !(200..300).contains(&status) {
+    // The answer to a HEAD has no body, whatever length it announces.
+    let head_only = request.starts_with(b"HEAD ");
+    let answer = read_response(&mut stream, head_only)?;
+    if !(200..300).contains(&answer.status) {
         return Err(io::Error::other(format!(
-            "the server answered {status}, not 2xx; check the workload's path"
+            "the server answered {}, not 2xx; check the workload's path",
+            answer.status
         )));
+    }
+    if answer.closes {
+        return Err(io::Error::other(
+            "the server closes each connection after its response (HTTP/1.0, or \
+             Connection: close), so it holds no idle connection to measure; memory per \
+             connection needs a server that keeps connections alive",
+        ));
     }
     Ok(stream)
 }
 
-/// Reads one response with a `Content-Length` body; its status.
-fn read_response(stream: &mut TcpStream) -> io::Result<u16> {
+/// Whether the server has closed `stream`: a read that would not block
+/// finds its end (or a reset). Nothing is consumed.
+fn closed_by_peer(stream: &TcpStream) -> bool {
+    let mut byte = [0_u8; 1];
+    // SAFETY: a one-byte peek into a live buffer on an open socket; the
+    // flags make it non-blocking whatever the socket's own mode.
+    let read = unsafe {
+        libc::recv(
+            std::os::fd::AsRawFd::as_raw_fd(stream),
+            byte.as_mut_ptr().cast(),
+            1,
+            libc::MSG_PEEK | libc::MSG_DONTWAIT,
+        )
+    };
+    match read {
+        0 => true,
+        n if n > 0 => false,
+        _ => {
+            let error = io::Error::last_os_error();
+            !matches!(
+                error.kind(),
+                io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted
+            )
+        }
+    }
+}
+
+/// What the one answer on an idle connection says.
+struct Answer {
+    status: u16,
+    /// The server will close the connection after it: HTTP/1.0 without
+    /// `Connection: keep-alive`, or `Connection: close`.
+    closes: bool,
+}
+
+/// Reads one response with a `Content-Length` body (or, `head_only`,
+/// none).
+fn read_response(stream: &mut TcpStream, head_only: bool) -> io::Result<Answer> {
     let mut buffer = Vec::with_capacity(1024);
     let mut chunk = [0_u8; 4096];
     loop {
@@ -111,8 +165,15 @@ fn read_response(stream: &mut TcpStream) -> io::Result<u16> {
             .parse(&buffer)
             .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
         if let httparse::Status::Complete(head) = parsed {
-            let status = response.code.unwrap_or(0);
-            let length = content_length(response.headers)?;
+            let answer = Answer {
+                status: response.code.unwrap_or(0),
+                closes: closes_after(response.version, response.headers),
+            };
+            let length = if head_only {
+                0
+            } else {
+                content_length(response.headers)?
+            };
             while buffer.len() < head + length {
                 let read = stream.read(&mut chunk)?;
                 if read == 0 {
@@ -120,7 +181,7 @@ fn read_response(stream: &mut TcpStream) -> io::Result<u16> {
                 }
                 buffer.extend_from_slice(&chunk[..read]);
             }
-            return Ok(status);
+            return Ok(answer);
         }
         if buffer.len() > MAX_HEAD_BYTES {
             return Err(io::Error::new(
@@ -129,6 +190,18 @@ fn read_response(stream: &mut TcpStream) -> io::Result<u16> {
             ));
         }
     }
+}
+
+/// Whether a response of HTTP/1.`version` with `headers` ends its connection.
+fn closes_after(version: Option<u8>, headers: &[httparse::Header<'_>]) -> bool {
+    let says = |token: &str| {
+        headers
+            .iter()
+            .filter(|h| h.name.eq_ignore_ascii_case("connection"))
+            .flat_map(|h| h.value.split(|b| *b == b','))
+            .any(|value| value.trim_ascii().eq_ignore_ascii_case(token.as_bytes()))
+    };
+    says("close") || (version == Some(0) && !says("keep-alive"))
 }
 
 fn content_length(headers: &[httparse::Header<'_>]) -> io::Result<usize> {

@@ -13,6 +13,8 @@
 //! sorted, so that merging is associative and commutative: a merged report
 //! can be merged again, and merging one report gives it back unchanged.
 
+mod checks;
+
 use std::collections::BTreeSet;
 use std::fmt;
 
@@ -80,6 +82,17 @@ pub enum MergeError {
         has: String,
         lacks: String,
     },
+    /// A figure no generator can have measured (negative, not finite), or
+    /// counts that disagree with each other.
+    Impossible {
+        source: String,
+        field: String,
+        problem: String,
+    },
+    /// A sum of counts beyond what a count can hold.
+    Overflow {
+        what: &'static str,
+    },
     /// A size read from a report that no generator can have measured.
     Implausible {
         source: String,
@@ -125,6 +138,20 @@ impl fmt::Display for MergeError {
                 "{has} has {which} and {lacks} has none: the reports were not made the \
                  same way"
             ),
+            Self::Impossible {
+                source,
+                field,
+                problem,
+            } => write!(
+                f,
+                "{source}: {field} {problem}: no corobench load wrote that; merge the reports \
+                 as `corobench load --json` wrote them"
+            ),
+            Self::Overflow { what } => write!(
+                f,
+                "the reports' {what} add up to more than a count can hold: they cannot be \
+                 the reports of one load"
+            ),
             Self::Implausible {
                 source,
                 what,
@@ -148,6 +175,9 @@ impl std::error::Error for MergeError {}
 /// report twice, or one without its window start.
 pub fn merge(inputs: &[MergeInput<'_>]) -> Result<LoadReport, MergeError> {
     let first = inputs.first().ok_or(MergeError::NoReports)?;
+    for input in inputs {
+        checks::check_report(input.source, input.report)?;
+    }
     for other in &inputs[1..] {
         check_same_load(first, other)?;
     }
@@ -514,16 +544,25 @@ impl Totals {
             bytes_written: 0,
             warmup_s: 0.0,
         };
+        let add = |total: u64, more: u64, what: &'static str| {
+            total.checked_add(more).ok_or(MergeError::Overflow { what })
+        };
+        let mut errors = 0_u64;
         for input in inputs {
             let report = input.report;
+            let report_errors = checks::error_total(report).unwrap_or(u64::MAX);
+            errors = add(errors, report_errors, "errors")?;
             totals.latency.add(&report.latency.histogram);
             totals.status.add(&report.status);
             totals.errors.add(&report.errors);
-            totals.requests += report.requests;
-            totals.bytes_read += report.bytes_read;
-            totals.bytes_written += report.bytes_written;
+            totals.requests = add(totals.requests, report.requests, "requests")?;
+            totals.bytes_read = add(totals.bytes_read, report.bytes_read, "bytes read")?;
+            totals.bytes_written =
+                add(totals.bytes_written, report.bytes_written, "bytes written")?;
             totals.warmup_s = totals.warmup_s.max(report.warmup_s);
         }
+        // Each class adds up to no more than the requests, and each kind of
+        // error to no more than the errors: neither wraps.
         Ok(totals)
     }
 }

@@ -105,6 +105,34 @@ fn a_stall_at_the_open_windows_end_loses_no_request() {
     }
 }
 
+/// Issue "hostile input, third round", wrong result 5: a 100 ms server on 4
+/// connections (at most 40 req/s) was reported at 44, because answers at
+/// both edges of the window were counted. Only requests sent in the window
+/// count: each connection sends at most one per 100 ms in it, however busy
+/// this machine is.
+#[test]
+fn a_closed_loop_counts_no_more_requests_than_its_connections_allow() {
+    const LATENCY: Duration = Duration::from_millis(100);
+    for backend in BACKENDS {
+        let server = answering_after(LATENCY);
+        let config = LoadConfig {
+            warmup: Duration::from_millis(250),
+            ..timed(&server, backend, 4, Duration::from_secs(1))
+        };
+        let report = corobench_load::run(config).expect("the load runs");
+        let per_connection = (report.elapsed_s / LATENCY.as_secs_f64()).ceil() as u64;
+        assert!(report.requests > 0, "{backend:?}");
+        assert!(
+            report.requests <= 4 * per_connection,
+            "{backend:?}: {} requests in {:.3} s from 4 connections at {LATENCY:?} each",
+            report.requests,
+            report.elapsed_s
+        );
+        let timeline: u64 = report.timeline.iter().map(|s| s.requests).sum();
+        assert_eq!(timeline, report.requests, "{backend:?}");
+    }
+}
+
 #[test]
 fn a_server_that_never_answers_times_out_after_the_window() {
     for backend in BACKENDS {

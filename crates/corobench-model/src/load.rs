@@ -198,6 +198,20 @@ impl StatusCounts {
         self.informational + self.success + self.redirection + self.client_error + self.server_error
     }
 
+    /// Responses in the class of `expected` (a workload's `expect_status`),
+    /// or without one, those below 400: the answers that meet it.
+    #[must_use]
+    pub fn meeting(&self, expected: Option<u16>) -> u64 {
+        match expected {
+            None => self.succeeded(),
+            Some(100..=199) => self.informational,
+            Some(200..=299) => self.success,
+            Some(300..=399) => self.redirection,
+            Some(400..=499) => self.client_error,
+            Some(_) => self.server_error,
+        }
+    }
+
     /// Responses that are no error: 1xx, 2xx and 3xx.
     #[must_use]
     pub fn succeeded(&self) -> u64 {
@@ -210,8 +224,7 @@ impl StatusCounts {
 pub struct TimelineSecond {
     /// Seconds since the measured window began.
     pub second: u32,
-    /// Complete responses to requests sent in this second (in the window's
-    /// first second for requests sent before it opened).
+    /// Complete responses to requests sent in this second.
     pub requests: u64,
     /// Errors of any kind of requests sent in this second (errors of no
     /// request: when they happened).

@@ -25,6 +25,10 @@ use corobench_model::{KernelCounter, KernelCounts};
 use perf_event::events::{Software, Tracepoint};
 use perf_event::{Builder, Counter};
 
+mod cgroup_mode;
+
+pub use cgroup_mode::group_counters;
+
 use crate::error::SamplerError;
 use crate::group::GroupScanner;
 use crate::reader::{PROC_ROOT, ProcReader};
@@ -60,21 +64,34 @@ impl ThreadCounters {
 
     /// [`ThreadCounters::attach`] with `refused` treated as refused.
     pub(crate) fn attach_refusing(tids: &[i32], refused: &[KernelCounter]) -> Self {
+        Self::attach_with(tids.len(), refused, |kind| {
+            if tids.len() > MAX_THREADS {
+                return Err(format!(
+                    "the tree has {} threads; corobench attaches counters to at most {MAX_THREADS}",
+                    tids.len()
+                ));
+            }
+            open_kind(kind, tids)
+        })
+    }
+
+    /// Counters of every kind, each opened by `open` unless `refused`;
+    /// `threads` is how many threads they watch when attached.
+    pub(crate) fn attach_with(
+        threads: usize,
+        refused: &[KernelCounter],
+        open: impl Fn(KernelCounter) -> Result<Vec<Counter>, String>,
+    ) -> Self {
         let mut set = Self {
             kinds: Vec::new(),
             missing: Vec::new(),
-            threads: u32::try_from(tids.len()).unwrap_or(u32::MAX),
+            threads: u32::try_from(threads).unwrap_or(u32::MAX),
         };
         for kind in KernelCounter::ALL {
             let opened = if refused.contains(&kind) {
                 Err(format!("refused by {REFUSE_ENV}"))
-            } else if tids.len() > MAX_THREADS {
-                Err(format!(
-                    "the tree has {} threads; corobench attaches counters to at most {MAX_THREADS}",
-                    tids.len()
-                ))
             } else {
-                open_kind(kind, tids)
+                open(kind)
             };
             match opened {
                 Ok(counters) => set.kinds.push((kind, counters)),
@@ -82,6 +99,16 @@ impl ThreadCounters {
             }
         }
         set
+    }
+
+    /// Whether no kind could be opened for a reason other than being told
+    /// to refuse it.
+    pub(crate) fn none_opened(&self) -> bool {
+        self.kinds.is_empty()
+            && self
+                .missing
+                .iter()
+                .any(|(_, reason)| !reason.starts_with("refused by"))
     }
 
     /// Reads every counter: the counts since [`ThreadCounters::attach`],
@@ -108,13 +135,18 @@ impl ThreadCounters {
     }
 }
 
-/// One counter of `kind` per thread; the first refusal decides for all.
-fn open_kind(kind: KernelCounter, tids: &[i32]) -> Result<Vec<Counter>, String> {
-    let mut builder = match kind {
+/// A counter of `kind`, to be told whom to watch.
+pub(crate) fn builder_for<'a>(kind: KernelCounter) -> Result<Builder<'a>, String> {
+    Ok(match kind {
         KernelCounter::Syscalls => Builder::new(Tracepoint::with_id(syscall_tracepoint_id()?)),
         KernelCounter::ContextSwitches => Builder::new(Software::CONTEXT_SWITCHES),
         KernelCounter::MinorFaults => Builder::new(Software::PAGE_FAULTS_MIN),
-    };
+    })
+}
+
+/// One counter of `kind` per thread; the first refusal decides for all.
+fn open_kind(kind: KernelCounter, tids: &[i32]) -> Result<Vec<Counter>, String> {
+    let mut builder = builder_for(kind)?;
     // Context switches and system calls happen in the kernel: counting
     // them needs kernel events included (perf_event_paranoid ≤ 1, or
     // CAP_PERFMON).
@@ -136,7 +168,7 @@ fn open_kind(kind: KernelCounter, tids: &[i32]) -> Result<Vec<Counter>, String> 
 }
 
 /// Why `perf_event_open` refused, and what would let it.
-fn refusal(error: &io::Error) -> String {
+pub(crate) fn refusal(error: &io::Error) -> String {
     let paranoid = std::fs::read_to_string("/proc/sys/kernel/perf_event_paranoid")
         .map_or_else(|_| "unreadable".to_owned(), |s| s.trim().to_owned());
     match error.raw_os_error() {

@@ -5,6 +5,10 @@
 //! workers) inherit its group. Some leave it: PHP-FPM's master calls
 //! `setsid()`, and its workers follow it into the new session. They are still
 //! the target's descendants, and they do the target's work, so they count.
+//! A daemon that double-forks is no longer a descendant once its parent
+//! exits; a target started in a cgroup of its own (`corobench_target::cgroup`)
+//! is followed through its cgroup's members too, which hold it wherever it
+//! went.
 
 use std::collections::{HashMap, HashSet};
 
@@ -25,6 +29,10 @@ use crate::reader::ProcReader;
 #[derive(Debug)]
 pub(crate) struct GroupScanner {
     pgid: i32,
+    /// The cgroup the group's leader was started in, when corobench made one.
+    cgroup: Option<std::path::PathBuf>,
+    /// Its members at this scan.
+    in_cgroup: HashSet<i32>,
     pids: Vec<i32>,
     /// Foreign pid → the scan in which it was last listed.
     foreign: HashMap<i32, u64>,
@@ -38,6 +46,8 @@ impl GroupScanner {
     pub(crate) fn new(pgid: i32) -> Self {
         Self {
             pgid,
+            cgroup: corobench_target::cgroup::holding(pgid),
+            in_cgroup: HashSet::new(),
             pids: Vec::with_capacity(512),
             foreign: HashMap::new(),
             seen: Vec::with_capacity(512),
@@ -56,6 +66,14 @@ impl GroupScanner {
         self.scans += 1;
         members.clear();
         self.seen.clear();
+        self.in_cgroup.clear();
+        if let Some(dir) = &self.cgroup {
+            self.in_cgroup
+                .extend(corobench_target::cgroup::members(dir));
+            // A cgroup member was listed as foreign before it joined the
+            // tree (a daemon reparented away): look at it afresh.
+            self.foreign.retain(|pid, _| !self.in_cgroup.contains(pid));
+        }
         reader.list_pids(&mut self.pids)?;
         for &pid in &self.pids {
             if let Some(last_listed) = self.foreign.get_mut(&pid) {
@@ -80,13 +98,14 @@ impl GroupScanner {
         Ok(())
     }
 
-    /// The group's members, then their descendants, until no process is added.
+    /// The group's members (and its cgroup's), then their descendants,
+    /// until no process is added.
     fn close_tree(&mut self) {
         self.tree.clear();
         self.tree.extend(
             self.seen
                 .iter()
-                .filter(|s| s.pgrp == self.pgid)
+                .filter(|s| s.pgrp == self.pgid || self.in_cgroup.contains(&s.pid))
                 .map(|s| s.pid),
         );
         loop {

@@ -26,7 +26,9 @@ mod sys;
 mod tree;
 
 pub use corobench_target::procfs::ParseError;
-pub use counters::{MAX_THREADS, REFUSE_ENV, ThreadCounters, group_threads, own_threads};
+pub use counters::{
+    MAX_THREADS, REFUSE_ENV, ThreadCounters, group_counters, group_threads, own_threads,
+};
 pub use error::SamplerError;
 pub use reader::PROC_ROOT;
 pub use sampler::{DEFAULT_INTERVAL, Sampler, SamplerHandle};

@@ -17,20 +17,16 @@ pub struct Store {
 }
 
 impl Store {
-    /// Opens the database at `path`, creating the file (and its directory)
-    /// when missing, and migrates it to the current schema.
+    /// Opens the database at `path`, creating the file when missing (in a
+    /// folder that must exist), and migrates it to the current schema.
     ///
     /// # Errors
-    /// When the file cannot be created or opened, is not a corobench
-    /// database, or was written by a newer corobench.
+    /// When `path` is neither a regular file nor a new file in an existing
+    /// folder, when the file cannot be created or opened, is not a
+    /// corobench database, or was written by a newer corobench.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, StoreError> {
         let path = path.as_ref();
-        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            fs::create_dir_all(parent).map_err(|e| StoreError::CannotOpen {
-                path: path.to_path_buf(),
-                reason: format!("cannot create {}: {e}", parent.display()),
-            })?;
-        }
+        check_new_or_regular(path)?;
         Self::connect(path, true)
     }
 
@@ -108,5 +104,39 @@ impl Store {
         run_id: Option<&str>,
     ) -> StoreError {
         classify(error, &self.path, doing, run_id)
+    }
+}
+
+/// A database is a regular file, or a new one in a folder that exists:
+/// SQLite would otherwise write its journal beside a device (`/dev/null`
+/// gets a `/dev/null-journal`), and a mistyped folder would be created
+/// where nobody looks.
+fn check_new_or_regular(path: &Path) -> Result<(), StoreError> {
+    let refuse = |reason: String| StoreError::CannotOpen {
+        path: path.to_path_buf(),
+        reason,
+    };
+    match fs::metadata(path) {
+        Ok(meta) if meta.is_file() => Ok(()),
+        Ok(_) => Err(refuse(
+            "it is not a regular file (a folder, a device or a pipe); give the path of a \
+             database file, or of a new one in an existing folder"
+                .to_owned(),
+        )),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let folder = path
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(Path::new("."));
+            if folder.is_dir() {
+                return Ok(());
+            }
+            Err(refuse(format!(
+                "its folder {} does not exist; create it first, or give a path in an existing \
+                 folder",
+                folder.display()
+            )))
+        }
+        Err(e) => Err(refuse(e.to_string())),
     }
 }

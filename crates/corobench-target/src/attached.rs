@@ -95,20 +95,32 @@ pub fn attach(manifest: &Manifest) -> Result<AttachedServer, TargetError> {
         });
     };
     let name = &manifest.name;
-    let fail = |message: String| TargetError::Config {
-        message: format!("{} (server {name}): {message}", attachment.declared_at),
-    };
+    let place = |message: String| format!("{} (server {name}): {message}", attachment.declared_at);
     let process = match &attachment.process {
         None => None,
-        Some(wanted) => Some(find_process(wanted).map_err(&fail)?),
+        Some(wanted) => Some(find_process(wanted).map_err(|missing| match missing {
+            Missing::NotRunning(message) => TargetError::NotRunning {
+                message: place(message),
+            },
+            Missing::Ambiguous(message) => TargetError::Config {
+                message: place(message),
+            },
+        })?),
     };
     TcpStream::connect_timeout(&attachment.addr, CONNECT_TIMEOUT).map_err(|e| {
-        fail(format!(
-            "{} refuses connections ({e}): start the server first, or give \
-             servers.{name}.command instead of url so that corobench starts it",
-            attachment.url
-        ))
+        TargetError::NotRunning {
+            message: place(format!(
+                "{} refuses connections ({e}): start the server first, or give \
+                 servers.{name}.command instead of url so that corobench starts it",
+                attachment.url
+            )),
+        }
     })?;
+    if let (Some(process), Some(wanted)) = (&process, &attachment.process) {
+        serves_the_url(process, wanted, attachment).map_err(|message| TargetError::Config {
+            message: place(message),
+        })?;
+    }
     Ok(AttachedServer {
         name: name.clone(),
         url: attachment.url.clone(),
@@ -172,44 +184,111 @@ pub fn attached_provenance(manifest: &Manifest) -> Vec<(String, String)> {
     found
 }
 
+/// The named process, or its process group, must hold the socket that
+/// listens on the URL's port: else its CPU and memory would be shown beside
+/// another program's requests.
+fn serves_the_url(
+    process: &ProcStat,
+    wanted: &ProcessRef,
+    attachment: &Attachment,
+) -> Result<(), String> {
+    let port = attachment.addr.port();
+    let mut pids: Vec<i32> = procfs::live_members(process.pgrp)
+        .iter()
+        .map(|member| member.pid)
+        .collect();
+    // The tables of the named process's own network namespace come first.
+    pids.retain(|&pid| pid != process.pid);
+    pids.insert(0, process.pid);
+    // Another user's processes cannot be looked into without privilege:
+    // then nothing is known, and nothing is refused.
+    let Some(ports) = procfs::listening_ports_checked(&pids) else {
+        return Ok(());
+    };
+    if ports.contains(&port) {
+        return Ok(());
+    }
+    let named = match wanted {
+        ProcessRef::Pid(pid) => format!("process {pid} ({})", command_name(*pid)),
+        ProcessRef::Name(name) => format!("the process named {name:?} (pid {})", process.pid),
+    };
+    let listens = if ports.is_empty() {
+        "listens on no TCP port".to_owned()
+    } else {
+        let list: Vec<String> = ports.iter().map(u16::to_string).collect();
+        format!("listens on port {} instead", list.join(", "))
+    };
+    Err(format!(
+        "{named} is not the server at {}: neither it nor its process group {} listens on \
+         port {port}; it {listens}. Give the pid (or process name) of the server that \
+         serves {}",
+        attachment.url, process.pgrp, attachment.url
+    ))
+}
+
+fn command_name(pid: i32) -> String {
+    std::fs::read_to_string(format!("/proc/{pid}/comm"))
+        .map_or_else(|_| "?".to_owned(), |comm| comm.trim_end().to_owned())
+}
+
 fn read_stat(pid: i32) -> Option<ProcStat> {
     let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     procfs::parse_stat(&text).ok()
 }
 
+/// Why the process a spec names was not found.
+#[derive(Debug)]
+enum Missing {
+    /// Nothing runs under that pid or name: the server is not running.
+    NotRunning(String),
+    /// The name fits processes of several groups: the spec must say which.
+    Ambiguous(String),
+}
+
+#[cfg(test)]
+impl Missing {
+    fn message(&self) -> &str {
+        match self {
+            Self::NotRunning(message) | Self::Ambiguous(message) => message,
+        }
+    }
+}
+
 /// The process the spec names: a live pid, or the one process group whose
 /// members carry the name (its leader when the leader is one of them).
-fn find_process(wanted: &ProcessRef) -> Result<ProcStat, String> {
+fn find_process(wanted: &ProcessRef) -> Result<ProcStat, Missing> {
     match wanted {
-        ProcessRef::Pid(pid) => read_stat(*pid)
-            .filter(ProcStat::is_live)
-            .ok_or_else(|| format!("no process has pid {pid}: give the pid of the running server")),
+        ProcessRef::Pid(pid) => read_stat(*pid).filter(ProcStat::is_live).ok_or_else(|| {
+            Missing::NotRunning(format!(
+                "no process has pid {pid}: give the pid of the running server"
+            ))
+        }),
         ProcessRef::Name(name) => by_name(name),
     }
 }
 
-fn by_name(name: &str) -> Result<ProcStat, String> {
+fn by_name(name: &str) -> Result<ProcStat, Missing> {
     let own = i32::try_from(std::process::id()).unwrap_or(0);
     let matching: Vec<ProcStat> = std::fs::read_dir("/proc")
-        .map_err(|e| format!("cannot list /proc: {e}"))?
+        .map_err(|e| Missing::NotRunning(format!("cannot list /proc: {e}")))?
         .filter_map(|entry| procfs::parse_pid(&entry.ok()?.file_name().to_string_lossy()))
         .filter(|&pid| pid != own && is_named(pid, name))
         .filter_map(read_stat)
         .filter(ProcStat::is_live)
         .collect();
     let Some(first) = matching.first() else {
-        return Err(format!(
+        return Err(Missing::NotRunning(format!(
             "no running process is named {name:?}: start the server first, or give its pid"
-        ));
+        )));
     };
     if matching.iter().any(|p| p.pgrp != first.pgrp) {
         let pids: Vec<String> = matching.iter().map(|p| p.pid.to_string()).collect();
-        return Err(format!(
+        return Err(Missing::Ambiguous(format!(
             "{} processes in different process groups are named {name:?} (pids {}): give the \
              pid of the server instead",
             matching.len(),
             pids.join(", ")
-        ));
+        )));
     }
     let leader = matching.iter().find(|p| p.pid == p.pgrp).unwrap_or(first);
     Ok(*leader)
@@ -266,11 +345,13 @@ mod tests {
             assert_eq!(found.pgrp, by_pid.pgrp);
         }
         let gone = find_process(&ProcessRef::Pid(pid)).unwrap_err();
+        let gone = gone.message();
         assert!(
             gone.contains(&format!("no process has pid {pid}")),
             "{gone}"
         );
         let nobody = find_process(&ProcessRef::Name("no-such-server-xyz".into())).unwrap_err();
+        let nobody = nobody.message();
         assert!(nobody.contains("no running process is named"), "{nobody}");
     }
 }

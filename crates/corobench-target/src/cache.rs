@@ -106,6 +106,13 @@ impl BuildCache {
         Ok(self.out_dir(manifest)?.0.is_dir())
     }
 
+    /// Where a build of target `name` logs: in the cache, so that the log
+    /// an error points to is still there when the error is read.
+    #[must_use]
+    pub fn log_path(&self, name: &str) -> PathBuf {
+        self.root().join("logs").join(format!("{name}.build.log"))
+    }
+
     /// Builds `manifest` unless its current sources are cached; the build's
     /// output goes to `log`.
     ///

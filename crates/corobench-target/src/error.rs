@@ -107,6 +107,28 @@ pub enum TargetError {
         stderr_tail: String,
     },
 
+    /// A target whose command exited while processes it started kept
+    /// running: it daemonized. corobench measures (and stops) a server
+    /// that stays in the foreground; what it left was stopped.
+    #[error(
+        "target {target}'s command exited ({status}) but left {} running (pids {}){}: it puts \
+         itself in the background (daemonizes), and corobench measures a server only while \
+         the command it started runs; run it in the foreground (nginx: `daemon off;`, \
+         php-fpm: --nodaemonize, or the server's --foreground flag). What it left was \
+         stopped. Last lines of its stderr:\n{stderr_tail}",
+        if pids.len() == 1 { "a process" } else { "processes" },
+        pids.iter().map(i32::to_string).collect::<Vec<_>>().join(", "),
+        if *holds_port { format!(", one of them listening on its port {port}") } else { String::new() }
+    )]
+    Daemonized {
+        target: String,
+        status: ExitStatus,
+        pids: Vec<i32>,
+        port: u16,
+        holds_port: bool,
+        stderr_tail: String,
+    },
+
     /// A target that could not bind its port.
     #[error("target {target}: port {port} is in use{}", if *retried { " (and so were the ports tried before it)" } else { "" })]
     PortInUse {
@@ -122,6 +144,11 @@ pub enum TargetError {
     /// PostgreSQL is missing, or the throwaway cluster failed.
     #[error("PostgreSQL: {message}")]
     Postgres { message: String },
+
+    /// A server that should already be running (at a URL, under a pid or
+    /// a process name) is not there.
+    #[error("{message}")]
+    NotRunning { message: String },
 
     /// Settings that cannot work, such as an empty data directory.
     #[error("{message}")]

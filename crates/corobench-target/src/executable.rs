@@ -53,7 +53,7 @@ pub(crate) fn resolve(
 /// # Errors
 /// The file cannot be read.
 pub fn file_digest(path: &Path) -> std::io::Result<String> {
-    let mut file = std::fs::File::open(path)?;
+    let mut file = open_regular(path)?;
     let mut hasher = Sha256::new();
     let mut buffer = vec![0u8; 1 << 16];
     loop {
@@ -88,4 +88,25 @@ pub fn server_provenance(built: &BuiltTarget) -> Vec<(String, String)> {
         (format!("{name} command"), command),
         (format!("{name} executable"), executable),
     ]
+}
+
+/// Opens `path` for reading only if it is a regular file: the open never
+/// waits (a FIFO put where a file was expected would block it until a
+/// writer came), and anything else is refused before a byte is read.
+///
+/// # Errors
+/// The file cannot be opened, or is not a regular file.
+pub(crate) fn open_regular(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file (a FIFO, a socket or a device)",
+        ));
+    }
+    Ok(file)
 }

@@ -1,5 +1,8 @@
-//! A program started as the leader of its own process group, guarded so that
-//! no process of the group outlives corobench, and stopped group-wide.
+//! A program started as the leader of its own process group and in a cgroup
+//! of its own ([`crate::cgroup`]), guarded so that no process it starts
+//! outlives corobench, and stopped whole: the group, and every process of
+//! its cgroup, which also holds those that left the group (setsid, a
+//! daemon's double fork).
 //!
 //! The leader is never reaped before the last signal to its group: while it is
 //! an unreaped child (alive or zombie) its pid, which is the group id, cannot
@@ -9,6 +12,7 @@ use std::os::unix::process::{CommandExt as _, ExitStatusExt as _};
 use std::process::{ChildStdout, Command, ExitStatus};
 use std::time::{Duration, Instant};
 
+use crate::cgroup::Cgroup;
 use crate::cpuset::CpuSet;
 use crate::error::TargetError;
 use crate::guardian::{self, Guardian};
@@ -59,6 +63,9 @@ pub struct ProcessGroup {
     reaped: bool,
     /// The leader's stdout when the command piped it, until taken.
     stdout: Option<ChildStdout>,
+    /// The cgroup every process the leader starts stays in; `None` where
+    /// none can be made (see [`crate::cgroup::support`]).
+    cgroup: Option<Cgroup>,
 }
 
 impl ProcessGroup {
@@ -76,8 +83,33 @@ impl ProcessGroup {
         cpus: Option<&CpuSet>,
         what: &str,
     ) -> Result<Self, TargetError> {
-        let guardian = Guardian::spawn()?;
+        let Ok(cgroup) = Cgroup::create(what) else {
+            return Self::spawn_in(command, cpus, what, None);
+        };
+        let dir = cgroup.dir().display().to_string();
+        match Self::spawn_in(command, cpus, what, Some(cgroup)) {
+            Ok(group) => Ok(group),
+            Err(error) => {
+                // Joining the cgroup may be what failed: try once without.
+                // If that starts, the cgroup was the cause, and no later
+                // group gets one either.
+                let without = Self::spawn_in(command, cpus, what, None)?;
+                Cgroup::refuse_from_now(format!("a process could not join {dir}: {error}"));
+                Ok(without)
+            }
+        }
+    }
+
+    /// [`ProcessGroup::spawn`] in `cgroup`, or in none.
+    fn spawn_in(
+        command: &mut Command,
+        cpus: Option<&CpuSet>,
+        what: &str,
+        cgroup: Option<Cgroup>,
+    ) -> Result<Self, TargetError> {
+        let guardian = Guardian::spawn(cgroup.as_ref().and_then(Cgroup::kill_fd))?;
         let report_fd = guardian.report_fd();
+        let join_fd = cgroup.as_ref().map_or(-1, Cgroup::join_fd);
         let affinity = cpus.map(CpuSet::to_libc);
         // SAFETY: getpid has no preconditions.
         let parent = unsafe { libc::getpid() };
@@ -87,6 +119,11 @@ impl ProcessGroup {
         unsafe {
             command.pre_exec(move || {
                 guardian::report_from_child(report_fd, libc::getpid())?;
+                // `0` is the writing process itself: it joins the cgroup,
+                // and everything it starts is born there.
+                if join_fd >= 0 && libc::write(join_fd, b"0".as_ptr().cast(), 1) != 1 {
+                    return Err(std::io::Error::last_os_error());
+                }
                 if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
                     return Err(std::io::Error::last_os_error());
                 }
@@ -116,6 +153,7 @@ impl ProcessGroup {
             guardian,
             reaped: false,
             stdout,
+            cgroup,
         })
     }
 
@@ -164,12 +202,56 @@ impl ProcessGroup {
         }
     }
 
-    /// Sends `signal` to every process of the group.
+    /// Sends `signal` to every process of the group, and of its cgroup.
     pub fn signal_group(&self, signal: libc::c_int) {
         if self.leader_is_ours() {
             // SAFETY: the unreaped leader holds the group id, so the group is ours.
             unsafe { libc::kill(-self.pid, signal) };
         }
+        if let Some(cgroup) = &self.cgroup {
+            cgroup.signal(signal);
+        }
+    }
+
+    /// Kills every process of the group and of its cgroup.
+    fn kill_all(&self) {
+        self.signal_group(libc::SIGKILL);
+        if let Some(cgroup) = &self.cgroup {
+            cgroup.kill();
+        }
+    }
+
+    /// The live processes the group started: its cgroup's members, or
+    /// without one, the live members of the process group.
+    #[must_use]
+    pub fn members(&self) -> Vec<i32> {
+        let mut pids: Vec<i32> = procfs::live_members(self.pid)
+            .iter()
+            .map(|m| m.pid)
+            .collect();
+        if let Some(cgroup) = &self.cgroup {
+            pids.extend(cgroup.members());
+            pids.sort_unstable();
+            pids.dedup();
+        }
+        pids
+    }
+
+    /// The live processes still running after the first one exited: a
+    /// program that daemonized (its first process exits, its child serves
+    /// on). Empty while the first process runs, or when nothing is left.
+    #[must_use]
+    pub fn left_behind(&self) -> Vec<i32> {
+        if self.exit_status().is_none() {
+            return Vec::new();
+        }
+        self.members()
+    }
+
+    /// The cgroup's folder, if the group has one.
+    #[must_use]
+    pub fn cgroup_dir(&self) -> Option<&std::path::Path> {
+        self.cgroup.as_ref().map(Cgroup::dir)
     }
 
     /// True while the leader is a child of ours that nobody has reaped (alive
@@ -192,6 +274,7 @@ impl ProcessGroup {
     pub fn stop(&mut self, first: libc::c_int, whole_group: bool, timeout: Duration) -> StopReport {
         let started = Instant::now();
         let exited_before_stop = self.exit_status().is_some();
+        let started_here = self.members();
         if whole_group {
             self.signal_group(first);
         } else {
@@ -201,15 +284,12 @@ impl ProcessGroup {
         let mut survivors = Vec::new();
         if !self.wait_until_empty(timeout) {
             needed_sigkill = true;
-            self.signal_group(libc::SIGKILL);
-            if !self.wait_until_empty(KILL_GRACE) {
-                survivors = procfs::live_members(self.pid)
-                    .iter()
-                    .map(|m| m.pid)
-                    .collect();
+            if !self.kill_until_empty() {
+                survivors = self.members();
             }
         }
         let status = self.reap();
+        reap_those_of_ours(&started_here);
         StopReport {
             status,
             needed_sigkill,
@@ -219,20 +299,38 @@ impl ProcessGroup {
         }
     }
 
-    /// SIGKILLs the whole group and reaps it, unless a stop already did.
+    /// SIGKILLs the whole group and its cgroup and reaps it, unless a stop
+    /// already did.
     pub fn kill(&mut self) {
         if !self.reaped {
-            self.signal_group(libc::SIGKILL);
-            self.wait_until_empty(KILL_GRACE);
+            let started_here = self.members();
+            self.kill_until_empty();
             self.reap();
+            reap_those_of_ours(&started_here);
         }
     }
 
-    /// True once no live process of the group remains.
+    /// Kills everything, again while anything is left (a process that
+    /// forked before its kill), up to the grace time; true once all died.
+    fn kill_until_empty(&self) -> bool {
+        let deadline = Instant::now() + KILL_GRACE;
+        loop {
+            self.kill_all();
+            if self.members().is_empty() {
+                return true;
+            }
+            if Instant::now() >= deadline {
+                return false;
+            }
+            std::thread::sleep(POLL_INTERVAL);
+        }
+    }
+
+    /// True once no live process of the group (or its cgroup) remains.
     fn wait_until_empty(&self, timeout: Duration) -> bool {
         let deadline = Instant::now() + timeout;
         loop {
-            if procfs::live_members(self.pid).is_empty() {
+            if self.members().is_empty() {
                 return true;
             }
             if Instant::now() >= deadline {
@@ -283,6 +381,25 @@ impl ProcessGroup {
 impl Drop for ProcessGroup {
     fn drop(&mut self) {
         self.kill();
+    }
+}
+
+/// Reaps those of `pids` that ended as zombie children of ours: processes
+/// of a cgroup that were reparented to corobench (a subreaper) when their
+/// parent died, in whatever group they had moved to.
+fn reap_those_of_ours(pids: &[i32]) {
+    let me = i32::try_from(std::process::id()).unwrap_or(-1);
+    for &pid in pids {
+        let Some(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()
+            .and_then(|text| procfs::parse_stat(&text).ok())
+        else {
+            continue;
+        };
+        if stat.ppid == me && !stat.is_live() {
+            // SAFETY: `pid` is a zombie child of ours; WNOHANG never blocks.
+            unsafe { libc::waitpid(pid, std::ptr::null_mut(), libc::WNOHANG) };
+        }
     }
 }
 

@@ -30,11 +30,13 @@ pub struct Guardian {
 }
 
 impl Guardian {
-    /// Forks a guardian that watches nothing yet.
+    /// Forks a guardian that watches nothing yet; `cgroup_kill`, a
+    /// cgroup's `cgroup.kill` open for writing, is written to as well when
+    /// corobench dies (it reaches what left the process groups).
     ///
     /// # Errors
     /// The pipe or the fork failed.
-    pub fn spawn() -> Result<Self, TargetError> {
+    pub fn spawn(cgroup_kill: Option<RawFd>) -> Result<Self, TargetError> {
         let mut fds = [0 as RawFd; 2];
         // SAFETY: `fds` has room for the two descriptors pipe2 writes.
         if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
@@ -45,7 +47,7 @@ impl Guardian {
         let pid = unsafe { libc::fork() };
         if pid == 0 {
             // SAFETY: in the forked child; never returns.
-            unsafe { guardian_main(read_fd, write_fd) }
+            unsafe { guardian_main(read_fd, write_fd, cgroup_kill.unwrap_or(-1)) }
         }
         // SAFETY: the parent owns both descriptors; it keeps only the write end.
         unsafe { libc::close(read_fd) };
@@ -131,7 +133,7 @@ fn reap_or_kill(pid: libc::pid_t) {
 ///
 /// # Safety
 /// Call only in a freshly forked child.
-unsafe fn guardian_main(read_fd: RawFd, write_fd: RawFd) -> ! {
+unsafe fn guardian_main(read_fd: RawFd, write_fd: RawFd, cgroup_kill: RawFd) -> ! {
     // SAFETY: raw system calls on valid stack memory, nothing else.
     unsafe {
         libc::close(write_fd);
@@ -150,7 +152,7 @@ unsafe fn guardian_main(read_fd: RawFd, write_fd: RawFd) -> ! {
         ] {
             libc::signal(signal, libc::SIG_IGN);
         }
-        close_all_but(read_fd);
+        close_all_but(read_fd, cgroup_kill);
         let mut groups = [0 as libc::pid_t; MAX_GROUPS];
         let mut count = 0usize;
         let mut message = [0u8; 4];
@@ -176,6 +178,9 @@ unsafe fn guardian_main(read_fd: RawFd, write_fd: RawFd) -> ! {
                 count = 0;
             }
         }
+        if count > 0 && cgroup_kill >= 0 {
+            libc::write(cgroup_kill, b"1".as_ptr().cast(), 1);
+        }
         let mut i = 0;
         while i < count {
             libc::kill(-groups[i], libc::SIGKILL);
@@ -185,19 +190,28 @@ unsafe fn guardian_main(read_fd: RawFd, write_fd: RawFd) -> ! {
     }
 }
 
-/// Closes every descriptor except `keep`, so the guardian holds no other
-/// guardian's write end (which would keep that pipe open forever).
+/// Closes every descriptor except `keep` and `also` (-1: none), so the
+/// guardian holds no other guardian's write end (which would keep that
+/// pipe open forever).
 ///
 /// # Safety
 /// Async-signal-safe; call only in the forked guardian.
-unsafe fn close_all_but(keep: RawFd) {
+unsafe fn close_all_but(keep: RawFd, also: RawFd) {
+    let (low, high) = if also < 0 {
+        (keep, keep)
+    } else {
+        (keep.min(also), keep.max(also))
+    };
     // SAFETY: close_range only closes descriptors of this process.
     unsafe {
-        let low_closed =
-            keep == 0 || libc::syscall(libc::SYS_close_range, 0u32, (keep - 1) as u32, 0u32) == 0;
-        let high_closed =
-            libc::syscall(libc::SYS_close_range, (keep + 1) as u32, u32::MAX, 0u32) == 0;
-        if low_closed && high_closed {
+        let range = |first: RawFd, last: RawFd| {
+            first > last
+                || libc::syscall(libc::SYS_close_range, first as u32, last as u32, 0u32) == 0
+        };
+        let closed = range(0, low - 1)
+            && range(low + 1, high - 1)
+            && libc::syscall(libc::SYS_close_range, (high + 1) as u32, u32::MAX, 0u32) == 0;
+        if closed {
             return;
         }
         // Kernels before 5.9 lack close_range: close one by one.
@@ -212,7 +226,7 @@ unsafe fn close_all_but(keep: RawFd) {
         };
         let mut fd = 0;
         while fd < max {
-            if fd != keep {
+            if fd != low && fd != high {
                 libc::close(fd);
             }
             fd += 1;

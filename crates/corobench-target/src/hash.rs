@@ -15,7 +15,6 @@
 //! builds: its identity is its command line and the SHA-256 of the
 //! executable that command runs, nothing else of its folder.
 
-use std::fs::File;
 use std::io::Read as _;
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Component, Path, PathBuf};
@@ -199,7 +198,8 @@ fn hash_entry(hasher: &mut Sha256, relative: &str, path: &Path) -> Result<(), Ta
         hasher.update(modified.to_le_bytes());
         return Ok(());
     }
-    let mut file = File::open(path).map_err(|e| TargetError::io("read", path, e))?;
+    let mut file =
+        crate::executable::open_regular(path).map_err(|e| TargetError::io("read", path, e))?;
     let mut head = Vec::with_capacity(SQLITE_HEADER.len());
     (&mut file)
         .take(SQLITE_HEADER.len() as u64)
@@ -228,7 +228,7 @@ fn is_sqlite_companion(path: &Path) -> bool {
     ["-wal", "-shm", "-journal"].iter().any(|suffix| {
         name.strip_suffix(suffix).is_some_and(|database| {
             let mut head = [0u8; 16];
-            File::open(path.with_file_name(database))
+            crate::executable::open_regular(&path.with_file_name(database))
                 .and_then(|mut f| f.read_exact(&mut head))
                 .is_ok_and(|()| &head == SQLITE_HEADER)
         })

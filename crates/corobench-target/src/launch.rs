@@ -130,6 +130,37 @@ impl BuiltTarget {
             options.work_dir.as_deref(),
         )?;
         let owns_work_dir = prepared.owns_work_dir;
+        let work_dir = prepared.work_dir.clone();
+        let started = self.start_prepared(options, prepared, tls, probe);
+        let (resolved, group, port) = match started {
+            Ok(started) => started,
+            Err(error) => {
+                // A folder made for a target that never ran holds nothing
+                // worth keeping: the error says what went wrong.
+                if owns_work_dir {
+                    let _ = std::fs::remove_dir_all(&work_dir);
+                }
+                return Err(error);
+            }
+        };
+        Ok(RunningTarget::new(
+            self.clone(),
+            resolved,
+            group,
+            port,
+            options.port.is_none(),
+            owns_work_dir,
+        ))
+    }
+
+    /// Resolves the options' folders, picks the port and spawns the group.
+    fn start_prepared(
+        &self,
+        options: &LaunchOptions,
+        prepared: Prepared,
+        tls: Option<TlsFiles>,
+        probe: Probe,
+    ) -> Result<(Resolved, ProcessGroup, u16), TargetError> {
         let resolved = Resolved {
             parameters: prepared.parameters,
             cpus: options.cpus.clone(),
@@ -150,14 +181,7 @@ impl BuiltTarget {
             None => free_port()?,
         };
         let group = self.spawn_group(&resolved, port)?;
-        Ok(RunningTarget::new(
-            self.clone(),
-            resolved,
-            group,
-            port,
-            options.port.is_none(),
-            owns_work_dir,
-        ))
+        Ok((resolved, group, port))
     }
 
     /// The certificates the target gets (only over TLS) and how its

@@ -14,6 +14,8 @@
 //! - [`ensure_payload`]: the file `/file` serves, byte by byte [`payload_byte`]:
 //!   the one definition the verifier checks against and the test servers
 //!   serve from;
+//! - [`cgroup`]: the cgroup each started group runs in, which holds what
+//!   leaves the process group (setsid, daemons), where one can be made;
 //! - [`procfs`]: the `/proc` parsers (for stopping a target's group here, and
 //!   for the resource sampler) and the members of a process group;
 //! - [`parse_benchmarks`]: the Go benchmark lines program targets print;
@@ -26,6 +28,7 @@
 mod attached;
 mod availability;
 mod cache;
+pub mod cgroup;
 mod command;
 mod cpuset;
 mod error;
@@ -60,9 +63,9 @@ pub use group::{StopReport, install_child_reaper};
 pub use hash::{ALWAYS_EXCLUDED, CONTENT_LIMIT_BYTES, source_hash};
 pub use launch::{LaunchOptions, free_port};
 pub use manifest::{
-    AvailableIf, BuildSpec, MANIFEST_FILE, MODELS, Manifest, PROTOCOL_KEYS, ProgramServer,
-    ProgramSpec, Protocols, Readiness, RunSpec, SERVER_KEYS, StopSignal, Support, TargetKind,
-    UNDECLARED, discover, find_targets_dir, inline_servers,
+    AvailableIf, BuildSpec, MANIFEST_FILE, MODELS, Manifest, NAME_RULE, PROTOCOL_KEYS,
+    ProgramServer, ProgramSpec, Protocols, Readiness, RunSpec, SERVER_KEYS, StopSignal, Support,
+    TargetKind, UNDECLARED, discover, find_targets_dir, inline_servers, is_valid_name,
 };
 pub use parameters::ParameterSpec;
 pub use payload::{PAYLOAD_BYTES, PAYLOAD_FILE, ensure_payload, payload_byte};

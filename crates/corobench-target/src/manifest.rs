@@ -5,6 +5,8 @@ mod inline;
 mod parse;
 mod protocols;
 
+pub use parse::{NAME_RULE, is_valid_name};
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -205,8 +205,15 @@ impl RunningTarget {
     }
 
     /// After an exit or a reported clash: starts again on a new port when the
-    /// port was the problem and retries remain, else returns the error.
+    /// port was the problem and retries remain, else returns the error. A
+    /// command that exited and left processes running daemonized: that is
+    /// never a clash, even when what it left holds the port.
     fn handle_failed_start(&mut self, exited: Option<ExitStatus>) -> Result<(), TargetError> {
+        if let Some(status) = exited
+            && let Some(error) = self.daemonized(status)
+        {
+            return Err(error);
+        }
         let clash =
             self.stderr_reports_port_clash() || (exited.is_some() && port_is_taken(self.port));
         if !clash {
@@ -236,11 +243,44 @@ impl RunningTarget {
 
     /// The TCP ports the target's live processes listen on now.
     fn listening_ports(&self) -> BTreeSet<u16> {
-        let pids: Vec<i32> = procfs::live_members(self.pgid())
-            .iter()
-            .map(|member| member.pid)
-            .collect();
-        procfs::listening_ports(&pids)
+        procfs::listening_ports(&self.group().members())
+    }
+
+    /// The processes the target started that still run, its command
+    /// having exited: it daemonized. Empty while the command runs.
+    #[must_use]
+    pub fn left_behind(&self) -> Vec<i32> {
+        self.group
+            .as_ref()
+            .map_or_else(Vec::new, ProcessGroup::left_behind)
+    }
+
+    /// The error for a command that exited with `status` and left processes
+    /// running, after stopping them; `None` when it left nothing.
+    fn daemonized(&mut self, status: ExitStatus) -> Option<TargetError> {
+        let pids = self.left_behind();
+        if pids.is_empty() {
+            return None;
+        }
+        let holds_port = self.listening_ports().contains(&self.port);
+        let stderr_tail = self.error_tail();
+        if let Some(group) = self.group.as_mut() {
+            group.kill();
+        }
+        Some(TargetError::Daemonized {
+            target: self.name().to_string(),
+            status,
+            pids,
+            port: self.port,
+            holds_port,
+            stderr_tail,
+        })
+    }
+
+    /// Where the target's cgroup is, if it has one.
+    #[must_use]
+    pub fn cgroup_dir(&self) -> Option<&Path> {
+        self.group.as_ref().and_then(ProcessGroup::cgroup_dir)
     }
 
     /// The stderr tail as errors quote it.

@@ -101,6 +101,38 @@ fn a_fifo_in_the_folder_is_never_opened() {
     assert_eq!(source_hash(&manifest).unwrap(), first);
 }
 
+/// Issue "hostile input, third round", hang 1: a socket in the folder
+/// failed the run as "build failed"; a FIFO named like a database's journal
+/// (`x-wal` beside a FIFO `x`) was opened to look for SQLite's header.
+#[test]
+fn a_socket_and_a_fifo_beside_a_journal_are_never_opened() {
+    let dir = TempDir::new().unwrap();
+    let manifest = built_server(dir.path());
+    let first = source_hash(&manifest).unwrap();
+    let _socket = std::os::unix::net::UnixListener::bind(dir.path().join("admin.sock")).unwrap();
+    let fifo = dir.path().join("queue");
+    let path = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: `path` is a valid NUL-terminated path; mkfifo only creates it.
+    assert_eq!(unsafe { libc::mkfifo(path.as_ptr(), 0o600) }, 0);
+    std::fs::write(dir.path().join("queue-wal"), "not a journal").unwrap();
+    let changed = source_hash(&manifest).unwrap();
+    assert_ne!(changed, first, "queue-wal is a regular file of the folder");
+    std::fs::remove_file(dir.path().join("queue-wal")).unwrap();
+    assert_eq!(source_hash(&manifest).unwrap(), first);
+}
+
+/// A command whose program is a FIFO is not read for its digest.
+#[test]
+fn an_executable_that_is_a_fifo_is_never_read() {
+    let fifo = TempDir::new().unwrap();
+    let path = fifo.path().join("server");
+    let name = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: `name` is a valid NUL-terminated path; mkfifo only creates it.
+    assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o700) }, 0);
+    let error = corobench_target::file_digest(&path).unwrap_err();
+    assert!(error.to_string().contains("not a regular file"), "{error}");
+}
+
 #[test]
 fn a_file_beyond_the_limit_counts_by_size_and_time_not_content() {
     let dir = TempDir::new().unwrap();

@@ -228,7 +228,7 @@ impl Client {
     /// See [`ClientError`].
     pub fn exchange(&mut self, request: &Request) -> Result<Response, ClientError> {
         self.send(&request.to_bytes())?;
-        self.read_response()
+        self.read_response_to(request.method)
     }
 
     /// Waits up to `wait` for the server to close the connection; true when
@@ -245,16 +245,29 @@ impl Client {
         }
     }
 
-    /// Reads the next response.
+    /// Reads the next response (to a request other than HEAD).
     ///
     /// # Errors
     /// See [`ClientError`].
     pub fn read_response(&mut self) -> Result<Response, ClientError> {
+        self.read_response_to("GET")
+    }
+
+    /// Reads the next response to a request of `method`: the answer to a
+    /// HEAD has no body, whatever length its headers announce.
+    ///
+    /// # Errors
+    /// See [`ClientError`].
+    pub fn read_response_to(&mut self, method: &str) -> Result<Response, ClientError> {
         let deadline = Instant::now() + self.timeout;
         let (status, headers) = self.read_head(deadline)?;
         let framing = framing_of(&headers)?;
+        let no_body = method.eq_ignore_ascii_case("HEAD")
+            || status / 100 == 1
+            || status == 204
+            || status == 304;
         let body = match framing {
-            _ if status / 100 == 1 || status == 204 || status == 304 => Vec::new(),
+            _ if no_body => Vec::new(),
             (Framing::ContentLength, length) => self.read_exact_body(length, deadline)?,
             (Framing::Chunked, _) => self.read_chunked(deadline)?,
             (Framing::UntilClose | Framing::EndStream, _) => self.read_until_close(deadline)?,

@@ -35,6 +35,7 @@ fn setup() -> Setup {
         world: None,
         faults: Default::default(),
         max_rate: None,
+        burst_s: 0.02,
         alloc_per_conn: 0,
         ..ContractConfig::default()
     };

@@ -6,6 +6,7 @@
 //! | 1 | a check failed (a verify rule, a run where nothing succeeded) or an unexpected error |
 //! | 2 | usage or spec error: a bad flag, value or spec file |
 //! | 3 | a target or server failed: it did not build, start, become healthy, or accept connections |
+//! | 4 | a target named on the command line could not be checked (verify skipped it) |
 //! | 130 | interrupted by Ctrl-C or SIGTERM; completed work was kept |
 
 use std::fmt;
@@ -28,6 +29,7 @@ pub enum Exit {
     CheckFailed = 1,
     Usage = 2,
     TargetFailed = 3,
+    NotChecked = 4,
     Interrupted = 130,
 }
 
@@ -167,6 +169,7 @@ fn target_status(error: &TargetError) -> Exit {
         | TargetError::Unhealthy { .. }
         | TargetError::ListensElsewhere { .. }
         | TargetError::PortInUse { .. }
+        | TargetError::NotRunning { .. }
         | TargetError::Postgres { .. } => Exit::TargetFailed,
         _ => Exit::CheckFailed,
     }
@@ -389,6 +392,7 @@ mod tests {
             Exit::CheckFailed,
             Exit::Usage,
             Exit::TargetFailed,
+            Exit::NotChecked,
             Exit::Interrupted,
         ];
         assert_eq!(codes, all.map(|exit| exit as u8));

@@ -39,6 +39,16 @@ fn run(lab: &Lab, env: &[(&str, &str)]) -> StoredRun {
     store.load_run(&id).unwrap()
 }
 
+/// Two system calls per request (a read and a write), as measured: 2.003
+/// to 2.013 on a quiet machine, up to 2.06 on a busy one. The load runs on
+/// while the counters attach and are read, so the requests served in those
+/// moments are on one side of the ratio only, and more of them the longer
+/// a busy machine keeps corobench from running; the band leaves room for
+/// that and no more. What it guards against stays outside: a missed write
+/// (1 per request), a request counted twice (4), an accept and a close per
+/// request (4), the generator's calls counted as the server's (4 or more).
+const TWO_PER_REQUEST: std::ops::Range<f64> = 1.8..2.5;
+
 /// Asserts the server's system calls per request in the run's only trial
 /// lie in `band`.
 fn assert_syscalls_per_request(run: &StoredRun, band: std::ops::Range<f64>) {
@@ -68,11 +78,8 @@ fn keep_alive_plaintext_costs_one_read_and_one_write_per_request() {
     let run = run(&lab, &[]);
     // The contract server blocks in read() until a request arrives and
     // answers it with one write(): 2 per request, and nothing else, since
-    // the connections were accepted during the warm-up. Measured here:
-    // 2.003 to 2.013; the rest is the odd futex of a thread woken by the
-    // scheduler and the reads of requests in flight when the counters
-    // were read.
-    assert_syscalls_per_request(&run, 1.99..2.05);
+    // the connections were accepted during the warm-up.
+    assert_syscalls_per_request(&run, TWO_PER_REQUEST);
     let generator = &run.trials[0].counters.as_ref().unwrap().generator;
     assert!(generator.threads >= 1, "the generator's threads were found");
     assert!(generator.syscalls.unwrap() > 0);
@@ -100,7 +107,7 @@ fn a_server_that_forks_its_worker_is_counted_as_a_whole_tree() {
     .unwrap();
     let run = run(&lab, &[]);
     // The shell only waits: the worker's 2 per request are the tree's.
-    assert_syscalls_per_request(&run, 1.99..2.05);
+    assert_syscalls_per_request(&run, TWO_PER_REQUEST);
     let counters = run.trials[0].counters.as_ref().unwrap();
     // The shell's thread and the worker's accept and connection threads.
     assert!(counters.server.threads >= 6, "{:?}", counters.server);

@@ -360,3 +360,39 @@ fn a_missing_context_is_named_and_nothing_is_made() {
     assert!(!calls.iter().any(|c| c.contains(" apply ")), "{calls:#?}");
     assert!(!cluster.lab.db().exists(), "nothing is stored");
 }
+
+/// Issue "hostile input, third round", hang 2: `k8s run` hung for ever,
+/// ignoring Ctrl-C, when kubectl hung. Ctrl-C ends the hung call, and the
+/// clean-up still deletes every object.
+#[test]
+fn ctrl_c_ends_a_hung_kubectl_call_and_the_objects_are_still_deleted() {
+    let cluster = Cluster::new(1);
+    let spec = cluster.spec();
+    let child = cluster
+        .command(&[&spec, "--image", IMAGE])
+        .env("FAKE_KUBECTL_HANGS", "get")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while !cluster
+        .calls()
+        .iter()
+        .any(|call| call.contains(" get pods"))
+    {
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "kubectl get was never called: {:#?}",
+            cluster.calls()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // SAFETY: kill only signals the child we started.
+    unsafe { libc::kill(i32::try_from(child.id()).unwrap(), libc::SIGINT) };
+    let output = child.wait_with_output().unwrap();
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("interrupted"), "{stderr}");
+    cluster.assert_deleted_last();
+}

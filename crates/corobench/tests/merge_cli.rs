@@ -173,3 +173,38 @@ fn reports_that_cannot_be_merged_are_refused_with_the_reason() {
         );
     }
 }
+
+/// Issue "hostile input, third round", wrong result 7: 7,500 + 2⁶⁴−1
+/// requests merged to 7,499; an error rate of 1.2e15 and negative CPU were
+/// accepted. Each is refused, naming the file and the field.
+#[test]
+fn impossible_figures_are_refused_naming_the_file_and_field() {
+    let dir = tempfile::tempdir().unwrap();
+    two_generators(dir.path());
+    let b: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("b.json")).unwrap()).unwrap();
+    let forged = |name: &str, edit: &dyn Fn(&mut serde_json::Value)| {
+        let mut value = b.clone();
+        edit(&mut value);
+        std::fs::write(dir.path().join(name), serde_json::to_vec(&value).unwrap()).unwrap();
+    };
+    forged("huge.json", &|v| v["requests"] = u64::MAX.into());
+    forged("rate.json", &|v| v["error_rate"] = 1.2e15.into());
+    forged("cpu.json", &|v| {
+        v["generator"]["cpu_user_s"] = (-3.0).into()
+    });
+    forged("classes.json", &|v| v["status"]["2xx"] = 1.into());
+    let a = path(dir.path(), "a.json");
+    for (file, field) in [
+        ("huge.json", "requests"),
+        ("rate.json", "error_rate"),
+        ("cpu.json", "generator.cpu_user_s"),
+        ("classes.json", "requests"),
+    ] {
+        let output = corobench(&["merge", &a, &path(dir.path(), file)]);
+        let err = stderr(&output);
+        assert_eq!(output.status.code(), Some(2), "{file}: {err}");
+        assert!(err.contains(&format!("{file}: {field} ")), "{file}: {err}");
+        assert!(!err.contains("panicked"), "{file}: {err}");
+    }
+}

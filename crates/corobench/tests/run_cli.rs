@@ -369,3 +369,55 @@ fn max_trials_without_an_adaptive_stop_is_refused() {
         "{stderr}"
     );
 }
+
+/// Issue "hostile input, third round", wrong result 3: a run resumed after
+/// its server's executable changed mixed both programs' trials in one
+/// scenario and kept the old SHA-256. The resume is refused with both.
+#[test]
+fn a_run_whose_server_changed_is_not_resumed() {
+    let lab = Lab::new();
+    let server = lab.path("server");
+    std::fs::copy(corobench_testkit::binary_path(), &server).unwrap();
+    lab.write(
+        "spec.toml",
+        &format!(
+            "name = \"changed\"\ntargets = [\"api\"]\n[run]\ntrials = 2\nduration = \"60s\"\n\
+             warmup = \"0.1s\"\nidle = \"0.1s\"\n[schedule]\nconnections = 2\n[[workloads]]\n\
+             name = \"hello\"\npath = \"/plaintext\"\n[servers.api]\ncommand = {:?}\n\
+             ready = \"/healthz\"\n",
+            server.display()
+        ),
+    );
+    let mut child = spawn(&lab, &["run", lab.path("spec.toml").to_str().unwrap()]);
+    wait_for("the run to be stored", Duration::from_secs(120), || {
+        Store::open_existing(lab.db()).is_ok_and(|s| s.resolve_run_id("latest").is_ok())
+    });
+    child.kill().unwrap();
+    child.wait().unwrap();
+    // Another program under the same name: the kit behind a shell.
+    std::fs::remove_file(&server).unwrap();
+    std::fs::write(
+        &server,
+        format!(
+            "#!/bin/sh\nexec {} \"$@\"\n",
+            corobench_testkit::binary_path().display()
+        ),
+    )
+    .unwrap();
+    let mut mode = std::fs::metadata(&server).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut mode, 0o755);
+    std::fs::set_permissions(&server, mode).unwrap();
+    let resumed = lab.run(&["run", "--resume", "latest"]);
+    let stderr = text(&resumed.stderr);
+    assert_eq!(resumed.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("the api executable changed"), "{stderr}");
+    assert_eq!(
+        stderr.matches("sha256:").count(),
+        2,
+        "both digests: {stderr}"
+    );
+    assert!(
+        lab.stored_trials().is_empty(),
+        "no trial of the new program"
+    );
+}

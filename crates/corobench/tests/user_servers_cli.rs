@@ -7,7 +7,7 @@ mod lab;
 
 use corobench_model::TrialStatus;
 use corobench_store::Store;
-use lab::{Lab, text};
+use lab::{AlreadyRunning, Lab, text};
 
 /// A spec measuring `servers` (TOML `[servers.NAME]` tables) on /plaintext.
 fn spec(lab: &Lab, targets: &[&str], expect: &str, servers: &str) -> String {
@@ -199,47 +199,6 @@ fn a_server_whose_program_is_missing_is_skipped_with_the_reason() {
         stdout.contains("skipped missing: `corobench-no-such-command` is not on PATH (install it)"),
         "{stdout}"
     );
-}
-
-/// The knob server started by the test itself, in its own process group,
-/// as a user starts a server before measuring it; killed and reaped on drop.
-struct AlreadyRunning {
-    child: std::process::Child,
-    url: String,
-}
-
-impl AlreadyRunning {
-    fn start() -> Self {
-        use std::io::BufRead as _;
-        use std::os::unix::process::CommandExt as _;
-        let mut child = std::process::Command::new(kit())
-            .arg("knobs")
-            .env("PORT", "0")
-            .process_group(0)
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        std::io::BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let addr = line.trim().trim_start_matches("listening on ").to_owned();
-        Self {
-            child,
-            url: format!("http://{addr}"),
-        }
-    }
-
-    fn still_running(&mut self) -> bool {
-        self.child.try_wait().unwrap().is_none()
-    }
-}
-
-impl Drop for AlreadyRunning {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 #[test]

@@ -363,6 +363,38 @@ fn a_closed_loop_that_breaks_littles_law_is_flagged() {
         warning.details["fast/plaintext/c=4"],
         "in 1 of 6 trials, up to +300%"
     );
+    assert!(warning.message.contains("below"), "{}", warning.message);
+}
+
+/// Issue "hostile input, third round", wrong result 5: req/s above what the
+/// connections can carry was blamed on "a busy generator". Its cause is
+/// answers counted that no request of the window asked for.
+#[test]
+fn a_closed_loop_above_littles_law_names_answers_from_outside_the_window() {
+    // 4 connections waiting 100 ms each carry at most 40 req/s: 44 is more.
+    let run = RunBuilder::new("r1", 6)
+        .scenario("slow", &[], "io", 4)
+        .rates(&SIX)
+        .edit_last(|trial| trial.load = Some(load(44.0, &[100_000])))
+        .build();
+    let analysis = analyze_run(&run, &AnalyzeOptions::default()).unwrap();
+    let warning = analysis
+        .warnings
+        .iter()
+        .find(|w| w.kind == WarningKind::LittlesLaw)
+        .expect("a Little's law warning");
+    assert!(
+        warning
+            .message
+            .contains("above what the connections can carry"),
+        "{}",
+        warning.message
+    );
+    assert!(
+        !warning.message.contains("generator"),
+        "{}",
+        warning.message
+    );
 }
 
 /// Issue "wrong successes", item 7: a failure whose first line only

@@ -31,13 +31,16 @@ impl WindowCounters {
                          pid or process in its [servers] table)"
                     .to_owned(),
             ),
-            Some(pgid) => corobench_sampler::group_threads(pgid)
-                .map(|tids| ThreadCounters::attach(&tids))
+            Some(pgid) => corobench_sampler::group_counters(pgid)
                 .map_err(|e| format!("the server's threads could not be listed: {e}")),
         };
+        // The responses are read right after the server's counters start and
+        // right after they are read: the requests served while the
+        // generator's own counters attach or are read are then on both
+        // sides of the ratio, or on neither.
+        let responses_at_attach = progress.snapshot().responses;
         let generator = corobench_sampler::own_threads(corobench_load::THREAD_NAME_PREFIX);
         let generator = ThreadCounters::attach(&generator);
-        let responses_at_attach = progress.snapshot().responses;
         Self {
             server,
             generator,
@@ -52,8 +55,8 @@ impl WindowCounters {
             Ok(attached) => SideCounters::of(Side::Server, attached.read()),
             Err(reason) => SideCounters::refused(Side::Server, &reason),
         };
-        let generator = SideCounters::of(Side::Generator, self.generator.read());
         let responses = self.progress.snapshot().responses;
+        let generator = SideCounters::of(Side::Generator, self.generator.read());
         let mut missing = server.missing;
         missing.extend(generator.missing);
         TrialCounters {

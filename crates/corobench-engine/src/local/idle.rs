@@ -60,7 +60,18 @@ pub(super) fn hold(
     let series = sampler.stop().map_err(|e| failed(e.to_string()))?;
     let settled =
         settled.map_err(|e| failed(format!("the target's memory could not be read: {e}")))?;
+    // Counted after the RSS was read: a connection closed by then may have
+    // been closed before it, and the RSS would not hold it.
+    let open = opened.still_open();
     drop(opened);
+    if open < usize::try_from(connections).unwrap_or(usize::MAX) {
+        return Err(failed(format!(
+            "only {open} of the {connections} idle connections were still open when the \
+             target's memory was read: the server closed the others, so the figure is not \
+             memory with {connections} connections; memory per connection needs a server \
+             that keeps idle connections open"
+        )));
+    }
     Ok((
         IdleMeasurement {
             connections,

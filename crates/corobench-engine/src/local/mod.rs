@@ -20,6 +20,7 @@ use corobench_target::TargetError;
 
 pub use self::perf::PERF_VARIABLE;
 pub use self::server::{LocalServer, TrialServer, start_or_attach};
+use crate::answers;
 use crate::events::RunObserver;
 use crate::machine_probe;
 use crate::prepare::TrialEnvironment;
@@ -134,8 +135,12 @@ impl Place for ThisMachine<'_> {
             Err(why) => return Err(Halt::Failed(why.to_string())),
         };
         server.sampled = measured.sampled.then_some(measured.series);
+        let mut report = measured.report;
+        let user_server = !server.target.serves_contract();
+        answers::judge(&mut report, &scenario.workload.expect, user_server)
+            .map_err(Halt::Failed)?;
         Ok(LoadWindow {
-            report: measured.report,
+            report,
             peak_tasks: measured.peak_tasks,
             counters: measured.counters,
             probe: None,

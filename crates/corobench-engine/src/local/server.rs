@@ -58,7 +58,19 @@ impl TrialServer {
     /// while it is there.
     pub fn gone(&mut self) -> Option<String> {
         match self {
-            Self::Started(target) => target.exit_status().map(|s| format!("it exited: {s}")),
+            Self::Started(target) => target.exit_status().map(|status| {
+                let left = target.left_behind();
+                if left.is_empty() {
+                    return format!("it exited: {status}");
+                }
+                let pids: Vec<String> = left.iter().map(i32::to_string).collect();
+                format!(
+                    "its command exited ({status}) but left processes {} running: it puts \
+                     itself in the background (daemonizes), and is measured only while the \
+                     command runs; run it in the foreground (nginx: `daemon off;`)",
+                    pids.join(", ")
+                )
+            }),
             Self::Attached(server) => server.gone(),
         }
     }

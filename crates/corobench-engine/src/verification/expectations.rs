@@ -14,7 +14,7 @@ use corobench_spec::{Expectation, Plan, PlannedScenario, Workload};
 use corobench_verify::client::{Client, ClientError, Response};
 
 use crate::error::EngineError;
-use crate::local::start_or_attach;
+use crate::local::{TrialError, start_or_attach};
 use crate::{PreparedRun, RunObserver};
 
 /// How long the one answer may take.
@@ -60,10 +60,15 @@ fn is_user_server(prepared: &PreparedRun, scenario: &PlannedScenario) -> bool {
 fn check_one(prepared: &PreparedRun, scenario: &PlannedScenario) -> Result<(), EngineError> {
     let env = &prepared.env;
     let server =
-        start_or_attach(env, &scenario.target, &scenario.parameters, false).map_err(|e| {
-            EngineError::NotChecked {
-                target: scenario.target.clone(),
-                why: e.to_string(),
+        start_or_attach(env, &scenario.target, &scenario.parameters, false).map_err(|error| {
+            match error {
+                // Where a running server is not as its spec says, the error says
+                // so itself, and its kind decides the exit status.
+                TrialError::NotThere(source) => EngineError::Target(source),
+                error => EngineError::NotChecked {
+                    target: scenario.target.clone(),
+                    why: error.to_string(),
+                },
             }
         })?;
     let body = env
@@ -72,6 +77,16 @@ fn check_one(prepared: &PreparedRun, scenario: &PlannedScenario) -> Result<(), E
         .cloned()
         .unwrap_or_default();
     let answer = ask(server.addr(), &scenario.workload, &body);
+    // A command that answered and then went away (it daemonized, or died)
+    // would fail every trial: it is refused here, saying why.
+    let mut server = server;
+    if let Some(why) = server.gone() {
+        let _ = server.stop();
+        return Err(EngineError::NotChecked {
+            target: scenario.target.clone(),
+            why,
+        });
+    }
     let _ = server.stop();
     let problem = match answer {
         Ok(response) => broken_expectation(&scenario.workload.expect, &response),
@@ -117,7 +132,7 @@ fn ask(addr: SocketAddr, workload: &Workload, body: &[u8]) -> Result<Response, N
     let bytes = request.serialize(&endpoint)?;
     let mut client = Client::connect(addr, ANSWER_TIMEOUT)?;
     client.send(&bytes)?;
-    Ok(client.read_response()?)
+    Ok(client.read_response_to(&workload.method)?)
 }
 
 /// What in `response` breaks `expect`, in words; `None` when it holds.

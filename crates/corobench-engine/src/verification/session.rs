@@ -148,10 +148,7 @@ impl<'a> Session<'a> {
     fn build(&self, manifest: &Manifest) -> Result<BuiltTarget, Box<TargetError>> {
         self.observer
             .preparing(&format!("building {}", manifest.name));
-        let log = self
-            .workspace
-            .work_dir
-            .join(format!("build-{}.log", manifest.name));
+        let log = self.workspace.cache.log_path(&manifest.name);
         Ok(self.workspace.cache.build(manifest, &log)?)
     }
 
@@ -185,10 +182,7 @@ impl<'a> Session<'a> {
         let manifest = &built.manifest;
         self.observer
             .preparing(&format!("verifying {}", manifest.name));
-        let log = self
-            .workspace
-            .work_dir
-            .join(format!("build-{}.log", manifest.name));
+        let log = self.workspace.cache.log_path(&manifest.name);
         if let Some(program) = manifest.program() {
             let server = match (program.needs_server(), &self.program_server) {
                 (false, _) => None,

@@ -1,5 +1,7 @@
 //! Opening files: fresh, current, newer than known, or not ours at all.
 
+use std::path::Path;
+
 use corobench_model::{PoolCounters, PoolWindow};
 use rusqlite::Connection;
 
@@ -78,12 +80,31 @@ fn a_missing_file_is_not_created_by_readers() {
     assert!(!path.exists());
 }
 
+/// Issue "hostile input, third round", left behind 4: `--db
+/// /nonexistent/dir/x.db` silently created the folders.
 #[test]
-fn open_creates_missing_directories() {
+fn a_database_in_a_missing_folder_is_refused_and_nothing_is_created() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("results/nested/corobench.db");
-    Store::open(&path).unwrap();
-    assert!(path.is_file());
+    let error = Store::open(&path).unwrap_err();
+    assert!(matches!(error, StoreError::CannotOpen { .. }), "{error}");
+    assert!(error.to_string().contains("does not exist"), "{error}");
+    assert!(!dir.path().join("results").exists());
+    let fresh = dir.path().join("corobench.db");
+    Store::open(&fresh).unwrap();
+    assert!(fresh.is_file(), "a new file in an existing folder is made");
+}
+
+/// Issue "hostile input, third round", left behind 4: `--db /dev/null`
+/// left a `/dev/null-journal`. A device, a folder or a pipe is refused.
+#[test]
+fn a_path_that_is_no_regular_file_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    for path in [Path::new("/dev/null"), dir.path()] {
+        let error = Store::open(path).unwrap_err();
+        assert!(error.to_string().contains("not a regular file"), "{error}");
+    }
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }
 
 #[test]

@@ -85,6 +85,10 @@ impl Spec<'_> {
         let Value::Table(table) = value else {
             return Err(self.error(&format!("servers.{name}"), Some(name), "must be a table"));
         };
+        if !super::is_valid_name(name) {
+            let message = format!("{name:?} is no server name: {}", super::NAME_RULE);
+            return Err(self.error(&format!("servers.{name}"), Some(name), message));
+        }
         if let Some(key) = table.keys().find(|k| !SERVER_KEYS.contains(&k.as_str())) {
             let message = format!("unknown key; a server takes: {}", SERVER_KEYS.join(", "));
             return Err(self.error(&format!("servers.{name}.{key}"), Some(name), message));

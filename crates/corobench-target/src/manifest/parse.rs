@@ -254,18 +254,22 @@ fn check_floors(
     Ok(())
 }
 
-fn check_name(source: &Source, name: &Spanned<String>, dir: &Path) -> Result<(), TargetError> {
-    let valid = !name.get_ref().is_empty()
+/// What a target's (or a user's server's) name may hold: one rule for
+/// manifests, specs and the quick form's `--server NAME=…`.
+pub const NAME_RULE: &str = "use lower-case letters, digits, '-' and '_'";
+
+/// Whether `name` follows [`NAME_RULE`].
+#[must_use]
+pub fn is_valid_name(name: &str) -> bool {
+    !name.is_empty()
         && name
-            .get_ref()
             .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_');
-    if !valid {
-        return Err(source.error(
-            &name.span(),
-            "name",
-            "use lower-case letters, digits, '-' and '_'",
-        ));
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
+}
+
+fn check_name(source: &Source, name: &Spanned<String>, dir: &Path) -> Result<(), TargetError> {
+    if !is_valid_name(name.get_ref()) {
+        return Err(source.error(&name.span(), "name", NAME_RULE));
     }
     let folder = dir
         .file_name()

@@ -12,25 +12,48 @@ const LISTEN: &str = "0A";
 /// The TCP ports the processes `pids` listen on now (IPv4 and IPv6).
 #[must_use]
 pub fn listening_ports(pids: &[i32]) -> BTreeSet<u16> {
-    let inodes: BTreeSet<u64> = pids.iter().flat_map(|&pid| socket_inodes(pid)).collect();
-    if inodes.is_empty() {
-        return BTreeSet::new();
-    }
-    ["/proc/net/tcp", "/proc/net/tcp6"]
-        .iter()
-        .filter_map(|path| std::fs::read_to_string(path).ok())
-        .flat_map(|table| listeners(&table))
-        .filter(|(_, inode)| inodes.contains(inode))
-        .map(|(port, _)| port)
-        .collect()
+    listening_ports_checked(pids).unwrap_or_default()
 }
 
-/// The inodes of the sockets process `pid` holds open (`socket:[N]`).
-fn socket_inodes(pid: i32) -> Vec<u64> {
-    let Ok(entries) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
-        return Vec::new();
-    };
-    entries
+/// [`listening_ports`], or `None` when no process's descriptors could be
+/// read (another user's processes, without the privilege to look): then
+/// nothing can be said of what they listen on.
+///
+/// The socket tables are those of the first process's network namespace,
+/// so a server in a container is read where it listens.
+#[must_use]
+pub fn listening_ports_checked(pids: &[i32]) -> Option<BTreeSet<u16>> {
+    let readable: Vec<Vec<u64>> = pids.iter().filter_map(|&pid| socket_inodes(pid)).collect();
+    if readable.is_empty() && !pids.is_empty() {
+        return None;
+    }
+    let inodes: BTreeSet<u64> = readable.into_iter().flatten().collect();
+    if inodes.is_empty() {
+        return Some(BTreeSet::new());
+    }
+    let netns = pids
+        .first()
+        .map_or_else(|| "self".to_owned(), i32::to_string);
+    let tables = ["tcp", "tcp6"].map(|name| {
+        std::fs::read_to_string(format!("/proc/{netns}/net/{name}"))
+            .or_else(|_| std::fs::read_to_string(format!("/proc/net/{name}")))
+    });
+    Some(
+        tables
+            .iter()
+            .filter_map(|table| table.as_ref().ok())
+            .flat_map(|table| listeners(table))
+            .filter(|(_, inode)| inodes.contains(inode))
+            .map(|(port, _)| port)
+            .collect(),
+    )
+}
+
+/// The inodes of the sockets process `pid` holds open (`socket:[N]`);
+/// `None` when its descriptors cannot be listed (gone, or not ours to see).
+fn socket_inodes(pid: i32) -> Option<Vec<u64>> {
+    let entries = std::fs::read_dir(format!("/proc/{pid}/fd")).ok()?;
+    let inodes = entries
         .filter_map(Result::ok)
         .filter_map(|entry| std::fs::read_link(entry.path()).ok())
         .filter_map(|link| {
@@ -40,7 +63,8 @@ fn socket_inodes(pid: i32) -> Vec<u64> {
                 .parse()
                 .ok()
         })
-        .collect()
+        .collect();
+    Some(inodes)
 }
 
 /// (local port, inode) of every listening socket in a `/proc/net/tcp` or

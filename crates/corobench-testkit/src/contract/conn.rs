@@ -192,7 +192,7 @@ fn serve(stream: &mut dyn Wire, shared: &Shared) -> io::Result<Ending> {
             Some(Ok(head)) => head,
             Some(Err(problem)) => {
                 let reply = Reply::error(400, &format!("malformed request: {problem}"));
-                write_reply(stream, &reply, true, shared, &mut frozen_date)?;
+                write_reply(stream, &reply, (true, false), shared, &mut frozen_date)?;
                 return Ok(Ending::Close);
             }
         };
@@ -202,7 +202,8 @@ fn serve(stream: &mut dyn Wire, shared: &Shared) -> io::Result<Ending> {
             || head.connection_close
             || shared.has(Fault::NoKeepAlive)
             || shared.has(Fault::MissingContentLength);
-        write_reply(stream, &reply, close, shared, &mut frozen_date)?;
+        let head_only = head.method == "HEAD";
+        write_reply(stream, &reply, (close, head_only), shared, &mut frozen_date)?;
         if close {
             return Ok(Ending::Close);
         }
@@ -270,10 +271,12 @@ fn read_head(
     }
 }
 
+/// Writes `reply`; `head_only` (the answer to a HEAD) sends its head alone,
+/// announcing the length the body would have.
 fn write_reply(
     stream: &mut dyn Wire,
     reply: &Reply,
-    close: bool,
+    (close, head_only): (bool, bool),
     shared: &Shared,
     frozen_date: &mut Option<String>,
 ) -> io::Result<()> {
@@ -304,6 +307,9 @@ fn write_reply(
     }
     let mut out = Vec::with_capacity(reply.body.len() + 256);
     write_head(&mut out, reply.status, &headers);
+    if head_only {
+        return stream.write_all(&out);
+    }
     if chunked {
         if !reply.body.is_empty() {
             out.extend_from_slice(format!("{:x}\r\n", reply.body.len()).as_bytes());

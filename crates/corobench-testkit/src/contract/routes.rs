@@ -63,7 +63,13 @@ pub(super) fn route(head: &RequestHead, body: &mut Body<'_>, shared: &Shared) ->
         }
         return Reply::error(404, &format!("no such path: {}", head.path()));
     };
-    if head.method != endpoint.method() && !shared.has(Fault::WrongMethodOk) {
+    // HEAD is GET without the body (RFC 9110), wherever GET is served.
+    let method = if head.method == "HEAD" {
+        "GET"
+    } else {
+        head.method.as_str()
+    };
+    if method != endpoint.method() && !shared.has(Fault::WrongMethodOk) {
         let message = format!(
             "{} takes {}, not {}",
             head.path(),

@@ -198,6 +198,9 @@ pub fn run(args: &LoadArgs) -> anyhow::Result<Exit> {
         .map_err(load_tls::explain)?
         .priming(args.prime);
     let probe = args.probe.then(|| probe(args)).flatten();
+    // Ctrl-C is handled from the first word on: a wait announced can be
+    // interrupted.
+    let stop = signals::stop_flag()?;
     if let Some(start_at) = args.start_at {
         announce_start(start_at, warmup);
         load = load.starting_at(start_at)?;
@@ -209,7 +212,8 @@ pub fn run(args: &LoadArgs) -> anyhow::Result<Exit> {
     if view.is_some() {
         load = load.live_view();
     }
-    let mut report = load_watch::run_with_progress(load, view, args.json.then_some(window))?;
+    let mut report =
+        load_watch::run_with_progress(load, view, args.json.then_some(window), &stop)?;
     report.probe_mb_per_s = probe;
     super::shared::print_load_report(&report, args.json, &args.percentiles, load_summary::render)?;
     check_something_succeeded(&report)?;

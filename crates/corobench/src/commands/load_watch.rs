@@ -2,7 +2,7 @@
 //! this thread following it (the window's kernel counters, Ctrl-C) and
 //! showing its progress, as the live view or as one progress line.
 
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use corobench_live::{LoadView, Painter};
@@ -86,11 +86,11 @@ pub(super) fn run_with_progress(
     load: LoadRun,
     view: Option<LoadView>,
     counting: Option<Option<Duration>>,
+    stop: &AtomicBool,
 ) -> anyhow::Result<LoadReport> {
     let mut counters = counting.map(|_| WindowCounters::Waiting);
     let progress = load.progress();
     let cancel = load.cancel_flag();
-    let stop = signals::stop_flag()?;
     let mut shown = Shown::start(view, &load);
     // Whether Ctrl-C came before the measured window opened (during a
     // --start-at wait or the warm-up): then nothing was measured.

@@ -143,9 +143,7 @@ impl Lifeline {
             .name("lifeline".into())
             .spawn(move || {
                 serve::read_orders(std::io::stdin().lock(), &sender, |line| {
-                    progress(&format!(
-                        "ignored a line on stdin that is no order: {line:?}"
-                    ));
+                    progress(&format!("ignored a line on stdin that is no order: {line}"));
                 });
                 flag.store(true, Ordering::Relaxed);
             })
@@ -235,12 +233,8 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<Exit> {
     still_running(&mut target)?;
     let mut stdout = std::io::stdout().lock();
     let verified = !args.no_verify && manifest.contract;
-    let ready = serve::ready_line(
-        &target,
-        &built,
-        (args.listen, args.cpus.as_ref().map(ToString::to_string)),
-        verified,
-    );
+    let cpus = args.cpus.as_ref().map(ToString::to_string);
+    let ready = serve::ready_line(&target, &built, (args.listen, cpus), verified);
     let end = if print_line(&mut stdout, &ready) {
         let stats = manifest.contract.then(|| target.addr());
         let mut answerer = Answerer::new(target.pgid(), stats);
@@ -314,17 +308,11 @@ pub(super) fn build(
         "building {} (or taking it from the cache)",
         manifest.name
     ));
-    let log = workspace
-        .work_dir
-        .join(format!("build-{}.log", manifest.name));
-    workspace.cache.build(manifest, &log).map_err(|e| {
-        workspace.keep_logs();
-        exit::target_failed(format!(
-            "{} did not build: {e} (logs kept in {})",
-            manifest.name,
-            workspace.work_dir.display()
-        ))
-    })
+    let log = workspace.cache.log_path(&manifest.name);
+    workspace
+        .cache
+        .build(manifest, &log)
+        .map_err(|e| exit::target_failed(format!("{} did not build: {e}", manifest.name)))
 }
 
 /// Launches the target and waits until it is healthy.

@@ -243,7 +243,7 @@ fn build(manifests: &[Manifest], cache: &BuildCache, out: &mut dyn Write) -> any
             writeln!(out, "skipped  {name:width$}  {reason}{hint}")?;
             continue;
         }
-        let log = cache.root().join("logs").join(format!("{name}.build.log"));
+        let log = cache.log_path(name);
         if manifest.build.is_some() && !cache.is_built(manifest).unwrap_or(false) {
             eprintln!("building {name} (log: {})", log.display());
         }

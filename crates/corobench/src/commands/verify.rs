@@ -18,7 +18,7 @@ use crate::output::run_progress::StepLines;
 #[derive(Debug, Args)]
 #[command(
     after_help = "Exit status: 0 every rule passed (warnings allowed), 1 a rule failed, \
-    3 a target failed to build or start.\n\nExamples:\n  \
+    3 a target failed to build or start, 4 a target named here was skipped.\n\nExamples:\n  \
     corobench verify\n  \
     corobench verify go-nethttp rust-axum --json"
 )]
@@ -70,7 +70,8 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<Exit> {
         write!(stdout, "{}", table(&verdicts))?;
     }
     stdout.flush()?;
-    Ok(exit_status(&verdicts))
+    let judged: Vec<&Verdict> = verdicts.iter().map(|c| &c.verdict).collect();
+    Ok(exit_status(&judged, !args.names.is_empty()))
 }
 
 /// One target in one protocol, and what became of it.
@@ -91,17 +92,20 @@ impl Checked {
     }
 }
 
-fn exit_status(verdicts: &[Checked]) -> Exit {
-    let failed_target = verdicts
-        .iter()
-        .any(|c| matches!(c.verdict, Verdict::Failed(_)));
+/// The verdicts' exit status; `named`: the targets were named on the
+/// command line, so one skipped is one the user asked for and nobody
+/// checked, which is no success.
+fn exit_status(verdicts: &[&Verdict], named: bool) -> Exit {
+    let failed_target = verdicts.iter().any(|v| matches!(v, Verdict::Failed(_)));
     let failed_rule = verdicts.iter().any(
-        |c| matches!(&c.verdict, Verdict::Verified(results) if results.iter().any(RuleResult::is_fail)),
+        |v| matches!(v, Verdict::Verified(results) if results.iter().any(RuleResult::is_fail)),
     );
     if failed_target {
         Exit::TargetFailed
     } else if failed_rule {
         Exit::CheckFailed
+    } else if named && verdicts.iter().any(|v| matches!(v, Verdict::Skipped(_))) {
+        Exit::NotChecked
     } else {
         Exit::Success
     }
@@ -242,4 +246,27 @@ fn json_document(verdicts: &[Checked], database: bool) -> Value {
         })
         .collect();
     json!({ "database": database, "targets": targets })
+}
+
+#[cfg(test)]
+mod exit_tests {
+    use corobench_engine::verification::session::Verdict;
+
+    use super::exit_status;
+    use crate::exit::Exit;
+
+    /// Issue "hostile input, third round", message 15: `verify NAME…`
+    /// exited 0 when every named target was skipped (toolchain missing).
+    #[test]
+    fn a_named_target_that_was_skipped_is_no_success() {
+        let skipped = Verdict::Skipped("go is not installed".to_owned());
+        let verified = Verdict::Verified(Vec::new());
+        assert_eq!(exit_status(&[&skipped], true), Exit::NotChecked);
+        assert_eq!(exit_status(&[&verified, &skipped], true), Exit::NotChecked);
+        // Without names, verify checks what is available: a skip is news,
+        // not a failure.
+        assert_eq!(exit_status(&[&verified, &skipped], false), Exit::Success);
+        let failed = Verdict::Failed("did not start".to_owned());
+        assert_eq!(exit_status(&[&skipped, &failed], true), Exit::TargetFailed);
+    }
 }

@@ -6,12 +6,15 @@
 #![allow(dead_code)] // each test file uses a different part
 
 mod report;
+mod running;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 #[allow(unused_imports)] // the report tests use them
 pub use report::{Fixture, plaintext_claim, two_profiles};
+#[allow(unused_imports)] // the tests of servers already running use it
+pub use running::AlreadyRunning;
 
 /// A scratch folder every corobench of a test runs in.
 #[derive(Debug)]

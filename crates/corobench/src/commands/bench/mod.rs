@@ -14,6 +14,7 @@ use super::run::RunArgs;
 use super::shared::{DbArg, TargetsDirArg};
 use crate::exit::{self, Exit};
 
+mod flags;
 mod spec;
 
 pub use spec::spec_text;
@@ -95,7 +96,8 @@ pub struct BenchArgs {
     pub connections: u32,
 
     /// An open-loop rate in requests per second instead of a closed loop
-    #[arg(short = 'R', long, value_name = "RATE")]
+    /// (20000 or 20k)
+    #[arg(short = 'R', long, value_name = "RATE", value_parser = crate::values::parse_rate)]
     pub rate: Option<f64>,
 
     /// Trials per server
@@ -137,6 +139,9 @@ pub struct BenchArgs {
 /// folder; then as `corobench run`.
 pub fn run(args: &BenchArgs) -> anyhow::Result<Exit> {
     let spec = spec::spec_text(args)?;
+    // What `run` would refuse is refused now, naming the flag, before a
+    // spec is written or anything runs.
+    flags::check(&spec, args)?;
     if let Some(out) = &args.spec_out {
         std::fs::write(out, &spec)
             .map_err(|e| exit::usage(format!("--spec-out {}: {e}", out.display())))?;
@@ -158,7 +163,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<Exit> {
     let path = folder.join("bench.toml");
     std::fs::write(&path, &spec)?;
     let run = RunArgs {
-        spec: Some(path),
+        spec: Some(path.clone()),
         resume: None,
         db: args.db.clone(),
         dir: args.dir.clone(),
@@ -172,7 +177,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<Exit> {
         no_probe: false,
         no_tui: args.no_tui,
     };
-    let result = super::run::run(&run);
+    let result = super::run::run(&run).map_err(|error| flags::retell(error, &path, &spec));
     let _ = std::fs::remove_dir_all(&folder);
     result
 }

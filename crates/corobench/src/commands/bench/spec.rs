@@ -199,24 +199,52 @@ fn servers(given: &[String]) -> anyhow::Result<Vec<(String, String)>> {
             )));
         };
         let (name, command) = (name.trim(), command.trim());
-        let valid = !name.is_empty()
-            && name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c));
-        if !valid || command.is_empty() {
+        if !corobench_target::is_valid_name(name) {
             return Err(exit::usage(format!(
-                "--server {text:?}: the name takes letters, digits, '-', '_' and '.', and the \
-                 command must not be empty"
+                "--server {text:?}: {name:?} is no server name: {}",
+                corobench_target::NAME_RULE
             )));
         }
+        if command.is_empty() {
+            return Err(exit::usage(format!(
+                "--server {text:?}: the command is empty; write NAME=COMMAND"
+            )));
+        }
+        let command = address_or_command(text, command)?;
         if let Some((_, first)) = servers.iter().find(|(known, _)| known == name) {
             return Err(exit::usage(format!(
                 "--server {name} is given twice ({first:?} and {command:?}); name them apart"
             )));
         }
-        servers.push((name.to_owned(), command.to_owned()));
+        servers.push((name.to_owned(), command));
     }
     Ok(servers)
+}
+
+/// A server's `SCHEME://…`: `http` (in any case) is a server already
+/// running, written `http://…`; another scheme is refused rather than run
+/// as a command. Anything else is a command.
+fn address_or_command(text: &str, command: &str) -> anyhow::Result<String> {
+    let Some((scheme, rest)) = command.split_once("://") else {
+        return Ok(command.to_owned());
+    };
+    let is_scheme = scheme
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic())
+        && scheme
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c));
+    if !is_scheme {
+        return Ok(command.to_owned());
+    }
+    if scheme.eq_ignore_ascii_case("http") {
+        return Ok(format!("http://{rest}"));
+    }
+    Err(exit::usage(format!(
+        "--server {text:?}: {scheme}:// is not measured; corobench loads servers over plain \
+         http://: give NAME=http://HOST:PORT, or the command that starts the server"
+    )))
 }
 
 /// A server's name as a table key: bare unless a dot would split it.

@@ -1,8 +1,17 @@
 //! `kubectl`, run as the user runs it (their kubeconfig, their context,
 //! their credentials): corobench holds no cluster credentials of its own.
+//!
+//! Every call has a time limit and ends at the user's Ctrl-C: a kubectl
+//! that hangs (an API server that never answers, a `delete --wait` that
+//! never ends) is killed, and the run goes on to its clean-up, which has
+//! time limits of its own.
 
-use std::io::Write as _;
+use std::io::{Read as _, Write as _};
+use std::os::unix::process::CommandExt as _;
 use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 use corobench_engine::transport;
 use serde_json::Value;
@@ -11,22 +20,38 @@ use crate::exit;
 
 /// How long `kubectl cluster-info` may take to say whether the API server answers.
 const REACHABLE_TIMEOUT: &str = "10s";
+/// How long a call that only reads configuration may take.
+const LOCAL_CALL: Duration = Duration::from_secs(15);
+/// How long a call to the API server may take (`apply`, `get`,
+/// `cluster-info`): kubectl's own request timeout is shorter.
+const API_CALL: Duration = Duration::from_secs(60);
+/// How long deleting the run's objects, and waiting until they are gone,
+/// may take: pods get 30 s to stop by default.
+pub const DELETE_CALL: Duration = Duration::from_secs(180);
 
 /// One kubectl context and namespace, and the container commands run in.
 #[derive(Debug)]
 pub struct Kubectl {
     transport: transport::Kubectl,
+    /// The user's Ctrl-C: a call in progress ends when it is set.
+    stop: Arc<AtomicBool>,
 }
 
 impl Kubectl {
     #[must_use]
-    pub fn new(context: Option<String>, namespace: String, container: &str) -> Self {
+    pub fn new(
+        context: Option<String>,
+        namespace: String,
+        container: &str,
+        stop: Arc<AtomicBool>,
+    ) -> Self {
         Self {
             transport: transport::Kubectl {
                 context,
                 namespace,
                 container: container.to_string(),
             },
+            stop,
         }
     }
 
@@ -42,13 +67,10 @@ impl Kubectl {
         if let Some(context) = &self.transport.context {
             return context.clone();
         }
-        match Command::new("kubectl")
-            .args(["config", "current-context"])
-            .output()
-        {
-            Ok(out) if out.status.success() => {
-                String::from_utf8_lossy(&out.stdout).trim().to_string()
-            }
+        let mut command = Command::new("kubectl");
+        command.args(["config", "current-context"]);
+        match self.bounded(command, None, LOCAL_CALL, true) {
+            Ok(out) if out.success => out.stdout.trim().to_string(),
             _ => "(none: kubectl has no current context)".to_string(),
         }
     }
@@ -60,22 +82,24 @@ impl Kubectl {
     /// context tried and how to choose another (exit 3).
     pub fn check_reachable(&self) -> anyhow::Result<()> {
         let context = self.context_name();
+        let command = self.command(&["cluster-info", "--request-timeout", REACHABLE_TIMEOUT]);
         let output = self
-            .command(&["cluster-info", "--request-timeout", REACHABLE_TIMEOUT])
-            .output()
-            .map_err(|e| {
-                exit::usage(format!(
+            .bounded(command, None, API_CALL, true)
+            .map_err(|e| match e {
+                Ended::NotRun(e) => exit::usage(format!(
                     "cannot run kubectl ({e}): install it and make sure it is on PATH"
-                ))
+                )),
+                other => other.into_error("kubectl cluster-info"),
             })?;
-        if output.status.success() {
+        if output.success {
             return Ok(());
         }
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        let said = stderr
+        let said = output
+            .stderr
             .lines()
             .rfind(|line| !line.trim().is_empty())
-            .unwrap_or("(kubectl said nothing)");
+            .unwrap_or("(kubectl said nothing)")
+            .to_owned();
         Err(exit::target_failed(format!(
             "no Kubernetes cluster reachable through kubectl context {context:?}: \
              `kubectl cluster-info` failed: {said}\nhint: check `kubectl config get-contexts` \
@@ -92,10 +116,49 @@ impl Kubectl {
     /// Runs kubectl with `args` (and `stdin`, if any) and returns its stdout.
     ///
     /// # Errors
-    /// kubectl could not run or failed; the message carries its stderr.
+    /// kubectl could not run, failed, outlived its time limit or was
+    /// interrupted; the message carries its stderr.
     pub fn run(&self, args: &[&str], stdin: Option<&[u8]>) -> anyhow::Result<String> {
-        let mut command = self.command(args);
+        self.run_within(args, stdin, API_CALL, true)
+    }
+
+    /// [`Kubectl::run`] with `limit`; `interruptible`: the user's Ctrl-C
+    /// ends it too (not for the clean-up that follows one).
+    ///
+    /// # Errors
+    /// As [`Kubectl::run`].
+    pub fn run_within(
+        &self,
+        args: &[&str],
+        stdin: Option<&[u8]>,
+        limit: Duration,
+        interruptible: bool,
+    ) -> anyhow::Result<String> {
+        let shown = format!("kubectl {}", args.join(" "));
+        let output = self
+            .bounded(self.command(args), stdin, limit, interruptible)
+            .map_err(|e| e.into_error(&shown))?;
+        if !output.success {
+            anyhow::bail!(
+                "{shown} failed ({}): {}",
+                output.status,
+                output.stderr.trim()
+            );
+        }
+        Ok(output.stdout)
+    }
+
+    /// Runs `command` in its own process group until it ends, `limit`
+    /// passes or (`interruptible`) the user stops the run; then kills it.
+    fn bounded(
+        &self,
+        mut command: Command,
+        stdin: Option<&[u8]>,
+        limit: Duration,
+        interruptible: bool,
+    ) -> Result<Finished, Ended> {
         command
+            .process_group(0)
             .stdin(if stdin.is_some() {
                 Stdio::piped()
             } else {
@@ -103,25 +166,66 @@ impl Kubectl {
             })
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        let shown = format!("kubectl {}", args.join(" "));
-        let mut child = command
-            .spawn()
-            .map_err(|e| anyhow::anyhow!("cannot run {shown}: {e}"))?;
-        if let (Some(input), Some(mut pipe)) = (stdin, child.stdin.take()) {
-            pipe.write_all(input)
-                .map_err(|e| anyhow::anyhow!("cannot write to {shown}: {e}"))?;
+        let mut child = command.spawn().map_err(Ended::NotRun)?;
+        let input = stdin.map(<[u8]>::to_vec);
+        let writer = child.stdin.take().map(|mut pipe| {
+            std::thread::spawn(move || {
+                let _ = pipe.write_all(input.as_deref().unwrap_or_default());
+            })
+        });
+        let readers = [
+            child
+                .stdout
+                .take()
+                .map(|p| Box::new(p) as Box<dyn std::io::Read + Send>),
+            child
+                .stderr
+                .take()
+                .map(|p| Box::new(p) as Box<dyn std::io::Read + Send>),
+        ]
+        .map(|pipe| {
+            std::thread::spawn(move || {
+                let mut text = String::new();
+                if let Some(mut pipe) = pipe {
+                    let _ = pipe.read_to_string(&mut text);
+                }
+                text
+            })
+        });
+        let deadline = Instant::now() + limit;
+        let ended = loop {
+            match child.try_wait() {
+                Ok(Some(status)) => break Ok(status),
+                Ok(None) => {}
+                Err(e) => break Err(Ended::NotRun(e)),
+            }
+            let stopped = interruptible && self.stop.load(Ordering::Relaxed);
+            if stopped || Instant::now() >= deadline {
+                if let Ok(pid) = i32::try_from(child.id()) {
+                    // SAFETY: the child is unreaped, so its pid (its group
+                    // id) is still ours.
+                    unsafe { libc::kill(-pid, libc::SIGKILL) };
+                }
+                let _ = child.wait();
+                break Err(if stopped {
+                    Ended::Interrupted
+                } else {
+                    Ended::TimedOut(limit)
+                });
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        if let Some(writer) = writer {
+            let _ = writer.join();
         }
-        let output = child
-            .wait_with_output()
-            .map_err(|e| anyhow::anyhow!("cannot wait for {shown}: {e}"))?;
-        if !output.status.success() {
-            anyhow::bail!(
-                "{shown} failed ({}): {}",
-                output.status,
-                String::from_utf8_lossy(&output.stderr).trim()
-            );
-        }
-        Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+        let [stdout, stderr] = readers.map(|r| r.join().unwrap_or_default());
+        let status = ended?;
+        Ok(Finished {
+            success: status.success(),
+            status,
+            stdout,
+            stderr,
+        })
     }
 
     /// `kubectl apply -f -` of one object or List.
@@ -144,5 +248,40 @@ impl Kubectl {
         let text = self.run(&all, None)?;
         serde_json::from_str(&text)
             .map_err(|e| anyhow::anyhow!("kubectl {} printed no JSON: {e}", all.join(" ")))
+    }
+}
+
+/// A kubectl call that ran to its end.
+#[derive(Debug)]
+struct Finished {
+    success: bool,
+    status: std::process::ExitStatus,
+    stdout: String,
+    stderr: String,
+}
+
+/// Why a kubectl call did not run to its end.
+#[derive(Debug)]
+enum Ended {
+    NotRun(std::io::Error),
+    TimedOut(Duration),
+    Interrupted,
+}
+
+impl Ended {
+    fn into_error(self, shown: &str) -> anyhow::Error {
+        match self {
+            Self::NotRun(e) => anyhow::anyhow!("cannot run {shown}: {e}"),
+            Self::TimedOut(limit) => anyhow::anyhow!(
+                "{shown} did not finish within {} s and was killed: the cluster's API server \
+                 does not answer, or kubectl waits for something that does not happen",
+                limit.as_secs()
+            ),
+            Self::Interrupted => exit::Failure {
+                exit: exit::Exit::Interrupted,
+                message: format!("interrupted while {shown} ran"),
+            }
+            .into(),
+        }
     }
 }

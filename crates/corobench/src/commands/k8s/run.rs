@@ -5,6 +5,7 @@
 //! before the first trial and reached with `kubectl exec`. Every object is
 //! deleted afterwards, whatever happened.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -68,13 +69,15 @@ pub struct ClusterRunArgs {
 /// start, an interruption (exit 130).
 pub fn run(args: &ClusterRunArgs) -> anyhow::Result<Exit> {
     check_namespace(&args.cluster.namespace)?;
+    // Ctrl-C is handled from the start: it ends a kubectl call that hangs.
+    let stop = signals::stop_flag()?;
     let kubectl = Kubectl::new(
         args.context.clone(),
         args.cluster.namespace.clone(),
         CONTAINER,
+        Arc::clone(&stop),
     );
     kubectl.check_reachable()?;
-    let stop = signals::stop_flag()?;
     let mut pods = ClusterPods {
         args,
         kubectl: &kubectl,
@@ -120,7 +123,7 @@ impl HostMaker for ClusterPods<'_> {
             layout.namespace
         ));
         self.made = true;
-        delete_all(self.kubectl)?;
+        delete_all(self.kubectl, true)?;
         self.kubectl.apply(&list(layout.objects()))?;
         observer.preparing("waiting for the pods to run");
         let pods = wait_running(self.kubectl, &layout.names(), stop)?;
@@ -163,7 +166,8 @@ impl ClusterPods<'_> {
     /// Deletes every object once; the next call has nothing to do.
     fn delete(&mut self) -> anyhow::Result<()> {
         if std::mem::take(&mut self.made) {
-            delete_all(self.kubectl)?;
+            // Also after a Ctrl-C: only the time limit ends it.
+            delete_all(self.kubectl, false)?;
         }
         Ok(())
     }
@@ -177,11 +181,12 @@ impl Drop for ClusterPods<'_> {
     }
 }
 
-/// Deletes every object with corobench's label, and waits until they are gone.
-fn delete_all(kubectl: &Kubectl) -> anyhow::Result<()> {
+/// Deletes every object with corobench's label, and waits until they are
+/// gone; `interruptible`: a Ctrl-C ends the wait (not in the clean-up).
+fn delete_all(kubectl: &Kubectl, interruptible: bool) -> anyhow::Result<()> {
     let selector = format!("{}={}", APP_LABEL.0, APP_LABEL.1);
     kubectl
-        .run(
+        .run_within(
             &[
                 "delete",
                 "pod,service,job,configmap",
@@ -191,6 +196,8 @@ fn delete_all(kubectl: &Kubectl) -> anyhow::Result<()> {
                 "--wait",
             ],
             None,
+            super::kubectl::DELETE_CALL,
+            interruptible,
         )
         .map(drop)
         .context("cannot delete the run's objects; delete them by hand (label app.kubernetes.io/name=corobench)")

@@ -127,6 +127,7 @@ pub fn run_on(
     };
     place::refuse_both(&start.plan, maker.as_deref())?;
     start.plan.profile |= args.profile;
+    targets.refuse_fresh_only(&start.plan)?;
     refuse_profile_elsewhere(&start.plan, cluster)?;
     // A resumed run may skip the probe too: the flag is not part of the spec.
     start.plan.machine_probe &= !args.no_probe;
@@ -224,6 +225,7 @@ fn record_start(
         let scenarios = scenario_records(&start.plan, targets, &prepared.env.bodies)?;
         store.create_run(&run, planned_per_scenario(&start.plan), &scenarios)?;
     } else {
+        start::refuse_changed_servers(&start.run, prepared)?;
         store.set_run_status(&run_id, RunStatus::Running, None)?;
         // A resumed run may be on other hosts (new pods): they are kept too.
         store.add_run_hosts(&run_id, &start.run.provenance.hosts)?;

@@ -6,7 +6,9 @@ use std::path::Path;
 
 use corobench_engine::targets::Targets;
 use corobench_engine::wall_clock::unix_ms;
-use corobench_engine::{EngineError, RateScenario, StoredTrials, liveness, provenance};
+use corobench_engine::{
+    EngineError, PreparedRun, RateScenario, StoredTrials, liveness, provenance,
+};
 use corobench_model::{RunRecord, RunStatus, TrialRecord};
 use corobench_spec::{DEFAULT_BUDGET_GOAL, MIN_TRIALS_FOR_INTERVAL, Plan};
 use corobench_store::Store;
@@ -246,6 +248,31 @@ pub(super) fn resume(
         added,
         fresh: false,
     })
+}
+
+/// A resumed run must measure the programs its stored trials measured: a
+/// server whose executable (by its SHA-256) or command changed since would
+/// put two programs' trials in one scenario.
+pub(super) fn refuse_changed_servers(
+    run: &RunRecord,
+    prepared: &PreparedRun,
+) -> anyhow::Result<()> {
+    let stored = &run.provenance.tool_versions;
+    let changed = prepared.tool_versions.iter().find(|(key, now)| {
+        let identifies = key.ends_with(" executable") || key.ends_with(" command");
+        identifies && stored.get(*key).is_some_and(|before| before != *now)
+    });
+    let Some((key, now)) = changed else {
+        return Ok(());
+    };
+    let spec = run.provenance.spec_path.as_deref().unwrap_or("SPEC");
+    Err(exit::usage(format!(
+        "run {} cannot be resumed: the {key} changed since its trials were measured \
+         (stored: {}; now: {now}), so its new trials would measure another program; put the \
+         old one back to finish it, or measure the new one in a run of its own: \
+         corobench run {spec}",
+        run.id, stored[key]
+    )))
 }
 
 /// A run that another corobench is still measuring cannot be resumed: both
