@@ -116,7 +116,7 @@ mod tests {
     use super::*;
 
     fn recorder_with(latencies_us: &[u64], status: u16) -> Recorder {
-        let mut recorder = Recorder::new(false, (false, false), 1);
+        let mut recorder = Recorder::new(false, (false, false, false), 1);
         recorder.begin_window(0);
         for &us in latencies_us {
             recorder.response(status, 0, 0, us * 1_000);

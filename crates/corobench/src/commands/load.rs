@@ -14,13 +14,12 @@ use corobench_load::{
 use corobench_model::{LoadReport, LoadWarning};
 use corobench_target::CpuSet;
 
-use super::load_counters::{self, WindowCounters};
 use super::load_h2::H2Args;
 use super::load_tls::{self, TlsArgs};
 use super::load_watch;
 use crate::exit::{self, Exit};
 use crate::output::load_summary;
-use crate::values;
+use crate::{signals, values};
 
 /// Flags of `corobench load`, in the wrk / oha tradition.
 #[derive(Debug, Args)]
@@ -212,8 +211,7 @@ pub fn run(args: &LoadArgs) -> anyhow::Result<Exit> {
     if view.is_some() {
         load = load.live_view();
     }
-    let mut report =
-        load_watch::run_with_progress(load, view, args.json.then_some(window), &stop)?;
+    let mut report = load_watch::run_with_progress(load, view, args.json.then_some(window), &stop)?;
     report.probe_mb_per_s = probe;
     super::shared::print_load_report(&report, args.json, &args.percentiles, load_summary::render)?;
     check_something_succeeded(&report)?;

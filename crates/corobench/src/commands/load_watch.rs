@@ -12,7 +12,6 @@ use corobench_model::LoadReport;
 use super::load_counters::{self, WindowCounters};
 use crate::exit::{self, Exit};
 use crate::output::progress::LiveLine;
-use crate::signals;
 
 /// How often this thread looks at the load when no counters are followed:
 /// it shares the generator's CPUs.
