@@ -221,11 +221,21 @@ function hook_flags(): int
     return defined('SWOOLE_HOOK_PDO_PGSQL') ? $flags | SWOOLE_HOOK_PDO_PGSQL : $flags;
 }
 
-/** A coroutine wait; Swoole's timers start at 1 ms, so 0 ms does not wait. */
+/**
+ * A coroutine wait of at least $ms; Swoole's timers start at 1 ms, so 0 ms
+ * does not wait. A timer can fire some microseconds early by the monotonic
+ * clock (seen: 199.97 ms for 200), so the rest is waited for once more.
+ */
 function wait_ms(int $ms): void
 {
-    if ($ms > 0) {
-        Coroutine::sleep($ms / 1000);
+    if ($ms <= 0) {
+        return;
+    }
+    $until = hrtime(true) + $ms * 1_000_000;
+    Coroutine::sleep($ms / 1000);
+    $left = $until - hrtime(true);
+    if ($left > 0) {
+        Coroutine::sleep(max($left / 1e9, 0.001));
     }
 }
 
