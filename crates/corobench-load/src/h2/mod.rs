@@ -8,10 +8,11 @@
 //!   (the backends' bytes go in, frames to write and stream outcomes come out).
 //! - `read`: the frames the server sends, parsed as they arrive.
 //!
-//! Response header blocks are decoded with `loona-hpack` (see `read`).
+//! Response header blocks are decoded by `hpack`.
 
 mod conn;
 pub(crate) mod frame;
+mod hpack;
 pub(crate) mod probe;
 mod read;
 pub(crate) mod request;

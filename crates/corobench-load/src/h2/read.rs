@@ -2,15 +2,11 @@
 //! the socket hands over. DATA payloads are counted, never copied; other
 //! frames are handed over whole (from the read itself when they fit in it,
 //! else from a buffer the connection keeps). Response header blocks are
-//! decoded with `loona-hpack`: a fork of hpack-rs kept by the loona HTTP/2
-//! server's authors, which runs h2spec's HPACK cases and the hpack-test-case
-//! interop corpus. It has no fuzz target of its own, so the generator's use
-//! of it is run on arbitrary blocks by a property test (see `tests`).
-
-use loona_hpack::Decoder;
+//! decoded by `hpack`.
 
 use super::conn::{ConnError, Event, H2Conn, StreamEnd};
 use super::frame::{self, Head, code, flag, kind, setting};
+use super::hpack::HpackDecoder;
 use super::{H2Request, frame::HEAD_BYTES};
 
 /// The largest response header block the generator decodes: a megabyte,
@@ -38,7 +34,7 @@ pub(crate) struct ReadState {
     in_block: bool,
     /// Whether the server's first frame (which must be SETTINGS) arrived.
     greeted: bool,
-    decoder: Decoder<'static>,
+    decoder: HpackDecoder,
 }
 
 impl std::fmt::Debug for ReadState {
@@ -53,8 +49,7 @@ impl std::fmt::Debug for ReadState {
 
 impl ReadState {
     pub(crate) fn new() -> Self {
-        let mut decoder = Decoder::new();
-        decoder.set_max_allowed_table_size(HEADER_TABLE_BYTES);
+        let decoder = HpackDecoder::new(HEADER_TABLE_BYTES);
         Self {
             head: [0; HEAD_BYTES],
             head_len: 0,
@@ -300,18 +295,7 @@ impl H2Conn {
     /// A whole header block: decoded always (the dynamic table must follow
     /// the server's), applied to its stream if that is still open.
     fn header_block(&mut self) -> Result<(), ConnError> {
-        let mut status = None;
-        let block = std::mem::take(&mut self.read.block);
-        let decoded = self.read.decoder.decode_with_cb(&block, |name, value| {
-            if &name[..] == b":status" {
-                status = parse_status(&value);
-            }
-        });
-        self.read.block = block;
-        decoded.map_err(|_| ConnError::Protocol {
-            code: code::COMPRESSION_ERROR,
-            why: "a header block HPACK cannot decode",
-        })?;
+        let status = self.decode_block()?;
         let (id, end_stream) = (self.read.block_stream, self.read.block_end_stream);
         let Some(slot) = self.slot_of(id) else {
             return Ok(());
@@ -333,6 +317,23 @@ impl H2Conn {
             self.end_of_stream(id)?;
         }
         Ok(())
+    }
+
+    /// Decodes the whole block (updating the dynamic table): its `:status`.
+    fn decode_block(&mut self) -> Result<Option<u16>, ConnError> {
+        let mut status = None;
+        let read = &mut self.read;
+        let decoded = read.decoder.decode(&read.block, |name, value| {
+            if name == b":status" {
+                status = parse_status(value);
+            }
+        });
+        read.block.clear();
+        decoded.map_err(|error| ConnError::Protocol {
+            code: code::COMPRESSION_ERROR,
+            why: error.0,
+        })?;
+        Ok(status)
     }
 
     fn settings(

@@ -343,7 +343,85 @@ fn a_huge_header_block_in_continuations_decodes() {
     ));
 }
 
+/// Huffman-coded fields the server indexes, then the same fields again by
+/// their dynamic-table index: each stream gets its own status.
+#[test]
+fn huffman_coded_and_indexed_statuses_reach_their_streams() {
+    let mut encoder = httlib_hpack::Encoder::default();
+    let indexed = httlib_hpack::Encoder::HUFFMAN_VALUE
+        | httlib_hpack::Encoder::WITH_INDEXING
+        | httlib_hpack::Encoder::BEST_FORMAT;
+    let mut conn = greeted(options(3), &[]);
+    for at in 0..3 {
+        assert!(conn.open_stream(request(at), &get()));
+    }
+    for (stream, status) in [(1, "203"), (3, "203"), (5, "299")] {
+        let mut block = Vec::new();
+        for (name, value) in [(":status", status), ("server", "a server name")] {
+            let field = (name.as_bytes().to_vec(), value.as_bytes().to_vec(), indexed);
+            encoder.encode(field, &mut block).unwrap();
+        }
+        let headers = server_frame(
+            kind::HEADERS,
+            flag::END_HEADERS | flag::END_STREAM,
+            stream,
+            &block,
+        );
+        conn.receive(&headers, &get()).unwrap();
+    }
+    let statuses: Vec<u16> = conn
+        .take_events()
+        .into_iter()
+        .filter_map(|event| match event {
+            Event::Response { status, .. } => Some(status),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(statuses, vec![203, 203, 299]);
+}
+
+/// One header field, with how it is encoded.
+fn field() -> impl Strategy<Value = (Vec<u8>, Vec<u8>, u8)> {
+    let name = "[a-z:-]{1,12}".prop_map(String::into_bytes);
+    let value = proptest::collection::vec(any::<u8>(), 0..40);
+    let flags = prop_oneof![
+        Just(0),
+        Just(httlib_hpack::Encoder::HUFFMAN_NAME | httlib_hpack::Encoder::HUFFMAN_VALUE),
+        Just(httlib_hpack::Encoder::WITH_INDEXING | httlib_hpack::Encoder::HUFFMAN_VALUE),
+        Just(httlib_hpack::Encoder::WITH_INDEXING | httlib_hpack::Encoder::BEST_FORMAT),
+        Just(httlib_hpack::Encoder::NEVER_INDEXED | httlib_hpack::Encoder::HUFFMAN_NAME),
+    ];
+    (name, value, flags)
+}
+
 proptest! {
+    /// The generator's decoder reads any sequence of blocks (Huffman-coded
+    /// or not, indexed in the dynamic table or not) as loona-hpack does.
+    #[test]
+    fn the_decoder_agrees_with_loona_hpack(
+        blocks in proptest::collection::vec(proptest::collection::vec(field(), 0..8), 1..6)
+    ) {
+        let mut encoder = httlib_hpack::Encoder::default();
+        let mut ours = crate::h2::hpack::HpackDecoder::new(4096);
+        let mut theirs = loona_hpack::Decoder::new();
+        for block in blocks {
+            let mut bytes = Vec::new();
+            for field in block {
+                encoder.encode(field, &mut bytes).unwrap();
+            }
+            let expected: Vec<(Vec<u8>, Vec<u8>)> = theirs
+                .decode(&bytes)
+                .unwrap()
+                .into_iter()
+                .map(|(name, value)| (name.to_vec(), value.to_vec()))
+                .collect();
+            let mut got = Vec::new();
+            ours.decode(&bytes, |name, value| got.push((name.to_vec(), value.to_vec())))
+                .unwrap();
+            prop_assert_eq!(got, expected);
+        }
+    }
+
     #[test]
     fn arbitrary_bytes_after_the_greeting_never_panic(
         chunks in proptest::collection::vec(proptest::collection::vec(any::<u8>(), 0..64), 0..32)
@@ -358,6 +436,16 @@ proptest! {
             }
         }
         prop_assert!(conn.open() <= 4);
+    }
+
+    #[test]
+    fn arbitrary_blocks_never_panic_the_decoder(
+        blocks in proptest::collection::vec(proptest::collection::vec(any::<u8>(), 0..64), 1..4)
+    ) {
+        let mut decoder = crate::h2::hpack::HpackDecoder::new(4096);
+        for block in blocks {
+            let _ = decoder.decode(&block, |_, _| {});
+        }
     }
 
     #[test]
