@@ -140,7 +140,11 @@ impl Cgroup {
             .take(40)
             .collect();
         let dir = base.dir.join(format!("{n}-{name}"));
-        std::fs::create_dir(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        // The base folder goes with the last cgroup of a stop (see Drop):
+        // the next group makes it again.
+        std::fs::create_dir_all(&base.dir)
+            .and_then(|()| std::fs::create_dir(&dir))
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         let open = |file: &str| {
             std::fs::OpenOptions::new()
                 .write(true)
