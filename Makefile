@@ -3,10 +3,12 @@
 # target's own registry when it is built).
 
 CARGO ?= cargo
-COROBENCH := target/release/corobench
+# Cargo's build folder (CI keeps one outside the clone).
+BUILD_DIR := $(or $(CARGO_TARGET_DIR),target)
+COROBENCH := $(BUILD_DIR)/release/corobench
 # The checks below measure nothing, so they use the build the tests already
 # made instead of a second, optimised build of the whole workspace.
-CHECK_COROBENCH := target/debug/corobench
+CHECK_COROBENCH := $(BUILD_DIR)/debug/corobench
 # The two Swoole builds scripts/swoole.sh keeps (one per socket engine),
 # unless you name others: swoole-epoll and swoole-uring start PHP with them.
 # Looked up when a recipe runs, so a build that `deps` has just made counts.

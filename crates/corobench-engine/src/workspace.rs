@@ -3,8 +3,8 @@
 //! process for uploads and logs, removed at the end unless something failed
 //! and its logs are worth reading.
 
-use std::cell::Cell;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use corobench_target::{BuildCache, ensure_payload};
 
@@ -19,7 +19,7 @@ pub struct Workspace {
     pub data_dir: PathBuf,
     /// This process's scratch folder.
     pub work_dir: PathBuf,
-    keep: Cell<bool>,
+    keep: AtomicBool,
 }
 
 impl Workspace {
@@ -52,26 +52,26 @@ impl Workspace {
             cache,
             data_dir,
             work_dir,
-            keep: Cell::new(false),
+            keep: AtomicBool::new(false),
         })
     }
 
     /// Keeps the scratch folder when the workspace ends: something failed
     /// and its logs are there.
     pub fn keep_logs(&self) {
-        self.keep.set(true);
+        self.keep.store(true, Ordering::Relaxed);
     }
 
     /// Whether the scratch folder will be kept.
     #[must_use]
     pub fn keeps_logs(&self) -> bool {
-        self.keep.get()
+        self.keep.load(Ordering::Relaxed)
     }
 }
 
 impl Drop for Workspace {
     fn drop(&mut self) {
-        if !self.keep.get() {
+        if !self.keep.load(Ordering::Relaxed) {
             let _ = std::fs::remove_dir_all(&self.work_dir);
         }
     }

@@ -28,7 +28,7 @@ pub enum Verdict {
 /// What every target of one invocation shares: the build cache, a scratch
 /// folder, the payload and (once) PostgreSQL.
 pub struct Session<'a> {
-    observer: &'a dyn RunObserver,
+    observer: &'a (dyn RunObserver + Sync),
     workspace: Workspace,
     pub database: Option<Postgres>,
     /// Why no database runs although one was wanted.
@@ -59,7 +59,7 @@ impl<'a> Session<'a> {
         manifests: &[Manifest],
         targets: &Targets,
         no_db: bool,
-        observer: &'a dyn RunObserver,
+        observer: &'a (dyn RunObserver + Sync),
     ) -> Result<Self, EngineError> {
         let mut session = Self {
             observer,

@@ -1,7 +1,9 @@
 //! `corobench verify [NAME…]`: builds, starts and checks targets against
-//! docs/contract.md, one at a time, and prints each rule's verdict.
+//! docs/contract.md, `--jobs` at a time, and prints each rule's verdict.
 
 use std::io::Write as _;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use clap::Args;
 use corobench_engine::targets::Targets;
@@ -37,6 +39,11 @@ pub struct VerifyArgs {
     /// Do not start PostgreSQL: every /db must then answer 503
     #[arg(long)]
     pub no_db: bool,
+
+    /// Targets checked at once (each on ports of its own). Most of a
+    /// check is waiting: on the target's start, its /io waits, its stop
+    #[arg(long, short = 'j', default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub jobs: u16,
 }
 
 /// Runs `corobench verify`.
@@ -49,19 +56,7 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<Exit> {
     let manifests = targets.select(&args.names)?;
     let observer = StepLines("verify");
     let session = Session::open(&manifests, &targets, args.no_db, &observer)?;
-    let verdicts: Vec<Checked> = manifests
-        .into_iter()
-        .flat_map(|manifest| {
-            let verdicts = session.verify_target(&manifest);
-            verdicts
-                .into_iter()
-                .map(move |(protocol, verdict)| Checked {
-                    manifest: manifest.clone(),
-                    protocol,
-                    verdict,
-                })
-        })
-        .collect();
+    let verdicts = verify_all(&session, &manifests, usize::from(args.jobs));
     let mut stdout = std::io::stdout().lock();
     if args.json {
         let document = json_document(&verdicts, session.database.is_some());
@@ -72,6 +67,40 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<Exit> {
     stdout.flush()?;
     let judged: Vec<&Verdict> = verdicts.iter().map(|c| &c.verdict).collect();
     Ok(exit_status(&judged, !args.names.is_empty()))
+}
+
+/// Every target's verdicts, in the order of `manifests`, checking `jobs`
+/// targets at once.
+fn verify_all(session: &Session<'_>, manifests: &[Manifest], jobs: usize) -> Vec<Checked> {
+    let next = AtomicUsize::new(0);
+    let done: Vec<Mutex<Vec<Checked>>> = manifests.iter().map(|_| Mutex::default()).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.clamp(1, manifests.len().max(1)) {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let (Some(manifest), Some(slot)) = (manifests.get(i), done.get(i)) else {
+                        break;
+                    };
+                    let checked = session
+                        .verify_target(manifest)
+                        .into_iter()
+                        .map(|(protocol, verdict)| Checked {
+                            manifest: manifest.clone(),
+                            protocol,
+                            verdict,
+                        })
+                        .collect();
+                    if let Ok(mut slot) = slot.lock() {
+                        *slot = checked;
+                    }
+                }
+            });
+        }
+    });
+    done.into_iter()
+        .flat_map(|slot| slot.into_inner().unwrap_or_default())
+        .collect()
 }
 
 /// One target in one protocol, and what became of it.
