@@ -16,7 +16,8 @@ cd "$(dirname "$0")/.."
 corobench=${COROBENCH:-target/release/corobench}
 suites=(single-core-plaintext go-vs-swoole-io-wait php-fpm-vs-go-json goroutine-fanout-client ants-pool-sweep
     capacity-json scalability-connections scalability-pool static-file-servers memory-per-connection
-    scheduler-fairness ants-queue-backlog short-connection-servers idle-goroutines-heap database-pool)
+    scheduler-fairness ants-queue-backlog short-connection-servers idle-goroutines-heap database-pool
+    tls-cost tls-handshakes multiplexing)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 

@@ -78,6 +78,51 @@ pub(crate) fn compare_with(
     comparisons
 }
 
+/// What a protocol costs each target: every scenario over TLS or HTTP/2
+/// against the same target's cleartext HTTP/1.1 scenario under the same
+/// conditions, and one with full handshakes against the same with
+/// sessions resumed. Every target gets these, the baseline or not: the
+/// ratio within one server is the figure (TLS costs Go x% of its req/s).
+pub(crate) fn protocol_variants(
+    scenarios: &mut [ScenarioAnalysis],
+    options: &AnalyzeOptions,
+    warnings: &mut Warnings,
+) -> Vec<ScenarioComparison> {
+    let pairs: Vec<(usize, usize)> = (0..scenarios.len())
+        .filter_map(|index| {
+            let base = (0..scenarios.len())
+                .find(|&b| is_protocol_base(&scenarios[b], &scenarios[index]))?;
+            Some((base, index))
+        })
+        .collect();
+    pairs
+        .into_iter()
+        .map(|(base, index)| compare_scenarios(scenarios, base, index, options, warnings))
+        .collect()
+}
+
+/// Whether `base` is `variant` but for the protocol (cleartext HTTP/1.1,
+/// or sessions resumed where `variant` pays full handshakes).
+fn is_protocol_base(base: &ScenarioAnalysis, variant: &ScenarioAnalysis) -> bool {
+    let (b, v) = (&base.scenario, &variant.scenario);
+    let same_place = b.target == v.target
+        && b.parameters == v.parameters
+        && b.program.is_none()
+        && v.program.is_none()
+        && b.workload.name == v.workload.name
+        && b.schedule == v.schedule
+        && b.connections == v.connections
+        && b.wire.keepalive == v.wire.keepalive
+        && b.wire.pipeline == v.wire.pipeline;
+    if !same_place {
+        return false;
+    }
+    if !v.wire.tls_resume {
+        return b.protocol == v.protocol && b.wire.streams == v.wire.streams && b.wire.tls_resume;
+    }
+    !v.protocol.is_http1() && b.protocol.is_http1() && b.wire.streams == 1
+}
+
 /// The baseline target's own sweeps: each scenario of it against the first
 /// of its scenarios with the same workload, schedule and connections and
 /// other parameter values (GOMAXPROCS 2 against 1). A program's runs with
@@ -117,10 +162,15 @@ fn sweep_within(
     comparisons
 }
 
-/// Same workload, schedule and connections, whatever the parameters.
+/// Same workload, schedule, connections, wire and protocol, whatever the
+/// parameters.
 fn same_setting(a: &ScenarioAnalysis, b: &ScenarioAnalysis) -> bool {
     let (a, b) = (&a.scenario, &b.scenario);
-    a.workload.name == b.workload.name && a.schedule == b.schedule && a.connections == b.connections
+    a.workload.name == b.workload.name
+        && a.schedule == b.schedule
+        && a.connections == b.connections
+        && a.wire == b.wire
+        && a.protocol == b.protocol
 }
 
 /// A program target's runs with other parameters against its first one.
@@ -188,13 +238,15 @@ fn push_unique(indices: &mut Vec<usize>, index: usize) {
     }
 }
 
-/// Same workload, schedule and connections, and equal values of every
-/// parameter both scenarios have.
+/// Same workload, schedule, connections, wire and protocol, and equal
+/// values of every parameter both scenarios have.
 fn same_conditions(a: &ScenarioAnalysis, b: &ScenarioAnalysis) -> bool {
     let (a, b) = (&a.scenario, &b.scenario);
     a.workload.name == b.workload.name
         && a.schedule == b.schedule
         && a.connections == b.connections
+        && a.wire == b.wire
+        && a.protocol == b.protocol
         && a.parameters
             .iter()
             .all(|(name, value)| b.parameters.get(name).is_none_or(|other| other == value))

@@ -83,6 +83,7 @@ impl RunBuilder {
             schedule: ScheduleKind::Closed,
             connections,
             wire: corobench_model::WireMode::default(),
+            protocol: corobench_model::Protocol::HTTP1,
             warmup_s: 1.0,
             duration_s: 2.0,
             program: None,

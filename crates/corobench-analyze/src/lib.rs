@@ -125,10 +125,15 @@ pub fn analyze_run(run: &StoredRun, options: &AnalyzeOptions) -> Result<RunAnaly
     let mut notes = warnings::Warnings::default();
     let mut scenarios = scenarios::analyze_all(run, options, &mut notes, "");
     goal::note_goal(run.run.precision_goal, &mut scenarios, &mut notes);
-    let comparisons = match &baseline_target {
+    let mut comparisons = match &baseline_target {
         Some(target) => baseline::compare_with(&mut scenarios, target, options, &mut notes),
         None => Vec::new(),
     };
+    comparisons.extend(baseline::protocol_variants(
+        &mut scenarios,
+        options,
+        &mut notes,
+    ));
     if let Some(variation) = &machine {
         machine::mark_within(variation, &comparisons, &mut scenarios, &mut notes);
         machine::note(variation, &mut notes);
@@ -186,14 +191,16 @@ fn settings(options: &AnalyzeOptions, baseline_target: Option<String>) -> Analys
 
 /// The server metrics, then every figure a program reported in these scenarios.
 fn metric_infos(scenarios: &[&ScenarioAnalysis]) -> Vec<MetricInfo> {
-    let programs: std::collections::BTreeSet<Metric> = scenarios
+    let found: std::collections::BTreeSet<Metric> = scenarios
         .iter()
         .flat_map(|s| s.metrics.keys().copied())
-        .filter(|m| matches!(m, Metric::Program(_)))
         .collect();
+    let programs = found.iter().filter(|m| matches!(m, Metric::Program(_)));
+    let tls = Metric::TLS.into_iter().filter(|m| found.contains(m));
     Metric::ALL
         .into_iter()
-        .chain(programs)
+        .chain(tls)
+        .chain(programs.copied())
         .map(MetricInfo::from)
         .collect()
 }

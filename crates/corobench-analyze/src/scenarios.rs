@@ -107,6 +107,7 @@ fn trial(record: &TrialRecord) -> TrialAnalysis {
     let values = Metric::ALL
         .into_iter()
         .chain(Metric::of_program(record))
+        .chain(Metric::of_tls(record))
         .filter_map(|m| m.value(record).filter(|v| v.is_finite()).map(|v| (m, v)))
         .collect();
     TrialAnalysis {

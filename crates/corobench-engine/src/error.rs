@@ -23,6 +23,9 @@ pub enum EngineError {
     /// not start.
     #[error("PostgreSQL did not start, and the plan has /db workloads: {0}")]
     Postgres(Box<TargetError>),
+    /// The run's certificates, which its TLS scenarios need, could not be made.
+    #[error("cannot make the run's certificates, and the plan has TLS scenarios: {0}")]
+    Certificates(Box<TargetError>),
     /// A `[hosts]` host that cannot take part as the spec asks (unreachable
     /// over SSH, another corobench version): the spec or the host must change.
     #[error("{0}")]

@@ -25,6 +25,7 @@ pub fn plan(scenarios: usize, trials: u32, until_ci: Option<f64>, max: u32) -> P
                 parameters: BTreeMap::new(),
                 min_warmup: std::time::Duration::ZERO,
                 program: None,
+                unserved: BTreeMap::new(),
             })
             .collect(),
         cpus: 2,

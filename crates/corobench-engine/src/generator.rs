@@ -10,15 +10,16 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use corobench_load::{Endpoint, LoadConfig, LoadError, RequestTemplate, StopAfter};
+use corobench_load::{LoadConfig, LoadError, RequestTemplate, StopAfter};
 use corobench_model::ScheduleKind;
 use corobench_spec::PlannedScenario;
 
+use crate::connection::{self, Trust};
 use crate::prepare::TrialEnvironment;
 
 /// The generator's configuration for one trial on this machine: warm-up
 /// then the measured window, pinned to the generator CPUs, against the
-/// server at `addr`.
+/// server at `addr`, trusting its certificate as `trust` says.
 ///
 /// # Errors
 /// The workload's path does not make a URL with `addr`.
@@ -26,11 +27,11 @@ pub fn load_config(
     env: &TrialEnvironment,
     scenario: &PlannedScenario,
     addr: SocketAddr,
+    trust: &Trust,
 ) -> Result<LoadConfig, LoadError> {
-    let url = format!("http://{addr}{}", scenario.workload.path);
     let m = &scenario.measurement;
     Ok(LoadConfig {
-        endpoint: Endpoint::from_url(&url)?,
+        endpoint: connection::endpoint(&scenario.schedule, trust, addr, &scenario.workload.path)?,
         request: RequestTemplate {
             method: scenario.workload.method.clone(),
             headers: scenario.workload.headers.clone(),
@@ -47,7 +48,7 @@ pub fn load_config(
         timeout: m.timeout,
         cpus: Some(env.generator_cpus.clone()),
         backend: env.backend,
-        http2: None,
+        http2: connection::http2(&scenario.schedule),
     })
 }
 

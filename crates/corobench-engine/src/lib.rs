@@ -19,6 +19,7 @@
 mod answers;
 pub mod budget;
 pub mod capacity;
+mod connection;
 pub mod cpu_claim;
 pub mod error;
 pub mod events;

@@ -1,6 +1,7 @@
 //! Everything a run needs once, before its first trial: builds, the
 //! payload `/file` serves, request bodies, PostgreSQL when a workload reads
-//! the database, the generator's backend, and one verification per target.
+//! the database, the run's certificates when a scenario speaks TLS, the
+//! generator's backend, and one verification per target.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -9,7 +10,7 @@ use std::sync::atomic::AtomicBool;
 
 use corobench_model::BackendChoice;
 use corobench_spec::{Body, Plan};
-use corobench_target::{BuiltTarget, CpuSet, Manifest, Postgres};
+use corobench_target::{BuiltTarget, CpuSet, Manifest, Postgres, RunCertificates, TlsFiles};
 
 use crate::error::EngineError;
 use crate::events::RunObserver;
@@ -36,6 +37,9 @@ pub struct TrialEnvironment {
     pub backend: corobench_load::Backend,
     /// Run the machine-speed probe before each trial (`[run] machine_probe`).
     pub machine_probe: bool,
+    /// The run's certificates, when a scenario speaks TLS: handed to the
+    /// targets (`TLS_CERT`, `TLS_KEY`) and trusted by the generator.
+    pub tls: Option<TlsFiles>,
     pub stop: Arc<AtomicBool>,
 }
 
@@ -58,6 +62,8 @@ pub struct PreparedRun {
     pub excluded: Vec<ExcludedTarget>,
     pub tool_versions: BTreeMap<String, String>,
     pub target_sources: BTreeMap<String, String>,
+    /// The run's certificates (removed with the run).
+    pub certificates: Option<RunCertificates>,
 }
 
 impl PreparedRun {
@@ -109,7 +115,9 @@ pub fn prepare(
     observer: &dyn RunObserver,
 ) -> Result<PreparedRun, EngineError> {
     let workspace = Workspace::open("run")?;
-    let env = environment(plan, &workspace, stop, observer)?;
+    let mut env = environment(plan, &workspace, stop, observer)?;
+    let certificates = certificates(plan, &workspace)?;
+    env.tls = certificates.as_ref().map(|c| c.files().clone());
     let mut prepared = PreparedRun {
         env,
         workspace,
@@ -117,6 +125,7 @@ pub fn prepare(
         excluded: Vec::new(),
         tool_versions: BTreeMap::new(),
         target_sources: BTreeMap::new(),
+        certificates,
     };
     build_all(plan, targets, &mut prepared, observer);
     if plan.scenarios.iter().any(|s| s.needs_database) {
@@ -149,7 +158,22 @@ pub fn prepare_for_hosts(
         excluded: Vec::new(),
         tool_versions: BTreeMap::new(),
         target_sources: BTreeMap::new(),
+        certificates: None,
     })
+}
+
+/// A throwaway authority and a leaf for the targets' addresses, made once
+/// when a scenario speaks TLS, in the run's private scratch folder.
+fn certificates(
+    plan: &Plan,
+    workspace: &Workspace,
+) -> Result<Option<RunCertificates>, EngineError> {
+    if !plan.scenarios.iter().any(|s| s.schedule.protocol.tls) {
+        return Ok(None);
+    }
+    RunCertificates::create(&workspace.work_dir.join("tls"), &[])
+        .map(Some)
+        .map_err(|e| EngineError::Certificates(Box::new(e)))
 }
 
 fn environment(
@@ -169,6 +193,7 @@ fn environment(
         generator_set: cpu_set(&plan.generator_cpus)?,
         backend: resolve_backend(plan, observer),
         machine_probe: plan.machine_probe,
+        tls: None,
         stop,
     })
 }

@@ -12,6 +12,7 @@ use std::time::Duration;
 use corobench_model::{ResourceSample, Side, SideCounters};
 use corobench_sampler::{SamplerError, ThreadCounters};
 use corobench_target::{BuiltTarget, CpuSet, RunningTarget};
+use corobench_verify::transport::Connector;
 
 use crate::protocol::{self, Counters, Footprint, Order, Probe, Ready, Sample, ServeEvent};
 use crate::stats_probe;
@@ -275,7 +276,9 @@ impl Answerer {
 
     fn footprint(&self, id: u32) -> Footprint {
         // One reading of `/stats` gives both: the tasks and the pool.
-        let stats = self.stats.and_then(stats_probe::read);
+        let stats = self
+            .stats
+            .and_then(|addr| stats_probe::read(&Connector::Plain, addr));
         let tasks = stats.as_ref().and_then(|s| s.tasks);
         let pool = stats.and_then(|s| s.pool);
         let tree = corobench_sampler::snapshot(self.pgid);

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use corobench_model::PoolCounters;
 use corobench_verify::client::{Client, Request};
+use corobench_verify::transport::Connector;
 
 const TIMEOUT: Duration = Duration::from_secs(2);
 
@@ -18,10 +19,11 @@ pub struct StatsReading {
     pub pool: Option<PoolCounters>,
 }
 
-/// The target's `/stats`, or `None` when it does not answer with one.
+/// The target's `/stats` through `connector` (over TLS for a target that
+/// speaks it), or `None` when it does not answer with one.
 #[must_use]
-pub fn read(addr: SocketAddr) -> Option<StatsReading> {
-    let mut client = Client::connect(addr, TIMEOUT).ok()?;
+pub fn read(connector: &Connector, addr: SocketAddr) -> Option<StatsReading> {
+    let mut client = Client::connect_with(connector, addr, TIMEOUT).ok()?;
     let response = client.exchange(&Request::get("/stats").closing()).ok()?;
     if response.status != 200 {
         return None;
@@ -31,8 +33,8 @@ pub fn read(addr: SocketAddr) -> Option<StatsReading> {
 
 /// The `tasks` a target reports, or `None` when it cannot say (or does not answer).
 #[must_use]
-pub fn tasks(addr: SocketAddr) -> Option<u64> {
-    read(addr)?.tasks
+pub fn tasks(connector: &Connector, addr: SocketAddr) -> Option<u64> {
+    read(connector, addr)?.tasks
 }
 
 fn parse(body: &[u8]) -> Option<StatsReading> {

@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use corobench_model::Protocol;
 use corobench_spec::{Catalog, CatalogProgram, CatalogTarget, Domain, Limits, Plan, SpecError};
 use corobench_target::{
     Availability, Manifest, ParameterSpec, TargetError, discover, find_targets_dir, inline_servers,
@@ -122,6 +123,7 @@ impl Targets {
                     needs_server: p.needs_server(),
                     metrics: p.metrics.clone(),
                 }),
+                unserved: unserved(m),
             })
             .collect();
         Catalog { targets, cpus }
@@ -298,6 +300,30 @@ impl Targets {
         let manifest = self.get(target).ok_or_else(|| self.unknown(target))?;
         Ok(manifest.resolve_parameters(given)?)
     }
+}
+
+/// The protocols `manifest` does not serve, each with why: those its
+/// `[protocols]` does not declare, and for a server already running, those
+/// its URL's scheme does not speak (TLS for `https://`, cleartext else).
+fn unserved(manifest: &Manifest) -> BTreeMap<Protocol, String> {
+    Protocol::ALL
+        .into_iter()
+        .filter_map(|protocol| {
+            if let Some(attached) = &manifest.attach {
+                let https = attached.tls.is_some();
+                if protocol.tls != https {
+                    let speaks = if https { "TLS" } else { "cleartext" };
+                    let why = format!("it runs at {}, which speaks {speaks}", attached.url);
+                    return Some((protocol, why));
+                }
+                if !protocol.is_h2() {
+                    return None;
+                }
+            }
+            let reason = manifest.protocols.supports(protocol).err()?;
+            Some((protocol, reason.to_owned()))
+        })
+        .collect()
 }
 
 fn domain(spec: &ParameterSpec) -> Domain {

@@ -13,7 +13,9 @@ mod record;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use corobench_model::{IdleMeasurement, MachineProbe, ProfileOutcome, ProgramResult, TrialRecord};
+use corobench_model::{
+    IdleMeasurement, MachineProbe, ProfileOutcome, ProgramResult, Protocol, TrialRecord,
+};
 use corobench_spec::PlannedScenario;
 
 pub use self::place::{LoadWindow, Place, Server, ServerStopped, ServerToStart};
@@ -194,6 +196,7 @@ fn start<P: Place>(
             target: &scenario.target,
             parameters: &scenario.parameters,
             needs_database: scenario.needs_database,
+            protocol: scenario.schedule.protocol,
             fresh: step != Step::Load,
         };
         return place.start_server(server).map(Some);
@@ -205,6 +208,7 @@ fn start<P: Place>(
         target: &choice.target,
         parameters: &choice.parameters,
         needs_database: false,
+        protocol: Protocol::HTTP1,
         fresh: true,
     };
     match place.start_server(server) {

@@ -122,6 +122,7 @@ fn plan() -> Plan {
         parameters: BTreeMap::new(),
         min_warmup: Duration::ZERO,
         program: None,
+        unserved: BTreeMap::new(),
     };
     let catalog = Catalog {
         targets: vec![target("kit-a"), target("kit-b")],

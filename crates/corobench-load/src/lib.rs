@@ -53,7 +53,10 @@ pub use live::{LIVE_INTERVAL, LiveSnapshot};
 pub use merge::{MergeError, MergeInput, merge};
 pub use progress::{Progress, ProgressSnapshot};
 pub use start::check_start_at;
-pub use tls::{DEFAULT_ALPN, HandshakeRefusal, TlsError, TlsOptions, TlsProvider, TlsVersions};
+pub use tls::{
+    DEFAULT_ALPN, HandshakeRefusal, TlsError, TlsOptions, TlsProvider, TlsVersions,
+    client_config as tls_client_config,
+};
 
 /// The name every generator thread starts with (`corobench-load-0`, ...),
 /// by which its kernel counters find it among the process's threads.

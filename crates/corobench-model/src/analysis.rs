@@ -20,6 +20,7 @@ use crate::machine::{MachineProbe, MachineVariation};
 use crate::pool::PoolFigure;
 use crate::resource::ResourceSample;
 use crate::run::{RunRecord, ScenarioRecord, TrialFlag, TrialRecord, TrialStatus};
+use crate::tls_figure::TlsFigure;
 
 /// Version of the `corobench report --format json` and `corobench compare
 /// --format json` documents; bumped on incompatible change.
@@ -50,6 +51,10 @@ pub enum Metric {
     PerRequest(PerRequest),
     /// What the target's database pool counted over a trial (`pool reuse`).
     Pool(PoolFigure),
+    /// A figure of a trial over TLS (`handshake p99`); trials in cleartext
+    /// have none, so these are not in [`Metric::ALL`] but follow the
+    /// trials that have them, as program figures do.
+    Tls(TlsFigure),
     /// A figure a program target reported, named by its unit (`req/s`,
     /// `p99-ms`, `B/op`, `tasks/s`).
     Program(ProgramUnit),
@@ -188,6 +193,7 @@ impl Metric {
             Self::ErrorRate => "error_rate",
             Self::PerRequest(cost) => cost.id(),
             Self::Pool(figure) => figure.id(),
+            Self::Tls(figure) => figure.id(),
             Self::Program(unit) => unit.id,
         }
     }
@@ -206,6 +212,7 @@ impl Metric {
             Self::ErrorRate => "errors",
             Self::PerRequest(cost) => cost.label(),
             Self::Pool(figure) => figure.label(),
+            Self::Tls(figure) => figure.label(),
             Self::Program(unit) => unit.unit,
         }
     }
@@ -224,6 +231,7 @@ impl Metric {
             Self::ErrorRate => "failed requests over all requests",
             Self::PerRequest(cost) => cost.description(),
             Self::Pool(figure) => figure.description(),
+            Self::Tls(figure) => figure.description(),
             Self::Program(_) => "a figure the program reported, in its own unit",
         }
     }
@@ -240,6 +248,7 @@ impl Metric {
             Self::ErrorRate => MetricUnit::Fraction,
             Self::PerRequest(cost) => cost.unit(),
             Self::Pool(figure) => figure.unit(),
+            Self::Tls(figure) => figure.unit(),
             Self::Program(_) => MetricUnit::Reported,
         }
     }
@@ -251,6 +260,7 @@ impl Metric {
             Self::RequestsPerS => Better::Higher,
             Self::Program(unit) => unit.better(),
             Self::Pool(figure) => figure.better(),
+            Self::Tls(figure) => figure.better(),
             _ => Better::Lower,
         }
     }
@@ -271,6 +281,7 @@ impl Metric {
             Self::PeakRssBytes => return resources.map(|r| r.rss_peak_bytes as f64),
             Self::PerRequest(cost) => return cost.value(trial),
             Self::Pool(figure) => return figure.value(trial),
+            Self::Tls(figure) => return figure.value(trial),
             _ => {}
         }
         let load = trial.load.as_ref()?;
@@ -288,6 +299,7 @@ impl Metric {
             | Self::PeakRssBytes
             | Self::PerRequest(_)
             | Self::Pool(_)
+            | Self::Tls(_)
             | Self::Program(_) => None,
         }
     }
@@ -308,6 +320,7 @@ impl Metric {
             Self::ErrorRate => "error_rate",
             Self::PerRequest(cost) => cost.word(),
             Self::Pool(figure) => figure.word(),
+            Self::Tls(figure) => figure.id(),
             Self::Program(_) => return None,
         })
     }
@@ -315,7 +328,10 @@ impl Metric {
     /// The server metric named by its [`Metric::word`].
     #[must_use]
     pub fn from_word(word: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|m| m.word() == Some(word))
+        Self::ALL
+            .into_iter()
+            .chain(Self::TLS)
+            .find(|m| m.word() == Some(word))
     }
 
     /// The metric a person names: its word (`rps`), the label a table
@@ -344,7 +360,26 @@ impl Metric {
         if let Some(unit) = id.strip_prefix(ProgramUnit::ID_PREFIX) {
             return (!unit.is_empty()).then(|| Self::Program(ProgramUnit::new(unit)));
         }
-        Self::ALL.into_iter().find(|m| m.id() == id)
+        Self::ALL
+            .into_iter()
+            .chain(Self::TLS)
+            .find(|m| m.id() == id)
+    }
+
+    /// Every TLS figure, in report order.
+    pub const TLS: [Self; 6] = [
+        Self::Tls(TlsFigure::ALL[0]),
+        Self::Tls(TlsFigure::ALL[1]),
+        Self::Tls(TlsFigure::ALL[2]),
+        Self::Tls(TlsFigure::ALL[3]),
+        Self::Tls(TlsFigure::ALL[4]),
+        Self::Tls(TlsFigure::ALL[5]),
+    ];
+
+    /// The TLS figures of a trial: all of them over TLS, none in cleartext.
+    pub fn of_tls(trial: &TrialRecord) -> impl Iterator<Item = Self> + '_ {
+        let over_tls = trial.load.as_ref().is_some_and(|l| l.tls.is_some());
+        Self::TLS.into_iter().filter(move |_| over_tls)
     }
 
     /// The figures a program reported in a trial, as metrics.

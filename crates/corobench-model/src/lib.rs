@@ -13,10 +13,12 @@ pub mod load;
 pub mod machine;
 pub mod pool;
 pub mod profile;
+pub mod protocol;
 pub mod resource;
 pub mod run;
 pub mod schedule;
 pub mod tls;
+pub mod tls_figure;
 
 pub use analysis::{
     ANALYSIS_SCHEMA_VERSION, AnalysisSettings, Better, ChangeEstimator, CompareRow, CompareSide,
@@ -51,6 +53,7 @@ pub use load::{
 pub use machine::{MachineProbe, MachineVariation, ProbeSet, ProbeSpread, SpreadSource};
 pub use pool::{PoolCounters, PoolFigure, PoolWindow};
 pub use profile::{ProfileOutcome, ProfileRecord};
+pub use protocol::{HttpVersion, Protocol, UnknownProtocol};
 pub use resource::{ResourceSample, ResourceSummary};
 pub use run::{
     HostProvenance, MAX_TRIALS, PrecisionGoal, ProgramMetric, ProgramResult, ProgramScenario,
@@ -58,6 +61,8 @@ pub use run::{
     TaskCounts, TrialFlag, TrialRecord, TrialStatus, WorkloadRecord, failure_line,
 };
 pub use schedule::{
-    Backend, BackendChoice, MAX_PIPELINE, ScenarioKey, Schedule, ScheduleKind, WireMode,
+    Backend, BackendChoice, MAX_PIPELINE, MAX_STREAMS, ScenarioKey, Schedule, ScheduleKind,
+    WireMode,
 };
 pub use tls::TlsReport;
+pub use tls_figure::TlsFigure;

@@ -11,6 +11,7 @@ use crate::claim::ClaimRecord;
 use crate::counters::TrialCounters;
 use crate::load::{LoadReport, LoadWarning};
 use crate::machine::MachineProbe;
+use crate::protocol::Protocol;
 use crate::resource::{ResourceSample, ResourceSummary};
 use crate::schedule::{ScenarioKey, Schedule, ScheduleKind, WireMode};
 
@@ -220,6 +221,10 @@ pub struct ScenarioRecord {
     /// How the connections carried requests (keys absent when keep-alive, one at a time).
     #[serde(flatten)]
     pub wire: WireMode,
+    /// What the connections spoke; absent for cleartext HTTP/1.1 (and in
+    /// records made before the protocol was a dimension).
+    #[serde(default, skip_serializing_if = "Protocol::is_http1")]
+    pub protocol: Protocol,
     pub warmup_s: f64,
     pub duration_s: f64,
     /// Set for a scenario that runs a program target instead of loading a
@@ -262,6 +267,9 @@ impl ScenarioRecord {
             connections: self.connections,
             keepalive: self.wire.keepalive,
             pipeline: self.wire.pipeline,
+            protocol: self.protocol,
+            streams: self.wire.streams,
+            tls_resume: self.wire.tls_resume,
         }
     }
 }

@@ -7,6 +7,8 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
+use crate::protocol::Protocol;
+
 /// How requests arrive at the server.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -22,6 +24,11 @@ pub enum ScheduleKind {
 /// per-connection record of send times stays a few kilobytes.
 pub const MAX_PIPELINE: u32 = 1024;
 
+/// The most HTTP/2 streams one connection may be asked to keep open
+/// (`streams`, `-m`): servers allow 100 to 1000 by default, and each stream
+/// holds a slot of a few dozen bytes in the generator.
+pub const MAX_STREAMS: u32 = 65_536;
+
 /// How load is offered in one scenario: the arrival pattern over a number of
 /// connections, and how those connections carry requests. The spec resolves
 /// it, the generator runs it, the store keeps it.
@@ -36,6 +43,14 @@ pub struct Schedule {
     /// Requests in flight per connection (HTTP/1.1 pipelining); 1 waits for
     /// each response before sending the next request.
     pub pipeline: u32,
+    /// What the connections speak: HTTP/1.1 or HTTP/2, over TCP or TLS.
+    pub protocol: Protocol,
+    /// HTTP/2 streams open at once on each connection (h2load's `-m`); 1
+    /// for HTTP/1.1.
+    pub streams: u32,
+    /// Over TLS, new connections resume an earlier session (`true`, what
+    /// clients do) or pay a full handshake each (`false`).
+    pub tls_resume: bool,
 }
 
 impl Schedule {
@@ -47,6 +62,9 @@ impl Schedule {
             connections,
             keepalive: true,
             pipeline: 1,
+            protocol: Protocol::HTTP1,
+            streams: 1,
+            tls_resume: true,
         }
     }
 
@@ -58,6 +76,9 @@ impl Schedule {
             connections,
             keepalive: true,
             pipeline: 1,
+            protocol: Protocol::HTTP1,
+            streams: 1,
+            tls_resume: true,
         }
     }
 
@@ -67,6 +88,8 @@ impl Schedule {
         WireMode {
             keepalive: self.keepalive,
             pipeline: self.pipeline,
+            streams: self.streams,
+            tls_resume: self.tls_resume,
         }
     }
 
@@ -82,6 +105,24 @@ impl Schedule {
         Self { pipeline, ..self }
     }
 
+    /// The same schedule speaking `protocol`.
+    #[must_use]
+    pub fn with_protocol(self, protocol: Protocol) -> Self {
+        Self { protocol, ..self }
+    }
+
+    /// The same schedule with `streams` HTTP/2 streams per connection.
+    #[must_use]
+    pub fn with_streams(self, streams: u32) -> Self {
+        Self { streams, ..self }
+    }
+
+    /// The same schedule resuming TLS sessions (`true`) or not.
+    #[must_use]
+    pub fn with_tls_resume(self, tls_resume: bool) -> Self {
+        Self { tls_resume, ..self }
+    }
+
     /// The requested rate of an open loop.
     #[must_use]
     pub fn rate_per_s(&self) -> Option<f64> {
@@ -92,9 +133,11 @@ impl Schedule {
     }
 
     /// `c=64` or `rate=2000/c=64`, as used in scenario keys, followed by
-    /// `/no-keepalive` and `/pipeline=N` only where they are not the
-    /// default, so the keys of keep-alive, one-at-a-time scenarios (all
-    /// stored before these existed) never change.
+    /// `/no-keepalive`, `/pipeline=N`, the protocol (`/tls`, `/h2`,
+    /// `/h2c`), `/m=N` (HTTP/2 streams) and `/no-resume` (full TLS
+    /// handshakes) only where they are not the default, so the keys of
+    /// keep-alive, one-at-a-time, cleartext HTTP/1.1 scenarios (all stored
+    /// before these existed) never change.
     #[must_use]
     pub fn key(&self) -> String {
         let mut key = match self.kind {
@@ -109,11 +152,19 @@ impl Schedule {
         if self.pipeline != 1 {
             key.push_str(&format!("/pipeline={}", self.pipeline));
         }
+        key.push_str(&self.protocol.key_suffix());
+        if self.streams != 1 {
+            key.push_str(&format!("/m={}", self.streams));
+        }
+        if !self.tls_resume {
+            key.push_str("/no-resume");
+        }
         key
     }
 
-    /// `, no keep-alive` and `, pipeline 16` where they are not the
-    /// default, for headings and summaries; empty otherwise.
+    /// `, no keep-alive`, `, pipeline 16` and `, tls` (or `h2`, `h2c`)
+    /// where they are not the default, for headings and summaries; empty
+    /// otherwise.
     #[must_use]
     pub fn wire_text(&self) -> String {
         let mut text = String::new();
@@ -122,6 +173,15 @@ impl Schedule {
         }
         if self.pipeline != 1 {
             text.push_str(&format!(", pipeline {}", self.pipeline));
+        }
+        if !self.protocol.is_http1() {
+            text.push_str(&format!(", {}", self.protocol));
+        }
+        if self.streams != 1 {
+            text.push_str(&format!(", {} streams", self.streams));
+        }
+        if !self.tls_resume {
+            text.push_str(", full handshakes");
         }
         text
     }
@@ -145,6 +205,19 @@ pub struct WireMode {
         skip_serializing_if = "wire_serde::is_one_at_a_time"
     )]
     pub pipeline: u32,
+    /// HTTP/2 streams per connection (see [`Schedule::streams`]).
+    #[serde(
+        default = "wire_serde::pipeline",
+        skip_serializing_if = "wire_serde::is_one_at_a_time"
+    )]
+    pub streams: u32,
+    /// `false`: every TLS connection paid a full handshake (see
+    /// [`Schedule::tls_resume`]).
+    #[serde(
+        default = "wire_serde::keepalive",
+        skip_serializing_if = "wire_serde::is_keepalive"
+    )]
+    pub tls_resume: bool,
 }
 
 impl Default for WireMode {
@@ -152,6 +225,8 @@ impl Default for WireMode {
         Self {
             keepalive: true,
             pipeline: 1,
+            streams: 1,
+            tls_resume: true,
         }
     }
 }
@@ -362,6 +437,21 @@ mod tests {
             .with_pipeline(1);
         assert_eq!(plain.key(), "rate=2000/c=8");
         assert_eq!(plain.wire_text(), "");
+    }
+
+    #[test]
+    fn keys_name_the_protocol_after_the_wire_mode_unless_cleartext_http1() {
+        let tls = Schedule::closed(64).with_protocol(Protocol::TLS);
+        assert_eq!(tls.key(), "c=64/tls");
+        assert_eq!(tls.wire_text(), ", tls");
+        let short = Schedule::closed(50)
+            .with_keepalive(false)
+            .with_protocol(Protocol::TLS);
+        assert_eq!(short.key(), "c=50/no-keepalive/tls");
+        let h2c = Schedule::open(100.0, 4).with_protocol(Protocol::H2C);
+        assert_eq!(h2c.key(), "rate=100/c=4/h2c");
+        let plain = Schedule::closed(64).with_protocol(Protocol::HTTP1);
+        assert_eq!(plain.key(), "c=64");
     }
 
     #[test]

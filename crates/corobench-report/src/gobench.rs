@@ -25,7 +25,7 @@ use std::io::{self, Write};
 
 use corobench_model::{
     CapacityAnalysis, CapacityEstimate, Metric, PoolFigure, RunAnalysis, ScenarioAnalysis,
-    ScheduleKind, TrialStatus,
+    ScheduleKind, TlsFigure, TrialStatus,
 };
 
 use crate::capacity;
@@ -46,8 +46,21 @@ fn unit(metric: Metric) -> &'static str {
         Metric::Pool(PoolFigure::Reuse) => "pool-reuse-ratio",
         Metric::Pool(PoolFigure::Waits) => "pool-waits-ratio",
         Metric::Pool(PoolFigure::AcquireWait) => "pool-wait-ns/op",
+        Metric::Tls(figure) => tls_unit(figure),
         // The program's own unit, as it printed it.
         Metric::Program(unit) => unit.as_str(),
+    }
+}
+
+/// A TLS figure's unit: times per connection, shares as ratios.
+fn tls_unit(figure: TlsFigure) -> &'static str {
+    match figure {
+        TlsFigure::HandshakeP50 => "tls-handshake-p50-ns/conn",
+        TlsFigure::HandshakeP99 => "tls-handshake-p99-ns/conn",
+        TlsFigure::ConnectP50 => "tls-connect-p50-ns/conn",
+        TlsFigure::ConnectP99 => "tls-connect-p99-ns/conn",
+        TlsFigure::Resumed => "tls-resumed-ratio",
+        TlsFigure::HandshakeErrors => "tls-handshake-error-ratio",
     }
 }
 

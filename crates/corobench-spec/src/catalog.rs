@@ -4,6 +4,8 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use corobench_model::Protocol;
+
 /// The values a target parameter accepts.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Domain {
@@ -49,6 +51,9 @@ pub struct CatalogTarget {
     pub min_warmup: Duration,
     /// Set for a program target: it runs to completion instead of serving.
     pub program: Option<CatalogProgram>,
+    /// Protocols it does not serve, each with why (its manifest's words);
+    /// cleartext HTTP/1.1 is served by every target.
+    pub unserved: BTreeMap<Protocol, String>,
 }
 
 /// What the resolver needs to know of a program target.

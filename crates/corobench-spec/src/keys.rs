@@ -69,7 +69,16 @@ pub(crate) const CAPACITY: &[&str] = &[
 ];
 
 /// `[schedule]`.
-pub(crate) const SCHEDULE: &[&str] = &["connections", "rates", "keepalive", "pipeline"];
+pub(crate) const SCHEDULE: &[&str] = &[
+    "connections",
+    "rates",
+    "keepalive",
+    "pipeline",
+    "tls",
+    "protocol",
+    "streams",
+    "tls_resume",
+];
 
 /// One `[[workloads]]`.
 pub(crate) const WORKLOAD: &[&str] = &[
@@ -86,6 +95,10 @@ pub(crate) const WORKLOAD: &[&str] = &[
     "rates",
     "keepalive",
     "pipeline",
+    "tls",
+    "protocol",
+    "streams",
+    "tls_resume",
     "idle_connections",
 ];
 

@@ -28,7 +28,7 @@ pub use limits::{
 pub use plan::{
     Body, DEFAULT_BUDGET_GOAL, Expectation, HostAddress, Hosts, IDLE_TRIAL_ESTIMATE,
     MIN_TRIALS_FOR_INTERVAL, Measurement, Plan, PlannedClaim, PlannedScenario, Schedule,
-    SkippedTarget, Trials, Workload,
+    SkippedProtocol, SkippedTarget, Trials, Workload,
 };
 pub use resolve::{
     MAX_GENERATOR_HOSTS, PrecisionGoal, at_rate, parse_address, precision_goal, resolve,

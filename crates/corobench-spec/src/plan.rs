@@ -26,6 +26,9 @@ pub struct Plan {
     pub scenarios: Vec<PlannedScenario>,
     /// Targets the spec asked for that cannot run here, with the reason.
     pub skipped_targets: Vec<SkippedTarget>,
+    /// Protocols a target was asked to speak but does not serve: its
+    /// scenarios in that protocol are left out of the plan.
+    pub skipped_protocols: Vec<SkippedProtocol>,
     /// The target every other is compared with (`baseline`), one the spec
     /// asks for; it may be skipped here.
     pub baseline: Option<String>,
@@ -87,6 +90,30 @@ pub struct SkippedTarget {
     pub target: String,
     /// What is missing, and how to get it where that is known.
     pub reason: String,
+}
+
+/// A protocol a target does not serve, so its scenarios in that protocol
+/// are not planned.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SkippedProtocol {
+    pub target: String,
+    pub protocol: corobench_model::Protocol,
+    /// Why not, in its manifest's words.
+    pub reason: String,
+    /// How many scenarios were left out.
+    pub scenarios: usize,
+}
+
+impl SkippedProtocol {
+    /// `skipped go-gnet over tls (2 scenarios): gnet serves no TLS`.
+    #[must_use]
+    pub fn line(&self) -> String {
+        let plural = if self.scenarios == 1 { "" } else { "s" };
+        format!(
+            "skipped {} over {} ({} scenario{plural}): {}",
+            self.target, self.protocol, self.scenarios, self.reason
+        )
+    }
 }
 
 /// How many trials each scenario gets.

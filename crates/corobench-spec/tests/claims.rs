@@ -30,6 +30,7 @@ fn catalog() -> Catalog {
             needs_server: false,
             metrics: vec!["tasks/s".into(), "B/op".into()],
         }),
+        unserved: std::collections::BTreeMap::new(),
     });
     catalog
 }

@@ -28,6 +28,7 @@ fn target(name: &str, program: Option<bool>, parameters: &[(&str, Domain)]) -> C
             needs_server,
             metrics: declared_metrics(name),
         }),
+        unserved: BTreeMap::new(),
     }
 }
 

@@ -81,6 +81,7 @@ fn with_servers(mut catalog: Catalog, spec: &str) -> Catalog {
             parameters: Vec::new().into_iter().collect(),
             min_warmup: std::time::Duration::ZERO,
             program: None,
+            unserved: std::collections::BTreeMap::new(),
         });
     }
     catalog

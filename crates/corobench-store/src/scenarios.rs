@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use corobench_model::{ScenarioRecord, ScheduleKind, WireMode, WorkloadRecord};
+use corobench_model::{Protocol, ScenarioRecord, ScheduleKind, WireMode, WorkloadRecord};
 use rusqlite::{Row, Transaction, named_params};
 
 use crate::error::{StoreError, is_duplicate};
@@ -15,7 +15,7 @@ impl Store {
         self.query_rows(
             "SELECT idx, key, target, parameters_json, workload, method, path, body_bytes, \
              schedule, rate_per_s, connections, warmup_s, duration_s, program_json, \
-             keepalive, pipeline, idle \
+             keepalive, pipeline, idle, protocol, streams, tls_resume \
              FROM scenarios WHERE run_id = ?1 ORDER BY idx",
             [run_id],
             "loading the scenarios",
@@ -46,10 +46,10 @@ pub(crate) fn insert_scenario(
     let inserted = tx.execute(
         "INSERT INTO scenarios (run_id, idx, key, target, parameters_json, workload, method, \
          path, body_bytes, schedule, rate_per_s, connections, warmup_s, duration_s, \
-         program_json, keepalive, pipeline, idle) \
+         program_json, keepalive, pipeline, idle, protocol, streams, tls_resume) \
          VALUES (:run_id, :idx, :key, :target, :parameters, :workload, :method, :path, \
          :body_bytes, :schedule, :rate_per_s, :connections, :warmup_s, :duration_s, :program, \
-         :keepalive, :pipeline, :idle)",
+         :keepalive, :pipeline, :idle, :protocol, :streams, :tls_resume)",
         named_params! {
             ":run_id": run_id,
             ":idx": scenario.index,
@@ -69,6 +69,9 @@ pub(crate) fn insert_scenario(
             ":keepalive": scenario.wire.keepalive,
             ":pipeline": scenario.wire.pipeline,
             ":idle": scenario.workload.idle,
+            ":protocol": (!scenario.protocol.is_http1()).then(|| scenario.protocol.name()),
+            ":streams": (scenario.wire.streams != 1).then_some(scenario.wire.streams),
+            ":tls_resume": (!scenario.wire.tls_resume).then_some(false),
         },
     );
     match inserted {
@@ -103,6 +106,8 @@ struct ScenarioRow {
     duration_s: f64,
     program_json: Option<String>,
     wire: WireMode,
+    /// `None`: cleartext HTTP/1.1.
+    protocol: Option<String>,
 }
 
 impl ScenarioRow {
@@ -128,7 +133,10 @@ impl ScenarioRow {
             wire: WireMode {
                 keepalive: row.get(14)?,
                 pipeline: row.get(15)?,
+                streams: row.get::<_, Option<u32>>(18)?.unwrap_or(1),
+                tls_resume: row.get::<_, Option<bool>>(19)?.unwrap_or(true),
             },
+            protocol: row.get(17)?,
         })
     }
 
@@ -144,6 +152,14 @@ impl ScenarioRow {
                 ));
             }
         };
+        let protocol = match self.protocol.as_deref() {
+            None => Protocol::HTTP1,
+            Some(name) => name
+                .parse()
+                .map_err(|e: corobench_model::UnknownProtocol| {
+                    decode_error(path, "scenario protocol", e.to_string())
+                })?,
+        };
         Ok(ScenarioRecord {
             index: self.index,
             key: self.key.into(),
@@ -153,6 +169,7 @@ impl ScenarioRow {
             schedule,
             connections: self.connections,
             wire: self.wire,
+            protocol,
             program: self
                 .program_json
                 .as_deref()

@@ -13,7 +13,7 @@ use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 use crate::error::{StoreError, classify};
 
 /// Every migration, in order; the schema version is their count.
-const MIGRATIONS: [&str; 8] = [
+const MIGRATIONS: [&str; 9] = [
     include_str!("migrations/0001_init.sql"),
     include_str!("migrations/0002_run_process.sql"),
     include_str!("migrations/0003_capacity.sql"),
@@ -22,6 +22,7 @@ const MIGRATIONS: [&str; 8] = [
     include_str!("migrations/0006_profiles_idle.sql"),
     include_str!("migrations/0007_machine_probe.sql"),
     include_str!("migrations/0008_pool_counters.sql"),
+    include_str!("migrations/0009_protocol.sql"),
 ];
 
 /// The schema version this corobench writes.

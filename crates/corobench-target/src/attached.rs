@@ -3,7 +3,7 @@
 //! process group is sampled when the spec names its pid or its process name.
 
 use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::Serialize;
@@ -22,10 +22,20 @@ pub struct Attachment {
     /// As the spec gives it, e.g. `http://127.0.0.1:8080`.
     pub url: String,
     pub addr: SocketAddr,
+    /// Set for an `https://` URL: how its certificate is trusted.
+    pub tls: Option<AttachedTls>,
     /// The process whose group is sampled; `None`: nothing is sampled.
     pub process: Option<ProcessRef>,
     /// `spec.toml:12`: where the server is declared, for errors found later.
     pub declared_at: String,
+}
+
+/// How the certificate of a server at an `https://` URL is trusted: the
+/// built-in roots, plus the spec's `ca` file; or not checked (`insecure`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct AttachedTls {
+    pub ca: Option<PathBuf>,
+    pub insecure: bool,
 }
 
 /// How the spec names the server's process.
@@ -38,16 +48,18 @@ pub enum ProcessRef {
 }
 
 impl Attachment {
-    /// The address of `url`: `http://HOST:PORT`, without a path (each
-    /// workload gives its own).
+    /// The address of `url`: `http://HOST:PORT` or `https://HOST:PORT`,
+    /// without a path (each workload gives its own).
     ///
     /// # Errors
     /// Another scheme, a path, no port, or a host that does not resolve.
     pub fn address_of(url: &str) -> Result<SocketAddr, String> {
-        let rest = url.strip_prefix("http://").ok_or_else(|| {
-            "must start with http:// (https is not measured), e.g. \"http://127.0.0.1:8080\""
-                .to_owned()
-        })?;
+        let rest = url
+            .strip_prefix("http://")
+            .or_else(|| url.strip_prefix("https://"))
+            .ok_or_else(|| {
+                "must start with http:// or https://, e.g. \"http://127.0.0.1:8080\"".to_owned()
+            })?;
         let authority = rest.strip_suffix('/').unwrap_or(rest);
         if authority.contains(['/', '?', '#']) {
             return Err(
@@ -81,6 +93,8 @@ pub struct AttachedServer {
     pub pid: Option<i32>,
     /// Its process group: what the sampler follows.
     pub pgid: Option<i32>,
+    /// Set when its URL is `https://`.
+    pub tls: Option<AttachedTls>,
 }
 
 /// Finds the server `manifest` says is already running.
@@ -127,6 +141,7 @@ pub fn attach(manifest: &Manifest) -> Result<AttachedServer, TargetError> {
         addr: attachment.addr,
         pid: process.as_ref().map(|p| p.pid),
         pgid: process.as_ref().map(|p| p.pgrp),
+        tls: attachment.tls.clone(),
     })
 }
 
@@ -315,8 +330,9 @@ mod tests {
         let addr = Attachment::address_of("http://127.0.0.1:8080").unwrap();
         assert_eq!(addr, "127.0.0.1:8080".parse().unwrap());
         assert!(Attachment::address_of("http://127.0.0.1:8080/").is_ok());
+        assert!(Attachment::address_of("https://127.0.0.1:8443").is_ok());
         for (url, says) in [
-            ("https://127.0.0.1:8080", "http://"),
+            ("ftp://127.0.0.1:8080", "http://"),
             ("127.0.0.1:8080", "http://"),
             ("http://127.0.0.1:8080/api", "without a path"),
             ("http://127.0.0.1", "port"),

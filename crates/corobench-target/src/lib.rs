@@ -52,7 +52,9 @@ mod tail;
 mod template;
 pub mod tls;
 
-pub use attached::{AttachedServer, Attachment, ProcessRef, attach, attached_provenance};
+pub use attached::{
+    AttachedServer, AttachedTls, Attachment, ProcessRef, attach, attached_provenance,
+};
 pub use availability::{Availability, find_on_path};
 pub use cache::{BuildCache, BuildOutcome, BuiltTarget};
 pub use cpuset::CpuSet;

@@ -199,6 +199,7 @@ fn engine_status(error: &EngineError) -> Option<Exit> {
         EngineError::Postgres(_) | EngineError::NotChecked { .. } => Some(Exit::TargetFailed),
         EngineError::OwnExecutable(_)
         | EngineError::Expectation { .. }
+        | EngineError::Certificates(_)
         | EngineError::Folder { .. } => Some(Exit::CheckFailed),
         EngineError::Preparing { source, .. } | EngineError::Target(source) => {
             Some(target_status(source))

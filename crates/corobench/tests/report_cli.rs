@@ -204,6 +204,7 @@ fn claims_catalog() -> corobench_spec::Catalog {
         parameters: std::collections::BTreeMap::new(),
         min_warmup: std::time::Duration::ZERO,
         program: None,
+        unserved: std::collections::BTreeMap::new(),
     };
     let mut ants = target("go-ants", Ok(()));
     let sizes = Domain::Integer {

@@ -25,6 +25,7 @@ fn plan() -> Plan {
         parameters: BTreeMap::new(),
         min_warmup: std::time::Duration::ZERO,
         program: None,
+        unserved: BTreeMap::new(),
     });
     let catalog = Catalog {
         targets: targets.to_vec(),

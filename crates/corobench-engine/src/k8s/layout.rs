@@ -33,6 +33,15 @@ pub enum LayoutError {
          PostgreSQL beside the target"
     )]
     Database { index: u32, key: String },
+    #[error(
+        "scenario {index} ({key}) speaks {protocol}, and a Kubernetes layout speaks cleartext \
+         HTTP/1.1 only for now (its pods get no certificates): lay out the cleartext scenarios"
+    )]
+    Protocol {
+        index: u32,
+        key: String,
+        protocol: corobench_model::Protocol,
+    },
     #[error(transparent)]
     Uneven(#[from] UnevenShare),
     #[error("cannot read the body file {}: {source}", path.display())]
@@ -107,6 +116,14 @@ fn check_runs_in_pods(scenario: &PlannedScenario) -> Result<(), LayoutError> {
     }
     if scenario.needs_database {
         return Err(LayoutError::Database { index, key });
+    }
+    let protocol = scenario.schedule.protocol;
+    if !protocol.is_http1() {
+        return Err(LayoutError::Protocol {
+            index,
+            key,
+            protocol,
+        });
     }
     Ok(())
 }

@@ -33,8 +33,8 @@ pub(super) fn hold(
     let pgid = target
         .pgid()
         .ok_or_else(|| failed(TrialError::NoProcessGroup.to_string()))?;
-    let config =
-        generator::load_config(env, scenario, target.addr()).map_err(|e| failed(e.to_string()))?;
+    let config = generator::load_config(env, scenario, target.addr(), &target.trust(env))
+        .map_err(|e| failed(e.to_string()))?;
     let request = config
         .request
         .serialize(&config.endpoint)

@@ -42,6 +42,10 @@ pub enum TrialError {
     /// A server that should already be running is not there.
     #[error("{0}")]
     NotThere(Box<TargetError>),
+    /// A server already running whose URL speaks another protocol than
+    /// the scenario.
+    #[error("{0}")]
+    ProtocolMismatch(String),
     #[error(
         "{0} is already running at a URL, and this trial needs a server corobench starts \
          fresh (give servers.{0}.command instead of url)"
@@ -106,13 +110,20 @@ impl Place for ThisMachine<'_> {
 
     fn start_server(&self, server: ServerToStart<'_>) -> Result<LocalServer, Halt> {
         let env = self.env;
-        let target = start_or_attach(env, server.target, server.parameters, server.needs_database)
-            .map_err(|why| Halt::Failed(why.to_string()))?;
+        let target = start_or_attach(
+            env,
+            server.target,
+            server.parameters,
+            server.needs_database,
+            server.protocol,
+        )
+        .map_err(|why| Halt::Failed(why.to_string()))?;
         if server.fresh && matches!(target, TrialServer::Attached(_)) {
             let why = TrialError::NeedsFreshStart(server.target.to_owned());
             return Err(Halt::Failed(why.to_string()));
         }
         Ok(LocalServer {
+            stats: target.stats_connector(env),
             target,
             sampled: None,
         })
@@ -124,7 +135,12 @@ impl Place for ThisMachine<'_> {
         server: &mut LocalServer,
         observer: &dyn RunObserver,
     ) -> Result<LoadWindow, Halt> {
-        let measured = match window::measure(self.env, scenario, &server.target, observer) {
+        let measured = match window::measure(
+            self.env,
+            scenario,
+            (&server.target, server.stats.as_ref()),
+            observer,
+        ) {
             Ok(Some(measured)) => measured,
             Ok(None) => return Err(Halt::Interrupted),
             Err(why) if why.concerns_target() => {

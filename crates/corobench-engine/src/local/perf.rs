@@ -57,7 +57,8 @@ fn profile_load(
     };
     let (measured, recording) = std::thread::scope(|scope| {
         let recorder = scope.spawn(|| attach_after(env, pgid, scenario.measurement.warmup, dir));
-        let measured = window::measure(env, scenario, target, observer);
+        let stats = target.stats_connector(env);
+        let measured = window::measure(env, scenario, (target, stats.as_ref()), observer);
         let recording = recorder
             .join()
             .unwrap_or_else(|_| Err("the profiler's thread panicked".to_owned()));

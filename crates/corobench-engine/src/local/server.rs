@@ -5,11 +5,13 @@
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 
-use corobench_model::TrialFlag;
+use corobench_model::{Protocol, TrialFlag};
 use corobench_sampler::ResourceSeries;
 use corobench_target::{AttachedServer, LaunchOptions, RunningTarget, TargetError};
+use corobench_verify::transport::Connector;
 
 use super::TrialError;
+use crate::connection::{self, Trust};
 use crate::leak::{Footprint, Unreadable};
 use crate::prepare::TrialEnvironment;
 use crate::stats_probe;
@@ -44,6 +46,29 @@ impl TrialServer {
             Self::Started(target) => Some(target.pgid()),
             Self::Attached(server) => server.pgid,
         }
+    }
+
+    /// Whose word makes its certificate good, when it speaks TLS.
+    #[must_use]
+    pub fn trust(&self, env: &TrialEnvironment) -> Trust {
+        match self {
+            Self::Started(target) => Trust::of_started(target.protocol(), env.tls.as_ref()),
+            Self::Attached(server) => server.tls.clone().map_or(Trust::Cleartext, Trust::Attached),
+        }
+    }
+
+    /// How the engine's own HTTP/1.1 requests (`/stats`) reach a target
+    /// that serves the contract: `None` when they cannot (HTTP/2 only), so
+    /// the figures they give are absent.
+    #[must_use]
+    pub fn stats_connector(&self, env: &TrialEnvironment) -> Option<Connector> {
+        let Self::Started(target) = self else {
+            return None;
+        };
+        if !target.serves_contract() {
+            return None;
+        }
+        connection::probe_connector(target.protocol(), &self.trust(env), self.addr())
     }
 
     #[must_use]
@@ -111,15 +136,13 @@ impl TrialServer {
 
     /// What it holds now: its process tree, and the tasks and pool its
     /// `/stats` reports when it serves the contract.
-    fn footprint(&self) -> Footprint {
+    fn footprint(&self, stats: Option<&Connector>) -> Footprint {
         let tree = self
             .pgid()
             .and_then(|pgid| u32::try_from(pgid).ok())
             .and_then(|pgid| corobench_sampler::snapshot(pgid).ok());
-        let stats = self
-            .serves_contract()
-            .then(|| stats_probe::read(self.addr()))
-            .flatten()
+        let stats = stats
+            .and_then(|connector| stats_probe::read(connector, self.addr()))
             .unwrap_or_default();
         Footprint {
             tasks: stats.tasks,
@@ -141,15 +164,16 @@ pub fn start_or_attach(
     target: &str,
     parameters: &BTreeMap<String, String>,
     needs_database: bool,
+    protocol: Protocol,
 ) -> Result<TrialServer, TrialError> {
     let built = env
         .built
         .get(target)
         .ok_or_else(|| TrialError::NotBuilt(target.to_string()))?;
     if built.manifest.attach.is_some() {
-        return corobench_target::attach(&built.manifest)
-            .map(TrialServer::Attached)
-            .map_err(|source| TrialError::NotThere(Box::new(source)));
+        let server = corobench_target::attach(&built.manifest)
+            .map_err(|source| TrialError::NotThere(Box::new(source)))?;
+        return speaks(server, protocol).map(TrialServer::Attached);
     }
     let options = LaunchOptions {
         parameters: parameters.clone(),
@@ -164,7 +188,8 @@ pub fn start_or_attach(
         port: None,
         listen: None,
         work_dir: None,
-        ..LaunchOptions::default()
+        protocol,
+        tls: env.tls.clone().filter(|_| protocol.tls),
     };
     let mut running = built
         .launch(&options)
@@ -178,10 +203,35 @@ pub fn start_or_attach(
     Ok(TrialServer::Started(Box::new(running)))
 }
 
+/// The server already running, when its URL's scheme agrees with the
+/// scenario's protocol: TLS with `https://`, cleartext with `http://`.
+fn speaks(server: AttachedServer, protocol: Protocol) -> Result<AttachedServer, TrialError> {
+    if server.tls.is_some() == protocol.tls {
+        return Ok(server);
+    }
+    let (url_speaks, fix) = if protocol.tls {
+        (
+            "cleartext",
+            "give its https:// URL, or measure it without tls",
+        )
+    } else {
+        (
+            "TLS",
+            "measure it with tls = true (bench --tls), or give its http:// URL",
+        )
+    };
+    Err(TrialError::ProtocolMismatch(format!(
+        "server {} is at {}, which speaks {url_speaks}, and the scenario speaks {protocol}: {fix}",
+        server.name, server.url
+    )))
+}
+
 /// A trial's server on this machine, with what its middle step sampled.
 #[derive(Debug)]
 pub struct LocalServer {
     pub(super) target: TrialServer,
+    /// How its `/stats` is read, when it serves the contract.
+    pub(super) stats: Option<Connector>,
     /// The server's resources over the middle step, sampled from this
     /// process (the measured window exactly, for a load).
     pub(super) sampled: Option<ResourceSeries>,
@@ -193,7 +243,7 @@ impl Server for LocalServer {
     }
 
     fn footprint(&mut self) -> Result<Footprint, Unreadable> {
-        Ok(self.target.footprint())
+        Ok(self.target.footprint(self.stats.as_ref()))
     }
 
     fn is_gone(&mut self) -> bool {

@@ -19,6 +19,7 @@ use corobench_load::{LoadError, LoadRun, Progress};
 use corobench_model::{LoadReport, TrialCounters};
 use corobench_sampler::{DEFAULT_INTERVAL, ResourceSeries, Sampler, SamplerHandle};
 use corobench_spec::PlannedScenario;
+use corobench_verify::transport::Connector;
 
 use super::TrialError;
 use super::counters::WindowCounters;
@@ -59,21 +60,22 @@ pub(super) struct Measured {
 pub(super) fn measure(
     env: &TrialEnvironment,
     scenario: &PlannedScenario,
-    target: &TrialServer,
+    (target, stats): (&TrialServer, Option<&Connector>),
     observer: &dyn RunObserver,
 ) -> Result<Option<Measured>, TrialError> {
     let pgid = target
         .pgid()
         .map(|pgid| u32::try_from(pgid).map_err(|_| TrialError::NoProcessGroup))
         .transpose()?;
-    let config =
-        generator::load_config(env, scenario, target.addr()).map_err(TrialError::Endpoint)?;
+    let trust = target.trust(env);
+    let config = generator::load_config(env, scenario, target.addr(), &trust)
+        .map_err(TrialError::Endpoint)?;
     let run = LoadRun::prepare(config).map_err(TrialError::LoadStart)?;
     let watch = Watch {
         env,
         duration: scenario.measurement.duration,
         pgid,
-        stats: target.serves_contract().then(|| target.addr()),
+        stats: stats.map(|connector| (connector.clone(), target.addr())),
         progress: run.progress(),
         cancel: run.cancel_flag(),
         observer,
@@ -97,7 +99,7 @@ struct Watch<'a> {
     pgid: Option<u32>,
     /// Where the contract's `/stats` is asked for tasks; `None` for a
     /// user's server, which has no such endpoint.
-    stats: Option<SocketAddr>,
+    stats: Option<(Connector, SocketAddr)>,
     progress: Arc<Progress>,
     cancel: Arc<AtomicBool>,
     observer: &'a dyn RunObserver,
@@ -177,10 +179,11 @@ impl<'scope> Window<'scope> {
             .pgid
             .map(|pgid| start_sampler(watch.env, pgid))
             .transpose()?;
-        let (stop, stats, half) = (Arc::clone(&watch.env.stop), watch.stats, watch.duration / 2);
+        let (stop, half) = (Arc::clone(&watch.env.stop), watch.duration / 2);
+        let stats = watch.stats.clone();
         let peak = scope.spawn(move || {
             sleep_unless_stopped(&stop, half);
-            stats.and_then(stats_probe::tasks)
+            stats.and_then(|(connector, addr)| stats_probe::tasks(&connector, addr))
         });
         Ok(Self {
             started: Instant::now(),

@@ -53,6 +53,7 @@ pub fn scenario_record(
         schedule: s.schedule.kind,
         connections: s.schedule.connections,
         wire: s.schedule.wire(),
+        protocol: s.schedule.protocol,
         warmup_s: s.measurement.warmup.as_secs_f64(),
         duration_s: s.measurement.duration.as_secs_f64(),
         program: s

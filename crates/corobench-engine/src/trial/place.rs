@@ -9,8 +9,8 @@
 use std::collections::BTreeMap;
 
 use corobench_model::{
-    IdleMeasurement, LoadReport, MachineProbe, ProfileOutcome, ProgramResult, TrialCounters,
-    TrialFlag,
+    IdleMeasurement, LoadReport, MachineProbe, ProfileOutcome, ProgramResult, Protocol,
+    TrialCounters, TrialFlag,
 };
 use corobench_sampler::ResourceSeries;
 use corobench_spec::PlannedScenario;
@@ -27,6 +27,9 @@ pub struct ServerToStart<'a> {
     pub parameters: &'a BTreeMap<String, String>,
     /// Hand it the run's database (a workload reads `/db`).
     pub needs_database: bool,
+    /// What it is told to serve (`HTTP_PROTOCOL`, and over TLS the run's
+    /// certificates).
+    pub protocol: Protocol,
     /// One already running at a URL is refused: the trial needs a process
     /// of its own (to hold connections, to profile).
     pub fresh: bool,

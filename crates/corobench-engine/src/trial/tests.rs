@@ -98,6 +98,7 @@ impl Scripted {
                 server_cpus: cpus.clone(),
                 generator_cpus: vec![0],
                 generator_set: cpus,
+                tls: None,
                 backend: corobench_model::Backend::Epoll,
                 machine_probe: true,
                 stop: Arc::new(AtomicBool::new(false)),

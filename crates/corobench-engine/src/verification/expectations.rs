@@ -3,16 +3,23 @@
 //! once, and every expectation of the workload (`expect_status`,
 //! `expect_body`, `expect_header`) must hold, or the run stops, saying
 //! what was expected and what came back. Without expectations, an answer
-//! below 400 passes.
+//! below 400 passes. The answer is asked in the scenario's protocol where
+//! it is HTTP/1.1, in cleartext or over TLS; an HTTP/2 scenario's server is
+//! asked over HTTP/1.1 in the same TLS (h2) or in cleartext (h2c), so a
+//! server that serves HTTP/2 alone fails the check, saying it did not
+//! answer.
 
 use std::collections::BTreeSet;
 use std::net::SocketAddr;
 use std::time::Duration;
 
 use corobench_load::{Endpoint, LoadError, RequestTemplate};
+use corobench_model::Protocol;
 use corobench_spec::{Expectation, Plan, PlannedScenario, Workload};
 use corobench_verify::client::{Client, ClientError, Response};
+use corobench_verify::transport::Connector;
 
+use crate::connection;
 use crate::error::EngineError;
 use crate::local::{TrialError, start_or_attach};
 use crate::{PreparedRun, RunObserver};
@@ -35,7 +42,8 @@ pub fn check_all(
         .iter()
         .filter(|s| is_user_server(prepared, s))
     {
-        if !checked.insert((&scenario.target, &scenario.workload.name)) {
+        let protocol = scenario.schedule.protocol;
+        if !checked.insert((&scenario.target, &scenario.workload.name, protocol)) {
             continue;
         }
         observer.preparing(&format!(
@@ -59,8 +67,9 @@ fn is_user_server(prepared: &PreparedRun, scenario: &PlannedScenario) -> bool {
 /// Starts the scenario's server, asks once, stops it.
 fn check_one(prepared: &PreparedRun, scenario: &PlannedScenario) -> Result<(), EngineError> {
     let env = &prepared.env;
-    let server =
-        start_or_attach(env, &scenario.target, &scenario.parameters, false).map_err(|error| {
+    let protocol = scenario.schedule.protocol;
+    let server = start_or_attach(env, &scenario.target, &scenario.parameters, false, protocol)
+        .map_err(|error| {
             match error {
                 // Where a running server is not as its spec says, the error says
                 // so itself, and its kind decides the exit status.
@@ -76,7 +85,14 @@ fn check_one(prepared: &PreparedRun, scenario: &PlannedScenario) -> Result<(), E
         .get(&scenario.workload.name)
         .cloned()
         .unwrap_or_default();
-    let answer = ask(server.addr(), &scenario.workload, &body);
+    let asked_in = Protocol {
+        http: corobench_model::HttpVersion::Http1,
+        ..protocol
+    };
+    let answer = match connection::probe_connector(asked_in, &server.trust(env), server.addr()) {
+        Some(connector) => ask(&connector, server.addr(), &scenario.workload, &body),
+        None => Err(NoAnswer::Untrusted(protocol)),
+    };
     // A command that answered and then went away (it daemonized, or died)
     // would fail every trial: it is refused here, saying why.
     let mut server = server;
@@ -110,12 +126,19 @@ enum NoAnswer {
     Request(#[from] LoadError),
     #[error("{0}")]
     Exchange(#[from] ClientError),
+    #[error("the run has no certificate authority to check the server's {0} certificate with")]
+    Untrusted(Protocol),
 }
 
 /// One request of the workload, serialised by the load generator itself
 /// (so the check sends what the trials send), asking the server to close
 /// the connection after its answer.
-fn ask(addr: SocketAddr, workload: &Workload, body: &[u8]) -> Result<Response, NoAnswer> {
+fn ask(
+    connector: &Connector,
+    addr: SocketAddr,
+    workload: &Workload,
+    body: &[u8],
+) -> Result<Response, NoAnswer> {
     let endpoint = Endpoint::from_url(&format!("http://{addr}{}", workload.path))?;
     let mut headers = workload.headers.clone();
     if !headers
@@ -130,7 +153,7 @@ fn ask(addr: SocketAddr, workload: &Workload, body: &[u8]) -> Result<Response, N
         body: body.to_vec(),
     };
     let bytes = request.serialize(&endpoint)?;
-    let mut client = Client::connect(addr, ANSWER_TIMEOUT)?;
+    let mut client = Client::connect_with(connector, addr, ANSWER_TIMEOUT)?;
     client.send(&bytes)?;
     Ok(client.read_response_to(&workload.method)?)
 }

@@ -1,6 +1,7 @@
 //! The verification gate of a run: every target is proven honest once
-//! before any of its trials, and a target that breaks a rule bearing on what
-//! the run measures is excluded and reported, never measured.
+//! before any of its trials, in each protocol the run speaks to it, and a
+//! target that breaks a rule bearing on what the run measures is excluded
+//! and reported, never measured.
 //!
 //! Rules about one endpoint (`/upload`, `/db`, …) bear on a run only when
 //! one of its workloads uses that endpoint: a server whose upload limit is
@@ -9,6 +10,7 @@
 
 use std::sync::atomic::Ordering;
 
+use corobench_model::Protocol;
 use corobench_spec::Plan;
 use corobench_verify::RuleResult;
 
@@ -38,34 +40,72 @@ pub fn verify_all(plan: &Plan, prepared: &mut PreparedRun, observer: &dyn RunObs
         .map(|(name, _)| name.clone())
         .collect();
     for name in names {
-        if prepared.env.stop.load(Ordering::Relaxed) {
-            return;
-        }
-        observer.preparing(&format!("verifying {name}"));
-        let verdict = {
-            let env = &prepared.env;
-            let verify_env = VerifyEnv {
-                data_dir: env.data_dir.clone(),
-                work_dir: env.work_root.join("verify"),
-                database: prepared.postgres.as_ref(),
-                database_missing: None,
-                cpus: Some(env.server_cpus.clone()),
-                cancel: Some(&env.stop),
-                check_listen: false,
-                protocol: corobench_target::Protocol::HTTP1,
-                tls: None,
-            };
-            check_built(&env.built[&name], &verify_env)
-        };
-        // Interrupted: what was not checked says nothing about the target.
-        if prepared.env.stop.load(Ordering::Relaxed) {
-            return;
-        }
-        match verdict {
-            Ok(results) => judge(plan, prepared, &name, &results, observer),
-            Err(error) => {
-                prepared.exclude(&name, format!("it did not start for verification: {error}"));
+        for protocol in protocols_of(plan, &name) {
+            if prepared.env.stop.load(Ordering::Relaxed) {
+                return;
             }
+            if !prepared.env.built.contains_key(&name) {
+                break;
+            }
+            verify_one(plan, prepared, &name, protocol, observer);
+        }
+    }
+}
+
+/// The protocols the plan speaks to `target`, cleartext HTTP/1.1 first.
+fn protocols_of(plan: &Plan, target: &str) -> Vec<Protocol> {
+    let mut protocols: Vec<Protocol> = plan
+        .scenarios
+        .iter()
+        .filter(|s| s.target == target)
+        .map(|s| s.schedule.protocol)
+        .collect();
+    protocols.sort();
+    protocols.dedup();
+    protocols
+}
+
+/// Verifies `name` in `protocol`; excludes it when a rule bearing on the
+/// plan fails.
+fn verify_one(
+    plan: &Plan,
+    prepared: &mut PreparedRun,
+    name: &str,
+    protocol: Protocol,
+    observer: &dyn RunObserver,
+) {
+    let over = if protocol.is_http1() {
+        String::new()
+    } else {
+        format!(" over {protocol}")
+    };
+    observer.preparing(&format!("verifying {name}{over}"));
+    let verdict = {
+        let env = &prepared.env;
+        let verify_env = VerifyEnv {
+            data_dir: env.data_dir.clone(),
+            work_dir: env.work_root.join("verify"),
+            database: prepared.postgres.as_ref(),
+            database_missing: None,
+            cpus: Some(env.server_cpus.clone()),
+            cancel: Some(&env.stop),
+            check_listen: false,
+            protocol,
+            tls: env.tls.as_ref().filter(|_| protocol.tls),
+        };
+        check_built(&env.built[name], &verify_env)
+    };
+    // Interrupted: what was not checked says nothing about the target.
+    if prepared.env.stop.load(Ordering::Relaxed) {
+        return;
+    }
+    match verdict {
+        Ok(results) => judge(plan, prepared, name, &results, observer),
+        Err(error) => {
+            prepared.exclude(
+                name,
+                format!("it did not start for verification{over}: {error}"),
+            );
         }
     }
 }

@@ -60,9 +60,7 @@ impl Default for Http2Options {
     }
 }
 
-/// The most streams `-m` may ask per connection: HTTP/2 servers allow 100
-/// to 1000 by default, and each stream holds a slot of a few dozen bytes.
-pub const MAX_STREAMS: u32 = 65_536;
+pub use corobench_model::MAX_STREAMS;
 
 impl Http2Options {
     /// Checks every value against the protocol's bounds.

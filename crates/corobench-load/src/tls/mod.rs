@@ -18,6 +18,18 @@ use rustls::ClientConfig;
 use rustls::pki_types::ServerName;
 
 pub use error::{HandshakeRefusal, TlsError};
+
+/// The rustls client configuration `options` ask for, for a client of the
+/// caller's own (one request to check an answer) that trusts a server as
+/// the generator does.
+///
+/// # Errors
+/// A CA file that cannot be read, or ciphers and versions that do not agree.
+pub fn client_config(
+    options: &TlsOptions,
+) -> Result<std::sync::Arc<rustls::ClientConfig>, TlsError> {
+    config::client_config(options).map(std::sync::Arc::new)
+}
 pub(crate) use probe::probe;
 
 /// The protocols offered by ALPN when the user names none.

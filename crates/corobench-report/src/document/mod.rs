@@ -18,6 +18,7 @@ mod memory;
 mod notes;
 mod pool;
 mod profiles;
+mod tls;
 pub(crate) use memory::memory_line;
 pub(crate) use profiles::{profile_blocks, profile_key};
 mod program;

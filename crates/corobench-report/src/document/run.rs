@@ -82,6 +82,7 @@ pub(crate) fn run_document_with(
         }
         if !program {
             blocks.extend(super::pool::pool_grid(analysis, &group).map(Block::Grid));
+            blocks.extend(super::tls::tls_grid(analysis, &group).map(Block::Grid));
         }
         let comparisons = match layout {
             ComparisonLayout::Rows => comparison_grid(analysis, &group, |_| true),

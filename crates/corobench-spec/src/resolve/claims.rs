@@ -15,8 +15,9 @@ use crate::catalog::{Catalog, CatalogTarget};
 use crate::document::{self, Field, Table, Value};
 use crate::error::{Locator, SpecError, shown};
 use crate::keys;
-use crate::plan::{PlannedClaim, PlannedScenario};
+use crate::plan::{PlannedClaim, PlannedScenario, SkippedProtocol};
 
+use super::protocol::{ProtocolChoice, choice_word};
 use super::settings::{fraction, one_line};
 use super::targets::Selection;
 
@@ -38,6 +39,8 @@ pub(super) struct Context<'p> {
     /// The spec's workload names, in order.
     pub workloads: &'p [String],
     pub scenarios: &'p [PlannedScenario],
+    /// Scenarios left out because their target does not serve their protocol.
+    pub skipped_protocols: &'p [SkippedProtocol],
 }
 
 /// Every `[[claims]]` table, resolved; none when the spec has no claims.
@@ -319,6 +322,7 @@ struct Selector<'d> {
     parameters: Vec<(String, String)>,
     connections: Option<u32>,
     rate: Option<f64>,
+    protocol: ProtocolChoice,
 }
 
 impl<'d> Selector<'d> {
@@ -357,6 +361,7 @@ impl<'d> Selector<'d> {
             parameters: Vec::new(),
             connections: None,
             rate: None,
+            protocol: ProtocolChoice::default(),
         };
         for word in words {
             selector.add(word, known).map_err(fail)?;
@@ -369,6 +374,9 @@ impl<'d> Selector<'d> {
         let (name, value) = word
             .split_once('=')
             .ok_or_else(|| format!("{} is not name=value", shown(word)))?;
+        if let Some(taken) = self.protocol.take(name, value) {
+            return taken;
+        }
         match name {
             "c" => {
                 let connections = value.parse::<u32>().ok().filter(|c| *c > 0);
@@ -386,7 +394,8 @@ impl<'d> Selector<'d> {
                 let domain = known.parameters.get(name).ok_or_else(|| {
                     let names: Vec<&str> = known.parameters.keys().map(String::as_str).collect();
                     format!(
-                        "{} has no parameter {}; its parameters: {} (and c=, rate= pick a schedule)",
+                        "{} has no parameter {}; its parameters: {} (and c=, rate=, tls=, \
+                         protocol= pick a schedule)",
                         self.target,
                         shown(name),
                         names.join(", ")
@@ -443,10 +452,18 @@ impl<'d> Selector<'d> {
             .copied()
             .filter(|s| self.matches(s, workload))
             .collect();
-        match matching.as_slice() {
-            [only] => Ok(side(ClaimScenario::Scenario(only.key.clone()))),
-            [] => Err(fail(self.none_message(workload, &own))),
-            several => Err(fail(self.several_message(several))),
+        let unserved = context
+            .skipped_protocols
+            .iter()
+            .find(|s| s.target == self.target && self.protocol.matches(s.protocol));
+        match (matching.as_slice(), unserved) {
+            ([only], _) => Ok(side(ClaimScenario::Scenario(only.key.clone()))),
+            ([], Some(skipped)) => Ok(side(ClaimScenario::Unavailable(format!(
+                "{} does not serve {}: {}",
+                self.target, skipped.protocol, skipped.reason
+            )))),
+            ([], None) => Err(fail(self.none_message(workload, &own))),
+            (several, _) => Err(fail(self.several_message(several))),
         }
     }
 
@@ -462,6 +479,7 @@ impl<'d> Selector<'d> {
             && self
                 .rate
                 .is_none_or(|r| scenario.schedule.rate_per_s() == Some(r))
+            && self.protocol.matches(scenario.schedule.protocol)
     }
 
     /// "no scenario of go-nethttp with workload plaintext; the plan has: …"
@@ -505,6 +523,12 @@ impl<'d> Selector<'d> {
             .any(|s| s.schedule.connections != schedule.connections)
         {
             example.push_str(&format!(" c={}", schedule.connections));
+        }
+        if several
+            .iter()
+            .any(|s| s.schedule.protocol != schedule.protocol)
+        {
+            example.push_str(&format!(" {}", choice_word(schedule.protocol)));
         }
         format!(
             "{} matches {} scenarios; add parameters, e.g. {}",

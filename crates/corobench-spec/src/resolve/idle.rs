@@ -11,9 +11,6 @@ use crate::limits::{Limits, MAX_CONNECTIONS};
 
 use super::repeats::refuse_repeats;
 
-/// Keys of a schedule, which an idle workload has no use for.
-const SCHEDULE_KEYS: [&str; 4] = ["connections", "rates", "keepalive", "pipeline"];
-
 /// One closed schedule per `idle_connections` value, or `None` for a
 /// workload that sends load.
 pub(super) fn schedules(
@@ -24,7 +21,7 @@ pub(super) fn schedules(
     let Some(field) = table.get("idle_connections") else {
         return Ok(None);
     };
-    if let Some(other) = SCHEDULE_KEYS.iter().find_map(|k| table.get(k)) {
+    if let Some(other) = crate::keys::SCHEDULE.iter().find_map(|k| table.get(k)) {
         let message = format!(
             "an idle workload (idle_connections) sends no load, so it takes no {}: drop it, \
              or measure load in a workload of its own",

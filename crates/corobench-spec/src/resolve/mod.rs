@@ -8,6 +8,7 @@ mod claims;
 mod expectations;
 mod hosts;
 mod idle;
+mod protocol;
 mod repeats;
 mod schedule;
 mod settings;
@@ -25,7 +26,9 @@ use crate::document::{self, Table};
 use crate::error::{Locator, SpecError};
 use crate::keys;
 use crate::limits::{Limits, MAX_PLAN_BYTES, MAX_SCENARIOS};
-use crate::plan::{Body, Expectation, Measurement, Plan, PlannedScenario, Workload};
+use crate::plan::{
+    Body, Expectation, Measurement, Plan, PlannedScenario, SkippedProtocol, Workload,
+};
 use crate::program::{is_program, program_scenario};
 
 use settings::Settings;
@@ -78,13 +81,9 @@ pub fn resolve_within(
     };
     check_size(&servers, &workloads, &at)?;
     let mut scenarios = program_runs(&programs, &settings, &program);
-    scenarios.extend(expand(
-        &servers,
-        &workloads,
-        &settings,
-        catalog,
-        scenarios.len(),
-    ));
+    let (served, skipped_protocols) =
+        expand(&servers, &workloads, &settings, catalog, scenarios.len());
+    scenarios.extend(served);
     let capacity = capacity::read(spec.get("capacity"), &at)?;
     if let Some(settings) = &capacity {
         capacity::refuse_rates(&spec, &at)?;
@@ -102,6 +101,7 @@ pub fn resolve_within(
         selection: &selection,
         workloads: &workload_names,
         scenarios: &scenarios,
+        skipped_protocols: &skipped_protocols,
     };
     let claims = claims::read(spec.get("claims"), &context, &at)?;
     let hosts = hosts::read(spec.get("hosts"), &at)?;
@@ -118,6 +118,7 @@ pub fn resolve_within(
         generator_cpus: settings.generator_cpus,
         scenarios,
         skipped_targets: selection.skipped,
+        skipped_protocols,
         baseline,
         claims,
         capacity,
@@ -173,19 +174,28 @@ fn check_size(
     Ok(())
 }
 
-/// Every target × parameter combination × workload × schedule, in that order.
+/// Every target × parameter combination × workload × schedule, in that
+/// order, but for the schedules in a protocol their target does not serve:
+/// those are counted, per target and protocol, with the manifest's reason.
 fn expand(
     sweeps: &Sweeps,
     workloads: &[PlannedWorkload],
     settings: &Settings,
     catalog: &Catalog,
     first_index: usize,
-) -> Vec<PlannedScenario> {
+) -> (Vec<PlannedScenario>, Vec<SkippedProtocol>) {
     let mut scenarios: Vec<PlannedScenario> = Vec::new();
+    let mut skipped: Vec<SkippedProtocol> = Vec::new();
     for (target, combinations) in sweeps {
+        let unserved = catalog.get(target).map(|t| &t.unserved);
         for parameters in combinations {
             for planned in workloads {
                 for schedule in &planned.schedules {
+                    let protocol = schedule.protocol;
+                    if let Some(reason) = unserved.and_then(|u| u.get(&protocol)) {
+                        skip(&mut skipped, target, protocol, reason);
+                        continue;
+                    }
                     let index = first_index + scenarios.len();
                     let place = (target.as_str(), parameters, planned, *schedule);
                     scenarios.push(scenario(index, place, settings, catalog));
@@ -193,7 +203,28 @@ fn expand(
             }
         }
     }
-    scenarios
+    (scenarios, skipped)
+}
+
+/// Counts one more scenario of `target` left out for `protocol`.
+fn skip(
+    skipped: &mut Vec<SkippedProtocol>,
+    target: &str,
+    protocol: corobench_model::Protocol,
+    reason: &str,
+) {
+    match skipped
+        .iter_mut()
+        .find(|s| s.target == target && s.protocol == protocol)
+    {
+        Some(entry) => entry.scenarios += 1,
+        None => skipped.push(SkippedProtocol {
+            target: target.to_owned(),
+            protocol,
+            reason: reason.to_owned(),
+            scenarios: 1,
+        }),
+    }
 }
 
 /// Where a scenario sits in the sweep: target, parameters, workload, schedule.

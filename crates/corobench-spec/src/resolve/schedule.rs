@@ -1,10 +1,11 @@
-//! `connections`, `rates`, `keepalive` and `pipeline`, in `[schedule]` or a
-//! workload: the counts and rates a workload is swept over, each within
-//! bounds and none twice, and how its connections carry requests.
+//! `connections`, `rates`, `keepalive`, `pipeline`, `tls` and `protocol`,
+//! in `[schedule]` or a workload: the counts, rates and protocols a
+//! workload is swept over, each within bounds and none twice, and how its
+//! connections carry requests.
 
 use std::ops::Range;
 
-use corobench_model::{CapacitySettings, MAX_PIPELINE, Schedule};
+use corobench_model::{CapacitySettings, MAX_PIPELINE, MAX_STREAMS, Schedule};
 
 use crate::defaults::DEFAULT_CONNECTIONS;
 use crate::document::{self, Table, Value};
@@ -12,6 +13,7 @@ use crate::error::{Locator, SpecError};
 use crate::limits::{Limits, MAX_CONNECTIONS, MAX_RATE, MIN_RATE};
 use crate::plan::PlannedScenario;
 
+use super::protocol::ProtocolSweep;
 use super::repeats::refuse_repeats;
 
 /// Checked `connections` and `rates` lists, before a workload's own replace them.
@@ -25,6 +27,12 @@ pub(super) struct Sweep {
     pub keepalive: Option<(bool, Range<usize>)>,
     /// `pipeline`, where it was written and under which key.
     pub pipeline: Option<(u32, Range<usize>, String)>,
+    /// `tls` and `protocol`, where they were written.
+    pub protocols: ProtocolSweep,
+    /// `streams` (HTTP/2 streams per connection), where it was written.
+    pub streams: Option<(u32, Range<usize>, String)>,
+    /// `tls_resume`, where it was written.
+    pub tls_resume: Option<(bool, Range<usize>, String)>,
 }
 
 /// What the checks of a schedule need besides the spec.
@@ -49,6 +57,9 @@ impl Sweep {
             connections_given: false,
             keepalive: None,
             pipeline: None,
+            protocols: ProtocolSweep::default(),
+            streams: None,
+            tls_resume: None,
         };
         match schedule {
             None => Ok(base),
@@ -81,13 +92,34 @@ impl Sweep {
             let depth = u32::try_from(depth).unwrap_or(1);
             sweep.pipeline = Some((depth, field.value.span(), field.path.clone()));
         }
+        if let Some(field) = table.get("tls") {
+            sweep.protocols.read_tls(field.value, &field.path, at)?;
+        }
+        if let Some(field) = table.get("protocol") {
+            sweep
+                .protocols
+                .read_protocol(field.value, &field.path, at)?;
+        }
+        if let Some(field) = table.get("streams") {
+            let range = 1..=i64::from(MAX_STREAMS);
+            let streams = document::integer(field.value, &field.path, range, at)?;
+            let streams = u32::try_from(streams).unwrap_or(1);
+            sweep.streams = Some((streams, field.value.span(), field.path.clone()));
+        }
+        if let Some(field) = table.get("tls_resume") {
+            let resume = document::boolean(field.value, &field.path, at)?;
+            sweep.tls_resume = Some((resume, field.value.span(), field.path.clone()));
+        }
         Ok(sweep)
     }
 
     /// How many schedules this sweep gives.
     pub fn count(&self) -> usize {
         let rates = self.rates.as_ref().map_or(1, Vec::len);
-        self.connections.len().saturating_mul(rates)
+        self.connections
+            .len()
+            .saturating_mul(rates)
+            .saturating_mul(self.protocols.count())
     }
 
     /// The schedules of a workload under this sweep; a default count too
@@ -109,11 +141,65 @@ impl Sweep {
             ));
         }
         let (keepalive, pipeline) = self.wire_mode(at)?;
+        let protocols = self.protocols.protocols(at)?;
+        let (streams, resume) = self.protocol_options(&protocols, at)?;
         Ok(self
             .schedules()
             .into_iter()
             .map(|s| s.with_keepalive(keepalive).with_pipeline(pipeline))
+            .flat_map(|s| protocols.iter().map(move |p| s.with_protocol(*p)))
+            .map(|s| {
+                let s = if s.protocol.is_h2() {
+                    s.with_streams(streams)
+                } else {
+                    s
+                };
+                if s.protocol.tls {
+                    s.with_tls_resume(resume)
+                } else {
+                    s
+                }
+            })
             .collect())
+    }
+
+    /// `streams` and `tls_resume`, when the sweep has a protocol they
+    /// apply to (HTTP/2; TLS) and go with its other keys: HTTP/2 carries
+    /// requests on streams, never pipelined.
+    fn protocol_options(
+        &self,
+        protocols: &[corobench_model::Protocol],
+        at: &Locator<'_>,
+    ) -> Result<(u32, bool), SpecError> {
+        let http2 = protocols.iter().any(|p| p.is_h2());
+        if let Some((_, span, key)) = self.pipeline.as_ref().filter(|(d, _, _)| *d > 1)
+            && http2
+        {
+            let message = "pipelining is HTTP/1.1's: HTTP/2 has requests in flight on streams \
+                           instead (streams = N)";
+            return Err(at.at(span.clone(), key, message));
+        }
+        let streams = match &self.streams {
+            Some((n, span, key)) if *n > 1 && !http2 => {
+                let message = format!(
+                    "streams = {n} is HTTP/2's (streams per connection): set protocol = \"h2\" \
+                     or \"h2c\", or pipeline = {n} for HTTP/1.1"
+                );
+                return Err(at.at(span.clone(), key, message));
+            }
+            Some((n, _, _)) => *n,
+            None => 1,
+        };
+        let resume = match &self.tls_resume {
+            Some((false, span, key)) if !protocols.iter().any(|p| p.tls) => {
+                let message = "tls_resume = false is about TLS handshakes, and no protocol of \
+                               this schedule speaks TLS: add tls = true (or protocol = \"h2\")";
+                return Err(at.at(span.clone(), key, message));
+            }
+            Some((resume, _, _)) => *resume,
+            None => true,
+        };
+        Ok((streams, resume))
     }
 
     /// Keep-alive and pipelining, when they go together with each other and

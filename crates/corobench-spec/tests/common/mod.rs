@@ -40,6 +40,7 @@ pub fn catalog() -> Catalog {
                 parameters: pool,
                 min_warmup: Duration::ZERO,
                 program: None,
+                unserved: BTreeMap::new(),
             },
             CatalogTarget {
                 name: "go-nethttp".into(),
@@ -47,6 +48,7 @@ pub fn catalog() -> Catalog {
                 parameters: BTreeMap::new(),
                 min_warmup: Duration::ZERO,
                 program: None,
+                unserved: BTreeMap::new(),
             },
             CatalogTarget {
                 name: "swoole-epoll".into(),
@@ -57,6 +59,7 @@ pub fn catalog() -> Catalog {
                 )]),
                 min_warmup: Duration::ZERO,
                 program: None,
+                unserved: BTreeMap::new(),
             },
         ],
         cpus: 2,

@@ -32,6 +32,7 @@ fn program(name: &str, needs_server: bool, parameters: Vec<(&str, Domain)>) -> C
             .map(String::from)
             .to_vec(),
         }),
+        unserved: std::collections::BTreeMap::new(),
     }
 }
 
@@ -84,6 +85,7 @@ pub fn with_programs(mut catalog: Catalog) -> Catalog {
             parameters: std::collections::BTreeMap::new(),
             min_warmup: Duration::ZERO,
             program: None,
+            unserved: std::collections::BTreeMap::new(),
         });
     }
     if let Some(server) = catalog.targets.iter_mut().find(|t| t.name == "go-nethttp") {

@@ -104,6 +104,7 @@ pub(super) fn scenarios() -> Vec<ScenarioRecord> {
         schedule: schedule.kind,
         connections: schedule.connections,
         wire: schedule.wire(),
+        protocol: schedule.protocol,
         warmup_s: 2.0,
         duration_s: 10.0,
         program: None,
@@ -116,8 +117,10 @@ pub(super) fn scenarios() -> Vec<ScenarioRecord> {
         ),
         scenario(
             1,
-            "go-nethttp/GOMAXPROCS=1/io-10ms/r=500/no-keepalive",
-            Schedule::open(500.0, 64).with_keepalive(false),
+            "go-nethttp/GOMAXPROCS=1/io-10ms/r=500/no-keepalive/tls",
+            Schedule::open(500.0, 64)
+                .with_keepalive(false)
+                .with_protocol(corobench_model::Protocol::TLS),
         ),
     ]
 }
@@ -207,7 +210,7 @@ pub(super) fn load_report() -> LoadReport {
         merged: None,
         counters: None,
         probe_mb_per_s: None,
-        tls: None,
+        tls: Some(tls_report()),
         http2: None,
     }
 }
@@ -313,4 +316,22 @@ pub(super) fn store_with_run() -> (tempfile::TempDir, Store) {
         )
         .unwrap();
     (dir, store)
+}
+
+/// A TLS block: 40 full and 4,960 resumed handshakes.
+fn tls_report() -> corobench_model::TlsReport {
+    corobench_model::TlsReport {
+        version: Some("TLSv1.3".to_owned()),
+        cipher: Some("TLS13_AES_128_GCM_SHA256".to_owned()),
+        key_exchange: Some("X25519".to_owned()),
+        alpn: Some("http/1.1".to_owned()),
+        server_name: None,
+        verified: true,
+        resumption: true,
+        ktls: false,
+        provider: "ring".to_owned(),
+        full_handshakes: 40,
+        resumed_handshakes: 4960,
+        handshake: histogram((1..=5000).map(|i| 300 + i % 90)).report(),
+    }
 }

@@ -154,6 +154,9 @@ fn schema_1_database(path: &std::path::Path) {
          DROP TABLE profiles;
          DROP TABLE idle_trials;
          ALTER TABLE scenarios DROP COLUMN idle;
+         ALTER TABLE scenarios DROP COLUMN protocol;
+         ALTER TABLE scenarios DROP COLUMN streams;
+         ALTER TABLE scenarios DROP COLUMN tls_resume;
          ALTER TABLE scenarios DROP COLUMN program_json;
          ALTER TABLE scenarios DROP COLUMN keepalive;
          ALTER TABLE scenarios DROP COLUMN pipeline;
@@ -183,6 +186,9 @@ fn reopened_after(sql: &str) -> (tempfile::TempDir, Store) {
 fn schema_7_gains_the_pool_column_and_keeps_its_trials_without_one() {
     let (_dir, mut store) = reopened_after(
         "ALTER TABLE trials DROP COLUMN pool_json;
+         ALTER TABLE scenarios DROP COLUMN protocol;
+         ALTER TABLE scenarios DROP COLUMN streams;
+         ALTER TABLE scenarios DROP COLUMN tls_resume;
          PRAGMA user_version = 7;",
     );
     assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
@@ -213,6 +219,9 @@ fn schema_6_gains_the_probe_column_and_keeps_its_trials_without_one() {
     let (_dir, mut store) = reopened_after(
         "ALTER TABLE trials DROP COLUMN probe_json;
          ALTER TABLE trials DROP COLUMN pool_json;
+         ALTER TABLE scenarios DROP COLUMN protocol;
+         ALTER TABLE scenarios DROP COLUMN streams;
+         ALTER TABLE scenarios DROP COLUMN tls_resume;
          PRAGMA user_version = 6;",
     );
     assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
@@ -247,6 +256,10 @@ fn schema_1_is_migrated_keeping_every_run_scenario_and_trial() {
             .iter()
             .all(|s| s.wire == corobench_model::WireMode::default()),
         "scenarios stored before the wire mode was recorded were keep-alive, one at a time"
+    );
+    assert!(
+        run.scenarios.iter().all(|s| s.protocol.is_http1()),
+        "scenarios stored before the protocol was recorded spoke cleartext HTTP/1.1"
     );
     assert_eq!(run.trials.len() as i64, before);
     // Schema 1 stored no claims and no baseline: the run reports as before.

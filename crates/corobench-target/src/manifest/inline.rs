@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use toml::{Table, Value};
 
 use super::{MANIFEST_FILE, Manifest};
-use crate::attached::{Attachment, ProcessRef};
+use crate::attached::{AttachedTls, Attachment, ProcessRef};
 use crate::error::TargetError;
 
 /// The keys of `[servers.NAME]`.
@@ -34,6 +34,8 @@ pub const SERVER_KEYS: &[&str] = &[
     "url",
     "pid",
     "process",
+    "ca",
+    "insecure",
 ];
 
 /// The servers a spec defines itself, in name order; none when the spec
@@ -154,6 +156,7 @@ impl Spec<'_> {
         };
         let addr = Attachment::address_of(&url).map_err(|m| fail("url", m))?;
         let process = attached_process(table).map_err(|(key, m)| fail(key, m.to_owned()))?;
+        let tls = attached_tls(&url, table, &self.folder).map_err(|(key, m)| fail(key, m))?;
         let declared_at = match self.table_line(name) {
             Some(line) => format!("{}:{line}", self.path.display()),
             None => self.path.display().to_string(),
@@ -162,6 +165,7 @@ impl Spec<'_> {
         manifest.attach = Some(Attachment {
             url,
             addr,
+            tls,
             process,
             declared_at,
         });
@@ -172,7 +176,7 @@ impl Spec<'_> {
     /// `target.toml` whose command is never run.
     fn attached_base(&self, name: &str, table: &Table) -> Result<Manifest, TargetError> {
         let mut shown = table.clone();
-        for key in ["url", "pid", "process"] {
+        for key in ["url", "pid", "process", "ca", "insecure"] {
             shown.remove(key);
         }
         shown.insert("command".into(), Value::String("-".into()));
@@ -226,6 +230,9 @@ const ATTACHED_KEYS: &[&str] = &[
     "url",
     "pid",
     "process",
+    "ca",
+    "insecure",
+    "protocols",
     "version",
     "min_warmup_s",
     "model",
@@ -233,6 +240,48 @@ const ATTACHED_KEYS: &[&str] = &[
     "requires",
     "hint",
 ];
+
+/// How an `https://` server's certificate is trusted: `ca` (a PEM file,
+/// relative to the spec) or `insecure = true`; either is refused with an
+/// `http://` URL, where it would silently do nothing.
+fn attached_tls(
+    url: &str,
+    table: &Table,
+    folder: &Path,
+) -> Result<Option<AttachedTls>, (&'static str, String)> {
+    let ca = match table.get("ca") {
+        None => None,
+        Some(Value::String(path)) if !path.trim().is_empty() => Some(folder.join(path.trim())),
+        Some(_) => return Err(("ca", "must be the path of a PEM file, as text".to_owned())),
+    };
+    let insecure = match table.get("insecure") {
+        None => false,
+        Some(Value::Boolean(on)) => *on,
+        Some(_) => return Err(("insecure", "must be true or false".to_owned())),
+    };
+    if !url.starts_with("https://") {
+        if let Some(key) = ["ca", "insecure"]
+            .into_iter()
+            .find(|k| table.contains_key(*k))
+        {
+            return Err((
+                key,
+                format!("applies to an https:// url only, and url is {url}"),
+            ));
+        }
+        return Ok(None);
+    }
+    if let Some(path) = &ca
+        && !path.is_file()
+    {
+        let message = format!(
+            "{} is not a file: give the PEM file of the CA that signed the server's certificate",
+            path.display()
+        );
+        return Err(("ca", message));
+    }
+    Ok(Some(AttachedTls { ca, insecure }))
+}
 
 /// `pid` or `process`: which process group is sampled.
 fn attached_process(table: &Table) -> Result<Option<ProcessRef>, (&'static str, &'static str)> {

@@ -154,6 +154,13 @@ fn render(plan: &Plan) -> String {
             skipped.target, skipped.reason
         ));
     }
+    for line in plan
+        .skipped_protocols
+        .iter()
+        .map(corobench_spec::SkippedProtocol::line)
+    {
+        text.push_str(&format!("  {line}\n"));
+    }
     if let Some(baseline) = &plan.baseline {
         text.push_str(&format!("  every target is compared with {baseline}\n"));
     }

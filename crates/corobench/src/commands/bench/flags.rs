@@ -133,6 +133,10 @@ fn flag_of(key: &str) -> Option<String> {
         ("run.generator_cpus", "--generator-cpus"),
         ("schedule.connections", "--connections (-c)"),
         ("schedule.rates", "--rate (-R)"),
+        ("schedule.tls_resume", "--no-tls-resume"),
+        ("schedule.tls", "--tls"),
+        ("schedule.protocol", "--h2/--h2c"),
+        ("schedule.streams", "--streams (-m)"),
         ("targets", "--server"),
     ];
     if let Some((_, flag)) = fixed.iter().find(|(prefix, _)| key.starts_with(prefix)) {
@@ -160,6 +164,8 @@ fn flag_of(key: &str) -> Option<String> {
         "cwd" => "--cwd".to_owned(),
         "pid" => format!("--pid {name}=…"),
         "process" => format!("--process {name}=…"),
+        "ca" => "--ca".to_owned(),
+        "insecure" => "--insecure".to_owned(),
         _ => format!("--server {name}=…"),
     })
 }

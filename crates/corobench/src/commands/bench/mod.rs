@@ -15,7 +15,10 @@ use super::shared::{DbArg, TargetsDirArg};
 use crate::exit::{self, Exit};
 
 mod flags;
+mod protocol;
 mod spec;
+
+pub use protocol::ProtocolFlags;
 
 pub use spec::spec_text;
 
@@ -24,7 +27,10 @@ pub use spec::spec_text;
 #[command(after_help = "Examples:\n  \
     corobench bench --server 'v1=./api-v1 --port {port}' --server 'v2=./api-v2 --port {port}' --path /api/orders\n  \
     corobench bench --server 'one=./api --port {port}' --server 'four=./api --port {port} --threads 4' --path /health -c 64 --trials 8\n  \
-    corobench bench --server 'a=./a {port}' --server 'b=./b {port}' --path / --spec-out mine.toml")]
+    corobench bench --server 'a=./a {port}' --server 'b=./b {port}' --path / --spec-out mine.toml\n  \
+    corobench bench --tls --server 'v1=./api --port {port} --cert {tls_cert} --key {tls_key}' --path /health\n  \
+    corobench bench --h2c -m 10 -c 10 --server 'go=./api --port {port}' --path /json\n  \
+    corobench bench --server live=https://127.0.0.1:8443 --ca ca.pem --path /health")]
 pub struct BenchArgs {
     /// A server, as NAME=COMMAND: the command starts it, `{port}` is the
     /// port it must listen on (also in $PORT); or NAME=http://HOST:PORT for
@@ -99,6 +105,9 @@ pub struct BenchArgs {
     /// (20000 or 20k)
     #[arg(short = 'R', long, value_name = "RATE", value_parser = crate::values::parse_rate)]
     pub rate: Option<f64>,
+
+    #[command(flatten)]
+    pub protocol: ProtocolFlags,
 
     /// Trials per server
     #[arg(long, default_value_t = corobench_spec::DEFAULT_TRIALS)]

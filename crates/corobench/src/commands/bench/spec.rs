@@ -24,6 +24,16 @@ pub fn spec_text(args: &BenchArgs) -> anyhow::Result<String> {
         .filter(|(_, command)| is_address(command))
         .map(|(name, _)| name.as_str())
         .collect();
+    let at_scheme = |scheme: &str| -> Vec<&str> {
+        servers
+            .iter()
+            .filter(|(_, command)| command.starts_with(scheme))
+            .map(|(name, _)| name.as_str())
+            .collect()
+    };
+    let protocol_keys = args
+        .protocol
+        .schedule_keys(&at_scheme("https://"), &at_scheme("http://"))?;
     let sampled = Sampled {
         pids: assigned("--pid", &args.pids, &running)?,
         processes: assigned("--process", &args.processes, &running)?,
@@ -38,12 +48,15 @@ pub fn spec_text(args: &BenchArgs) -> anyhow::Result<String> {
     if let Some(rate) = args.rate {
         writeln!(spec, "rates = [{rate}]")?;
     }
+    spec.push_str(&protocol_keys);
     spec.push_str(&workload(args)?);
     for (name, command) in &servers {
         write!(spec, "\n[servers.{}]\n", table_key(name))?;
         if is_address(command) {
             writeln!(spec, "url = {}", toml_string(command))?;
             spec.push_str(&sampled.keys(name));
+            let table = format!("servers.{}", table_key(name));
+            spec.push_str(&args.protocol.running_keys(&table, command));
             continue;
         }
         write!(
@@ -58,6 +71,8 @@ pub fn spec_text(args: &BenchArgs) -> anyhow::Result<String> {
             let seconds = timeout.as_secs() + u64::from(timeout.subsec_nanos() > 0);
             writeln!(spec, "ready_timeout_s = {}", seconds.max(1))?;
         }
+        let table = format!("servers.{}", table_key(name));
+        spec.push_str(&args.protocol.started_keys(&table));
     }
     Ok(spec)
 }
@@ -154,7 +169,7 @@ fn assigned(
 }
 
 fn is_address(command: &str) -> bool {
-    command.starts_with("http://")
+    command.starts_with("http://") || command.starts_with("https://")
 }
 
 fn workload(args: &BenchArgs) -> anyhow::Result<String> {
@@ -222,7 +237,7 @@ fn servers(given: &[String]) -> anyhow::Result<Vec<(String, String)>> {
 }
 
 /// A server's `SCHEME://…`: `http` (in any case) is a server already
-/// running, written `http://…`; another scheme is refused rather than run
+/// running, written `http://…` or `https://…`; another scheme is refused rather than run
 /// as a command. Anything else is a command.
 fn address_or_command(text: &str, command: &str) -> anyhow::Result<String> {
     let Some((scheme, rest)) = command.split_once("://") else {
@@ -238,12 +253,15 @@ fn address_or_command(text: &str, command: &str) -> anyhow::Result<String> {
     if !is_scheme {
         return Ok(command.to_owned());
     }
-    if scheme.eq_ignore_ascii_case("http") {
-        return Ok(format!("http://{rest}"));
+    for known in ["http", "https"] {
+        if scheme.eq_ignore_ascii_case(known) {
+            return Ok(format!("{known}://{rest}"));
+        }
     }
     Err(exit::usage(format!(
-        "--server {text:?}: {scheme}:// is not measured; corobench loads servers over plain \
-         http://: give NAME=http://HOST:PORT, or the command that starts the server"
+        "--server {text:?}: {scheme}:// is not measured; corobench loads servers over http:// \
+         and https://: give NAME=http://HOST:PORT (or https://), or the command that starts \
+         the server"
     )))
 }
 
@@ -257,6 +275,6 @@ fn table_key(name: &str) -> String {
 }
 
 /// A TOML basic string.
-fn toml_string(text: &str) -> String {
+pub(super) fn toml_string(text: &str) -> String {
     toml::Value::String(text.to_owned()).to_string()
 }

@@ -267,6 +267,13 @@ fn announce(start: &Start, observer: &dyn RunObserver) {
     for skipped in &plan.skipped_targets {
         observer.notice(&format!("skipped {}: {}", skipped.target, skipped.reason));
     }
+    for line in plan
+        .skipped_protocols
+        .iter()
+        .map(corobench_spec::SkippedProtocol::line)
+    {
+        observer.notice(&line);
+    }
 }
 
 /// Trials each scenario is planned to get: a capacity search's trials per
@@ -302,6 +309,7 @@ mod tests {
                 parameters: BTreeMap::new(),
                 min_warmup: std::time::Duration::ZERO,
                 program: None,
+                unserved: std::collections::BTreeMap::new(),
             }],
             cpus: 2,
         };
