@@ -102,14 +102,21 @@ pub(crate) fn protocol_variants(
 }
 
 /// Whether `base` is `variant` but for the protocol (cleartext HTTP/1.1,
-/// or sessions resumed where `variant` pays full handshakes).
+/// or sessions resumed where `variant` pays full handshakes). The request
+/// is matched, not the workload's name: a suite gives each protocol a
+/// workload of its own where the protocol's keys cannot be swept (a
+/// resumed and a full-handshake workload of the same request).
 fn is_protocol_base(base: &ScenarioAnalysis, variant: &ScenarioAnalysis) -> bool {
     let (b, v) = (&base.scenario, &variant.scenario);
+    let same_request = b.workload.method == v.workload.method
+        && b.workload.path == v.workload.path
+        && b.workload.body_bytes == v.workload.body_bytes
+        && b.workload.idle == v.workload.idle;
     let same_place = b.target == v.target
         && b.parameters == v.parameters
         && b.program.is_none()
         && v.program.is_none()
-        && b.workload.name == v.workload.name
+        && same_request
         && b.schedule == v.schedule
         && b.connections == v.connections
         && b.wire.keepalive == v.wire.keepalive

@@ -91,6 +91,25 @@ impl RunBuilder {
         self
     }
 
+    /// The last scenario added, speaking `protocol` with `streams` and
+    /// `tls_resume` (its key gains what its schedule's key would).
+    pub fn speaking(
+        mut self,
+        protocol: corobench_model::Protocol,
+        streams: u32,
+        tls_resume: bool,
+    ) -> Self {
+        if let Some(scenario) = self.run.scenarios.last_mut() {
+            scenario.protocol = protocol;
+            scenario.wire.streams = streams;
+            scenario.wire.tls_resume = tls_resume;
+            let schedule = scenario.schedule();
+            let key = format!("{}/{}", scenario.target, scenario.workload.name);
+            scenario.key = format!("{key}/{}", schedule.key()).into();
+        }
+        self
+    }
+
     /// One `ok` trial per value of req/s for the last scenario added.
     pub fn rates(mut self, rates: &[f64]) -> Self {
         for &rate in rates {

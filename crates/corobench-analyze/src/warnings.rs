@@ -319,8 +319,9 @@ fn schedule_not_kept(ok: &[&TrialRecord]) -> Option<Found> {
 /// How far a closed loop's req/s may stray from connections ÷ mean latency.
 const LITTLE_TOLERANCE: f64 = 0.05;
 
-/// Little's law for a closed loop: with every connection always waiting
-/// for an answer, req/s = connections ÷ mean latency. A trial below it
+/// Little's law for a closed loop: with every connection (every HTTP/2
+/// stream) always waiting for an answer, req/s = connections × streams ÷
+/// mean latency. A trial below it
 /// spent time between an answer and the next request — the generator, not
 /// the server, shaped it — or lost connections; one above it counted
 /// answers that no request of its window asked for.
@@ -339,7 +340,13 @@ fn littles_law(scenario: &ScenarioRecord, ok: &[&TrialRecord]) -> Option<Found> 
         .filter_map(|t| t.load.as_ref())
         .filter_map(|load| {
             let mean_s = load.latency.summary.mean_us / 1e6;
-            let implied = f64::from(load.connections) / mean_s;
+            // An HTTP/2 connection keeps its streams in flight: each is one
+            // of the law's waiting clients.
+            let streams = load
+                .http2
+                .as_ref()
+                .map_or(1, |h2| h2.streams_effective.max(1));
+            let implied = f64::from(load.connections) * f64::from(streams) / mean_s;
             let stray = implied / load.requests_per_s - 1.0;
             (mean_s > 0.0 && load.requests_per_s > 0.0 && stray.abs() > LITTLE_TOLERANCE)
                 .then_some(stray)

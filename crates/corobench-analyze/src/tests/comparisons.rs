@@ -336,3 +336,41 @@ fn a_sweep_within_the_one_target_of_a_run_is_compared_with_its_first_value() {
     assert_eq!(rate.metric, Metric::RequestsPerS);
     assert!(rate.significant);
 }
+
+#[test]
+fn each_targets_protocols_are_compared_with_its_own_cleartext_and_full_handshakes_with_resumed() {
+    use corobench_model::Protocol;
+    let run = RunBuilder::new("r1", 6)
+        .scenario("api", &[], "plaintext", 4)
+        .rates(&HIGH)
+        .scenario("api", &[], "plaintext", 4)
+        .speaking(Protocol::TLS, 1, true)
+        .rates(&LOW)
+        .scenario("api", &[], "plaintext", 4)
+        .speaking(Protocol::TLS, 1, false)
+        .rates(&LOW)
+        .scenario("api", &[], "plaintext", 4)
+        .speaking(Protocol::H2C, 10, true)
+        .rates(&HIGH)
+        .scenario("other", &[], "plaintext", 4)
+        .speaking(Protocol::TLS, 1, true)
+        .rates(&LOW)
+        .build();
+    let analysis = analyze_run(&run, &AnalyzeOptions::default()).unwrap();
+    let pairs: Vec<(usize, usize)> = analysis
+        .comparisons
+        .iter()
+        .map(|c| (c.scenario, c.baseline))
+        .collect();
+    // `other` over TLS against the baseline (api) over TLS, never its
+    // cleartext; then each target's own: TLS and h2c against api's
+    // cleartext, full handshakes against resumed ones (`other` has no
+    // cleartext scenario of its own).
+    assert_eq!(pairs, vec![(4, 1), (1, 0), (2, 1), (3, 0)]);
+    let tls = &analysis.comparisons[1].metrics[0];
+    assert_eq!(tls.metric, Metric::RequestsPerS);
+    assert!(
+        tls.significant && tls.ratio.is_some_and(|r| r < 1.0),
+        "{tls:?}"
+    );
+}

@@ -413,3 +413,41 @@ fn a_failure_that_introduces_stderr_is_shown_with_it() {
          panic: no config"
     );
 }
+
+/// An HTTP/2 connection keeps its streams in flight: 1 connection of 100
+/// streams answered in 10 ms each carries 10,000 req/s, as Little's law
+/// says of 100 waiting clients, not 100 req/s.
+#[test]
+fn littles_law_counts_each_http2_stream_as_a_waiting_client() {
+    let streams = |trial: &mut corobench_model::TrialRecord| {
+        let mut report = load(10_000.0, &[10_000]);
+        report.connections = 1;
+        report.http2 = Some(corobench_model::Http2Report {
+            protocol: "h2c".to_owned(),
+            streams_per_connection: 100,
+            streams_effective: 100,
+            server_max_concurrent_streams: None,
+            streams_in_flight_mean: 100.0,
+            streams_in_flight_max: 100,
+            goaways: 0,
+            stream_window_bytes: 65_535,
+            connection_window_bytes: 65_535,
+            max_frame_bytes: 16_384,
+        });
+        trial.load = Some(report);
+    };
+    let run = RunBuilder::new("r1", 6)
+        .scenario("mux", &[], "json", 1)
+        .rates(&SIX)
+        .edit_last(streams)
+        .build();
+    let analysis = analyze_run(&run, &AnalyzeOptions::default()).unwrap();
+    assert!(
+        !analysis
+            .warnings
+            .iter()
+            .any(|w| w.kind == WarningKind::LittlesLaw),
+        "{:?}",
+        analysis.warnings
+    );
+}
