@@ -141,21 +141,47 @@ fn run_header(analysis: &RunAnalysis, layout: ComparisonLayout) -> Vec<Block> {
 }
 
 /// What the deltas compare and how, when the run has any: with the
-/// baseline target, and within the baseline target's own sweeps.
+/// baseline target, within the baseline target's own sweeps, and each
+/// target's protocols with its own cleartext HTTP/1.1.
 fn deltas_line(analysis: &RunAnalysis, layout: ComparisonLayout) -> Option<String> {
-    let baseline = analysis.settings.baseline_target.as_ref()?;
     let scenarios = &analysis.scenarios;
-    let (within, across): (Vec<_>, Vec<_>) = analysis
-        .comparisons
-        .iter()
-        .partition(|c| scenarios[c.scenario].scenario.target == *baseline);
-    let what = match (across.is_empty(), within.is_empty()) {
-        (true, true) => return None,
-        (false, true) => format!("each target with {baseline}"),
-        (true, false) => format!("each of {baseline}'s parameter values with its first"),
-        (false, false) => format!(
-            "each target with {baseline}, and each of {baseline}'s parameter values with its first"
-        ),
+    let of = |c: &ScenarioComparison| {
+        (
+            &scenarios[c.scenario].scenario,
+            &scenarios[c.baseline].scenario,
+        )
+    };
+    let is_protocol = |c: &&ScenarioComparison| {
+        let (this, base) = of(c);
+        this.target == base.target
+            && (this.protocol != base.protocol || this.wire.tls_resume != base.wire.tls_resume)
+    };
+    let mut parts = Vec::new();
+    if let Some(baseline) = &analysis.settings.baseline_target {
+        let (within, across): (Vec<_>, Vec<_>) = analysis
+            .comparisons
+            .iter()
+            .filter(|c| !is_protocol(c))
+            .partition(|c| of(c).0.target == *baseline);
+        if !across.is_empty() {
+            parts.push(format!("each target with {baseline}"));
+        }
+        if !within.is_empty() {
+            parts.push(format!(
+                "each of {baseline}'s parameter values with its first"
+            ));
+        }
+    }
+    if analysis.comparisons.iter().any(|c| is_protocol(&c)) {
+        parts.push(
+            "each target's TLS and HTTP/2 scenarios with its own cleartext HTTP/1.1 one (full \
+             handshakes with resumed ones)"
+                .to_owned(),
+        );
+    }
+    let what = match parts.split_last()? {
+        (last, []) => last.clone(),
+        (last, rest) => format!("{}, and {last}", rest.join(", ")),
     };
     let shown = if layout == ComparisonLayout::Compact {
         "; req/s and p99 only here, every metric with `corobench report --detail`"
