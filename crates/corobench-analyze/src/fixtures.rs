@@ -236,6 +236,7 @@ pub fn load(requests_per_s: f64, latencies_us: &[u64]) -> LoadReport {
         latency_uncorrected: None,
         open_loop: None,
         connect_latency: None,
+        reconnects: 0,
         generator: GeneratorUsage {
             threads: 1,
             cpu_user_s: 0.1,

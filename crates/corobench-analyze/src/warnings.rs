@@ -235,6 +235,8 @@ fn flag_warnings(facts: &ScenarioFacts<'_>) -> Vec<Found> {
     found.extend(schedule_missed(&ok));
     found.extend(schedule_not_kept(&ok));
     found.extend(littles_law(facts.scenario, &ok));
+    found.extend(crate::reconnects::closed_connections(facts.scenario, &ok));
+    found.extend(crate::slow_stop::killed_at_stop(&ok));
     found.extend(leaks(&ok));
     found.extend(errors(&ok));
     found.extend(already_running(&ok));

@@ -524,6 +524,7 @@ struct Totals {
     requests: u64,
     bytes_read: u64,
     bytes_written: u64,
+    reconnects: u64,
     warmup_s: f64,
 }
 
@@ -542,6 +543,7 @@ impl Totals {
             requests: 0,
             bytes_read: 0,
             bytes_written: 0,
+            reconnects: 0,
             warmup_s: 0.0,
         };
         let add = |total: u64, more: u64, what: &'static str| {
@@ -559,6 +561,7 @@ impl Totals {
             totals.bytes_read = add(totals.bytes_read, report.bytes_read, "bytes read")?;
             totals.bytes_written =
                 add(totals.bytes_written, report.bytes_written, "bytes written")?;
+            totals.reconnects = add(totals.reconnects, report.reconnects, "reconnects")?;
             totals.warmup_s = totals.warmup_s.max(report.warmup_s);
         }
         // Each class adds up to no more than the requests, and each kind of
@@ -655,6 +658,7 @@ fn assemble(
         latency_uncorrected: totals.uncorrected.map(|h| h.report()),
         open_loop,
         connect_latency: totals.connect.map(|h| h.report()),
+        reconnects: totals.reconnects,
         generator,
         drain: None,
         ready_s: None,

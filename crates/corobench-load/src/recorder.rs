@@ -48,6 +48,9 @@ pub(crate) struct Recorder {
     pub(crate) tls: Option<TlsTotals>,
     /// Plaintext requests answered with TLS records (the port speaks TLS).
     pub(crate) tls_answers: u64,
+    /// Kept-alive connections opened again in the window (see
+    /// [`corobench_model::LoadReport::reconnects`]).
+    pub(crate) reconnects: u64,
     /// HTTP/2: streams in flight, limits, GOAWAYs.
     pub(crate) streams: Option<StreamTotals>,
     pub(crate) status: StatusCounts,
@@ -125,6 +128,7 @@ impl Recorder {
             connect: (connect_per_request || tls).then(LatencyHistogram::new),
             tls: tls.then(TlsTotals::default),
             tls_answers: 0,
+            reconnects: 0,
             streams: http2.then(StreamTotals::default),
             status: StatusCounts::default(),
             errors: ErrorCounts::default(),
@@ -242,6 +246,13 @@ impl Recorder {
     /// A connection whose opening counts (the driver decides) was
     /// established `connect_ns` after its socket was created.
     #[inline]
+    /// A kept-alive connection the server had closed was opened again.
+    pub(crate) fn reconnected(&mut self) {
+        if self.measuring {
+            self.reconnects += 1;
+        }
+    }
+
     pub(crate) fn connected(&mut self, connect_ns: u64) {
         if let (true, Some(h)) = (self.measuring, self.connect.as_mut()) {
             h.record_us(connect_ns / NS_PER_US);

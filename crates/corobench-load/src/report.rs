@@ -111,6 +111,7 @@ pub(crate) fn build(
         latency_uncorrected: uncorrected.map(|h| h.report()),
         open_loop,
         connect_latency: connect.map(|h| h.report()),
+        reconnects: results.iter().map(|r| r.recorder.reconnects).sum(),
         generator,
         drain: drain_report(results),
         ready_s: ready_s(results),

@@ -150,6 +150,7 @@ fn report(rec: &Recorded, open: bool) -> LoadReport {
         latency_uncorrected: open.then(|| latency.report()),
         open_loop,
         connect_latency: None,
+        reconnects: 0,
         generator: usage(rec, requests),
         drain: None,
         ready_s: None,

@@ -218,3 +218,29 @@ fn bring_loopback_up() -> std::io::Result<()> {
     unsafe { libc::close(fd) };
     if rc == 0 { Ok(()) } else { Err(error) }
 }
+
+#[test]
+fn kept_alive_connections_the_server_closes_are_counted_as_reconnects() {
+    for backend in BACKENDS {
+        let closing = TestServer::start(Knobs {
+            close_after_requests: Some(10),
+            ..Knobs::default()
+        });
+        let report = run(schedule_config(&closing, backend, Schedule::closed(2), 200));
+        assert_eq!(report.requests, 200, "{backend:?}: {:?}", report.errors);
+        // Each connection is closed after its 10th answer: 200 answers on
+        // 2 connections close them 20 times; the last closes may come
+        // after the window's last answer, so not every one reopens in it.
+        assert!(
+            (18..=20).contains(&report.reconnects),
+            "{backend:?}: {} reconnects",
+            report.reconnects
+        );
+        let kept = TestServer::start(Knobs::default());
+        let report = run(schedule_config(&kept, backend, Schedule::closed(2), 200));
+        assert_eq!(
+            report.reconnects, 0,
+            "{backend:?}: a server that keeps them open"
+        );
+    }
+}

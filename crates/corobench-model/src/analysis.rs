@@ -699,6 +699,11 @@ pub enum WarningKind {
     NotFresh,
     /// A kernel counter was refused, so its per-request metric is absent.
     CountersMissing,
+    /// A kept-alive scenario's server closed its connections, so the
+    /// generator connected again inside the window.
+    Reconnects,
+    /// The target ignored its stop signal until SIGKILL.
+    KilledAtStop,
 }
 
 /// Something the reader must know, said so that it tells them what to do.

@@ -541,6 +541,12 @@ pub struct LoadReport {
     /// for every connection opened in the window.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub connect_latency: Option<LatencyReport>,
+    /// Kept-alive connections opened again inside the measured window
+    /// because the server closed them (`Connection: close`, HTTP/1.0, a
+    /// limit of requests per connection, a GOAWAY): each one's connect
+    /// falls inside the window. 0 (absent) when the server kept them open.
+    #[serde(skip_serializing_if = "is_zero", default)]
+    pub reconnects: u64,
     pub generator: GeneratorUsage,
     /// Timed windows: how the answers still owed when the window closed
     /// were collected (merged: summed, with the longest drain). Absent from

@@ -318,6 +318,9 @@ pub enum TrialFlag {
     /// An open-loop request left more than `bound_us` after its intended
     /// send time: the offered load was not the steady rate planned.
     ScheduleNotKept { max_send_lag_us: u64, bound_us: u64 },
+    /// The target ignored its stop signal until the stop timeout ran out
+    /// and SIGKILL ended it: every trial waited that long.
+    KilledAtStop { signal: String, waited_s: f64 },
 }
 
 impl fmt::Display for TrialFlag {
@@ -342,6 +345,9 @@ impl fmt::Display for TrialFlag {
                 *max_send_lag_us as f64 / 1000.0,
                 *bound_us as f64 / 1000.0
             ),
+            Self::KilledAtStop { signal, waited_s } => {
+                write!(f, "ignored {signal}, killed after {waited_s:.1} s")
+            }
         }
     }
 }
@@ -430,6 +436,7 @@ impl TrialFlag {
             Self::Errors { .. } => "errors",
             Self::AlreadyRunning { .. } => "already_running",
             Self::ScheduleNotKept { .. } => "schedule_not_kept",
+            Self::KilledAtStop { .. } => "killed_at_stop",
         }
     }
 

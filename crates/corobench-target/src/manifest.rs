@@ -206,6 +206,15 @@ impl StopSignal {
         ("SIGHUP", Self::Hup),
     ];
 
+    /// The signal's name, as the manifest spells it (`SIGTERM`).
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        Self::NAMES
+            .iter()
+            .find(|(_, signal)| *signal == self)
+            .map_or("SIGTERM", |(name, _)| name)
+    }
+
     /// The signal's number.
     #[must_use]
     pub fn number(self) -> i32 {

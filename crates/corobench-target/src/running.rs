@@ -115,6 +115,12 @@ impl RunningTarget {
         &self.built.manifest.name
     }
 
+    /// The signal that asks it to stop (SIGKILL follows after its timeout).
+    #[must_use]
+    pub fn stop_signal(&self) -> crate::StopSignal {
+        self.built.manifest.run.stop_signal
+    }
+
     /// Whether the target serves the HTTP contract (its `/stats` among
     /// it); a user's server does not, and is asked nothing of it.
     #[must_use]

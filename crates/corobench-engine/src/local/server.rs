@@ -123,15 +123,25 @@ impl TrialServer {
         }
     }
 
-    /// Stops a started server; one found running is left so.
+    /// Stops a started server; one found running is left so. The flag
+    /// says when the stop signal was ignored until SIGKILL.
     ///
     /// # Errors
     /// Stopping it failed.
-    pub fn stop(self) -> Result<(), Box<TargetError>> {
-        match self {
-            Self::Started(target) => target.stop().map(drop).map_err(Box::new),
-            Self::Attached(_) => Ok(()),
-        }
+    pub fn stop(self) -> Result<Option<TrialFlag>, Box<TargetError>> {
+        let Self::Started(target) = self else {
+            return Ok(None);
+        };
+        let signal = target.stop_signal();
+        let report = target.stop().map_err(Box::new)?;
+        Ok(
+            (report.needed_sigkill && !report.exited_before_stop).then(|| {
+                TrialFlag::KilledAtStop {
+                    signal: signal.name().to_owned(),
+                    waited_s: report.elapsed.as_secs_f64(),
+                }
+            }),
+        )
     }
 
     /// What it holds now: its process tree, and the tasks and pool its
@@ -262,8 +272,10 @@ impl Server for LocalServer {
     }
 
     fn stop(self) -> ServerStopped {
-        let flag = self.target.stop().err().map(|error| TrialFlag::Leak {
-            what: format!("the target did not stop cleanly: {error}"),
+        let flag = self.target.stop().unwrap_or_else(|error| {
+            Some(TrialFlag::Leak {
+                what: format!("the target did not stop cleanly: {error}"),
+            })
         });
         ServerStopped {
             series: self.sampled,

@@ -168,6 +168,12 @@ impl<'a, I: Io> Driver<'a, I> {
 
     pub(crate) fn open(&mut self, i: usize, now: u64) {
         let conn = &mut self.conns[i];
+        // Its first opening is the connection's own; a kept-alive one
+        // opened again was closed by the server.
+        if self.shared.keepalive && conn.generation > 0 {
+            self.core.recorder.reconnected();
+        }
+        let conn = &mut self.conns[i];
         conn.generation = conn.generation.wrapping_add(1);
         conn.started_ns = now;
         match self.io.connect(i, conn, self.shared.addr) {

@@ -178,6 +178,7 @@ pub(super) fn load_report() -> LoadReport {
             max_send_lag_us: 900,
         }),
         connect_latency: Some(histogram((1..=5000).map(|i| 50 + i % 40)).report()),
+        reconnects: 0,
         generator: GeneratorUsage {
             threads: 1,
             cpu_user_s: 0.4,

@@ -67,6 +67,13 @@ pub fn render(report: &LoadReport, percentiles: &[f64]) -> String {
     }
     let _ = writeln!(out, "  Status      {}", status_line(report));
     let _ = writeln!(out, "  Errors      {}", errors_line(report));
+    if report.reconnects > 0 {
+        let _ = writeln!(
+            out,
+            "  Reconnects  {}: the server closed kept-alive connections, opened again in the window",
+            report.reconnects
+        );
+    }
     let g = &report.generator;
     let _ = writeln!(
         out,
