@@ -237,3 +237,23 @@ fn a_server_already_running_at_https_is_measured_over_tls_trusting_its_ca() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_spec_whose_every_scenario_speaks_an_unserved_protocol_fails_saying_why() {
+    let lab = Lab::new();
+    lab.kit_target("kit-plain");
+    let spec = lab.write(
+        "spec.toml",
+        "name = \"nothing\"\ntargets = [\"kit-plain\"]\n[run]\ntrials = 1\n\
+         duration = \"0.3s\"\n[schedule]\ntls = true\n\
+         [[workloads]]\nname = \"json\"\npath = \"/json\"\n",
+    );
+    let output = lab.run(&["run", spec.to_str().unwrap()]);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains("no target of this spec can run here")
+            && stderr.contains("kit-plain over tls (1 scenario): target.toml does not declare it"),
+        "{stderr}"
+    );
+}

@@ -186,10 +186,17 @@ fn check_runnable(plan: &Plan) -> anyhow::Result<()> {
     if !plan.scenarios.is_empty() {
         return Ok(());
     }
+    // A target left out of every scenario for a protocol it does not serve
+    // is said as such: nothing would otherwise say why nothing runs.
     let reasons: Vec<String> = plan
         .skipped_targets
         .iter()
         .map(|s| format!("{}: {}", s.target, s.reason))
+        .chain(
+            plan.skipped_protocols
+                .iter()
+                .map(corobench_spec::SkippedProtocol::line),
+        )
         .collect();
     Err(exit::target_failed(format!(
         "no target of this spec can run here:\n  {}",
