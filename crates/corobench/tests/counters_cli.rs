@@ -10,17 +10,17 @@ use lab::{Lab, text};
 
 /// A lab whose spec loads `target` on keep-alive `/plaintext` for 0.5 s.
 fn plaintext_lab(target: &str) -> Lab {
-    spec_lab(target, "")
+    spec_lab(target, "0.5s", "")
 }
 
 /// [`plaintext_lab`] with `schedule` added to the `[schedule]` table.
-fn spec_lab(target: &str, schedule: &str) -> Lab {
+fn spec_lab(target: &str, duration: &str, schedule: &str) -> Lab {
     let lab = Lab::new();
     lab.write(
         "spec.toml",
         &format!(
             "name = \"counters\"\ntargets = [\"{target}\"]\n[run]\ntrials = 1\n\
-             duration = \"0.5s\"\nwarmup = \"0.1s\"\nidle = \"0.1s\"\n[schedule]\n\
+             duration = \"{duration}\"\nwarmup = \"0.1s\"\nidle = \"0.1s\"\n[schedule]\n\
              connections = 4\n{schedule}[[workloads]]\nname = \"plaintext\"\npath = \"/plaintext\"\n"
         ),
     );
@@ -115,7 +115,10 @@ fn a_server_that_forks_its_worker_is_counted_as_a_whole_tree() {
 
 #[test]
 fn threads_the_server_starts_under_load_are_counted_through_inheritance() {
-    let lab = spec_lab("kit-a", "keepalive = false\n");
+    // A thread per connection is slow on a busy machine (92 requests in a
+    // 0.5 s window once, under a load average of 12): a longer window keeps
+    // enough requests for the ratio.
+    let lab = spec_lab("kit-a", "2s", "keepalive = false\n");
     lab.kit_target("kit-a");
     let run = run(&lab, &[]);
     // A connection per request: the contract server accepts it and starts
