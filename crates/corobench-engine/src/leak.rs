@@ -5,14 +5,18 @@
 //! from the trial's [`crate::trial::Server`], read in this process or
 //! asked of `corobench serve` on the server host.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use corobench_model::{PoolCounters, PoolWindow, ResourceSample, TaskCounts, TrialFlag};
 
-/// How long a target may take, after the idle time, to come back to its
-/// baseline before it is flagged: pools retire idle workers on a timer
-/// (ants after 1 s), which is not a leak.
+/// How long a target may take, beyond the scenario's idle time, to come
+/// back to its baseline before it is flagged: pools retire idle workers on
+/// a timer (ants after 1 s), which is not a leak.
 pub const GRACE: Duration = Duration::from_secs(3);
+
+/// How often the footprint is read while it settles.
+const SETTLE_POLL: Duration = Duration::from_millis(250);
 
 /// What a target holds at one moment.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -63,12 +67,14 @@ pub fn check(before: &Footprint, after: &Footprint, window: &[ResourceSample]) -
 }
 
 /// The footprint once it is back near `before`, or the last one `read`
-/// gave when `grace` ran out; `None` when no reading succeeded. Memory that
-/// climbed during the window is judged from the window's samples, which no
-/// later reading changes, so it is not waited for.
+/// gave when `grace` ran out or `stop` was set; `None` when no reading
+/// succeeded. Memory that climbed during the window is judged from the
+/// window's samples, which no later reading changes, so it is not waited
+/// for.
 pub fn settle(
     before: &Footprint,
     grace: Duration,
+    stop: &AtomicBool,
     mut read: impl FnMut() -> Option<Footprint>,
 ) -> Option<Footprint> {
     let deadline = Instant::now() + grace;
@@ -80,10 +86,10 @@ pub fn settle(
             }
             last = Some(after);
         }
-        if Instant::now() >= deadline {
+        if Instant::now() >= deadline || stop.load(Ordering::Relaxed) {
             return last;
         }
-        std::thread::sleep(Duration::from_millis(250));
+        std::thread::sleep(SETTLE_POLL.min(deadline.saturating_duration_since(Instant::now())));
     }
 }
 
@@ -114,12 +120,19 @@ impl LeakCheck {
         }
     }
 
-    /// After the idle time: the footprint once it is back near the
-    /// baseline, or the last one `read` gave when the grace ran out.
-    pub fn settle(self, read: impl FnMut() -> Result<Footprint, Unreadable>) -> Settled {
+    /// After the load: the footprint once it is back near the baseline,
+    /// read at once and then every 250 ms, or the last one `read` gave
+    /// when `idle` and the grace ran out (or `stop` was set). A target
+    /// back at its baseline at once costs the trial no waiting.
+    pub fn settle(
+        self,
+        idle: Duration,
+        stop: &AtomicBool,
+        read: impl FnMut() -> Result<Footprint, Unreadable>,
+    ) -> Settled {
         let mut read = read;
         let after = match &self.before {
-            Ok(before) => settle(before, GRACE, || read().ok())
+            Ok(before) => settle(before, idle.saturating_add(GRACE), stop, || read().ok())
                 .ok_or_else(|| Unreadable("no footprint was read after the load".to_owned())),
             Err(_) => Err(Unreadable("no baseline".to_owned())),
         };
@@ -245,14 +258,30 @@ mod tests {
         let before = footprint(10, 1, 4);
         let mut readings = vec![Some(footprint(900, 1, 4)), None, Some(footprint(11, 1, 4))];
         readings.reverse();
-        let settled = settle(&before, Duration::from_secs(60), || {
+        let running = AtomicBool::new(false);
+        let settled = settle(&before, Duration::from_secs(60), &running, || {
             readings.pop().flatten()
         });
         assert_eq!(settled, Some(footprint(11, 1, 4)));
         assert!(readings.is_empty());
-        let still_leaking = settle(&before, Duration::ZERO, || Some(footprint(900, 1, 4)));
+        let still_leaking = settle(&before, Duration::ZERO, &running, || {
+            Some(footprint(900, 1, 4))
+        });
         assert_eq!(still_leaking, Some(footprint(900, 1, 4)));
-        assert_eq!(settle(&before, Duration::ZERO, || None), None);
+        assert_eq!(settle(&before, Duration::ZERO, &running, || None), None);
+    }
+
+    #[test]
+    fn ctrl_c_ends_the_wait_for_a_footprint_that_never_settles() {
+        let before = footprint(10, 1, 4);
+        let stopped = AtomicBool::new(true);
+        let mut reads = 0;
+        // An hour of grace, but the run is stopping: one reading, no wait.
+        let last = settle(&before, Duration::from_secs(3600), &stopped, || {
+            reads += 1;
+            Some(footprint(900, 1, 4))
+        });
+        assert_eq!((last, reads), (Some(footprint(900, 1, 4)), 1));
     }
 
     #[test]

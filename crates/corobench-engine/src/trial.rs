@@ -156,8 +156,15 @@ pub fn run<P: Place>(
         }
     })?;
     observer.on(RunEvent::TrialPhase(Phase::Stopping));
-    if step == Step::Load {
-        sleep_unless_stopped(stop, scenario.measurement.idle);
+    // The idle time is the leak check's patience, not a fixed pause: a
+    // server back at its baseline at once (most are) costs no waiting.
+    let idle = if step == Step::Load {
+        scenario.measurement.idle
+    } else {
+        Duration::ZERO
+    };
+    if baseline.is_none() {
+        sleep_unless_stopped(stop, idle);
     }
     if stopped(stop) {
         return Err(Halt::Interrupted);
@@ -168,9 +175,12 @@ pub fn run<P: Place>(
         return Err(Halt::Failed(server.explain(why)));
     }
     let settled = match (baseline, server.as_mut()) {
-        (Some(check), Some(server)) => Some(check.settle(|| server.footprint())),
+        (Some(check), Some(server)) => Some(check.settle(idle, stop, || server.footprint())),
         _ => None,
     };
+    if stopped(stop) {
+        return Err(Halt::Interrupted);
+    }
     let attached_url = server
         .as_ref()
         .and_then(|s| s.attached_url().map(str::to_owned));

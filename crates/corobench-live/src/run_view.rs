@@ -14,8 +14,8 @@ use corobench_spec::PlannedScenario;
 use crate::rates::SecondRates;
 use crate::trial_line::{trial_line, trial_summary};
 
-/// What a trial's time is assumed to hold besides its warm-up, window and
-/// idle time (starting, probing, checking and stopping) before one ended.
+/// What a trial's time is assumed to hold besides its warm-up and window
+/// (starting, probing, the leak check and stopping) before one ended.
 const TRIAL_OVERHEAD_GUESS: Duration = Duration::from_secs(1);
 
 /// One cell of a scenario's strip.
@@ -117,7 +117,7 @@ impl RunView {
             .collect();
         let planned_trial = scenarios.first().map_or(Duration::ZERO, |s| {
             let m = &s.measurement;
-            m.warmup + m.duration + m.idle + TRIAL_OVERHEAD_GUESS
+            m.warmup + m.duration + TRIAL_OVERHEAD_GUESS
         });
         Self {
             total: remaining,
@@ -165,7 +165,7 @@ impl RunView {
     fn started(&mut self, scenario: &PlannedScenario, trial: u32, now: Duration) {
         self.preparing = None;
         let m = &scenario.measurement;
-        self.planned_trial = m.warmup + m.duration + m.idle + TRIAL_OVERHEAD_GUESS;
+        self.planned_trial = m.warmup + m.duration + TRIAL_OVERHEAD_GUESS;
         *self.cell(scenario, trial) = Cell::Running;
         self.current = Some(Current {
             key: scenario.key.to_string(),

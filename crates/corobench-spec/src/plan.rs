@@ -244,13 +244,15 @@ impl Plan {
             .map(|s| {
                 let m = &s.measurement;
                 // A program's own length is not known before it runs; an
-                // idle trial waits for RSS to settle: a second or two.
+                // idle trial waits for RSS to settle: a second or two. The
+                // idle after a load is the leak check's patience, most
+                // often not needed, so it is not counted.
                 let measured = if s.program.is_some() {
                     Duration::ZERO
                 } else if s.workload.idle {
                     IDLE_TRIAL_ESTIMATE
                 } else {
-                    m.warmup.saturating_add(m.duration).saturating_add(m.idle)
+                    m.warmup.saturating_add(m.duration)
                 };
                 // `profile`: one more trial of each loaded scenario.
                 let profiled = self.profile && s.program.is_none() && !s.workload.idle;

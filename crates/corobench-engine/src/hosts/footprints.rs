@@ -150,7 +150,11 @@ mod tests {
         let check = LeakCheck::before("ssh://s", footprints.now(&mut host));
         let peak_id = footprints.order_at(&mut host, 1_000);
         let peak = peak_id.and_then(|id| Footprints::tasks_of(&mut host, id));
-        (check.settle(|| footprints.now(&mut host)), peak)
+        let running = std::sync::atomic::AtomicBool::new(false);
+        let settled = check.settle(std::time::Duration::ZERO, &running, || {
+            footprints.now(&mut host)
+        });
+        (settled, peak)
     }
 
     #[test]

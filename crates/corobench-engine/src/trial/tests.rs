@@ -276,6 +276,45 @@ fn a_load_trial_starts_takes_its_baseline_loads_settles_and_stops_in_that_order(
 }
 
 #[test]
+fn the_idle_time_is_patience_the_trial_ends_at_the_first_footprint_back_at_its_baseline() {
+    let place = Scripted::new();
+    // Still busy at the first reading after the load, back at the second.
+    place.footprints.replace(VecDeque::from([
+        Some(footprint(3)),
+        Some(footprint(900)),
+        Some(footprint(5)),
+    ]));
+    let mut scenario = scenario();
+    // An hour of idle time that a fixed pause would spend in full.
+    scenario.measurement.idle = std::time::Duration::from_secs(3600);
+    let observer = Recorder::default();
+    let trial = run(&place, &scenario, Step::Load, &observer)
+        .unwrap()
+        .record(blank(), &scenario, &observer);
+    assert_eq!(
+        place.lines(),
+        [
+            "probe",
+            "start t0 fresh=false",
+            "footprint",
+            "load",
+            "footprint",
+            "footprint",
+            "stop t0"
+        ]
+    );
+    assert_eq!((trial.tasks.before, trial.tasks.after), (Some(3), Some(5)));
+    assert!(
+        !trial
+            .flags
+            .iter()
+            .any(|f| matches!(f, TrialFlag::Leak { what } if what.contains("task"))),
+        "{:?}",
+        trial.flags
+    );
+}
+
+#[test]
 fn a_footprint_that_cannot_be_read_skips_the_leak_check_and_says_so() {
     let place = Scripted::new();
     place.footprints.replace(VecDeque::from([None]));
