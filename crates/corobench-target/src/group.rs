@@ -10,6 +10,8 @@
 
 use std::os::unix::process::{CommandExt as _, ExitStatusExt as _};
 use std::process::{ChildStdout, Command, ExitStatus};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::cgroup::Cgroup;
@@ -55,6 +57,81 @@ impl StopReport {
     }
 }
 
+/// Added to the errno of a cgroup join that failed in a new process, so
+/// that the spawn's error tells it from the program's own failure to start
+/// (exec's errno values are far below it).
+const JOIN_FAILED: i32 = 0x4000;
+
+/// What a new process does between fork and exec, its descriptors set
+/// before each attempt: report its pid to `report_fd` (its guardian), join
+/// the cgroup whose `cgroup.procs` is `join_fd` (-1: none), arm the
+/// parent-death signal, and take its CPUs.
+#[derive(Debug)]
+struct ChildSetup {
+    report_fd: AtomicI32,
+    join_fd: AtomicI32,
+}
+
+impl Default for ChildSetup {
+    fn default() -> Self {
+        Self {
+            report_fd: AtomicI32::new(-1),
+            join_fd: AtomicI32::new(-1),
+        }
+    }
+}
+
+impl ChildSetup {
+    /// Gives `command` the one closure that runs this setup.
+    fn install(self: &Arc<Self>, command: &mut Command, cpus: Option<&CpuSet>) {
+        let setup = Arc::clone(self);
+        let affinity = cpus.map(CpuSet::to_libc);
+        // SAFETY: getpid has no preconditions.
+        let parent = unsafe { libc::getpid() };
+        command.process_group(0);
+        // SAFETY: the closure runs between fork and exec and makes only
+        // async-signal-safe system calls (and atomic loads) on values
+        // prepared before the fork.
+        unsafe {
+            command.pre_exec(move || {
+                let report_fd = setup.report_fd.load(Ordering::SeqCst);
+                guardian::report_from_child(report_fd, libc::getpid())?;
+                // `0` is the writing process itself: it joins the cgroup,
+                // and everything it starts is born there.
+                let join_fd = setup.join_fd.load(Ordering::SeqCst);
+                if join_fd >= 0 && libc::write(join_fd, b"0".as_ptr().cast(), 1) != 1 {
+                    let errno = std::io::Error::last_os_error().raw_os_error();
+                    let errno = JOIN_FAILED + errno.unwrap_or(libc::EINVAL);
+                    return Err(std::io::Error::from_raw_os_error(errno));
+                }
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                if libc::getppid() != parent {
+                    // corobench died before the parent-death signal was armed.
+                    libc::_exit(1);
+                }
+                if let Some(set) = affinity
+                    && libc::sched_setaffinity(0, size_of::<libc::cpu_set_t>(), &raw const set) != 0
+                {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+    }
+}
+
+/// Why a spawn's new process could not join its cgroup; `None` when the
+/// spawn failed otherwise.
+fn join_failure(error: &TargetError) -> Option<std::io::Error> {
+    let TargetError::Spawn { source, .. } = error else {
+        return None;
+    };
+    let errno = source.raw_os_error()?.checked_sub(JOIN_FAILED)?;
+    Some(std::io::Error::from_raw_os_error(errno))
+}
+
 /// A process group led by a child of ours.
 #[derive(Debug)]
 pub struct ProcessGroup {
@@ -83,62 +160,42 @@ impl ProcessGroup {
         cpus: Option<&CpuSet>,
         what: &str,
     ) -> Result<Self, TargetError> {
+        // One closure per command, whatever the attempts: closures added
+        // by pre_exec all run, and one of a failed attempt would write to
+        // descriptors closed since (or reused by the next spawn's pipe).
+        let setup = Arc::new(ChildSetup::default());
+        setup.install(command, cpus);
         let Ok(cgroup) = Cgroup::create(what) else {
-            return Self::spawn_in(command, cpus, what, None);
+            return Self::spawn_in(command, &setup, what, None);
         };
         let dir = cgroup.dir().display().to_string();
-        match Self::spawn_in(command, cpus, what, Some(cgroup)) {
-            Ok(group) => Ok(group),
-            Err(error) => {
-                // Joining the cgroup may be what failed: try once without.
-                // If that starts, the cgroup was the cause, and no later
-                // group gets one either.
-                let without = Self::spawn_in(command, cpus, what, None)?;
-                Cgroup::refuse_from_now(format!("a process could not join {dir}: {error}"));
-                Ok(without)
-            }
-        }
+        let error = match Self::spawn_in(command, &setup, what, Some(cgroup)) {
+            Ok(group) => return Ok(group),
+            Err(error) => error,
+        };
+        // Only a failed join is worth an attempt without the cgroup: a
+        // program that cannot start fails the same either way.
+        let Some(why) = join_failure(&error) else {
+            return Err(error);
+        };
+        let without = Self::spawn_in(command, &setup, what, None)?;
+        Cgroup::refuse_from_now(format!("a process could not join {dir}: {why}"));
+        Ok(without)
     }
 
     /// [`ProcessGroup::spawn`] in `cgroup`, or in none.
     fn spawn_in(
         command: &mut Command,
-        cpus: Option<&CpuSet>,
+        setup: &ChildSetup,
         what: &str,
         cgroup: Option<Cgroup>,
     ) -> Result<Self, TargetError> {
         let guardian = Guardian::spawn(cgroup.as_ref().and_then(Cgroup::kill_fd))?;
-        let report_fd = guardian.report_fd();
+        setup
+            .report_fd
+            .store(guardian.report_fd(), Ordering::SeqCst);
         let join_fd = cgroup.as_ref().map_or(-1, Cgroup::join_fd);
-        let affinity = cpus.map(CpuSet::to_libc);
-        // SAFETY: getpid has no preconditions.
-        let parent = unsafe { libc::getpid() };
-        command.process_group(0);
-        // SAFETY: the closure runs between fork and exec and makes only
-        // async-signal-safe system calls on values prepared before the fork.
-        unsafe {
-            command.pre_exec(move || {
-                guardian::report_from_child(report_fd, libc::getpid())?;
-                // `0` is the writing process itself: it joins the cgroup,
-                // and everything it starts is born there.
-                if join_fd >= 0 && libc::write(join_fd, b"0".as_ptr().cast(), 1) != 1 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                if libc::getppid() != parent {
-                    // corobench died before the parent-death signal was armed.
-                    libc::_exit(1);
-                }
-                if let Some(set) = affinity
-                    && libc::sched_setaffinity(0, size_of::<libc::cpu_set_t>(), &raw const set) != 0
-                {
-                    return Err(std::io::Error::last_os_error());
-                }
-                Ok(())
-            });
-        }
+        setup.join_fd.store(join_fd, Ordering::SeqCst);
         let mut child = command.spawn().map_err(|source| TargetError::Spawn {
             what: what.to_string(),
             command: crate::command::display(&program_and_args(command)),

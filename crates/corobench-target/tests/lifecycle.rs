@@ -284,3 +284,34 @@ fn bad_launch_options_are_refused_before_anything_starts() {
         "nothing was started"
     );
 }
+
+/// A command whose program does not exist fails its launch with the
+/// spawn's own error. It used to panic ("short read on the CLOEXEC pipe"):
+/// the attempt made again without a cgroup also ran the first attempt's
+/// setup, which wrote into a descriptor since reused by the spawn's pipe.
+#[test]
+fn a_program_that_does_not_exist_fails_to_start_saying_so() {
+    corobench_target::install_child_reaper().unwrap();
+    let scratch = tempfile::tempdir().unwrap();
+    let spec = "targets = [\"api\"]\n[[workloads]]\nname = \"w\"\npath = \"/\"\n\
+                [servers.api]\ncommand = \"./corobench-no-such-program {port}\"\n";
+    let spec_path = scratch.path().join("bench.toml");
+    std::fs::write(&spec_path, spec).unwrap();
+    let manifest = corobench_target::inline_servers(spec, Some(&spec_path))
+        .unwrap()
+        .remove(0);
+    let target = corobench_target::BuildCache::new(scratch.path().join("cache"))
+        .build(&manifest, &scratch.path().join("build.log"))
+        .unwrap();
+    for attempt in 0..2 {
+        let error = target.launch(&options(scratch.path())).unwrap_err();
+        let TargetError::Spawn { source, .. } = &error else {
+            panic!("attempt {attempt}: not a spawn error: {error}");
+        };
+        assert_eq!(source.kind(), std::io::ErrorKind::NotFound, "{error}");
+        assert!(
+            error.to_string().contains("corobench-no-such-program"),
+            "{error}"
+        );
+    }
+}

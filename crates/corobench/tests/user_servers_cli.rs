@@ -337,3 +337,95 @@ fn the_quick_form_takes_a_server_already_running_beside_one_it_starts() {
         .count();
     assert_eq!(flagged, 1, "only the server already running is flagged");
 }
+
+/// The entries of the lab's temporary folder (`TMPDIR`) named after the
+/// corobench of process `pid`.
+fn work_folders_of(lab: &Lab, pid: u32) -> Vec<String> {
+    let owned = format!("corobench-{pid}-");
+    std::fs::read_dir(lab.path("tmp"))
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with(&owned) || name.ends_with(&format!("-{pid}")))
+        .collect()
+}
+
+/// Issue "hostile input, third round", left behind 3: a command that
+/// cannot start left its work folder, `$TMPDIR/corobench-PID-NAME-0`,
+/// after a normal error exit. Neither a program that does not exist nor
+/// one that exits at once leaves anything of that corobench behind.
+#[test]
+fn a_server_that_cannot_start_leaves_no_work_folder() {
+    let commands = [
+        ("missing", "\"./corobench-no-such-program {port}\""),
+        ("quits", "[\"sh\", \"-c\", \"exit 7\"]"),
+    ];
+    for (name, command) in commands {
+        let lab = Lab::new();
+        let servers = format!("[servers.{name}]\ncommand = {command}\nready_timeout_s = 5\n");
+        let spec = spec(&lab, &[name], "", &servers);
+        let child = lab
+            .command_with_db(&["run", &spec])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let pid = child.id();
+        let output = child.wait_with_output().unwrap();
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(3), "{name}: {stderr}");
+        assert!(stderr.contains(name), "{name}: {stderr}");
+        let left = work_folders_of(&lab, pid);
+        assert!(left.is_empty(), "{name} left {left:?}: {stderr}");
+    }
+}
+
+/// Issue "hostile input, third round", message 4: errors pointed to a
+/// `stderr.log` that was deleted with the server's work folder. The error
+/// quotes what the server wrote, and names no log that is gone.
+#[test]
+fn a_server_that_exits_at_once_is_told_by_what_it_wrote() {
+    let lab = Lab::new();
+    let script = "echo 'cannot read /etc/api/config.yaml: permission denied' >&2; exit 1";
+    let servers = format!("[servers.api]\ncommand = [\"sh\", \"-c\", {script:?}]\n");
+    let spec = spec(&lab, &["api"], "", &servers);
+    let output = lab.run(&["run", &spec]);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains("cannot read /etc/api/config.yaml: permission denied"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("stderr.log"),
+        "a log that is gone: {stderr}"
+    );
+    let tmp = lab.path("tmp").display().to_string();
+    assert!(!stderr.contains(&tmp), "a folder that is gone: {stderr}");
+}
+
+/// The same for a build that fails: its output is quoted, and the log the
+/// error names is still there when the error is read.
+#[test]
+fn a_failed_build_is_told_by_its_output_and_a_log_that_stays() {
+    let lab = Lab::new();
+    let build = "echo 'main.go:3: undefined: handler' >&2; exit 2";
+    let servers = format!(
+        "[servers.api]\ncommand = \"{{out}}/api --port {{port}}\"\n\
+         build = [\"sh\", \"-c\", {build:?}]\n"
+    );
+    let spec = spec(&lab, &["api"], "", &servers);
+    let output = lab.run(&["run", &spec]);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("main.go:3: undefined: handler"), "{stderr}");
+    let logs: Vec<&str> = stderr
+        .split_whitespace()
+        .map(|word| word.trim_end_matches([':', ',', ';']))
+        .filter(|word| word.starts_with('/') && word.ends_with(".log"))
+        .collect();
+    assert!(!logs.is_empty(), "the error names its log: {stderr}");
+    for log in logs {
+        let kept = std::fs::read_to_string(log).unwrap_or_default();
+        assert!(kept.contains("undefined: handler"), "{log}: {kept:?}");
+    }
+}
