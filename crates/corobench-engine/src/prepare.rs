@@ -79,6 +79,7 @@ impl PreparedRun {
             out_dir: manifest.dir.clone(),
             source_hash: "already running".to_owned(),
             cache_root: self.workspace.cache.root().to_path_buf(),
+            unread_sources: Vec::new(),
         };
         self.env.built.insert(manifest.name.clone(), built);
     }

@@ -37,6 +37,9 @@ pub struct BuiltTarget {
     pub source_hash: String,
     /// `{cache}`: the cache root.
     pub cache_root: PathBuf,
+    /// The sources too large to read, counted by size and time:
+    /// [`crate::SourceIdentity::unread`].
+    pub unread_sources: Vec<(String, u64)>,
 }
 
 /// What [`BuildCache::build`] did.
@@ -81,18 +84,22 @@ impl BuildCache {
         &self.root
     }
 
-    /// The directory a build of `manifest`'s current sources lives in.
+    /// The directory a build of `manifest`'s current sources lives in, and
+    /// what identifies those sources.
     ///
     /// # Errors
     /// The sources cannot be hashed.
-    pub fn out_dir(&self, manifest: &Manifest) -> Result<(PathBuf, String), TargetError> {
-        let source_hash = hash::source_hash(manifest)?;
+    pub fn out_dir(
+        &self,
+        manifest: &Manifest,
+    ) -> Result<(PathBuf, hash::SourceIdentity), TargetError> {
+        let identity = hash::source_identity(manifest)?;
         let dir = self.root.join("targets").join(format!(
             "{}-{}",
             manifest.name,
-            &source_hash[..HASH_DIGITS]
+            &identity.hash[..HASH_DIGITS]
         ));
-        Ok((dir, source_hash))
+        Ok((dir, identity))
     }
 
     /// True when the current sources are built (always, without `[build]`).
@@ -133,12 +140,13 @@ impl BuildCache {
         manifest: &Manifest,
         log: &Path,
     ) -> Result<(BuiltTarget, BuildOutcome), TargetError> {
-        let (out_dir, source_hash) = self.out_dir(manifest)?;
+        let (out_dir, identity) = self.out_dir(manifest)?;
         let built = |out_dir: PathBuf| BuiltTarget {
             manifest: manifest.clone(),
             out_dir,
-            source_hash: source_hash.clone(),
+            source_hash: identity.hash.clone(),
             cache_root: self.root.clone(),
+            unread_sources: identity.unread.clone(),
         };
         if manifest.build.is_none() {
             return Ok((built(manifest.dir.clone()), BuildOutcome::NothingToBuild));

@@ -71,8 +71,9 @@ pub fn file_digest(path: &Path) -> std::io::Result<String> {
     Ok(format!("sha256:{hex}"))
 }
 
-/// What a run records of a user's server: its command line, and the
-/// executable that ran with its digest (or why there is none).
+/// What a run records of a user's server: its command line, the
+/// executable that ran with its digest (or why there is none), and the
+/// build inputs too large to read, which count by size and time alone.
 #[must_use]
 pub fn server_provenance(built: &BuiltTarget) -> Vec<(String, String)> {
     let name = &built.manifest.name;
@@ -84,10 +85,33 @@ pub fn server_provenance(built: &BuiltTarget) -> Vec<(String, String)> {
         },
         None => "not found on PATH or in the server's folder".to_owned(),
     };
-    vec![
+    let mut provenance = vec![
         (format!("{name} command"), command),
         (format!("{name} executable"), executable),
-    ]
+    ];
+    if !built.unread_sources.is_empty() {
+        provenance.push((
+            format!("{name} sources"),
+            unread_note(&built.unread_sources),
+        ));
+    }
+    provenance
+}
+
+/// `data.bin (3072 MiB) counted by size and modification time, not
+/// content: …`, for the inputs a source hash did not read (each larger
+/// than the limit, so MiB fit them all).
+fn unread_note(unread: &[(String, u64)]) -> String {
+    let files: Vec<String> = unread
+        .iter()
+        .map(|(path, bytes)| format!("{path} ({} MiB)", bytes >> 20))
+        .collect();
+    format!(
+        "{} counted by size and modification time, not content: files over {} MiB are not \
+         read when the sources are hashed",
+        files.join(", "),
+        crate::CONTENT_LIMIT_BYTES >> 20
+    )
 }
 
 /// Opens `path` for reading only if it is a regular file: the open never

@@ -33,6 +33,17 @@ pub const CONTENT_LIMIT_BYTES: u64 = 32 * 1024 * 1024;
 /// The first bytes of every SQLite database file.
 const SQLITE_HEADER: &[u8; 16] = b"SQLite format 3\0";
 
+/// What identifies a target's code, and what of it was not read.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SourceIdentity {
+    /// The lower-case hex SHA-256 ([`source_hash`]).
+    pub hash: String,
+    /// The inputs larger than [`CONTENT_LIMIT_BYTES`], counted by their
+    /// size and modification time, not read: (path relative to the
+    /// target's folder, bytes), in the order hashed.
+    pub unread: Vec<(String, u64)>,
+}
+
 /// The lower-case hex SHA-256 of what identifies `manifest`'s code: its
 /// folder and its `[build] inputs` (folders or single files); for a user's
 /// server without a build, its command line and executable.
@@ -40,8 +51,19 @@ const SQLITE_HEADER: &[u8; 16] = b"SQLite format 3\0";
 /// # Errors
 /// An input folder that does not exist, or a file that cannot be read.
 pub fn source_hash(manifest: &Manifest) -> Result<String, TargetError> {
+    source_identity(manifest).map(|identity| identity.hash)
+}
+
+/// [`source_hash`], with the inputs that were too large to read.
+///
+/// # Errors
+/// As [`source_hash`].
+pub fn source_identity(manifest: &Manifest) -> Result<SourceIdentity, TargetError> {
     if manifest.build.is_none() && !manifest.contract {
-        return Ok(server_identity(manifest));
+        return Ok(SourceIdentity {
+            hash: server_identity(manifest),
+            unread: Vec::new(),
+        });
     }
     let exclude = manifest
         .build
@@ -62,23 +84,29 @@ pub fn source_hash(manifest: &Manifest) -> Result<String, TargetError> {
         roots.push((format!("{}/", input.display()), dir));
     }
     let mut hasher = Sha256::new();
+    let mut unread = Vec::new();
     for (prefix, root) in &roots {
         if root.is_file() {
-            hash_entry(&mut hasher, prefix.trim_end_matches('/'), root)?;
+            hash_entry(&mut hasher, prefix.trim_end_matches('/'), root, &mut unread)?;
             continue;
         }
         let mut files = Vec::new();
         walk(root, root, exclude, &mut files)?;
         files.sort();
         for relative in files {
+            let path = root.join(&relative);
             hash_entry(
                 &mut hasher,
                 &format!("{prefix}{relative}"),
-                &root.join(&relative),
+                &path,
+                &mut unread,
             )?;
         }
     }
-    Ok(hex(&hasher.finalize()))
+    Ok(SourceIdentity {
+        hash: hex(&hasher.finalize()),
+        unread,
+    })
 }
 
 /// A server without a build: its command line and the digest of the
@@ -169,7 +197,14 @@ fn glob_match(pattern: &[u8], text: &[u8]) -> bool {
     }
 }
 
-fn hash_entry(hasher: &mut Sha256, relative: &str, path: &Path) -> Result<(), TargetError> {
+/// Adds the file at `path` to `hasher`; a file too large to read is added
+/// by its size and time, and to `unread`.
+fn hash_entry(
+    hasher: &mut Sha256,
+    relative: &str,
+    path: &Path,
+    unread: &mut Vec<(String, u64)>,
+) -> Result<(), TargetError> {
     let meta = path
         .symlink_metadata()
         .map_err(|e| TargetError::io("inspect", path, e))?;
@@ -196,6 +231,7 @@ fn hash_entry(hasher: &mut Sha256, relative: &str, path: &Path) -> Result<(), Ta
         hasher.update(b"\0");
         hasher.update(meta.len().to_le_bytes());
         hasher.update(modified.to_le_bytes());
+        unread.push((relative.to_owned(), meta.len()));
         return Ok(());
     }
     let mut file =

@@ -62,7 +62,9 @@ pub use error::TargetError;
 pub use executable::{executable, file_digest, server_provenance};
 pub use gobench::{BenchmarkError, BenchmarkResult, Measurement, check_units, parse_benchmarks};
 pub use group::{StopReport, install_child_reaper};
-pub use hash::{ALWAYS_EXCLUDED, CONTENT_LIMIT_BYTES, source_hash};
+pub use hash::{
+    ALWAYS_EXCLUDED, CONTENT_LIMIT_BYTES, SourceIdentity, source_hash, source_identity,
+};
 pub use launch::{LaunchOptions, free_port};
 pub use manifest::{
     AvailableIf, BuildSpec, MANIFEST_FILE, MODELS, Manifest, NAME_RULE, PROTOCOL_KEYS,

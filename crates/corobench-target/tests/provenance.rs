@@ -6,7 +6,10 @@
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::Path;
 
-use corobench_target::{CONTENT_LIMIT_BYTES, Manifest, inline_servers, source_hash};
+use corobench_target::{
+    BuildCache, CONTENT_LIMIT_BYTES, Manifest, inline_servers, server_provenance, source_hash,
+    source_identity,
+};
 use tempfile::TempDir;
 
 /// A server `api` of a spec in `dir`, as `[servers.api]` says.
@@ -143,4 +146,76 @@ fn a_file_beyond_the_limit_counts_by_size_and_time_not_content() {
     let first = source_hash(&manifest).unwrap();
     file.set_len(CONTENT_LIMIT_BYTES + 2).unwrap();
     assert_ne!(source_hash(&manifest).unwrap(), first, "its size changed");
+}
+
+/// Bytes this thread has read through read(2) and its kin so far, page
+/// cache or not (`rchar` of /proc/thread-self/io): what hashing costs,
+/// apart from whatever other tests of this binary read at the same time.
+fn bytes_read_by_this_thread() -> u64 {
+    let io = std::fs::read_to_string("/proc/thread-self/io").unwrap();
+    io.lines()
+        .find_map(|line| line.strip_prefix("rchar:"))
+        .and_then(|value| value.trim().parse().ok())
+        .expect("rchar in /proc/thread-self/io")
+}
+
+/// 3 GiB: the file of the issue, sparse so that it takes no disk.
+const THREE_GIB: u64 = 3 << 30;
+
+/// A sparse file of `bytes` at `path`.
+fn sparse(path: &Path, bytes: u64) {
+    std::fs::File::create(path).unwrap().set_len(bytes).unwrap();
+}
+
+/// Issue "hostile input, third round", hang 1: a 3 GB file in a server's
+/// working folder cost 9 s of hashing on every run. A server without a
+/// build is its command line and executable: nothing of the file is read.
+#[test]
+fn a_huge_file_beside_a_server_without_a_build_is_not_read() {
+    let dir = TempDir::new().unwrap();
+    executable(&dir.path().join("api"), "#!/bin/sh\necho v1\n");
+    let manifest = server(dir.path(), "command = \"./api --port {port}\"\n");
+    sparse(&dir.path().join("dump.bin"), THREE_GIB);
+    let before = bytes_read_by_this_thread();
+    let identity = source_identity(&manifest).unwrap();
+    let read = bytes_read_by_this_thread() - before;
+    assert!(read < 1 << 20, "{read} bytes read");
+    assert!(identity.unread.is_empty(), "{:?}", identity.unread);
+}
+
+/// The same file among a build's inputs is counted by size and time, no
+/// more than the stated limit is read, and the run's provenance says
+/// which file was not read and why.
+#[test]
+fn a_huge_input_of_a_build_is_read_no_further_than_the_limit_and_said() {
+    let dir = TempDir::new().unwrap();
+    let manifest = server(
+        dir.path(),
+        "command = \"{out}/api --port {port}\"\nbuild = \"true\"\n",
+    );
+    std::fs::write(dir.path().join("main.go"), "package main\n").unwrap();
+    sparse(&dir.path().join("dump.bin"), THREE_GIB);
+    let before = bytes_read_by_this_thread();
+    let identity = source_identity(&manifest).unwrap();
+    let read = bytes_read_by_this_thread() - before;
+    assert!(read <= CONTENT_LIMIT_BYTES, "{read} bytes read");
+    assert_eq!(identity.unread, vec![("dump.bin".to_owned(), THREE_GIB)]);
+    assert_eq!(identity.hash, source_hash(&manifest).unwrap());
+
+    let elsewhere = TempDir::new().unwrap();
+    let cache = BuildCache::new(elsewhere.path().join("cache"));
+    let built = cache
+        .build(&manifest, &elsewhere.path().join("build.log"))
+        .unwrap();
+    assert_eq!(built.unread_sources, identity.unread);
+    let provenance = server_provenance(&built);
+    let (_, note) = provenance
+        .iter()
+        .find(|(key, _)| key == "api sources")
+        .unwrap_or_else(|| panic!("no note of what was not read: {provenance:?}"));
+    assert_eq!(
+        note,
+        "dump.bin (3072 MiB) counted by size and modification time, not content: files over \
+         32 MiB are not read when the sources are hashed"
+    );
 }
