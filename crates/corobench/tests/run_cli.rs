@@ -370,6 +370,30 @@ fn max_trials_without_an_adaptive_stop_is_refused() {
     );
 }
 
+/// Writes `body` to `path` as an executable script.
+fn script(path: &Path, body: &str) {
+    let _ = std::fs::remove_file(path);
+    std::fs::write(path, body).unwrap();
+    let mut mode = std::fs::metadata(path).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut mode, 0o755);
+    std::fs::set_permissions(path, mode).unwrap();
+}
+
+/// Writes the lab's `spec.toml`: one server `api` run by `server`, with the
+/// `[run]` keys `run` and the server's keys `extra`.
+fn server_spec(lab: &Lab, server: &Path, run: &str, extra: &str) {
+    lab.write(
+        "spec.toml",
+        &format!(
+            "name = \"changed\"\ntargets = [\"api\"]\n[run]\n{run}\n\
+             warmup = \"0.1s\"\nidle = \"0.1s\"\n[schedule]\nconnections = 2\n[[workloads]]\n\
+             name = \"hello\"\npath = \"/plaintext\"\n[servers.api]\ncommand = {:?}\n\
+             ready = \"/healthz\"\n{extra}",
+            server.display()
+        ),
+    );
+}
+
 /// Issue "hostile input, third round", wrong result 3: a run resumed after
 /// its server's executable changed mixed both programs' trials in one
 /// scenario and kept the old SHA-256. The resume is refused with both.
@@ -378,16 +402,7 @@ fn a_run_whose_server_changed_is_not_resumed() {
     let lab = Lab::new();
     let server = lab.path("server");
     std::fs::copy(corobench_testkit::binary_path(), &server).unwrap();
-    lab.write(
-        "spec.toml",
-        &format!(
-            "name = \"changed\"\ntargets = [\"api\"]\n[run]\ntrials = 2\nduration = \"60s\"\n\
-             warmup = \"0.1s\"\nidle = \"0.1s\"\n[schedule]\nconnections = 2\n[[workloads]]\n\
-             name = \"hello\"\npath = \"/plaintext\"\n[servers.api]\ncommand = {:?}\n\
-             ready = \"/healthz\"\n",
-            server.display()
-        ),
-    );
+    server_spec(&lab, &server, "trials = 2\nduration = \"60s\"", "");
     let mut child = spawn(&lab, &["run", lab.path("spec.toml").to_str().unwrap()]);
     wait_for("the run to be stored", Duration::from_secs(120), || {
         Store::open_existing(lab.db()).is_ok_and(|s| s.resolve_run_id("latest").is_ok())
@@ -395,22 +410,21 @@ fn a_run_whose_server_changed_is_not_resumed() {
     child.kill().unwrap();
     child.wait().unwrap();
     // Another program under the same name: the kit behind a shell.
-    std::fs::remove_file(&server).unwrap();
-    std::fs::write(
+    script(
         &server,
-        format!(
+        &format!(
             "#!/bin/sh\nexec {} \"$@\"\n",
             corobench_testkit::binary_path().display()
         ),
-    )
-    .unwrap();
-    let mut mode = std::fs::metadata(&server).unwrap().permissions();
-    std::os::unix::fs::PermissionsExt::set_mode(&mut mode, 0o755);
-    std::fs::set_permissions(&server, mode).unwrap();
+    );
     let resumed = lab.run(&["run", "--resume", "latest"]);
     let stderr = text(&resumed.stderr);
     assert_eq!(resumed.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("the api executable changed"), "{stderr}");
+    assert!(
+        stderr.contains("add --new-run-if-changed"),
+        "the way to a new run: {stderr}"
+    );
     assert_eq!(
         stderr.matches("sha256:").count(),
         2,
@@ -420,4 +434,73 @@ fn a_run_whose_server_changed_is_not_resumed() {
         lab.stored_trials().is_empty(),
         "no trial of the new program"
     );
+}
+
+/// Issue "hostile input, third round", wrong result 3, its other way out:
+/// with `--new-run-if-changed`, a resume whose server changed measures
+/// the run's spec in a new run, says so with the new run's id, and leaves
+/// the interrupted run as it was.
+#[test]
+fn a_changed_server_starts_a_new_run_when_asked() {
+    let lab = Lab::new();
+    let server = lab.path("server");
+    let kit = corobench_testkit::binary_path();
+    // The first program answers the check before the trials, then hangs
+    // in the trial's start: the run is stored and never finishes.
+    let (started, hanging) = (lab.path("started"), lab.path("hanging"));
+    script(
+        &server,
+        &format!(
+            "#!/bin/sh\nif [ -e {s} ]; then touch {h}; exec sleep 300; fi\ntouch {s}\n\
+             exec {kit} \"$@\"\n",
+            s = started.display(),
+            h = hanging.display(),
+            kit = kit.display()
+        ),
+    );
+    server_spec(
+        &lab,
+        &server,
+        "trials = 1\nduration = \"0.3s\"",
+        "ready_timeout_s = 300\n",
+    );
+    let mut child = spawn(&lab, &["run", lab.path("spec.toml").to_str().unwrap()]);
+    wait_for("the trial's start", Duration::from_secs(120), || {
+        hanging.exists()
+    });
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let store = Store::open_existing(lab.db()).unwrap();
+    let old = store.resolve_run_id("latest").unwrap();
+    drop(store);
+    script(
+        &server,
+        &format!("#!/bin/sh\nexec {} \"$@\"\n", kit.display()),
+    );
+    let resumed = lab.run(&["run", "--resume", &old, "--new-run-if-changed"]);
+    let stderr = text(&resumed.stderr);
+    assert_eq!(resumed.status.code(), Some(0), "{stderr}");
+    let store = Store::open_existing(lab.db()).unwrap();
+    let new = store.resolve_run_id("latest").unwrap();
+    assert_ne!(new, old);
+    assert!(
+        stderr.contains(&format!(
+            "run {old} is not resumed: the api executable changed"
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("in a new run, {new}, instead")),
+        "{stderr}"
+    );
+    let (old, new) = (store.load_run(&old).unwrap(), store.load_run(&new).unwrap());
+    assert!(old.trials.is_empty(), "{:?}", old.trials);
+    assert_ne!(old.run.status, corobench_model::RunStatus::Complete);
+    assert_eq!(new.run.status, corobench_model::RunStatus::Complete);
+    assert_eq!(new.run.spec_toml, old.run.spec_toml);
+    assert_eq!(new.trials.len(), 1);
+    let executable = |run: &corobench_model::StoredRun| {
+        run.run.provenance.tool_versions["api executable"].clone()
+    };
+    assert_ne!(executable(&new), executable(&old));
 }

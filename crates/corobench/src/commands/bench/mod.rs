@@ -174,6 +174,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<Exit> {
     let run = RunArgs {
         spec: Some(path.clone()),
         resume: None,
+        new_run_if_changed: false,
         db: args.db.clone(),
         dir: args.dir.clone(),
         trials: None,

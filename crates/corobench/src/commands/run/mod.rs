@@ -33,7 +33,9 @@ use crate::signals;
     corobench run suites/ants-sweep.toml --trials 10\n  \
     corobench run my.toml --until-ci 3% --max-trials 30\n  \
     corobench run --budget 10m             the default suite, for at most 10 minutes\n  \
-    corobench run --resume latest          finish an interrupted run")]
+    corobench run --resume latest          finish an interrupted run\n  \
+    corobench run --resume latest --new-run-if-changed\n                                         \
+    the same, or a new run if a server changed")]
 pub struct RunArgs {
     /// Spec file (TOML, see docs/spec.md) [default: the embedded default suite]
     #[arg(value_name = "SPEC")]
@@ -42,6 +44,12 @@ pub struct RunArgs {
     /// Finish a stored run that was interrupted, without repeating its trials
     #[arg(long, value_name = "RUN", conflicts_with = "spec")]
     pub resume: Option<String>,
+
+    /// With --resume: when a server's executable or command changed since
+    /// the run's trials, measure the run's spec in a new run (its id is
+    /// said) instead of refusing the resume; the old run is left as it was
+    #[arg(long, requires = "resume", conflicts_with = "spec")]
+    pub new_run_if_changed: bool,
 
     #[command(flatten)]
     pub db: DbArg,
@@ -132,13 +140,7 @@ pub fn run_on(
     // A resumed run may skip the probe too: the flag is not part of the spec.
     start.plan.machine_probe &= !args.no_probe;
     let mut store = open_store(args)?;
-    let trials = TrialsAhead {
-        scenarios: &start.plan.scenarios,
-        per_scenario: planned_per_scenario(&start.plan),
-        before: &start.before,
-        remaining: remaining_trials(&start.plan, &start.before),
-    };
-    let observer = run_presenter(trials, args.no_tui);
+    let observer = run_presenter(trials_ahead(&start), args.no_tui);
     announce(&start, observer.as_ref());
 
     let _cpus = (start.plan.hosts.is_none() && !cluster)
@@ -166,6 +168,7 @@ pub fn run_on(
             "no target of this run could be built and verified; see the reasons above",
         ));
     }
+    let observer = restart_if_changed(&mut start, &prepared, args, observer)?;
     let run_id = record_start(&mut store, &start, &targets, &prepared)?;
     let parts = RunParts {
         plan: &start.plan,
@@ -207,6 +210,47 @@ fn refuse_profile_elsewhere(plan: &Plan, cluster: bool) -> anyhow::Result<()> {
     )))
 }
 
+/// A resumed run whose server changed since its trials is refused, or, with
+/// `--new-run-if-changed`, becomes a new run of the same spec: said, with
+/// its id, by a presenter of its own trials.
+fn restart_if_changed(
+    start: &mut Start,
+    prepared: &PreparedRun,
+    args: &RunArgs,
+    observer: Box<dyn RunObserver>,
+) -> anyhow::Result<Box<dyn RunObserver>> {
+    if start.fresh {
+        return Ok(observer);
+    }
+    let Some(change) = start::changed_server(&start.run, prepared) else {
+        return Ok(observer);
+    };
+    if !args.new_run_if_changed {
+        return Err(start::refuse_changed(&start.run, &change));
+    }
+    let old = start.run.id.clone();
+    start.become_new_run();
+    drop(observer);
+    let observer = run_presenter(trials_ahead(start), args.no_tui);
+    observer.notice(&format!(
+        "run {old} is not resumed: {change}; its spec is measured in a new run, {}, instead \
+         (--new-run-if-changed); run {old} is left as it was",
+        start.run.id
+    ));
+    announce(start, observer.as_ref());
+    Ok(observer)
+}
+
+/// The trials `start` has ahead, for its presenter.
+fn trials_ahead(start: &Start) -> TrialsAhead<'_> {
+    TrialsAhead {
+        scenarios: &start.plan.scenarios,
+        per_scenario: planned_per_scenario(&start.plan),
+        before: &start.before,
+        remaining: remaining_trials(&start.plan, &start.before),
+    }
+}
+
 fn open_store(args: &RunArgs) -> anyhow::Result<Store> {
     Store::open(&args.db.db).map_err(anyhow::Error::from)
 }
@@ -225,7 +269,6 @@ fn record_start(
         let scenarios = scenario_records(&start.plan, targets, &prepared.env.bodies)?;
         store.create_run(&run, planned_per_scenario(&start.plan), &scenarios)?;
     } else {
-        start::refuse_changed_servers(&start.run, prepared)?;
         store.set_run_status(&run_id, RunStatus::Running, None)?;
         // A resumed run may be on other hosts (new pods): they are kept too.
         store.add_run_hosts(&run_id, &start.run.provenance.hosts)?;

@@ -259,27 +259,53 @@ pub(super) fn resume(
 
 /// A resumed run must measure the programs its stored trials measured: a
 /// server whose executable (by its SHA-256) or command changed since would
-/// put two programs' trials in one scenario.
-pub(super) fn refuse_changed_servers(
-    run: &RunRecord,
-    prepared: &PreparedRun,
-) -> anyhow::Result<()> {
+/// put two programs' trials in one scenario. What changed, with both
+/// values; `None` when nothing did.
+pub(super) fn changed_server(run: &RunRecord, prepared: &PreparedRun) -> Option<String> {
     let stored = &run.provenance.tool_versions;
-    let changed = prepared.tool_versions.iter().find(|(key, now)| {
+    prepared.tool_versions.iter().find_map(|(key, now)| {
         let identifies = key.ends_with(" executable") || key.ends_with(" command");
-        identifies && stored.get(*key).is_some_and(|before| before != *now)
-    });
-    let Some((key, now)) = changed else {
-        return Ok(());
-    };
+        let before = stored.get(key).filter(|before| *before != now)?;
+        identifies.then(|| {
+            format!(
+                "the {key} changed since its trials were measured (stored: {before}; now: {now})"
+            )
+        })
+    })
+}
+
+/// The refusal of a resume whose server changed (`change`), with the ways
+/// out: the old program back, or a new run.
+pub(super) fn refuse_changed(run: &RunRecord, change: &str) -> anyhow::Error {
     let spec = run.provenance.spec_path.as_deref().unwrap_or("SPEC");
-    Err(exit::usage(format!(
-        "run {} cannot be resumed: the {key} changed since its trials were measured \
-         (stored: {}; now: {now}), so its new trials would measure another program; put the \
-         old one back to finish it, or measure the new one in a run of its own: \
-         corobench run {spec}",
-        run.id, stored[key]
-    )))
+    exit::usage(format!(
+        "run {} cannot be resumed: {change}, so its new trials would measure another \
+         program; put the old one back to finish it, or measure the new one in a run of its \
+         own: corobench run {spec} (or add --new-run-if-changed to this --resume to start \
+         that run now)",
+        run.id
+    ))
+}
+
+impl Start {
+    /// This resumed run's plan as a new run: a new id, none of the stored
+    /// trials, the provenance of now (keeping the spec's path and the
+    /// hosts). The stored run stays as it was.
+    pub(super) fn become_new_run(&mut self) {
+        let old = &mut self.run.provenance;
+        let mut provenance = provenance::collect(&self.plan.server_cpus, &self.plan.generator_cpus);
+        provenance.spec_path = old.spec_path.take();
+        provenance.hosts = std::mem::take(&mut old.hosts);
+        self.run.provenance = provenance;
+        self.run.id = new_run_id();
+        self.run.started_at_unix_ms = unix_ms();
+        self.run.finished_at_unix_ms = None;
+        self.run.status = RunStatus::Running;
+        self.before = StoredTrials::default();
+        self.records.clear();
+        self.added.clear();
+        self.fresh = true;
+    }
 }
 
 /// A run that another corobench is still measuring cannot be resumed: both
