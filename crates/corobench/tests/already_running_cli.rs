@@ -105,3 +105,55 @@ fn a_pid_that_runs_nothing_is_a_server_not_running() {
         "{stderr}"
     );
 }
+
+/// Issue "hostile input, third round", message 8: `plan` accepted memory
+/// per connection (`idle_connections`) and profiles for a server already
+/// running, and every such trial then failed at run time. Both need a
+/// server started fresh: `plan` refuses them (as `run --profile` does),
+/// saying how to get one.
+#[test]
+fn what_needs_a_fresh_server_is_refused_for_one_already_running() {
+    let lab = Lab::new();
+    let server = AlreadyRunning::start();
+    let plain = std::fs::read_to_string(spec(&lab, &server.url, "")).unwrap();
+    let idle = plain.replace(
+        "path = \"/plaintext\"\n",
+        "path = \"/plaintext\"\nidle_connections = [4, 8]\n",
+    );
+    let profiled = plain.replace("[run]\n", "[run]\nprofile = true\n");
+    assert!(idle.contains("idle_connections") && profiled.contains("profile = true"));
+    let path = lab.path("spec.toml").display().to_string();
+    let refusals = [
+        (
+            "plan",
+            &idle,
+            "workload hello holds idle connections (idle_connections)",
+        ),
+        (
+            "plan",
+            &profiled,
+            "the run profiles each scenario (profile, --profile)",
+        ),
+        (
+            "run --profile",
+            &plain,
+            "the run profiles each scenario (profile, --profile)",
+        ),
+    ];
+    for (command, spec_text, asked) in refusals {
+        lab.write("spec.toml", spec_text);
+        let output = match command {
+            "plan" => lab.corobench(&["plan", &path]),
+            _ => lab.run(&["run", "--profile", &path]),
+        };
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{command}: {stderr}");
+        assert!(stderr.contains(asked), "{command}: {stderr}");
+        assert!(
+            stderr.contains("already running at its url")
+                && stderr.contains("give servers.live.command"),
+            "{command}: {stderr}"
+        );
+        assert!(lab.stored_trials().is_empty(), "no trial may run");
+    }
+}

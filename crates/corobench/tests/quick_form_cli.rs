@@ -177,3 +177,141 @@ fn the_same_server_twice_beside_its_results_is_no_code_change() {
     assert!(!stdout.contains("changed between the runs"), "{stdout}");
     assert!(!stdout.contains("ran another program"), "{stdout}");
 }
+
+/// Issue "hostile input, third round", wrong result 6: HEAD could not be
+/// measured through the quick form, because the check before the first
+/// trial waited for the body that the answer's `Content-Length` announces.
+/// The test kit announces that length on HEAD, as most servers do.
+#[test]
+fn head_is_measured_against_a_server_that_announces_a_length() {
+    let lab = Lab::new();
+    let server = format!("api={}", kit());
+    let output = bench(
+        &lab,
+        &[&server],
+        &["--method", "HEAD", "--expect-status", "200"],
+    );
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let trials = latest_run(&lab).trials;
+    assert_eq!(trials.len(), 1);
+    let trial = &trials[0];
+    assert_eq!(
+        trial.status,
+        corobench_model::TrialStatus::Ok,
+        "{:?}",
+        trial.failure
+    );
+    let load = trial.load.as_ref().expect("the trial was measured");
+    assert_eq!(load.method, "HEAD");
+    assert!(load.requests > 0, "{load:?}");
+    assert_eq!(load.status.success, load.requests, "{:?}", load.status);
+    assert_eq!(load.errors.total(), 0, "{:?}", load.errors);
+}
+
+/// Issue "hostile input, third round", message 2: `bench` took server names
+/// that the spec it wrote then refused. A name with a dot or capitals is
+/// refused up front, naming the flag and the one rule a spec's
+/// `[servers.NAME]` follows too.
+#[test]
+fn a_server_name_follows_the_rule_of_a_spec_s_servers() {
+    let lab = Lab::new();
+    let rule = corobench_target::NAME_RULE;
+    for name in ["my.api", "MyApi"] {
+        let server = format!("{name}={}", kit());
+        let output = bench(&lab, &[&server], &[]);
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains("--server"), "{stderr}");
+        assert!(
+            stderr.contains(&format!("{name:?} is no server name: {rule}")),
+            "{stderr}"
+        );
+        assert!(lab.stored_trials().is_empty(), "nothing may run");
+        let spec = lab.write(
+            "spec.toml",
+            &format!(
+                "targets = [{name:?}]\n[[workloads]]\nname = \"w\"\npath = \"/\"\n\
+                 [servers.{name:?}]\ncommand = {:?}\n",
+                kit()
+            ),
+        );
+        let plan = lab.corobench(&["plan", spec.to_str().unwrap()]);
+        let stderr = text(&plan.stderr);
+        assert_eq!(plan.status.code(), Some(2), "{stderr}");
+        assert!(
+            stderr.contains(&format!("{name:?} is no server name: {rule}")),
+            "the same rule: {stderr}"
+        );
+    }
+}
+
+/// Issue "hostile input, third round", message 6: `--spec-out` wrote specs
+/// that `run` refuses (`-c 0`, `--trials 0`) and exited 0, and `-R nan`
+/// wrote a spec that is no TOML. Each is refused at `bench`, naming its
+/// flag, and no spec is written.
+#[test]
+fn flags_a_run_would_refuse_are_refused_before_a_spec_is_written() {
+    let lab = Lab::new();
+    let server = format!("api={}", kit());
+    let out = lab.path("mine.toml");
+    for (flag, value) in [("-c", "0"), ("--trials", "0"), ("-R", "nan"), ("-R", "inf")] {
+        let output = lab.corobench(&[
+            "bench",
+            "--server",
+            &server,
+            "--path",
+            "/",
+            flag,
+            value,
+            "--spec-out",
+            out.to_str().unwrap(),
+        ]);
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{flag} {value}: {stderr}");
+        let named = match flag {
+            "-c" => "--connections",
+            "-R" => "--rate",
+            other => other,
+        };
+        assert!(stderr.contains(named), "{flag} {value}: {stderr}");
+        assert!(stderr.contains(value), "{flag} {value}: {stderr}");
+        assert!(!out.exists(), "{flag} {value} wrote a spec");
+    }
+}
+
+/// Issue "hostile input, third round", message 12: `--server a=HTTP://…`
+/// was run as a command and exited 3. The scheme is read in any case: the
+/// server already running there is measured, not started.
+#[test]
+fn an_address_in_capitals_is_a_server_already_running() {
+    let lab = Lab::new();
+    let running = lab::AlreadyRunning::start();
+    let address = running.url.replacen("http://", "HTTP://", 1);
+    let output = bench(&lab, &[&format!("live={address}")], &[]);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let trials = latest_run(&lab).trials;
+    assert_eq!(trials.len(), 1);
+    assert!(
+        trials[0].flags.iter().any(|f| matches!(
+            f,
+            corobench_model::TrialFlag::AlreadyRunning { url } if *url == running.url
+        )),
+        "{:?}",
+        trials[0].flags
+    );
+}
+
+/// A scheme corobench does not speak is refused as a usage error, naming
+/// the flag, rather than run as a command.
+#[test]
+fn an_address_of_another_scheme_is_refused() {
+    let lab = Lab::new();
+    let output = bench(&lab, &["files=ftp://127.0.0.1:2121"], &[]);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("--server"), "{stderr}");
+    assert!(stderr.contains("ftp:// is not measured"), "{stderr}");
+    assert!(lab.stored_trials().is_empty(), "nothing may run");
+}
