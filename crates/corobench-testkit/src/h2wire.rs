@@ -34,6 +34,16 @@ pub(crate) fn parse_head(head: &[u8]) -> (usize, u8, u8, u32) {
     (len, head[3], head[4], stream)
 }
 
+/// The whole frame of `inbound` at `*at` (type, flags, stream, payload),
+/// moving `at` past it; `None` while the frame has not all arrived.
+pub(crate) fn next_frame<'a>(inbound: &'a [u8], at: &mut usize) -> Option<(u8, u8, u32, &'a [u8])> {
+    let head = inbound.get(*at..*at + HEAD)?;
+    let (len, frame_kind, flags, stream) = parse_head(head);
+    let payload = inbound.get(*at + HEAD..*at + HEAD + len)?;
+    *at += HEAD + len;
+    Some((frame_kind, flags, stream, payload))
+}
+
 pub(crate) fn write_frame(
     out: &mut Vec<u8>,
     frame_kind: u8,

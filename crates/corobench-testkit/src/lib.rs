@@ -17,6 +17,7 @@
 mod binary;
 mod client;
 mod contract;
+mod h2flow;
 mod h2wire;
 mod http;
 mod knobs;

@@ -12,9 +12,10 @@ use std::time::{Duration, SystemTime};
 
 use super::conn::{Body, Reply, Wire};
 use super::{Fault, Shared, routes};
+use crate::h2flow::FlowControl;
 use crate::h2wire::{
-    ACK, DEFAULT_FRAME, DEFAULT_WINDOW, END_HEADERS, END_STREAM, HEAD, PREFACE, headers_fragment,
-    kind, literal, parse_head, write_frame, write_headers,
+    ACK, END_HEADERS, END_STREAM, PREFACE, headers_fragment, kind, literal, next_frame,
+    write_frame, write_headers,
 };
 use crate::http::{RequestHead, http_date};
 
@@ -48,10 +49,7 @@ struct H2Conn {
     /// A header block continued in CONTINUATION frames.
     block: Option<(u32, bool, Vec<u8>)>,
     sending: VecDeque<Sending>,
-    conn_window: i64,
-    stream_windows: HashMap<u32, i64>,
-    initial_window: i64,
-    max_frame: usize,
+    flow: FlowControl,
     /// Streams handed to a thread and not yet replied to.
     working: usize,
     replies: (Sender<StreamReply>, Receiver<StreamReply>),
@@ -67,10 +65,7 @@ pub(super) fn serve(wire: &mut dyn Wire, shared: &Arc<Shared>) -> io::Result<()>
         arriving: HashMap::new(),
         block: None,
         sending: VecDeque::new(),
-        conn_window: DEFAULT_WINDOW,
-        stream_windows: HashMap::new(),
-        initial_window: DEFAULT_WINDOW,
-        max_frame: DEFAULT_FRAME,
+        flow: FlowControl::default(),
         working: 0,
         replies: mpsc::channel(),
         frozen_date: None,
@@ -128,15 +123,9 @@ impl H2Conn {
     fn take_frames(&mut self, inbound: &mut Vec<u8>, shared: &Arc<Shared>) -> io::Result<bool> {
         let mut at = 0;
         let mut goaway = false;
-        while inbound.len() - at >= HEAD {
-            let (len, frame_kind, flags, stream) = parse_head(&inbound[at..at + HEAD]);
-            if inbound.len() - at - HEAD < len {
-                break;
-            }
-            let payload = inbound[at + HEAD..at + HEAD + len].to_vec();
-            at += HEAD + len;
+        while let Some((frame_kind, flags, stream, payload)) = next_frame(inbound, &mut at) {
             goaway |= frame_kind == kind::GOAWAY;
-            self.frame(frame_kind, flags, stream, &payload, shared)?;
+            self.frame(frame_kind, flags, stream, payload, shared)?;
         }
         inbound.drain(..at);
         Ok(goaway)
@@ -152,35 +141,13 @@ impl H2Conn {
     ) -> io::Result<()> {
         match frame_kind {
             kind::SETTINGS if flags & ACK == 0 => {
-                for setting in payload.chunks_exact(6) {
-                    let value =
-                        u32::from_be_bytes([setting[2], setting[3], setting[4], setting[5]]);
-                    match u16::from_be_bytes([setting[0], setting[1]]) {
-                        4 => {
-                            let delta = i64::from(value) - self.initial_window;
-                            self.initial_window = i64::from(value);
-                            self.stream_windows.values_mut().for_each(|w| *w += delta);
-                        }
-                        5 => self.max_frame = usize::try_from(value).unwrap_or(DEFAULT_FRAME),
-                        _ => {}
-                    }
-                }
+                self.flow.settings(payload);
                 write_frame(&mut self.out, kind::SETTINGS, ACK, 0, &[]);
             }
             kind::PING if flags & ACK == 0 => {
                 write_frame(&mut self.out, kind::PING, ACK, 0, payload)
             }
-            kind::WINDOW_UPDATE if payload.len() == 4 => {
-                let increment = i64::from(
-                    u32::from_be_bytes([payload[0], payload[1], payload[2], payload[3]])
-                        & 0x7fff_ffff,
-                );
-                if stream == 0 {
-                    self.conn_window += increment;
-                } else if let Some(window) = self.stream_windows.get_mut(&stream) {
-                    *window += increment;
-                }
-            }
+            kind::WINDOW_UPDATE => self.flow.window_update(stream, payload),
             kind::HEADERS => {
                 self.block = Some((stream, flags & END_STREAM != 0, Vec::new()));
                 self.fragment(flags, headers_fragment(flags, payload), shared)?;
@@ -215,7 +182,7 @@ impl H2Conn {
                 }
             })
             .map_err(|_| invalid())?;
-        self.stream_windows.insert(stream, self.initial_window);
+        self.flow.open(stream);
         if end_stream {
             self.start(stream, request, shared);
         } else {
@@ -284,7 +251,7 @@ impl H2Conn {
         while let Ok((stream, reply)) = self.replies.1.try_recv() {
             self.working -= 1;
             let block = self.reply_block(&reply, shared);
-            write_headers(&mut self.out, stream, &block, self.max_frame);
+            write_headers(&mut self.out, stream, &block, self.flow.max_frame);
             self.sending.push_back(Sending {
                 stream,
                 body: reply.body,
@@ -324,36 +291,13 @@ impl H2Conn {
     fn send_bodies(&mut self) {
         let mut still = VecDeque::new();
         while let Some(mut sending) = self.sending.pop_front() {
-            let window = self
-                .stream_windows
-                .get(&sending.stream)
-                .copied()
-                .unwrap_or(0);
-            let allowed = usize::try_from(window.min(self.conn_window).max(0)).unwrap_or(0);
-            let left = sending.body.len() - sending.sent;
-            let n = allowed.min(left).min(self.max_frame);
-            if n > 0 || left == 0 {
-                let end = n == left;
-                let chunk = &sending.body[sending.sent..sending.sent + n];
-                write_frame(
-                    &mut self.out,
-                    kind::DATA,
-                    if end { END_STREAM } else { 0 },
-                    sending.stream,
-                    chunk,
-                );
-                sending.sent += n;
-                let used = i64::try_from(n).unwrap_or(0);
-                self.conn_window -= used;
-                if let Some(window) = self.stream_windows.get_mut(&sending.stream) {
-                    *window -= used;
-                }
-                if end {
-                    self.stream_windows.remove(&sending.stream);
-                    continue;
-                }
+            let body = &sending.body;
+            if !self
+                .flow
+                .send(&mut self.out, sending.stream, body, &mut sending.sent)
+            {
+                still.push_back(sending);
             }
-            still.push_back(sending);
         }
         self.sending = still;
     }

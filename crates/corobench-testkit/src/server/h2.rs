@@ -8,9 +8,10 @@ use std::collections::{HashMap, VecDeque};
 use std::time::Instant;
 
 use super::Context;
+use crate::h2flow::FlowControl;
 use crate::h2wire::{
-    ACK, DEFAULT_FRAME, DEFAULT_WINDOW, END_HEADERS, END_STREAM, HEAD, PREFACE, REFUSED_STREAM,
-    headers_fragment, kind, literal, parse_head, write_frame, write_headers,
+    ACK, END_HEADERS, END_STREAM, PREFACE, REFUSED_STREAM, headers_fragment, kind, literal,
+    next_frame, write_frame, write_headers,
 };
 use crate::knobs::H2Knobs;
 
@@ -40,10 +41,7 @@ pub(crate) struct H2Serve {
     busy_until: Option<Instant>,
     sending: VecDeque<Sending>,
     /// The client's windows for our DATA, and its largest frame.
-    conn_window: i64,
-    stream_windows: HashMap<u32, i64>,
-    initial_window: i64,
-    max_frame: usize,
+    flow: FlowControl,
     /// Requests taken on this connection, and the GOAWAY sent after them.
     taken: u64,
     goaway_last: Option<u32>,
@@ -63,10 +61,7 @@ impl H2Serve {
             owed: VecDeque::new(),
             busy_until: None,
             sending: VecDeque::new(),
-            conn_window: DEFAULT_WINDOW,
-            stream_windows: HashMap::new(),
-            initial_window: DEFAULT_WINDOW,
-            max_frame: DEFAULT_FRAME,
+            flow: FlowControl::default(),
             taken: 0,
             goaway_last: None,
             malformed_sent: false,
@@ -99,14 +94,8 @@ impl H2Serve {
             self.send_settings(out);
         }
         let mut at = 0;
-        while inbound.len() - at >= HEAD {
-            let (len, frame_kind, flags, stream) = parse_head(&inbound[at..at + HEAD]);
-            if inbound.len() - at - HEAD < len {
-                break;
-            }
-            let payload = inbound[at + HEAD..at + HEAD + len].to_vec();
-            at += HEAD + len;
-            self.frame(frame_kind, flags, stream, &payload, (ctx, now), out)?;
+        while let Some((frame_kind, flags, stream, payload)) = next_frame(inbound, &mut at) {
+            self.frame(frame_kind, flags, stream, payload, (ctx, now), out)?;
         }
         inbound.drain(..at);
         Ok(())
@@ -136,28 +125,11 @@ impl H2Serve {
     ) -> Result<(), Broken> {
         match frame_kind {
             kind::SETTINGS if flags & ACK == 0 => {
-                for setting in payload.chunks_exact(6) {
-                    let value =
-                        u32::from_be_bytes([setting[2], setting[3], setting[4], setting[5]]);
-                    match u16::from_be_bytes([setting[0], setting[1]]) {
-                        4 => self.new_initial_window(i64::from(value)),
-                        5 => self.max_frame = usize::try_from(value).unwrap_or(DEFAULT_FRAME),
-                        _ => {}
-                    }
-                }
+                self.flow.settings(payload);
                 write_frame(out, kind::SETTINGS, ACK, 0, &[]);
             }
             kind::PING if flags & ACK == 0 => write_frame(out, kind::PING, ACK, 0, payload),
-            kind::WINDOW_UPDATE if payload.len() == 4 => {
-                let increment = i64::from(
-                    u32::from_be_bytes(payload.try_into().map_err(|_| Broken)?) & 0x7fff_ffff,
-                );
-                if stream == 0 {
-                    self.conn_window += increment;
-                } else if let Some(window) = self.stream_windows.get_mut(&stream) {
-                    *window += increment;
-                }
-            }
+            kind::WINDOW_UPDATE => self.flow.window_update(stream, payload),
             kind::HEADERS => {
                 self.block = Some((stream, flags & END_STREAM != 0, Vec::new()));
                 self.fragment(flags, headers_fragment(flags, payload), (ctx, now), out)?;
@@ -181,14 +153,6 @@ impl H2Serve {
             _ => {}
         }
         Ok(())
-    }
-
-    fn new_initial_window(&mut self, value: i64) {
-        let delta = value - self.initial_window;
-        self.initial_window = value;
-        for window in self.stream_windows.values_mut() {
-            *window += delta;
-        }
     }
 
     fn fragment(
@@ -231,7 +195,7 @@ impl H2Serve {
             );
             return Ok(());
         }
-        self.stream_windows.insert(stream, self.initial_window);
+        self.flow.open(stream);
         if end_stream {
             self.request_complete(stream, ctx, now, out);
         } else {
@@ -287,7 +251,7 @@ impl H2Serve {
             }
             for (due, stream) in sorted {
                 self.busy_until = Some(due);
-                write_headers(out, stream, &self.block_bytes, self.max_frame);
+                write_headers(out, stream, &self.block_bytes, self.flow.max_frame);
                 ctx.counters.count_response();
                 self.sending.push_back(Sending { stream, sent: 0 });
             }
@@ -298,39 +262,9 @@ impl H2Serve {
     fn send_bodies(&mut self, body: &[u8], out: &mut Vec<u8>) {
         let mut still = VecDeque::new();
         while let Some(mut sending) = self.sending.pop_front() {
-            let window = self
-                .stream_windows
-                .get(&sending.stream)
-                .copied()
-                .unwrap_or(0);
-            let allowed = window.min(self.conn_window).max(0);
-            let left = body.len() - sending.sent;
-            let n = usize::try_from(allowed)
-                .unwrap_or(0)
-                .min(left)
-                .min(self.max_frame);
-            if n > 0 || left == 0 {
-                let end = n == left;
-                let chunk = &body[sending.sent..sending.sent + n];
-                write_frame(
-                    out,
-                    kind::DATA,
-                    if end { END_STREAM } else { 0 },
-                    sending.stream,
-                    chunk,
-                );
-                sending.sent += n;
-                let used = i64::try_from(n).unwrap_or(0);
-                self.conn_window -= used;
-                if let Some(window) = self.stream_windows.get_mut(&sending.stream) {
-                    *window -= used;
-                }
-                if end {
-                    self.stream_windows.remove(&sending.stream);
-                    continue;
-                }
+            if !self.flow.send(out, sending.stream, body, &mut sending.sent) {
+                still.push_back(sending);
             }
-            still.push_back(sending);
         }
         self.sending = still;
     }
