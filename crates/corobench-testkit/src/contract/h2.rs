@@ -33,6 +33,12 @@ struct Arriving {
     method: String,
     target: String,
     body: Vec<u8>,
+    /// Its `content-length`, when it declared one.
+    declared: Option<u64>,
+    /// Routed on its headers alone: it declared more than any upload may
+    /// be, which is refused (413) without waiting for the body, as over
+    /// HTTP/1.1.
+    too_large: bool,
 }
 
 /// A reply's body still to send, as the client's windows allow.
@@ -178,12 +184,16 @@ impl H2Conn {
                 match &name[..] {
                     b":method" => request.method = value,
                     b":path" => request.target = value,
+                    b"content-length" => request.declared = value.trim().parse().ok(),
                     _ => {}
                 }
             })
             .map_err(|_| invalid())?;
         self.flow.open(stream);
-        if end_stream {
+        request.too_large = request
+            .declared
+            .is_some_and(|n| n > routes::MAX_UPLOAD_BYTES);
+        if end_stream || request.too_large {
             self.start(stream, request, shared);
         } else {
             self.arriving.insert(stream, request);
@@ -224,7 +234,10 @@ impl H2Conn {
                 let head = RequestHead {
                     method: request.method,
                     target: request.target,
-                    content_length: request.body.len() as u64,
+                    content_length: match request.declared {
+                        Some(declared) if request.too_large => declared,
+                        _ => request.body.len() as u64,
+                    },
                     connection_close: false,
                     chunked: false,
                     head_bytes: 0,

@@ -16,7 +16,7 @@ use super::{Fault, Shared, lock};
 use crate::http::RequestHead;
 
 /// The largest upload body the contract accepts.
-const MAX_UPLOAD_BYTES: u64 = 64 * 1024 * 1024;
+pub(super) const MAX_UPLOAD_BYTES: u64 = 64 * 1024 * 1024;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Endpoint {
