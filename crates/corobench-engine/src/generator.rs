@@ -11,7 +11,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use corobench_load::{LoadConfig, LoadError, RequestTemplate, StopAfter};
-use corobench_model::ScheduleKind;
+use corobench_model::{Protocol, Schedule, ScheduleKind};
 use corobench_spec::PlannedScenario;
 
 use crate::connection::{self, Trust};
@@ -57,11 +57,40 @@ pub fn load_config(
 /// path.
 #[must_use]
 pub fn server_url(address: &str, port: u16, path: &str) -> String {
+    server_url_over(Protocol::HTTP1, address, port, path)
+}
+
+/// As [`server_url`], `https://` when `protocol` runs over TLS.
+#[must_use]
+pub fn server_url_over(protocol: Protocol, address: &str, port: u16, path: &str) -> String {
+    let scheme = if protocol.tls { "https" } else { "http" };
     if address.contains(':') {
-        format!("http://[{address}]:{port}{path}")
+        format!("{scheme}://[{address}]:{port}{path}")
     } else {
-        format!("http://{address}:{port}{path}")
+        format!("{scheme}://{address}:{port}{path}")
     }
+}
+
+/// The `corobench load` flags of `schedule`'s protocol, as
+/// [`connection::endpoint`] and [`connection::http2`] set them for a
+/// generator in this process: `--h2` or `--h2c` and the streams, and over
+/// TLS the run's authority read from stdin (`--ca -`, which the caller
+/// writes) and whether sessions are resumed.
+#[must_use]
+pub fn protocol_args(schedule: &Schedule) -> Vec<String> {
+    let protocol = schedule.protocol;
+    let mut args = Vec::new();
+    if protocol.is_h2() {
+        args.push(if protocol.tls { "--h2" } else { "--h2c" }.to_owned());
+        args.extend(["-m".to_owned(), schedule.streams.to_string()]);
+    }
+    if protocol.tls {
+        args.extend(["--ca".to_owned(), "-".to_owned()]);
+        if !schedule.tls_resume {
+            args.push("--no-tls-resume".to_owned());
+        }
+    }
+    args
 }
 
 /// One generator's part of a scenario's load.
@@ -225,6 +254,25 @@ mod tests {
         let half = share(&scenario, 1, 2);
         assert_eq!(half.rate, Some(450.0));
         assert_eq!(server_url("fd00::1", 80, "/x"), "http://[fd00::1]:80/x");
+    }
+
+    #[test]
+    fn a_protocol_reaches_corobench_load_as_its_flags() {
+        let url = server_url_over(Protocol::TLS, "10.0.0.2", 8443, "/json");
+        assert_eq!(url, "https://10.0.0.2:8443/json");
+        assert!(protocol_args(&Schedule::closed(4)).is_empty());
+        let tls = Schedule::closed(4).with_protocol(Protocol::TLS);
+        assert_eq!(protocol_args(&tls), ["--ca", "-"]);
+        assert_eq!(
+            protocol_args(&tls.with_tls_resume(false)),
+            ["--ca", "-", "--no-tls-resume"]
+        );
+        let h2c = Schedule::closed(2)
+            .with_protocol(Protocol::H2C)
+            .with_streams(8);
+        assert_eq!(protocol_args(&h2c), ["--h2c", "-m", "8"]);
+        let h2 = h2c.with_protocol(Protocol::H2);
+        assert_eq!(protocol_args(&h2), ["--h2", "-m", "8", "--ca", "-"]);
     }
 
     #[test]

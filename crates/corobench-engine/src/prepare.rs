@@ -142,29 +142,37 @@ pub fn prepare(
 
 /// A run whose targets are built and started on the server host
 /// (`[hosts]`): `corobench serve` builds and verifies there, so nothing is
-/// built here; only the bodies and the backend are resolved.
+/// built here; only the bodies, the backend and, when a scenario speaks
+/// TLS, the run's certificates (naming the server host's address, sent to
+/// the hosts with each trial) are made.
 ///
 /// # Errors
-/// The scratch folder or a body file could not be made or read.
+/// The scratch folder, a body file or the certificates could not be made
+/// or read.
 pub fn prepare_for_hosts(
     plan: &Plan,
     stop: Arc<AtomicBool>,
     observer: &dyn RunObserver,
 ) -> Result<PreparedRun, EngineError> {
     let workspace = Workspace::open("run")?;
+    let mut env = environment(plan, &workspace, stop, observer)?;
+    let certificates = certificates(plan, &workspace)?;
+    env.tls = certificates.as_ref().map(|c| c.files().clone());
     Ok(PreparedRun {
-        env: environment(plan, &workspace, stop, observer)?,
+        env,
         workspace,
         postgres: None,
         excluded: Vec::new(),
         tool_versions: BTreeMap::new(),
         target_sources: BTreeMap::new(),
-        certificates: None,
+        certificates,
     })
 }
 
-/// A throwaway authority and a leaf for the targets' addresses, made once
-/// when a scenario speaks TLS, in the run's private scratch folder.
+/// A throwaway authority and a leaf for the targets' addresses (on hosts,
+/// the address generators reach the server host by and the one its target
+/// binds), made once when a scenario speaks TLS, in the run's private
+/// scratch folder.
 fn certificates(
     plan: &Plan,
     workspace: &Workspace,
@@ -172,7 +180,12 @@ fn certificates(
     if !plan.scenarios.iter().any(|s| s.schedule.protocol.tls) {
         return Ok(None);
     }
-    RunCertificates::create(&workspace.work_dir.join("tls"), &[])
+    let names: Vec<String> = plan
+        .hosts
+        .iter()
+        .flat_map(|h| [h.server_address.clone(), h.listen.clone()])
+        .collect();
+    RunCertificates::create_naming(&workspace.work_dir.join("tls"), &[], &names)
         .map(Some)
         .map_err(|e| EngineError::Certificates(Box::new(e)))
 }

@@ -4,7 +4,8 @@
 //! `stopped` at the end, and an answer to each [`Order`] the coordinator
 //! writes on its stdin (one JSON object a line, tagged by `order`). A
 //! coordinator that reads a `hello` of another protocol version refuses the
-//! peer, naming both versions.
+//! peer, naming both versions. Over TLS (`serve --tls-stdin`), the first
+//! line on stdin, before any order, is the run's [`Certificates`].
 
 use std::collections::BTreeMap;
 
@@ -12,7 +13,7 @@ use corobench_model::{PoolCounters, ResourceSample, SideCounters};
 use serde::{Deserialize, Serialize};
 
 /// The version of these messages; a change to their meaning bumps it.
-pub const PROTOCOL_VERSION: u32 = 5;
+pub const PROTOCOL_VERSION: u32 = 6;
 
 /// One line of `corobench serve`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -50,6 +51,42 @@ impl Order {
             Self::Footprint { at_unix_ms, .. } => *at_unix_ms,
             Self::Count { from_unix_ms, .. } => Some(*from_unix_ms),
         }
+    }
+}
+
+/// The run's certificates as PEM text: the first line the coordinator
+/// writes on the stdin of `serve --tls-stdin`, so that the target on the
+/// server host serves the leaf the generators trust, and no key is left in
+/// a file or on a command line there beyond the trial's own folder.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Certificates {
+    pub ca: String,
+    pub cert: String,
+    pub key: String,
+}
+
+impl Certificates {
+    /// The text of the run's certificate files.
+    ///
+    /// # Errors
+    /// A file cannot be read.
+    pub fn read(files: &corobench_target::TlsFiles) -> std::io::Result<Self> {
+        let text = std::fs::read_to_string;
+        Ok(Self {
+            ca: text(&files.ca)?,
+            cert: text(&files.cert)?,
+            key: text(&files.key)?,
+        })
+    }
+}
+
+/// Never the key, in any message.
+impl std::fmt::Debug for Certificates {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Certificates")
+            .field("ca", &format_args!("{} bytes", self.ca.len()))
+            .field("cert", &format_args!("{} bytes", self.cert.len()))
+            .finish_non_exhaustive()
     }
 }
 

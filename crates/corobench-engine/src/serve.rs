@@ -14,7 +14,9 @@ use corobench_sampler::{SamplerError, ThreadCounters};
 use corobench_target::{BuiltTarget, CpuSet, RunningTarget};
 use corobench_verify::transport::Connector;
 
-use crate::protocol::{self, Counters, Footprint, Order, Probe, Ready, Sample, ServeEvent};
+use crate::protocol::{
+    self, Certificates, Counters, Footprint, Order, Probe, Ready, Sample, ServeEvent,
+};
 use crate::stats_probe;
 use crate::wall_clock::unix_ms;
 
@@ -190,12 +192,54 @@ fn quoted(text: &str) -> String {
     format!("{start:?}… ({} bytes)", text.len())
 }
 
+/// Reads the run's certificates, the first line of `input` (`serve
+/// --tls-stdin`'s stdin, before any order).
+///
+/// # Errors
+/// End of file, a read error, or a first line that is not the
+/// certificates, in words that say what was expected.
+pub fn read_certificates(mut input: impl BufRead) -> Result<Certificates, String> {
+    let mut line = Vec::new();
+    let expected = "--tls-stdin expects the run's certificates as the first line of stdin, \
+                    {\"ca\":…,\"cert\":…,\"key\":…} (PEM text; the coordinator of a run on \
+                    hosts writes it)";
+    match read_line_within(&mut input, &mut line, MAX_ORDER_BYTES) {
+        Ok(Some(length)) if length <= MAX_ORDER_BYTES => {}
+        Ok(Some(length)) => return Err(format!("{expected}; got a line of {length} bytes")),
+        Ok(None) => return Err(format!("{expected}; stdin ended first")),
+        Err(e) => return Err(format!("{expected}; stdin could not be read: {e}")),
+    }
+    std::str::from_utf8(&line)
+        .ok()
+        .and_then(protocol::from_line::<Certificates>)
+        .ok_or_else(|| {
+            format!(
+                "{expected}; got {}",
+                quoted(&String::from_utf8_lossy(&line))
+            )
+        })
+}
+
+/// How `/stats` of a target serving `protocol` at `addr` is read: over TLS
+/// trusting the run's authority (`tls`); `None` when it cannot be (HTTP/2
+/// only), so a footprint has no tasks, as a local trial's has none.
+#[must_use]
+pub fn stats_reach(
+    protocol: corobench_model::Protocol,
+    tls: Option<&corobench_target::TlsFiles>,
+    addr: SocketAddr,
+) -> Option<(Connector, SocketAddr)> {
+    let trust = crate::connection::Trust::of_started(protocol, tls);
+    crate::connection::probe_connector(protocol, &trust, addr).map(|c| (c, addr))
+}
+
 /// Carries out the orders of one served target.
 #[derive(Debug)]
 pub struct Answerer {
     pgid: i32,
-    /// Where `/stats` answers, for a target that serves the contract.
-    stats: Option<SocketAddr>,
+    /// Where `/stats` answers and how it is reached (over TLS when the
+    /// target serves TLS), for a target that serves the contract.
+    stats: Option<(Connector, SocketAddr)>,
     pending: Vec<Order>,
     counting: Vec<Counting>,
 }
@@ -224,7 +268,7 @@ impl Counting {
 
 impl Answerer {
     #[must_use]
-    pub fn new(pgid: i32, stats: Option<SocketAddr>) -> Self {
+    pub fn new(pgid: i32, stats: Option<(Connector, SocketAddr)>) -> Self {
         Self {
             pgid,
             stats,
@@ -278,7 +322,8 @@ impl Answerer {
         // One reading of `/stats` gives both: the tasks and the pool.
         let stats = self
             .stats
-            .and_then(|addr| stats_probe::read(&Connector::Plain, addr));
+            .as_ref()
+            .and_then(|(connector, addr)| stats_probe::read(connector, *addr));
         let tasks = stats.as_ref().and_then(|s| s.tasks);
         let pool = stats.and_then(|s| s.pool);
         let tree = corobench_sampler::snapshot(self.pgid);
@@ -335,6 +380,39 @@ mod tests {
             receiver.try_recv(),
             Ok(Order::Footprint { id: 7, .. })
         ));
+    }
+
+    #[test]
+    fn the_certificates_come_first_and_the_orders_after_them() {
+        let certificates = Certificates {
+            ca: "CA".into(),
+            cert: "CERT".into(),
+            key: "KEY".into(),
+        };
+        let order = protocol::to_line(&Order::Footprint {
+            id: 3,
+            at_unix_ms: None,
+        });
+        let input = format!("{}\n{order}\n", protocol::to_line(&certificates));
+        let mut input = std::io::BufReader::new(input.as_bytes());
+        assert_eq!(read_certificates(&mut input).unwrap(), certificates);
+        assert!(
+            !format!("{certificates:?}").contains("KEY"),
+            "no key in messages"
+        );
+        let (sender, receiver) = std::sync::mpsc::channel();
+        read_orders(input, &sender, |line| panic!("{line}"));
+        assert!(matches!(
+            receiver.try_recv(),
+            Ok(Order::Footprint { id: 3, .. })
+        ));
+        let error = read_certificates(&b"{\"order\":\"count\"}\n"[..]).unwrap_err();
+        assert!(
+            error.contains("--tls-stdin expects") && error.contains("count"),
+            "{error}"
+        );
+        let error = read_certificates(&b""[..]).unwrap_err();
+        assert!(error.contains("stdin ended first"), "{error}");
     }
 
     #[test]

@@ -192,18 +192,24 @@ fn bad_protocol_values_are_refused_at_their_place() {
 }
 
 #[test]
-fn tls_is_refused_for_idle_workloads_and_runs_across_hosts() {
+fn tls_is_refused_for_idle_workloads_and_runs_across_hosts_take_every_protocol() {
     let idle = "targets = [\"go-nethttp\"]\n[[workloads]]\nname = \"idle\"\npath = \"/plaintext\"\n\
                 idle_connections = 100\ntls = true\n";
     let error = plan(idle).unwrap_err();
     assert!(error.contains("takes no tls"), "{error}");
-    let hosts = format!(
-        "targets = [\"go-nethttp\"]\n[schedule]\ntls = true\n{JSON}\
-         [hosts]\nserver = \"ssh://a\"\ngenerators = [\"ssh://b\"]\n"
-    );
-    let error = plan(&hosts).unwrap_err();
-    assert!(
-        error.contains("go-nethttp/json/c=64/tls speaks tls") && error.contains("without [hosts]"),
-        "{error}"
+    let across = |schedule: &str| {
+        let text = format!(
+            "targets = [\"go-nethttp\"]\n[schedule]\nconnections = 4\n{schedule}\n{JSON}\
+             [hosts]\nserver = \"ssh://a\"\ngenerators = [\"ssh://b\"]\n"
+        );
+        let across = plan(&text).unwrap();
+        assert!(across.hosts.is_some());
+        let protocols = across.scenarios.iter().map(|s| s.schedule.protocol);
+        protocols.collect::<Vec<Protocol>>()
+    };
+    assert_eq!(across("tls = true"), [Protocol::TLS]);
+    assert_eq!(
+        across("protocol = [\"h2c\", \"h2\"]\nstreams = 8"),
+        [Protocol::H2C, Protocol::H2]
     );
 }

@@ -66,6 +66,41 @@ impl RunCertificates {
     /// # Errors
     /// The folder cannot be made private or written, or generation failed.
     pub fn create(dir: &Path, listen: &[IpAddr]) -> Result<Self, TargetError> {
+        Self::create_naming(dir, listen, &[])
+    }
+
+    /// As [`Self::create`], the leaf naming `names` too: the addresses
+    /// clients on other hosts reach the target by, each an IP address or a
+    /// DNS name (`[hosts] server_address`).
+    ///
+    /// # Errors
+    /// As [`Self::create`], and a name that is neither an address nor a
+    /// DNS name.
+    pub fn create_naming(
+        dir: &Path,
+        listen: &[IpAddr],
+        names: &[String],
+    ) -> Result<Self, TargetError> {
+        let pem = generate(listen, names).map_err(|e| TargetError::Config {
+            message: format!("cannot make the run's certificates for {names:?}: {e}"),
+        })?;
+        Self::write_into(dir, &pem)
+    }
+
+    /// Certificates made elsewhere (by the coordinator of a run on hosts),
+    /// as PEM text: the authority's, the leaf's and the leaf's key,
+    /// written into `dir` as [`Self::create`] writes its own.
+    ///
+    /// # Errors
+    /// The folder cannot be made private or written.
+    pub fn from_pem(dir: &Path, ca: &str, cert: &str, key: &str) -> Result<Self, TargetError> {
+        Self::write_into(dir, &(ca.to_owned(), cert.to_owned(), key.to_owned()))
+    }
+
+    fn write_into(
+        dir: &Path,
+        (ca_pem, cert_pem, key_pem): &(String, String, String),
+    ) -> Result<Self, TargetError> {
         DirBuilder::new()
             .recursive(true)
             .mode(0o700)
@@ -73,17 +108,14 @@ impl RunCertificates {
             .map_err(|e| TargetError::io("create", dir, e))?;
         std::fs::set_permissions(dir, std::os::unix::fs::PermissionsExt::from_mode(0o700))
             .map_err(|e| TargetError::io("restrict", dir, e))?;
-        let (ca_pem, cert_pem, key_pem) = generate(listen).map_err(|e| TargetError::Config {
-            message: format!("cannot make the run's certificates: {e}"),
-        })?;
         let files = TlsFiles {
             ca: dir.join(CA_FILE),
             cert: dir.join(CERT_FILE),
             key: dir.join(KEY_FILE),
         };
-        write_private(&files.ca, &ca_pem)?;
-        write_private(&files.cert, &cert_pem)?;
-        write_private(&files.key, &key_pem)?;
+        write_private(&files.ca, ca_pem)?;
+        write_private(&files.cert, cert_pem)?;
+        write_private(&files.key, key_pem)?;
         Ok(Self {
             dir: dir.to_path_buf(),
             files,
@@ -109,8 +141,9 @@ impl Drop for RunCertificates {
     }
 }
 
-/// The authority, the leaf and the leaf's key, as PEM text.
-fn generate(listen: &[IpAddr]) -> Result<(String, String, String), rcgen::Error> {
+/// The authority, the leaf and the leaf's key, as PEM text; the leaf
+/// names loopback, `listen` and `names` (addresses or DNS names).
+fn generate(listen: &[IpAddr], names: &[String]) -> Result<(String, String, String), rcgen::Error> {
     let mut ca_params = CertificateParams::new(Vec::<String>::new())?;
     ca_params
         .distinguished_name
@@ -128,6 +161,19 @@ fn generate(listen: &[IpAddr]) -> Result<(String, String, String), rcgen::Error>
         IpAddr::V4(Ipv4Addr::LOCALHOST),
         IpAddr::V6(Ipv6Addr::LOCALHOST),
     ];
+    let mut dns = Vec::new();
+    let named = names.iter().map(|name| {
+        let bare = name.trim_start_matches('[').trim_end_matches(']');
+        bare.parse::<IpAddr>().map_err(|_| name)
+    });
+    for name in named {
+        match name {
+            Ok(ip) if !addresses.contains(&ip) && !ip.is_unspecified() => addresses.push(ip),
+            Ok(_) => {}
+            Err(name) if name != "localhost" && !dns.contains(name) => dns.push(name.clone()),
+            Err(_) => {}
+        }
+    }
     for ip in listen {
         if !addresses.contains(ip) && !ip.is_unspecified() {
             addresses.push(*ip);
@@ -136,6 +182,10 @@ fn generate(listen: &[IpAddr]) -> Result<(String, String, String), rcgen::Error>
     leaf_params
         .subject_alt_names
         .extend(addresses.into_iter().map(SanType::IpAddress));
+    for name in dns {
+        let name = name.try_into()?;
+        leaf_params.subject_alt_names.push(SanType::DnsName(name));
+    }
     leaf_params.key_usages = vec![KeyUsagePurpose::DigitalSignature];
     leaf_params.extended_key_usages = vec![rcgen::ExtendedKeyUsagePurpose::ServerAuth];
     let leaf_key = KeyPair::generate()?;
@@ -268,6 +318,26 @@ mod tests {
         assert!(!dir.exists());
     }
 
+    /// Whether the leaf of `files` is good for `name`, by the authority of
+    /// `files`.
+    fn good_for(files: &TlsFiles, name: &str) -> bool {
+        let leaf = files.leaf_der().unwrap();
+        let mut roots = rustls::RootCertStore::empty();
+        let ca = std::fs::read(&files.ca).unwrap();
+        roots.add_parsable_certificates(CertificateDer::pem_slice_iter(&ca).map(Result::unwrap));
+        let verifier = rustls::client::WebPkiServerVerifier::builder_with_provider(
+            Arc::new(roots),
+            provider(),
+        )
+        .build()
+        .unwrap();
+        let now = rustls::pki_types::UnixTime::now();
+        let name = ServerName::try_from(name.to_owned()).unwrap();
+        verifier
+            .verify_server_cert(&leaf, &[], &name, &[], now)
+            .is_ok()
+    }
+
     #[test]
     fn the_leaf_is_signed_by_the_authority_for_every_address() {
         let root = tempfile::tempdir().unwrap();
@@ -276,30 +346,39 @@ mod tests {
                 .unwrap();
         let files = certificates.files();
         files.client_config(&[b"http/1.1"]).unwrap();
-        let leaf = files.leaf_der().unwrap();
-        let roots = {
-            let mut roots = rustls::RootCertStore::empty();
-            let ca = std::fs::read(&files.ca).unwrap();
-            roots
-                .add_parsable_certificates(CertificateDer::pem_slice_iter(&ca).map(Result::unwrap));
-            Arc::new(roots)
-        };
-        let verifier =
-            rustls::client::WebPkiServerVerifier::builder_with_provider(roots, provider())
-                .build()
-                .unwrap();
-        let now = rustls::pki_types::UnixTime::now();
         for name in ["127.0.0.1", "::1", "127.0.0.2", "localhost"] {
-            let name = ServerName::try_from(name).unwrap();
-            verifier
-                .verify_server_cert(&leaf, &[], &name, &[], now)
-                .unwrap_or_else(|e| panic!("{name:?}: {e}"));
+            assert!(good_for(files, name), "{name}");
         }
-        let elsewhere = ServerName::try_from("127.0.0.3").unwrap();
-        assert!(
-            verifier
-                .verify_server_cert(&leaf, &[], &elsewhere, &[], now)
-                .is_err()
-        );
+        assert!(!good_for(files, "127.0.0.3"));
+    }
+
+    /// A run on hosts: the leaf names the address generators reach the
+    /// server by, an IP address or a DNS name, and the server host writes
+    /// the same certificates from their text.
+    #[test]
+    fn the_leaf_names_the_server_hosts_address_and_travels_as_text() {
+        let root = tempfile::tempdir().unwrap();
+        let names = ["10.231.0.1".to_owned(), "bench-server".to_owned()];
+        let made = RunCertificates::create_naming(&root.path().join("made"), &[], &names).unwrap();
+        for name in ["10.231.0.1", "bench-server", "127.0.0.1"] {
+            assert!(good_for(made.files(), name), "{name}");
+        }
+        assert!(!good_for(made.files(), "10.231.0.2"));
+        let text = |p: &Path| std::fs::read_to_string(p).unwrap();
+        let files = made.files();
+        let copy = RunCertificates::from_pem(
+            &root.path().join("copy"),
+            &text(&files.ca),
+            &text(&files.cert),
+            &text(&files.key),
+        )
+        .unwrap();
+        assert_eq!(text(&copy.files().key), text(&files.key));
+        assert!(good_for(copy.files(), "bench-server"));
+        let mode = std::fs::metadata(&copy.files().key)
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
     }
 }

@@ -360,6 +360,95 @@ fn a_trial_on_three_hosts_merges_both_generators() {
     lab.wait_until_empty();
 }
 
+/// The run `out` ended, which succeeded, as stored; and its stderr.
+fn succeeded(lab: &Network, out: &Output) -> (corobench_model::StoredRun, String) {
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "run failed: {stderr}");
+    let store = Store::open_existing(lab.lab.db()).unwrap();
+    let run = store
+        .load_run(&store.resolve_run_id("latest").unwrap())
+        .unwrap();
+    (run, stderr)
+}
+
+/// Runs the test-kit target, declaring every protocol, on the hosts in a
+/// spec whose workload speaks `protocol_keys`; its one trial served
+/// requests on both generators without an error, its scenario was stored
+/// speaking `protocol`, and the generators loaded the server host's
+/// address in `scheme`. The trial, for more checks.
+fn run_speaking(
+    lab: &Network,
+    protocol_keys: &str,
+    (protocol, scheme): (corobench_model::Protocol, &str),
+) -> corobench_model::TrialRecord {
+    lab.lab.kit_target("testkit");
+    let manifest = lab.lab.targets().join("testkit").join("target.toml");
+    let mut text = std::fs::read_to_string(&manifest).unwrap();
+    text.push_str("\n[protocols]\ntls = true\nh2 = true\nh2c = true\n");
+    std::fs::write(&manifest, text).unwrap();
+    let spec = lab.write_kit_spec("1s", protocol_keys);
+    let out = finish(lab.spawn_run(&spec), RUN_LIMIT);
+    let (run, _) = succeeded(lab, &out);
+    assert_eq!(run.scenarios[0].protocol, protocol);
+    let trial = first_trial(lab);
+    assert_eq!(trial.failure, None);
+    let load = trial.load.as_ref().expect("a merged load report");
+    assert!(load.requests > 0 && load.errors.total() == 0, "{load:?}");
+    let merged = load.merged.as_ref().expect("per-generator detail");
+    assert_eq!(merged.generators.len(), 2);
+    assert!(
+        merged.generators.iter().all(|g| g.requests > 0),
+        "{merged:?}"
+    );
+    let url = &load.url;
+    assert!(url.starts_with(&format!("{scheme}://{SUBNET}.1:")), "{url}");
+    trial
+}
+
+/// Over TLS the server host serves the run's leaf, which names its
+/// address, and each generator host trusts the run's authority alone: the
+/// handshakes are verified, a connection per request resumes the session
+/// its generator got in the warm-up, and the target's `/stats` is read over TLS.
+#[test]
+fn a_trial_over_tls_on_three_hosts_trusts_the_runs_authority() {
+    let Some(lab) = Network::new() else { return };
+    let over_tls = (corobench_model::Protocol::TLS, "https");
+    let trial = run_speaking(&lab, "tls = true\nkeepalive = false\n", over_tls);
+    let load = trial.load.expect("a load report");
+    let tls = load.tls.expect("the TLS figures of both generators");
+    assert!(
+        tls.verified,
+        "the leaf was checked against the run's authority"
+    );
+    assert_eq!(tls.alpn.as_deref(), Some("http/1.1"));
+    assert!(tls.resumed_handshakes > 0, "sessions resumed: {tls:?}");
+    assert!(
+        trial.tasks.before.is_some(),
+        "/stats read over TLS: {:?}",
+        trial.tasks
+    );
+    lab.wait_until_empty();
+}
+
+/// Cleartext HTTP/2 with several streams a connection: the target is told
+/// h2c, and both generators speak it by prior knowledge.
+#[test]
+fn a_trial_over_h2c_with_streams_on_three_hosts_is_measured() {
+    let Some(lab) = Network::new() else { return };
+    let h2c = (corobench_model::Protocol::H2C, "http");
+    let trial = run_speaking(&lab, "protocol = \"h2c\"\nstreams = 4\n", h2c);
+    let load = trial.load.expect("a load report");
+    assert!(load.tls.is_none());
+    let http2 = load.http2.expect("the HTTP/2 figures of both generators");
+    assert_eq!(http2.protocol, "h2c");
+    assert_eq!(http2.streams_per_connection, 4);
+    assert!(
+        http2.streams_in_flight_max > 1,
+        "streams in flight at once: {http2:?}"
+    );
+    lab.wait_until_empty();
+}
+
 #[test]
 fn a_target_that_leaks_tasks_on_the_server_host_is_flagged_as_a_local_one_is() {
     let Some(lab) = Network::new() else { return };
@@ -557,12 +646,7 @@ fn reference_targets_on_three_hosts_are_measured_stored_and_reported() {
     let spec = lab.write_real_spec(&REAL_TARGETS);
     let targets = Path::new(REPO).join("targets");
     let out = finish(lab.spawn_run_of(&spec, &targets), Duration::from_secs(600));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "run failed: {stderr}");
-    let store = Store::open_existing(lab.lab.db()).unwrap();
-    let run = store
-        .load_run(&store.resolve_run_id("latest").unwrap())
-        .unwrap();
+    let (run, stderr) = succeeded(&lab, &out);
     assert_eq!(run.trials.len(), REAL_TARGETS.len(), "{stderr}");
     for trial in &run.trials {
         check_real_trial(&run.scenarios[trial.scenario_index as usize].target, trial);

@@ -6,7 +6,7 @@
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use corobench_model::LoadReport;
+use corobench_model::{LoadReport, Protocol};
 use corobench_spec::{HostAddress, PlannedScenario};
 
 use super::counters;
@@ -91,7 +91,14 @@ impl OnHosts<'_> {
     ) -> Result<Vec<Generator>, Halt> {
         let hosts = &self.hosts.hosts;
         let count = hosts.generators.len();
-        let url = generator::server_url(&hosts.server_address, port, &scenario.workload.path);
+        let protocol = scenario.schedule.protocol;
+        let url = generator::server_url_over(
+            protocol,
+            &hosts.server_address,
+            port,
+            &scenario.workload.path,
+        );
+        let authority = self.authority(protocol)?;
         let body = self.env.bodies.get(&scenario.workload.name);
         let body = generator::body_args(&scenario.workload.name, body.map(Vec::as_slice))
             .map_err(|e| Halt::Failed(e.to_string()))?;
@@ -105,6 +112,7 @@ impl OnHosts<'_> {
                 share,
                 self.env.backend.name(),
             ));
+            argv.extend(generator::protocol_args(&scenario.schedule));
             argv.extend(body.iter().cloned());
             argv.extend(self.probe_flag());
             if let Some(cpus) = &hosts.generator_cpus[i] {
@@ -113,7 +121,14 @@ impl OnHosts<'_> {
             argv.extend(["--start-at".into(), unix_seconds(start_at)]);
             argv.push(url.clone());
             let command = self.hosts.transport.command(host, &argv);
-            let remote = Remote::start(command, false).map_err(|e| self.cannot_start(&e))?;
+            let mut remote =
+                Remote::start(command, authority.is_some()).map_err(|e| self.cannot_start(&e))?;
+            if let Some(ca) = &authority {
+                // `--ca -`: the authority, then end of file. A generator
+                // that died before reading it says why when it is waited for.
+                let _ = super::session::write_line(&mut remote, ca);
+                remote.close_stdin();
+            }
             generators.push(Generator {
                 host: host.clone(),
                 remote,
@@ -163,6 +178,18 @@ impl OnHosts<'_> {
             }
             std::thread::sleep(POLL);
         }
+    }
+}
+
+impl OnHosts<'_> {
+    /// The run's authority (PEM) that generators trust over TLS, `None`
+    /// in cleartext.
+    fn authority(&self, protocol: Protocol) -> Result<Option<String>, Halt> {
+        if !protocol.tls {
+            return Ok(None);
+        }
+        let certificates = super::session::certificates(self.env)?;
+        Ok(Some(certificates.ca))
     }
 }
 

@@ -15,6 +15,7 @@ use super::asks::Asks;
 use super::footprints::Footprints;
 use super::{OnHosts, POLL, or_silent};
 use crate::leak::{Footprint, Unreadable};
+use crate::prepare::TrialEnvironment;
 use crate::protocol::{self, Order, ServeEvent};
 use crate::transport::Remote;
 use crate::trial::{Halt, Server, ServerStopped, ServerToStart};
@@ -57,6 +58,14 @@ impl OnHosts<'_> {
             format!("{}ms", corobench_sampler::DEFAULT_INTERVAL.as_millis()),
         ];
         argv.extend(param_flags(server.parameters));
+        let protocol = server.protocol;
+        if !protocol.is_http1() {
+            argv.extend(["--protocol".into(), protocol.name().into()]);
+        }
+        let certificates = protocol.tls.then(|| certificates(self.env)).transpose()?;
+        if certificates.is_some() {
+            argv.push("--tls-stdin".into());
+        }
         argv.extend(self.probe_flag());
         if let Some(cpus) = &hosts.server_cpus {
             argv.extend(["--cpus".into(), cpus.clone()]);
@@ -65,7 +74,12 @@ impl OnHosts<'_> {
             argv.extend(["--targets-dir".into(), dir.clone()]);
         }
         let command = self.hosts.transport.command(&hosts.server, &argv);
-        let remote = Remote::start(command, true).map_err(|e| self.cannot_start(&e))?;
+        let mut remote = Remote::start(command, true).map_err(|e| self.cannot_start(&e))?;
+        // A session that ended before taking them says why while it is
+        // waited for.
+        if let Some(certificates) = &certificates {
+            let _ = write_line(&mut remote, &protocol::to_line(certificates));
+        }
         let mut session = ServerSession {
             remote,
             host: hosts.server.text.clone(),
@@ -79,6 +93,30 @@ impl OnHosts<'_> {
         session.wait_ready(|| self.stopped())?;
         Ok(session)
     }
+}
+
+/// The text of the run's certificates, sent to the hosts of a trial over
+/// TLS.
+pub(super) fn certificates(env: &TrialEnvironment) -> Result<protocol::Certificates, Halt> {
+    let files = env.tls.as_ref().ok_or_else(|| {
+        Halt::Failed("a scenario speaks TLS, and the run made no certificates".to_owned())
+    })?;
+    protocol::Certificates::read(files).map_err(|e| {
+        Halt::Failed(format!(
+            "the run's certificates in {} could not be read: {e}",
+            files.ca.parent().unwrap_or(&files.ca).display()
+        ))
+    })
+}
+
+/// Writes `line` and a newline on the stdin of `remote`; `false` when it
+/// is closed.
+pub(super) fn write_line(remote: &mut Remote, line: &str) -> bool {
+    use std::io::Write as _;
+    remote
+        .stdin
+        .as_mut()
+        .is_some_and(|stdin| writeln!(stdin, "{line}").is_ok() && stdin.flush().is_ok())
 }
 
 /// `--param NAME=VALUE` for each parameter.
@@ -224,10 +262,7 @@ impl Server for ServerSession {
 
 impl Asks for ServerSession {
     fn send(&mut self, order: &Order) -> bool {
-        use std::io::Write as _;
-        self.remote.stdin.as_mut().is_some_and(|stdin| {
-            writeln!(stdin, "{}", protocol::to_line(order)).is_ok() && stdin.flush().is_ok()
-        })
+        write_line(&mut self.remote, &protocol::to_line(order))
     }
 
     fn answer(

@@ -214,14 +214,6 @@ pub(super) fn refuse_unsupported(
         );
         return Err(at.at(span, "hosts.generators", message));
     }
-    if let Some(tls) = scenarios.iter().find(|s| !s.schedule.protocol.is_http1()) {
-        let message = format!(
-            "{} speaks {}, and runs across hosts speak cleartext HTTP/1.1 only for now: \
-             measure other protocols on one machine (without [hosts])",
-            tls.key, tls.schedule.protocol
-        );
-        return Err(at.at(span, "hosts", message));
-    }
     refuse_binary_bodies(scenarios, span, at)
 }
 

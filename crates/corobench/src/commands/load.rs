@@ -188,7 +188,9 @@ fn resolve_backend(arg: BackendArg) -> Backend {
 /// Bad flags (exit 2), an unreachable server (exit 3), a run in which no
 /// request succeeded (exit 1).
 pub fn run(args: &LoadArgs) -> anyhow::Result<Exit> {
-    let config = config_from(args)?;
+    // Kept for the whole load: `--ca -`'s certificates.
+    let stdin_ca = args.tls.ca_from_stdin()?;
+    let config = config_from(args, stdin_ca.as_ref().map(tempfile::NamedTempFile::path))?;
     let (warmup, config_window) = (config.warmup, config.stop);
     let view = (!args.no_tui && corobench_live::available()).then(|| LoadView::new(&config));
     let mut load = LoadRun::prepare(config)
@@ -226,9 +228,9 @@ fn probe(args: &LoadArgs) -> Option<f64> {
         .ok()
 }
 
-fn config_from(args: &LoadArgs) -> anyhow::Result<LoadConfig> {
+fn config_from(args: &LoadArgs, stdin_ca: Option<&std::path::Path>) -> anyhow::Result<LoadConfig> {
     let mut endpoint = Endpoint::from_url(&args.url)?;
-    args.tls.apply(&mut endpoint)?;
+    args.tls.apply(&mut endpoint, stdin_ca)?;
     let http2 = args.h2.resolve(&endpoint)?;
     let body = match (&args.body, &args.body_file) {
         (Some(text), _) => text.clone().into_bytes(),

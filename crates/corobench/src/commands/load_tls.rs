@@ -10,6 +10,9 @@ use corobench_load::{
 
 use crate::exit::{self, Exit};
 
+/// The most `--ca -` reads from stdin: certificates, not a stream.
+const STDIN_CA_LIMIT: u64 = 1 << 20;
+
 /// How `corobench load` speaks TLS to an https:// URL.
 #[derive(Debug, Default, Args)]
 #[command(next_help_heading = "TLS (https:// URLs)")]
@@ -19,7 +22,8 @@ pub struct TlsArgs {
     #[arg(short = 'k', long)]
     pub insecure: bool,
 
-    /// Also trust the CA certificates in this PEM file
+    /// Also trust the CA certificates in this PEM file; `-` reads them from
+    /// stdin (how a run on hosts hands its authority to a generator host)
     #[arg(long, value_name = "FILE")]
     pub ca: Option<PathBuf>,
 
@@ -78,11 +82,54 @@ impl TlsArgs {
             || self.tls_provider.is_some()
     }
 
-    /// Applies the flags to an https:// endpoint's TLS options.
+    /// With `--ca -`, the CA certificates read from stdin to its end, kept
+    /// in a private temporary file (removed when it is dropped) that
+    /// stands for `-`.
+    ///
+    /// # Errors
+    /// Stdin cannot be read, is empty or too long, or the file cannot be
+    /// written.
+    pub fn ca_from_stdin(&self) -> anyhow::Result<Option<tempfile::NamedTempFile>> {
+        use std::io::{Read as _, Write as _};
+        if self.ca.as_deref() != Some(std::path::Path::new("-")) {
+            return Ok(None);
+        }
+        let mut pem = Vec::new();
+        std::io::stdin()
+            .lock()
+            .take(STDIN_CA_LIMIT + 1)
+            .read_to_end(&mut pem)
+            .map_err(|e| exit::usage(format!("--ca -: stdin could not be read: {e}")))?;
+        if pem.is_empty() || pem.len() as u64 > STDIN_CA_LIMIT {
+            return Err(exit::usage(format!(
+                "--ca - reads PEM certificates from stdin, and stdin held {}: write them \
+                 on stdin, or name their file with --ca FILE",
+                if pem.is_empty() {
+                    "nothing"
+                } else {
+                    "more than 1 MiB"
+                }
+            )));
+        }
+        let mut file = tempfile::Builder::new()
+            .prefix("corobench-ca-")
+            .suffix(".pem")
+            .tempfile()?;
+        file.write_all(&pem)?;
+        file.flush()?;
+        Ok(Some(file))
+    }
+
+    /// Applies the flags to an https:// endpoint's TLS options; `stdin_ca`
+    /// is the file that stands for `--ca -`.
     ///
     /// # Errors
     /// TLS flags with a plain http:// URL.
-    pub fn apply(&self, endpoint: &mut Endpoint) -> anyhow::Result<()> {
+    pub fn apply(
+        &self,
+        endpoint: &mut Endpoint,
+        stdin_ca: Option<&std::path::Path>,
+    ) -> anyhow::Result<()> {
         let Some(options) = endpoint.tls.as_mut() else {
             if self.any() {
                 return Err(exit::usage(format!(
@@ -94,7 +141,7 @@ impl TlsArgs {
             return Ok(());
         };
         options.verify = !self.insecure;
-        options.ca_file.clone_from(&self.ca);
+        options.ca_file = stdin_ca.map(ToOwned::to_owned).or_else(|| self.ca.clone());
         if let Some(versions) = self.tls_version {
             options.versions = versions;
         }

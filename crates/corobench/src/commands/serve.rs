@@ -22,7 +22,10 @@ use corobench_engine::targets::Targets;
 use corobench_engine::verification;
 use corobench_engine::wall_clock::unix_ms;
 use corobench_engine::workspace::Workspace;
-use corobench_target::{Availability, BuiltTarget, CpuSet, LaunchOptions, Manifest, RunningTarget};
+use corobench_target::{
+    Availability, BuiltTarget, CpuSet, LaunchOptions, Manifest, RunCertificates, RunningTarget,
+    TlsFiles,
+};
 use corobench_verify::RuleResult;
 
 use super::shared::TargetsDirArg;
@@ -82,6 +85,19 @@ pub struct ServeArgs {
     /// and print its speed ({"event":"probe","mb_per_s":…})
     #[arg(long)]
     pub probe: bool,
+
+    /// What the target serves (HTTP_PROTOCOL): http/1.1, tls, h2 or h2c; the
+    /// target must declare it in its manifest's [protocols]
+    #[arg(long, default_value = "http/1.1", value_name = "PROTOCOL")]
+    pub protocol: corobench_model::Protocol,
+
+    /// Read the certificates to serve over TLS (TLS_CERT, TLS_KEY, and the
+    /// authority that signed them) from the first line of stdin, as
+    /// {"ca":…,"cert":…,"key":…} with PEM text, before any order: how the
+    /// coordinator of a run on hosts hands over its run's certificates.
+    /// Needed by, and only by, --protocol tls or h2
+    #[arg(long)]
+    pub tls_stdin: bool,
 
     /// Do not check the contract before announcing the target (when it was
     /// verified already, e.g. by `corobench verify` with the same build)
@@ -191,6 +207,9 @@ impl Lifeline {
 /// Bad flags or an unknown target (exit 2), a target that does not build,
 /// start or stay up (exit 3), one that breaks the contract (exit 1).
 pub fn run(args: &ServeArgs) -> anyhow::Result<Exit> {
+    let workspace = Workspace::open("serve")?;
+    // Before the lifeline reads stdin: its first line.
+    let certificates = certificates(args, &workspace)?;
     let lifeline = Lifeline::watch()?;
     let targets = Targets::discover(args.dir.targets_dir.as_deref())?;
     let manifest = server_manifest(&targets, &args.target)?;
@@ -203,7 +222,6 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<Exit> {
         &mut std::io::stdout().lock(),
         &ServeEvent::Hello(Hello::ours()),
     );
-    let workspace = Workspace::open("serve")?;
     let built = build(&workspace, manifest, progress)?;
     if let Some(exit) = lifeline.early_exit("building") {
         return Ok(exit);
@@ -212,12 +230,16 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<Exit> {
         let probe = serve::probe_line(cpus.as_ref());
         print_line(&mut std::io::stdout().lock(), &probe);
     }
+    let served = Served {
+        protocol: args.protocol,
+        tls: certificates.as_ref().map(|c| c.files().clone()),
+    };
     let mut target = start(
         &workspace,
         &built,
-        parameters,
-        cpus,
+        (parameters, cpus),
         (args.port, args.listen),
+        &served,
     )?;
     if let Some(exit) = lifeline.early_exit("starting the target") {
         return Ok(exit);
@@ -236,7 +258,10 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<Exit> {
     let cpus = args.cpus.as_ref().map(ToString::to_string);
     let ready = serve::ready_line(&target, &built, (args.listen, cpus), verified);
     let end = if print_line(&mut stdout, &ready) {
-        let stats = manifest.contract.then(|| target.addr());
+        let stats = manifest
+            .contract
+            .then(|| serve::stats_reach(served.protocol, served.tls.as_ref(), target.addr()))
+            .flatten();
         let mut answerer = Answerer::new(target.pgid(), stats);
         let streamed = serve::stream(
             &mut target,
@@ -315,13 +340,53 @@ pub(super) fn build(
         .map_err(|e| exit::target_failed(format!("{} did not build: {e}", manifest.name)))
 }
 
+/// What the target is told to serve, and the certificates it serves over
+/// TLS.
+#[derive(Debug)]
+struct Served {
+    protocol: corobench_model::Protocol,
+    tls: Option<TlsFiles>,
+}
+
+/// With `--tls-stdin`, the certificates on the first line of stdin,
+/// written into the workspace (removed with it); a protocol over TLS
+/// without them, or them without one, is refused.
+fn certificates(
+    args: &ServeArgs,
+    workspace: &Workspace,
+) -> anyhow::Result<Option<RunCertificates>> {
+    match (args.protocol.tls, args.tls_stdin) {
+        (false, false) => return Ok(None),
+        (true, false) => {
+            return Err(exit::usage(format!(
+                "--protocol {} runs over TLS and needs the certificates to serve: pass \
+                 --tls-stdin and write them on stdin's first line",
+                args.protocol
+            )));
+        }
+        (false, true) => {
+            return Err(exit::usage(format!(
+                "--tls-stdin is for a protocol over TLS, and --protocol is {}: use \
+                 --protocol tls or h2, or leave --tls-stdin out",
+                args.protocol
+            )));
+        }
+        (true, true) => {}
+    }
+    let text = serve::read_certificates(std::io::stdin().lock()).map_err(exit::usage)?;
+    let dir = workspace.work_dir.join("tls");
+    let written = RunCertificates::from_pem(&dir, &text.ca, &text.cert, &text.key)
+        .map_err(|e| exit::target_failed(format!("cannot write the certificates: {e}")))?;
+    Ok(Some(written))
+}
+
 /// Launches the target and waits until it is healthy.
 fn start(
     workspace: &Workspace,
     built: &BuiltTarget,
-    parameters: BTreeMap<String, String>,
-    cpus: Option<CpuSet>,
+    (parameters, cpus): (BTreeMap<String, String>, Option<CpuSet>),
     (port, listen): (Option<u16>, Option<std::net::IpAddr>),
+    served: &Served,
 ) -> anyhow::Result<RunningTarget> {
     let name = &built.manifest.name;
     if let Some(port) = port {
@@ -337,7 +402,8 @@ fn start(
         port,
         listen,
         work_dir: None,
-        ..LaunchOptions::default()
+        protocol: served.protocol,
+        tls: served.tls.clone(),
     };
     let mut target = built
         .launch(&options)
