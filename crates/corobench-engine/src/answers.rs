@@ -50,18 +50,15 @@ pub(crate) fn judge(
 
 /// What came back instead, by status class and error kind.
 fn got(report: &LoadReport) -> String {
-    let s = &report.status;
-    let classes = [
-        ("1xx", s.informational),
-        ("2xx", s.success),
-        ("3xx", s.redirection),
-        ("4xx", s.client_error),
-        ("5xx", s.server_error),
+    let failed = [
         ("no answer", report.errors.transport()),
         ("malformed", report.errors.malformed),
     ];
-    classes
+    report
+        .status
+        .by_class()
         .iter()
+        .chain(&failed)
         .filter(|(_, count)| *count > 0)
         .map(|(what, count)| format!("{what} {count}"))
         .collect::<Vec<_>>()

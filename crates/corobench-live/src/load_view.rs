@@ -279,14 +279,7 @@ impl LoadView {
     }
 
     fn render_responses(&self, frame: &mut Frame<'_>, area: Rect) {
-        let s = &self.live.status;
-        let classes = [
-            ("1xx", s.informational),
-            ("2xx", s.success),
-            ("3xx", s.redirection),
-            ("4xx", s.client_error),
-            ("5xx", s.server_error),
-        ];
+        let classes = self.live.status.by_class();
         let mut lines: Vec<Line<'_>> = vec![Line::from(format!(
             "{} responses in the window",
             thousands(self.counters.responses as f64)

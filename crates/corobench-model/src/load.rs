@@ -192,6 +192,18 @@ impl StatusCounts {
         self.server_error += other.server_error;
     }
 
+    /// `(class, count)` for every class, `1xx` to `5xx`, for printing.
+    #[must_use]
+    pub fn by_class(&self) -> [(&'static str, u64); 5] {
+        [
+            ("1xx", self.informational),
+            ("2xx", self.success),
+            ("3xx", self.redirection),
+            ("4xx", self.client_error),
+            ("5xx", self.server_error),
+        ]
+    }
+
     /// Every complete response.
     #[must_use]
     pub fn total(&self) -> u64 {

@@ -1,6 +1,7 @@
 //! Renders analysed corobench runs: a terminal table, Markdown, JSON, CSV,
 //! the Go benchmark format (for benchstat) and a self-contained HTML page;
-//! and the regression gate of a comparison as JUnit XML or GitHub annotations.
+//! and the regression gate of a comparison as JUnit XML or GitHub annotations;
+//! and the human summary of one load (`load_summary`, `merge_summary`).
 //!
 //! One file per format. Reporters compute nothing: every figure, interval,
 //! p-value and delta string comes from the [`RunAnalysis`] or
@@ -21,7 +22,9 @@ mod gate;
 mod gobench;
 mod html;
 mod json;
+pub mod load_summary;
 mod markdown;
+pub mod merge_summary;
 mod pages;
 mod table;
 pub mod units;

@@ -236,6 +236,28 @@ pub fn percentile_label(percentile: f64) -> String {
     format!("p{text}")
 }
 
+/// A percentile as a label, `max` for 100: `p50`, `p99.9`, `max`.
+#[must_use]
+pub fn percentile_or_max(percentile: f64) -> String {
+    if (percentile - 100.0).abs() < f64::EPSILON {
+        "max".to_string()
+    } else {
+        percentile_label(percentile)
+    }
+}
+
+/// A counter with separators: `1234567` → `1,234,567`.
+#[must_use]
+pub fn count(n: u64) -> String {
+    thousands(n as f64)
+}
+
+/// A rate rounded to a whole number with separators: `93,120`.
+#[must_use]
+pub fn whole_rate(per_s: f64) -> String {
+    thousands(per_s.round().max(0.0))
+}
+
 /// A date as UTC `2026-11-22 06:33:01` from Unix milliseconds.
 #[must_use]
 pub fn utc(unix_ms: i64) -> String {
@@ -295,6 +317,14 @@ mod tests {
         assert_eq!(per_request(0.0), "0.00");
         assert_eq!(thousands(999.0), "999");
         assert_eq!(thousands(-1_234_567.0), "-1,234,567");
+    }
+
+    #[test]
+    fn counters_rates_and_percentile_labels() {
+        assert_eq!(count(1_234_567), "1,234,567");
+        assert_eq!(whole_rate(93_119.6), "93,120");
+        assert_eq!(percentile_or_max(99.9), "p99.9");
+        assert_eq!(percentile_or_max(100.0), "max");
     }
 
     #[test]

@@ -18,8 +18,8 @@ use super::load_h2::H2Args;
 use super::load_tls::{self, TlsArgs};
 use super::load_watch;
 use crate::exit::{self, Exit};
-use crate::output::load_summary;
 use crate::{signals, values};
+use corobench_report::load_summary;
 
 /// Flags of `corobench load`, in the wrk / oha tradition.
 #[derive(Debug, Args)]

@@ -9,8 +9,8 @@ use corobench_model::LoadReport;
 use corobench_model::load::LOAD_REPORT_SCHEMA_VERSION;
 
 use crate::exit::{self, Exit};
-use crate::output::merge_summary;
 use crate::values;
+use corobench_report::merge_summary;
 
 /// Flags of `corobench merge`.
 #[derive(Debug, Args)]

@@ -180,7 +180,7 @@ fn parse_level(text: &str) -> Result<f64, String> {
 
 /// Prints a load report (one generator's or a merge) on stdout: as JSON, or
 /// as the text `render` makes with the asked percentiles (the default set
-/// when none were asked).
+/// when none were asked), naming the window's asked start as its flag.
 ///
 /// # Errors
 /// Stdout cannot be written.
@@ -188,7 +188,7 @@ pub fn print_load_report(
     report: &corobench_model::LoadReport,
     json: bool,
     percentiles: &[f64],
-    render: impl FnOnce(&corobench_model::LoadReport, &[f64]) -> String,
+    render: impl FnOnce(&corobench_model::LoadReport, &[f64], &str) -> String,
 ) -> anyhow::Result<()> {
     let mut stdout = io::stdout().lock();
     if json {
@@ -197,11 +197,11 @@ pub fn print_load_report(
         writeln!(stdout)?;
     } else {
         let percentiles = if percentiles.is_empty() {
-            &crate::output::load_summary::DEFAULT_PERCENTILES[..]
+            &corobench_report::load_summary::DEFAULT_PERCENTILES[..]
         } else {
             percentiles
         };
-        write!(stdout, "{}", render(report, percentiles))?;
+        write!(stdout, "{}", render(report, percentiles, "--start-at"))?;
     }
     stdout.flush()?;
     Ok(())

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::format::{rate, thousands};
+use corobench_report::units::{count, whole_rate};
 
 /// One spinner line: elapsed time and a message.
 #[derive(Debug)]
@@ -34,9 +34,9 @@ impl LiveLine {
         };
         self.bar.set_message(format!(
             "{phase}: {} req/s, {} responses, {} errors",
-            rate(per_s),
-            thousands(responses),
-            thousands(errors)
+            whole_rate(per_s),
+            count(responses),
+            count(errors)
         ));
     }
 

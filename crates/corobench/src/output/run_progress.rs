@@ -14,8 +14,8 @@ use corobench_live::trial_line;
 use corobench_spec::PlannedScenario;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::format::rate;
 use super::live_run::LiveRunPresenter;
+use corobench_report::units::whole_rate;
 
 /// A run's trials, for its presenter.
 #[derive(Clone, Copy, Debug)]
@@ -158,7 +158,7 @@ impl TerminalPresenter {
                 current.last = Some((snapshot.responses, now));
                 format!(
                     "measuring: {} req/s, {} errors",
-                    rate(per_s),
+                    whole_rate(per_s),
                     snapshot.errors
                 )
             }

@@ -5,13 +5,14 @@ use std::fmt::Write as _;
 
 use corobench_model::{GeneratorPart, LoadReport};
 
-use super::format::{latency_us, rate};
-use super::load_summary;
+use crate::load_summary;
+use crate::units::{latency_us, whole_rate};
 
-/// Renders the summary; `percentiles` are read from the merged histograms.
+/// Renders the summary; `percentiles` are read from the merged histograms,
+/// `start_asked_as` as [`load_summary::render`] takes it.
 #[must_use]
-pub fn render(report: &LoadReport, percentiles: &[f64]) -> String {
-    let mut out = load_summary::render(report, percentiles);
+pub fn render(report: &LoadReport, percentiles: &[f64], start_asked_as: &str) -> String {
+    let mut out = load_summary::render(report, percentiles, start_asked_as);
     let Some(detail) = &report.merged else {
         out.push_str("\n  One generator: nothing was merged.\n");
         return out;
@@ -58,7 +59,7 @@ fn generator_row(part: &GeneratorPart, earliest_us: u64, source_width: usize) ->
             "+{}",
             latency_us(start_us.saturating_sub(earliest_us) as f64)
         ),
-        rate(part.requests_per_s),
+        whole_rate(part.requests_per_s),
         latency_us(p99 as f64),
         latency_us(part.generator.cpu_us_per_request),
         part.generator.utilization * 100.0

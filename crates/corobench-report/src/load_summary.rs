@@ -1,36 +1,41 @@
-//! The human summary of one load run.
+//! The human summary of one load run (`LoadReport`): request counts and
+//! rates, latency percentiles, the schedule, TLS and HTTP/2, statuses,
+//! errors and the generator's own cost.
 
 use std::fmt::Write as _;
 
 use corobench_model::{Http2Report, LatencyReport, LoadReport, ScheduleKind, TlsReport};
 
-use super::format::{bytes, latency_us, percentile_label, rate, thousands};
+use crate::units::{bytes, count, latency_us, percentile_or_max, whole_rate};
 
 /// Percentiles shown when the user asks for none.
 pub const DEFAULT_PERCENTILES: [f64; 4] = [50.0, 90.0, 99.0, 99.9];
 
 /// Renders the summary; `percentiles` are read from the full histograms.
+/// `start_asked_as` is how the reader asked for the window's start instant
+/// (a command's flag, say), named where the summary tells how far from it
+/// the window opened.
 #[must_use]
-pub fn render(report: &LoadReport, percentiles: &[f64]) -> String {
+pub fn render(report: &LoadReport, percentiles: &[f64], start_asked_as: &str) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{}", headline(report));
     let _ = writeln!(
         out,
         "  Requests    {} in {:.2}s   {} req/s   {}/s read",
-        thousands(report.requests),
+        count(report.requests),
         report.elapsed_s,
-        rate(report.requests_per_s),
+        whole_rate(report.requests_per_s),
         bytes(report.read_bytes_per_s)
     );
-    if let Some(line) = window_line(report) {
+    if let Some(line) = window_line(report, start_asked_as) {
         let _ = writeln!(out, "{line}");
     }
     if let Some(open) = report.open_loop {
         let _ = writeln!(
             out,
             "  Schedule    {} req/s requested, {} req/s sent; send lag mean {}, max {}",
-            rate(open.requested_rate_per_s),
-            rate(open.achieved_rate_per_s),
+            whole_rate(open.requested_rate_per_s),
+            whole_rate(open.achieved_rate_per_s),
             latency_us(open.mean_send_lag_us),
             latency_us(open.max_send_lag_us as f64)
         );
@@ -46,9 +51,9 @@ pub fn render(report: &LoadReport, percentiles: &[f64]) -> String {
         let _ = writeln!(
             out,
             "  Drain       {} answered after the window closed, in {}; {} timed out",
-            thousands(drain.responses),
+            count(drain.responses),
             latency_us(drain.elapsed_s * 1e6),
-            thousands(drain.timeouts)
+            count(drain.timeouts)
         );
     }
     let label = if report.latency_uncorrected.is_some() {
@@ -93,15 +98,16 @@ pub fn render(report: &LoadReport, percentiles: &[f64]) -> String {
     out
 }
 
-/// With `--start-at`: when the window opened and how far from the instant asked for.
-fn window_line(report: &LoadReport) -> Option<String> {
+/// With a start instant asked for: when the window opened and how far from
+/// that instant.
+fn window_line(report: &LoadReport, start_asked_as: &str) -> Option<String> {
     let placement = &report.placement;
     let offset_us = placement.start_offset_us?;
     let opened =
         std::time::UNIX_EPOCH + std::time::Duration::from_micros(placement.window_start_unix_us?);
     let direction = if offset_us >= 0 { "after" } else { "before" };
     Some(format!(
-        "  Window      opened {}, {} {direction} --start-at",
+        "  Window      opened {}, {} {direction} {start_asked_as}",
         humantime::format_rfc3339_micros(opened),
         latency_us(offset_us.unsigned_abs() as f64)
     ))
@@ -110,7 +116,9 @@ fn window_line(report: &LoadReport) -> Option<String> {
 fn headline(report: &LoadReport) -> String {
     let schedule = match report.schedule {
         ScheduleKind::Closed => "closed loop".to_string(),
-        ScheduleKind::Open { rate_per_s } => format!("open loop at {} req/s", rate(rate_per_s)),
+        ScheduleKind::Open { rate_per_s } => {
+            format!("open loop at {} req/s", whole_rate(rate_per_s))
+        }
     };
     let mut wire = String::new();
     if !report.wire.keepalive {
@@ -147,7 +155,7 @@ fn latency_lines(label: &str, latency: &LatencyReport, percentiles: &[f64]) -> S
         let _ = write!(
             line,
             " {} {} ",
-            percentile_label(p),
+            percentile_or_max(p),
             latency_us(value as f64)
         );
     }
@@ -157,44 +165,36 @@ fn latency_lines(label: &str, latency: &LatencyReport, percentiles: &[f64]) -> S
 }
 
 fn status_line(report: &LoadReport) -> String {
-    let s = &report.status;
-    let classes = [
-        ("1xx", s.informational),
-        ("2xx", s.success),
-        ("3xx", s.redirection),
-        ("4xx", s.client_error),
-        ("5xx", s.server_error),
-    ];
-    let shown: Vec<String> = classes
-        .iter()
-        .filter(|(_, n)| *n > 0)
-        .map(|(name, n)| format!("{name} {}", thousands(*n)))
-        .collect();
+    let shown = nonzero(&report.status.by_class());
     if shown.is_empty() {
         "no complete response".to_string()
     } else {
-        shown.join(", ")
+        shown
     }
 }
 
 fn errors_line(report: &LoadReport) -> String {
-    let kinds: Vec<String> = report
-        .errors
-        .by_kind()
-        .iter()
-        .filter(|(_, n)| *n > 0)
-        .map(|(name, n)| format!("{name} {}", thousands(*n)))
-        .collect();
+    let kinds = nonzero(&report.errors.by_kind());
     if kinds.is_empty() {
         "none".to_string()
     } else {
         format!(
             "{} ({:.2}%): {}",
-            thousands(report.errors.total()),
+            count(report.errors.total()),
             report.error_rate * 100.0,
-            kinds.join(", ")
+            kinds
         )
     }
+}
+
+/// `name count` of every count above zero, comma-separated.
+fn nonzero(counts: &[(&str, u64)]) -> String {
+    let shown: Vec<String> = counts
+        .iter()
+        .filter(|(_, n)| *n > 0)
+        .map(|(name, n)| format!("{name} {}", count(*n)))
+        .collect();
+    shown.join(", ")
 }
 
 /// How long connects took (with a connection per request, and over TLS),
@@ -250,8 +250,8 @@ fn tls_lines(out: &mut String, tls: &TlsReport, connect: Option<&LatencyReport>)
     };
     let mut line = format!(
         "  Handshakes  {} full, {} resumed in the window",
-        thousands(tls.full_handshakes),
-        thousands(tls.resumed_handshakes)
+        count(tls.full_handshakes),
+        count(tls.resumed_handshakes)
     );
     if tls.handshakes() > 0 {
         let _ = write!(
@@ -287,7 +287,7 @@ fn http2_line(http2: &Http2Report) -> String {
         http2.streams_effective,
         http2.streams_in_flight_mean,
         http2.streams_in_flight_max,
-        thousands(http2.goaways)
+        count(http2.goaways)
     )
 }
 
@@ -296,7 +296,7 @@ fn stamps_line(out: &mut String, stamps: &corobench_model::KernelStamps) {
     let _ = writeln!(
         out,
         "  Stamps      {} responses stamped by the kernel, read {} after on average (max {}){}",
-        thousands(stamps.stamped),
+        count(stamps.stamped),
         latency_us(stamps.mean_read_delay_us),
         latency_us(stamps.max_read_delay_us as f64),
         if stamps.send {
