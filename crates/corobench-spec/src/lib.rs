@@ -5,7 +5,8 @@
 //! process's [`Limits`], and expands sweeps into scenarios. Nothing
 //! downstream sees a raw string. The resolver does no I/O beyond checking a
 //! workload's body file; [`Limits::of_this_process`] reads `/proc` for the
-//! binary.
+//! binary. A [`QuickForm`] (servers and one request) is written as the spec
+//! it stands for.
 
 mod catalog;
 mod defaults;
@@ -15,6 +16,7 @@ mod keys;
 mod limits;
 mod plan;
 mod program;
+mod quick;
 mod resolve;
 mod values;
 
@@ -30,6 +32,7 @@ pub use plan::{
     MIN_TRIALS_FOR_INTERVAL, Measurement, Plan, PlannedClaim, PlannedScenario, Schedule,
     SkippedProtocol, SkippedTarget, Trials, Workload,
 };
+pub use quick::{QuickForm, QuickFormError, QuickProtocol, Sampling};
 pub use resolve::{
     MAX_GENERATOR_HOSTS, PrecisionGoal, at_rate, parse_address, precision_goal, resolve,
     resolve_within,

@@ -20,8 +20,6 @@ mod spec;
 
 pub use protocol::ProtocolFlags;
 
-pub use spec::spec_text;
-
 /// Flags of `corobench bench`.
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:\n  \
