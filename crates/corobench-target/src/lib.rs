@@ -1,7 +1,8 @@
 //! corobench-target: everything about the reference servers as OS processes.
 //!
 //! - [`Manifest`]: a validated `target.toml` ([`discover`], [`find_targets_dir`]),
-//!   its [`Availability`] here, its parameters and tool versions;
+//!   its [`Availability`] here, its parameters and tool versions, and its
+//!   [`listing`] for people;
 //! - [`BuildCache`]: builds keyed by a hash of the sources, made atomically;
 //! - [`BuiltTarget::launch`] → [`RunningTarget`]: a direct child in its own
 //!   process group, pinned to a [`CpuSet`], health-checked, stopped with
@@ -39,6 +40,7 @@ mod guardian;
 mod hash;
 mod health;
 mod launch;
+pub mod listing;
 mod manifest;
 mod parameters;
 mod payload;

@@ -1,18 +1,15 @@
 //! `corobench targets list|build`: what targets exist, whether they can run
 //! here and are built, and building them into the cache.
 
-use std::collections::BTreeMap;
 use std::io::Write;
-use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Context as _;
 use clap::{Args, Subcommand};
 use corobench_engine::targets::Targets;
 use corobench_target::{
-    Availability, BuildCache, BuildOutcome, Manifest, ParameterSpec, install_child_reaper,
+    Availability, BuildCache, BuildOutcome, Manifest, install_child_reaper, listing,
 };
-use serde::Serialize;
 
 use super::shared::TargetsDirArg;
 use crate::exit::{self, Exit};
@@ -85,150 +82,19 @@ pub fn run(args: &TargetsArgs) -> anyhow::Result<Exit> {
     }
 }
 
-/// One target as `targets list` shows it.
-#[derive(Debug, Serialize)]
-struct Listing {
-    name: String,
-    model: String,
-    language: String,
-    summary: String,
-    dir: PathBuf,
-    available: bool,
-    unavailable_reason: Option<String>,
-    hint: Option<String>,
-    /// `None` when the target has no `[build]`.
-    built: Option<bool>,
-    /// Why the build state could not be determined (e.g. a missing input).
-    build_error: Option<String>,
-    parameters: BTreeMap<String, ParameterSpec>,
-}
-
-impl Listing {
-    fn new(manifest: &Manifest, cache: &BuildCache) -> Self {
-        let (unavailable_reason, hint) = match manifest.availability() {
-            Availability::Available => (None, None),
-            Availability::Unavailable { reason, hint } => (Some(reason), hint),
-        };
-        let (built, build_error) = match (&manifest.build, cache.is_built(manifest)) {
-            (None, _) => (None, None),
-            (Some(_), Ok(built)) => (Some(built), None),
-            (Some(_), Err(error)) => (Some(false), Some(error.to_string())),
-        };
-        Self {
-            name: manifest.name.clone(),
-            model: manifest.model.clone(),
-            language: manifest.language.clone(),
-            summary: manifest.summary.clone(),
-            dir: manifest.dir.clone(),
-            available: unavailable_reason.is_none(),
-            unavailable_reason,
-            hint,
-            built,
-            build_error,
-            parameters: manifest.parameters.clone(),
-        }
-    }
-
-    fn row(&self) -> [String; 6] {
-        let built = match (self.built, &self.build_error) {
-            (_, Some(_)) => "error",
-            (None, None) => "n/a",
-            (Some(true), None) => "yes",
-            (Some(false), None) => "no",
-        };
-        let parameters: Vec<String> = self
-            .parameters
-            .iter()
-            .map(|(name, spec)| format!("{name}={}", spec.default_value()))
-            .collect();
-        [
-            self.name.clone(),
-            self.model.clone(),
-            self.language.clone(),
-            if self.available { "yes" } else { "no" }.to_string(),
-            built.to_string(),
-            parameters.join(" "),
-        ]
-    }
-
-    /// The reasons behind a "no" or an "error", for the notes under the table.
-    fn notes(&self) -> Vec<String> {
-        let mut notes = Vec::new();
-        if let Some(reason) = &self.unavailable_reason {
-            let hint = self
-                .hint
-                .as_deref()
-                .map(|h| format!(" (hint: {h})"))
-                .unwrap_or_default();
-            notes.push(format!("{}: unavailable: {reason}{hint}", self.name));
-        }
-        if let Some(error) = &self.build_error {
-            notes.push(format!("{}: build state unknown: {error}", self.name));
-        }
-        notes
-    }
-}
-
 fn list(
     manifests: &[Manifest],
     cache: &BuildCache,
     json: bool,
     out: &mut dyn Write,
 ) -> anyhow::Result<()> {
-    let listings: Vec<Listing> = manifests.iter().map(|m| Listing::new(m, cache)).collect();
+    let listings = listing::listings(manifests, cache);
     if json {
         writeln!(out, "{}", serde_json::to_string_pretty(&listings)?)?;
-        return Ok(());
-    }
-    let header = [
-        "NAME",
-        "MODEL",
-        "LANGUAGE",
-        "AVAILABLE",
-        "BUILT",
-        "PARAMETERS (defaults)",
-    ]
-    .map(String::from);
-    let rows: Vec<[String; 6]> = std::iter::once(header)
-        .chain(listings.iter().map(Listing::row))
-        .collect();
-    write!(out, "{}", aligned(&rows))?;
-    let notes: Vec<String> = listings.iter().flat_map(Listing::notes).collect();
-    if !notes.is_empty() {
-        writeln!(out)?;
-        for note in notes {
-            writeln!(out, "{note}")?;
-        }
+    } else {
+        write!(out, "{}", listing::table(&listings))?;
     }
     Ok(())
-}
-
-/// Rows as columns padded to their widest cell (the last column unpadded).
-fn aligned<const N: usize>(rows: &[[String; N]]) -> String {
-    let mut widths = [0usize; N];
-    for row in rows {
-        for (width, cell) in widths.iter_mut().zip(row) {
-            *width = (*width).max(cell.chars().count());
-        }
-    }
-    let mut text = String::new();
-    for row in rows {
-        let cells: Vec<String> = row
-            .iter()
-            .zip(widths)
-            .enumerate()
-            .map(|(i, (cell, width))| {
-                if i + 1 == N {
-                    cell.clone()
-                } else {
-                    format!("{cell:width$}")
-                }
-            })
-            .collect();
-        text.push_str(cells.join("  ").trim_end());
-        text.push('\n');
-    }
-    text
 }
 
 /// Builds each available manifest, one result line per target on `out`;
@@ -290,7 +156,7 @@ fn build(manifests: &[Manifest], cache: &BuildCache, out: &mut dyn Write) -> any
 
 #[cfg(test)]
 mod tests {
-    use std::path::Path;
+    use std::path::{Path, PathBuf};
 
     use super::*;
 
@@ -300,35 +166,6 @@ mod tests {
 
     fn select(dir: Option<&Path>, names: &[String]) -> anyhow::Result<Vec<Manifest>> {
         Ok(Targets::discover(dir)?.select(names)?)
-    }
-
-    #[test]
-    fn the_table_shows_availability_build_state_and_defaults() {
-        let scratch = tempfile::tempdir().unwrap();
-        let cache = BuildCache::new(scratch.path());
-        let dir = fixtures();
-        let manifests = select(Some(&dir), &["built".to_string(), "web".to_string()]).unwrap();
-        let mut unavailable = manifests[1].clone();
-        unavailable.name = "web-without-tool".into();
-        unavailable.requires.push("corobench-no-such-tool".into());
-        let mut out = Vec::new();
-        list(
-            &[manifests[0].clone(), manifests[1].clone(), unavailable],
-            &cache,
-            false,
-            &mut out,
-        )
-        .unwrap();
-        let text = String::from_utf8(out).unwrap();
-        let expected = "\
-NAME              MODEL        LANGUAGE  AVAILABLE  BUILT  PARAMETERS (defaults)
-built             worker-pool  sh        yes        no
-web               worker-pool  Python    yes        n/a    mode=blocking threads=1
-web-without-tool  worker-pool  Python    no         n/a    mode=blocking threads=1
-
-web-without-tool: unavailable: `corobench-no-such-tool` is not on PATH (hint: install Python 3)
-";
-        assert_eq!(text, expected);
     }
 
     #[test]
