@@ -1,7 +1,8 @@
 //! Renders analysed corobench runs: a terminal table, Markdown, JSON, CSV,
 //! the Go benchmark format (for benchstat) and a self-contained HTML page;
 //! and the regression gate of a comparison as JUnit XML or GitHub annotations;
-//! and the human summary of one load (`load_summary`, `merge_summary`).
+//! the human summary of one load (`load_summary`, `merge_summary`); and a
+//! plan, before it runs (`plan`).
 //!
 //! One file per format. Reporters compute nothing: every figure, interval,
 //! p-value and delta string comes from the [`RunAnalysis`] or
@@ -26,6 +27,7 @@ pub mod load_summary;
 mod markdown;
 pub mod merge_summary;
 mod pages;
+pub mod plan;
 mod table;
 pub mod units;
 
