@@ -6,6 +6,8 @@ use std::time::Duration;
 
 use corobench_model::Protocol;
 
+use crate::values::ValueError;
+
 /// The values a target parameter accepts.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Domain {
@@ -18,7 +20,7 @@ impl Domain {
     ///
     /// # Errors
     /// A value outside the domain.
-    pub fn check(&self, value: &str) -> Result<(), String> {
+    pub fn check(&self, value: &str) -> Result<(), ValueError> {
         self.canonical(value).map(|_| ())
     }
 
@@ -27,14 +29,17 @@ impl Domain {
     ///
     /// # Errors
     /// A value outside the domain.
-    pub fn canonical(&self, value: &str) -> Result<String, String> {
+    pub fn canonical(&self, value: &str) -> Result<String, ValueError> {
         match self {
             Self::Integer { min, max } => match value.trim().parse::<i64>() {
                 Ok(n) if (*min..=*max).contains(&n) => Ok(n.to_string()),
-                _ => Err(format!("must be an integer in {min}..={max}")),
+                _ => Err(ValueError::OutOfRange {
+                    min: *min,
+                    max: *max,
+                }),
             },
             Self::Choice(choices) if choices.iter().any(|c| c == value) => Ok(value.to_string()),
-            Self::Choice(choices) => Err(format!("must be one of {}", choices.join(", "))),
+            Self::Choice(choices) => Err(ValueError::NotAChoice(choices.clone())),
         }
     }
 }

@@ -51,13 +51,13 @@ impl<'a> Locator<'a> {
         &self,
         span: std::ops::Range<usize>,
         key: impl Into<String>,
-        message: impl Into<String>,
+        message: impl fmt::Display,
     ) -> SpecError {
         SpecError {
             file: self.file.clone(),
             position: Some(line_column(self.text, span.start)),
             key: Some(key.into()),
-            message: message.into(),
+            message: message.to_string(),
         }
     }
 

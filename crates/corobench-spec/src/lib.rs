@@ -34,10 +34,10 @@ pub use plan::{
 };
 pub use quick::{QuickForm, QuickFormError, QuickProtocol, Sampling};
 pub use resolve::{
-    MAX_GENERATOR_HOSTS, PrecisionGoal, at_rate, parse_address, precision_goal, resolve,
-    resolve_within,
+    AddressError, MAX_GENERATOR_HOSTS, PrecisionGoal, at_rate, parse_address, precision_goal,
+    resolve, resolve_within,
 };
-pub use values::{parse_cpu_list, parse_duration, parse_fraction};
+pub use values::{ValueError, parse_cpu_list, parse_duration, parse_fraction};
 
 /// The suite `corobench run` runs when given none.
 pub const DEFAULT_SUITE: &str = include_str!("../../../suites/default.toml");

@@ -375,7 +375,7 @@ impl<'d> Selector<'d> {
             .split_once('=')
             .ok_or_else(|| format!("{} is not name=value", shown(word)))?;
         if let Some(taken) = self.protocol.take(name, value) {
-            return taken;
+            return taken.map_err(|refused| refused.to_string());
         }
         match name {
             "c" => {

@@ -141,25 +141,40 @@ fn address(value: &Value<'_>, key: &str, at: &Locator<'_>) -> Result<HostAddress
     })
 }
 
-/// Parses `ssh://[user@]host[:port]`; the reason when it is not one.
+/// Why a host address is not `ssh://[user@]host[:port]`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AddressError {
+    #[error("only ssh:// hosts are supported")]
+    NotSsh,
+    #[error("it has a path, query or space after the host")]
+    AfterHost,
+    #[error("the user before @ is empty")]
+    EmptyUser,
+    #[error("the host is empty or starts with -")]
+    BadHost,
+    #[error("an IPv6 address lacks its closing ]")]
+    UnclosedIpv6,
+    #[error("{0:?} is not a port (1 to 65535)")]
+    BadPort(String),
+}
+
+/// Parses `ssh://[user@]host[:port]`.
 ///
 /// # Errors
 /// Another scheme, an empty host, a path, a bad port.
-pub fn parse_address(text: &str) -> Result<HostAddress, String> {
-    let rest = text
-        .strip_prefix("ssh://")
-        .ok_or_else(|| "only ssh:// hosts are supported".to_string())?;
+pub fn parse_address(text: &str) -> Result<HostAddress, AddressError> {
+    let rest = text.strip_prefix("ssh://").ok_or(AddressError::NotSsh)?;
     if rest.contains(['/', '?', '#', ' ']) {
-        return Err("it has a path, query or space after the host".into());
+        return Err(AddressError::AfterHost);
     }
     let (user, host_port) = match rest.rsplit_once('@') {
-        Some(("", _)) => return Err("the user before @ is empty".into()),
+        Some(("", _)) => return Err(AddressError::EmptyUser),
         Some((user, hp)) => (Some(user.to_string()), hp),
         None => (None, rest),
     };
     let (host, port) = split_port(host_port)?;
     if host.is_empty() || host.starts_with('-') {
-        return Err("the host is empty or starts with -".into());
+        return Err(AddressError::BadHost);
     }
     Ok(HostAddress {
         text: text.to_string(),
@@ -170,11 +185,9 @@ pub fn parse_address(text: &str) -> Result<HostAddress, String> {
 }
 
 /// `host`, `host:22`, `[::1]`, `[::1]:22`.
-fn split_port(text: &str) -> Result<(&str, Option<u16>), String> {
+fn split_port(text: &str) -> Result<(&str, Option<u16>), AddressError> {
     let (host, port) = if let Some(inner) = text.strip_prefix('[') {
-        let (host, after) = inner
-            .split_once(']')
-            .ok_or_else(|| "an IPv6 address lacks its closing ]".to_string())?;
+        let (host, after) = inner.split_once(']').ok_or(AddressError::UnclosedIpv6)?;
         (host, after.strip_prefix(':'))
     } else {
         match text.split_once(':') {
@@ -185,7 +198,7 @@ fn split_port(text: &str) -> Result<(&str, Option<u16>), String> {
     let port = port
         .map(|p| match p.parse::<u16>() {
             Ok(n) if n > 0 => Ok(n),
-            _ => Err(format!("{p:?} is not a port (1 to 65535)")),
+            _ => Err(AddressError::BadPort(p.to_owned())),
         })
         .transpose()?;
     Ok((host, port))

@@ -36,7 +36,7 @@ pub use settings::{PrecisionGoal, precision_goal};
 use workloads::PlannedWorkload;
 
 pub use capacity::at_rate;
-pub use hosts::{MAX_GENERATOR_HOSTS, parse_address};
+pub use hosts::{AddressError, MAX_GENERATOR_HOSTS, parse_address};
 
 /// Resolves a spec text into a plan, within the spec's own bounds only; see
 /// [`resolve_within`] to check it against the limits of the process too.

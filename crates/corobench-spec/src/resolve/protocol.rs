@@ -10,6 +10,7 @@ use corobench_model::{HttpVersion, Protocol};
 
 use crate::document::{self, Value};
 use crate::error::{Locator, SpecError};
+use crate::values::ValueError;
 
 use super::repeats::refuse_repeats;
 
@@ -182,27 +183,26 @@ pub(super) struct ProtocolChoice {
 impl ProtocolChoice {
     /// Takes `name=value` if it is a protocol word: `None` when it is not
     /// one, else whether its value is one.
-    pub fn take(&mut self, name: &str, value: &str) -> Option<Result<(), String>> {
+    pub fn take(&mut self, name: &str, value: &str) -> Option<Result<(), ValueError>> {
+        let refused = |name, expected| ValueError::Word {
+            name,
+            value: value.to_owned(),
+            expected,
+        };
         match name {
             "tls" => Some(match value {
                 "true" | "false" => {
                     self.tls = Some(value == "true");
                     Ok(())
                 }
-                _ => Err(format!(
-                    "tls={} is not true or false",
-                    crate::error::shown(value)
-                )),
+                _ => Err(refused("tls", "true or false")),
             }),
             "protocol" => Some(match value {
                 "http/1.1" | "h2" | "h2c" => {
                     self.named = value.parse().ok();
                     Ok(())
                 }
-                _ => Err(format!(
-                    "protocol={} is not http/1.1, h2 or h2c",
-                    crate::error::shown(value)
-                )),
+                _ => Err(refused("protocol", "http/1.1, h2 or h2c")),
             }),
             _ => None,
         }

@@ -378,7 +378,7 @@ fn parse_at_most_a_day(text: &str) -> Result<Duration, String> {
             return Err(too_long());
         }
     }
-    let duration = values::parse_duration(text)?;
+    let duration = values::parse_duration(text).map_err(|e| e.to_string())?;
     if duration > limits::MAX_DURATION {
         return Err(too_long());
     }

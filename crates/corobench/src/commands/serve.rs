@@ -313,7 +313,7 @@ pub(super) fn runs_here(manifest: &Manifest) -> anyhow::Result<()> {
 
 /// `--sample-interval`: from 10 ms to an hour.
 fn parse_interval(text: &str) -> Result<Duration, String> {
-    let interval = values::parse_duration(text)?;
+    let interval = values::parse_duration(text).map_err(|e| e.to_string())?;
     if interval < Duration::from_millis(10) || interval > Duration::from_secs(3600) {
         return Err(format!(
             "{text:?}: the sample interval must be from 10ms to 1h, e.g. 1s or 250ms"

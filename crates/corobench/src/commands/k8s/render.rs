@@ -117,7 +117,7 @@ fn write_layout(dir: &Path, layout: &Layout, start_at: Option<&str>) -> anyhow::
 
 /// The pods of `k8s run`, as it would make them with the default lifetime.
 fn write_pods(dir: &Path, plan: &Plan, cluster: &LayoutOptions) -> anyhow::Result<()> {
-    let lifetime = corobench_spec::parse_duration(POD_LIFETIME).map_err(anyhow::Error::msg)?;
+    let lifetime = corobench_spec::parse_duration(POD_LIFETIME)?;
     let pods = PodLayout::for_plan(plan, cluster, lifetime);
     let files = pods
         .names()
