@@ -47,38 +47,59 @@ pub enum ProcessRef {
     Name(String),
 }
 
+/// Why a server's URL is not `http://HOST:PORT` or `https://HOST:PORT`.
+#[derive(Debug, thiserror::Error)]
+pub enum UrlError {
+    #[error("must start with http:// or https://, e.g. \"http://127.0.0.1:8080\"")]
+    Scheme,
+    #[error(
+        "must be the server's address without a path, e.g. \"http://127.0.0.1:8080\": each \
+         workload gives its own path"
+    )]
+    Path,
+    #[error("must name the port, e.g. \"http://127.0.0.1:8080\"")]
+    NoPort,
+    /// The host does not resolve (`source`), or resolves to no address.
+    #[error("{authority} {}", match .source {
+        Some(error) => format!("does not resolve: {error}"),
+        None => "resolves to no address".to_owned(),
+    })]
+    Unresolved {
+        authority: String,
+        source: Option<std::io::Error>,
+    },
+}
+
 impl Attachment {
     /// The address of `url`: `http://HOST:PORT` or `https://HOST:PORT`,
     /// without a path (each workload gives its own).
     ///
     /// # Errors
     /// Another scheme, a path, no port, or a host that does not resolve.
-    pub fn address_of(url: &str) -> Result<SocketAddr, String> {
+    pub fn address_of(url: &str) -> Result<SocketAddr, UrlError> {
         let rest = url
             .strip_prefix("http://")
             .or_else(|| url.strip_prefix("https://"))
-            .ok_or_else(|| {
-                "must start with http:// or https://, e.g. \"http://127.0.0.1:8080\"".to_owned()
-            })?;
+            .ok_or(UrlError::Scheme)?;
         let authority = rest.strip_suffix('/').unwrap_or(rest);
         if authority.contains(['/', '?', '#']) {
-            return Err(
-                "must be the server's address without a path, e.g. \"http://127.0.0.1:8080\": \
-                 each workload gives its own path"
-                    .to_owned(),
-            );
+            return Err(UrlError::Path);
         }
         if authority
             .rsplit_once(':')
             .is_none_or(|(_, port)| port.is_empty())
         {
-            return Err("must name the port, e.g. \"http://127.0.0.1:8080\"".to_owned());
+            return Err(UrlError::NoPort);
         }
+        let unresolved = |source| UrlError::Unresolved {
+            authority: authority.to_owned(),
+            source,
+        };
         authority
             .to_socket_addrs()
-            .map_err(|e| format!("{authority} does not resolve: {e}"))?
+            .map_err(|e| unresolved(Some(e)))?
             .next()
-            .ok_or_else(|| format!("{authority} resolves to no address"))
+            .ok_or_else(|| unresolved(None))
     }
 }
 
@@ -339,7 +360,7 @@ mod tests {
             ("http://127.0.0.1:", "port"),
             ("http://no-such-host.invalid:80", "does not resolve"),
         ] {
-            let error = Attachment::address_of(url).unwrap_err();
+            let error = Attachment::address_of(url).unwrap_err().to_string();
             assert!(error.contains(says), "{url}: {error}");
         }
     }

@@ -187,8 +187,9 @@ impl BuildCache {
         .into_iter()
         .map(|(k, v)| (k.to_string(), v.display().to_string()))
         .collect();
-        let expand =
-            |text: &str| template::expand(text, &values).map_err(|m| manifest_error(manifest, &m));
+        let expand = |text: &str| {
+            template::expand(text, &values).map_err(|e| manifest_error(manifest, &e.to_string()))
+        };
         let args = build
             .command
             .iter()

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::cgroup::Cgroup;
+use crate::cgroup::{Cgroup, CgroupError};
 use crate::cpuset::CpuSet;
 use crate::error::TargetError;
 use crate::guardian::{self, Guardian};
@@ -179,7 +179,10 @@ impl ProcessGroup {
             return Err(error);
         };
         let without = Self::spawn_in(command, &setup, what, None)?;
-        Cgroup::refuse_from_now(format!("a process could not join {dir}: {why}"));
+        Cgroup::refuse_from_now(CgroupError::JoinRefused {
+            dir,
+            reason: why.to_string(),
+        });
         Ok(without)
     }
 

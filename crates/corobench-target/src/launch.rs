@@ -291,11 +291,11 @@ impl BuiltTarget {
     pub(crate) fn spawn_process(&self, plan: SpawnPlan<'_>) -> Result<ProcessGroup, TargetError> {
         let manifest = &self.manifest;
         let expand = |text: &str| {
-            template::expand(text, &plan.values).map_err(|message| TargetError::Manifest {
+            template::expand(text, &plan.values).map_err(|error| TargetError::Manifest {
                 path: manifest.path(),
                 line: None,
                 key: "run".into(),
-                message,
+                message: error.to_string(),
             })
         };
         let args = manifest

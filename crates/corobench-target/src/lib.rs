@@ -55,7 +55,7 @@ mod template;
 pub mod tls;
 
 pub use attached::{
-    AttachedServer, AttachedTls, Attachment, ProcessRef, attach, attached_provenance,
+    AttachedServer, AttachedTls, Attachment, ProcessRef, UrlError, attach, attached_provenance,
 };
 pub use availability::{Availability, find_on_path};
 pub use cache::{BuildCache, BuildOutcome, BuiltTarget};
@@ -73,12 +73,14 @@ pub use manifest::{
     ProgramServer, ProgramSpec, Protocols, Readiness, RunSpec, SERVER_KEYS, StopSignal, Support,
     TargetKind, UNDECLARED, discover, find_targets_dir, inline_servers, is_valid_name,
 };
-pub use parameters::ParameterSpec;
+pub use parameters::{NotAllowed, ParameterSpec};
 pub use payload::{PAYLOAD_BYTES, PAYLOAD_FILE, ensure_payload, payload_byte};
 pub use postgres::{DATABASE, Postgres, WORLD_ROWS};
 pub use procfs::{children_of, group_members, live_members};
 pub use program::{ProgramEnd, ProgramOptions, ProgramRun, RunningProgram, STDOUT_LIMIT};
 pub use protocol::{HttpVersion, Protocol, UnknownProtocol};
 pub use running::RunningTarget;
-pub use template::{BUILD_PLACEHOLDERS, PROGRAM_PLACEHOLDERS, RUN_PLACEHOLDERS, SERVER_URL};
+pub use template::{
+    BUILD_PLACEHOLDERS, PROGRAM_PLACEHOLDERS, RUN_PLACEHOLDERS, SERVER_URL, TemplateError,
+};
 pub use tls::{RunCertificates, TlsFiles};

@@ -6,6 +6,14 @@ use serde::Serialize;
 
 use crate::error::TargetError;
 
+/// A parameter value its manifest does not allow, and what it allows.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{value:?} is not allowed: use {allowed}")]
+pub struct NotAllowed {
+    pub value: String,
+    pub allowed: String,
+}
+
 /// One parameter a target declares in `[parameters.<name>]`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -58,8 +66,8 @@ impl ParameterSpec {
     /// `value` in canonical form if the manifest allows it, else what is allowed.
     ///
     /// # Errors
-    /// The allowed values, as a message.
-    pub fn check(&self, value: &str) -> Result<String, String> {
+    /// A value the manifest does not allow, with the allowed ones.
+    pub fn check(&self, value: &str) -> Result<String, NotAllowed> {
         let trimmed = value.trim();
         let accepted = match self {
             Self::Integer { min, max, .. } => trimmed
@@ -69,7 +77,10 @@ impl ParameterSpec {
                 .map(|n| n.to_string()),
             Self::Choice { choices, .. } => choices.iter().find(|c| *c == trimmed).cloned(),
         };
-        accepted.ok_or_else(|| format!("{value:?} is not allowed: use {}", self.allowed()))
+        accepted.ok_or_else(|| NotAllowed {
+            value: value.to_owned(),
+            allowed: self.allowed(),
+        })
     }
 }
 
@@ -104,7 +115,7 @@ pub fn resolve(
         .iter()
         .map(|(name, spec)| {
             let value = match given.get(name) {
-                Some(value) => spec.check(value).map_err(|message| error(name, message))?,
+                Some(value) => spec.check(value).map_err(|e| error(name, e.to_string()))?,
                 None => spec.default_value(),
             };
             Ok((name.clone(), value))

@@ -32,6 +32,23 @@ pub const SERVER_URL: &str = "server_url";
 /// Placeholders a `[build]` may use.
 pub const BUILD_PLACEHOLDERS: &[&str] = &["out", "dir", "cache"];
 
+/// A malformed brace, or a placeholder nobody gives a value.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TemplateError {
+    #[error("a lone '}}': write '}}}}' for a literal brace")]
+    LoneClose,
+    #[error("an unclosed '{{': write '{{{{' for a literal brace")]
+    Unclosed,
+    /// `{name}` whose name is no identifier (shown cut to 30 characters).
+    #[error(
+        "{{{shown}}} is not a placeholder name (letters, digits, _): write '{{{{' for a literal brace"
+    )]
+    NotAName { shown: String },
+    /// A placeholder that is not known, with the known ones when listed.
+    #[error("unknown placeholder {{{name}}}{}", .known.as_ref().map(|k| format!("; known: {k}")).unwrap_or_default())]
+    Unknown { name: String, known: Option<String> },
+}
+
 #[derive(Debug, PartialEq, Eq)]
 enum Segment<'a> {
     Literal(&'a str),
@@ -39,7 +56,7 @@ enum Segment<'a> {
 }
 
 /// Splits `text` into literals and placeholders, or says what is malformed.
-fn parse(text: &str) -> Result<Vec<Segment<'_>>, String> {
+fn parse(text: &str) -> Result<Vec<Segment<'_>>, TemplateError> {
     let mut segments = Vec::new();
     let mut rest = text;
     while let Some(at) = rest.find(['{', '}']) {
@@ -51,19 +68,16 @@ fn parse(text: &str) -> Result<Vec<Segment<'_>>, String> {
             segments.push(Segment::Literal(&tail[..1]));
             rest = &tail[2..];
         } else if tail.starts_with('}') {
-            return Err("a lone '}': write '}}' for a literal brace".to_string());
+            return Err(TemplateError::LoneClose);
         } else {
-            let close = tail
-                .find('}')
-                .ok_or_else(|| "an unclosed '{': write '{{' for a literal brace".to_string())?;
+            let close = tail.find('}').ok_or(TemplateError::Unclosed)?;
             let name = &tail[1..close];
             if !is_identifier(name) {
-                let shown: String = name.chars().take(30).collect();
-                let more = if shown.len() < name.len() { "..." } else { "" };
-                return Err(format!(
-                    "{{{shown}{more}}} is not a placeholder name (letters, digits, _): \
-                     write '{{{{' for a literal brace"
-                ));
+                let mut shown: String = name.chars().take(30).collect();
+                if shown.len() < name.len() {
+                    shown.push_str("...");
+                }
+                return Err(TemplateError::NotAName { shown });
             }
             segments.push(Segment::Placeholder(name));
             rest = &tail[close + 1..];
@@ -89,14 +103,19 @@ pub fn is_identifier(name: &str) -> bool {
 ///
 /// # Errors
 /// A message naming the malformed brace or the unknown placeholder and the known ones.
-pub fn check(text: &str, known: &dyn Fn(&str) -> bool, known_list: &str) -> Result<(), String> {
+pub fn check(
+    text: &str,
+    known: &dyn Fn(&str) -> bool,
+    known_list: &str,
+) -> Result<(), TemplateError> {
     for segment in parse(text)? {
         if let Segment::Placeholder(name) = segment
             && !known(name)
         {
-            return Err(format!(
-                "unknown placeholder {{{name}}}; known: {known_list}"
-            ));
+            return Err(TemplateError::Unknown {
+                name: name.to_owned(),
+                known: Some(known_list.to_owned()),
+            });
         }
     }
     Ok(())
@@ -112,14 +131,19 @@ pub fn mentions(text: &str, name: &str) -> bool {
 ///
 /// # Errors
 /// A malformed brace, or a placeholder without a value (named in the message).
-pub fn expand(text: &str, values: &BTreeMap<String, String>) -> Result<String, String> {
+pub fn expand(text: &str, values: &BTreeMap<String, String>) -> Result<String, TemplateError> {
     let mut out = String::with_capacity(text.len());
     for segment in parse(text)? {
         match segment {
             Segment::Literal(literal) => out.push_str(literal),
             Segment::Placeholder(name) => match values.get(name) {
                 Some(value) => out.push_str(value),
-                None => return Err(format!("unknown placeholder {{{name}}}")),
+                None => {
+                    return Err(TemplateError::Unknown {
+                        name: name.to_owned(),
+                        known: None,
+                    });
+                }
             },
         }
     }
@@ -151,18 +175,12 @@ mod tests {
     #[test]
     fn unknown_and_malformed_placeholders_are_named() {
         let v = values(&[("out", "/c")]);
-        assert_eq!(
-            expand("{outt}/server", &v).unwrap_err(),
-            "unknown placeholder {outt}"
-        );
-        assert!(expand("{out", &v).unwrap_err().contains("unclosed '{'"));
-        assert!(expand("a}b", &v).unwrap_err().contains("lone '}'"));
-        assert!(expand("${HOME-x}", &v).unwrap_err().contains("{HOME-x}"));
-        assert!(
-            expand("{}", &v)
-                .unwrap_err()
-                .contains("not a placeholder name")
-        );
+        let error = |text| expand(text, &v).unwrap_err().to_string();
+        assert_eq!(error("{outt}/server"), "unknown placeholder {outt}");
+        assert!(error("{out").contains("unclosed '{'"));
+        assert!(error("a}b").contains("lone '}'"));
+        assert!(error("${HOME-x}").contains("{HOME-x}"));
+        assert!(error("{}").contains("not a placeholder name"));
     }
 
     #[test]
@@ -170,7 +188,10 @@ mod tests {
         let known = |name: &str| BUILD_PLACEHOLDERS.contains(&name);
         assert!(check("{out}/bin {cache}", &known, "out, dir, cache").is_ok());
         let error = check("{port}", &known, "out, dir, cache").unwrap_err();
-        assert_eq!(error, "unknown placeholder {port}; known: out, dir, cache");
+        assert_eq!(
+            error.to_string(),
+            "unknown placeholder {port}; known: out, dir, cache"
+        );
     }
 
     #[test]

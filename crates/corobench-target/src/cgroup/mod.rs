@@ -40,37 +40,69 @@ struct Base {
     version: Version,
 }
 
-static BASE: OnceLock<Result<Base, String>> = OnceLock::new();
+/// Why started programs get no cgroup of their own here.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CgroupError {
+    /// A file of `/proc` that says which cgroups exist could not be read.
+    #[error("cannot read {path}: {reason}")]
+    Unreadable { path: &'static str, reason: String },
+    #[error("no cgroup file system (v2, or v1 pids or freezer) is mounted")]
+    NotMounted,
+    /// No hierarchy has a folder this process may write; each refusal said.
+    #[error(
+        "{} (as a user without root, run corobench in a delegated cgroup, e.g. under \
+         `systemd-run --user --scope -p Delegate=yes`)",
+        .refusals.join("; ")
+    )]
+    NoneWritable { refusals: Vec<String> },
+    /// The folder of one cgroup, or its `cgroup.procs`, could not be made
+    /// or opened.
+    #[error("cannot {action} {}: {reason}", .path.display())]
+    Folder {
+        action: &'static str,
+        path: PathBuf,
+        reason: String,
+    },
+    /// A process could not join a cgroup made for it: none is made since.
+    #[error("a process could not join {dir}: {reason}")]
+    JoinRefused { dir: String, reason: String },
+}
+
+static BASE: OnceLock<Result<Base, CgroupError>> = OnceLock::new();
 /// Set when moving a process into a cgroup failed: from then on, groups
 /// are tracked by their process group alone.
-static REFUSED: OnceLock<String> = OnceLock::new();
+static REFUSED: OnceLock<CgroupError> = OnceLock::new();
 
 /// Whether started programs get a cgroup of their own: `Ok` with where
 /// (`cgroup v2 at /sys/fs/cgroup/...`), or why not.
 ///
 /// # Errors
 /// The reason no cgroup can be made here.
-pub fn support() -> Result<String, String> {
+pub fn support() -> Result<String, CgroupError> {
     if let Some(why) = REFUSED.get() {
         return Err(why.clone());
     }
     base().map(|base| format!("{} at {}", base.version, base.dir.display()))
 }
 
-fn base() -> Result<&'static Base, String> {
+fn base() -> Result<&'static Base, CgroupError> {
     BASE.get_or_init(make_base).as_ref().map_err(Clone::clone)
 }
 
 /// `corobench-PID-START` in the first hierarchy whose own cgroup this
 /// process may write.
-fn make_base() -> Result<Base, String> {
-    let mountinfo = std::fs::read_to_string("/proc/self/mountinfo")
-        .map_err(|e| format!("cannot read /proc/self/mountinfo: {e}"))?;
-    let own = std::fs::read_to_string("/proc/self/cgroup")
-        .map_err(|e| format!("cannot read /proc/self/cgroup: {e}"))?;
+fn make_base() -> Result<Base, CgroupError> {
+    let read = |path| {
+        std::fs::read_to_string(path).map_err(|e| CgroupError::Unreadable {
+            path,
+            reason: e.to_string(),
+        })
+    };
+    let mountinfo = read("/proc/self/mountinfo")?;
+    let own = read("/proc/self/cgroup")?;
     let candidates = hierarchy::candidates(&mountinfo, &own);
     if candidates.is_empty() {
-        return Err("no cgroup file system (v2, or v1 pids or freezer) is mounted".to_owned());
+        return Err(CgroupError::NotMounted);
     }
     let mut refusals = Vec::new();
     for Hierarchy { own_dir, version } in candidates {
@@ -87,11 +119,7 @@ fn make_base() -> Result<Base, String> {
             Err(e) => refusals.push(format!("cannot create {}: {e}", dir.display())),
         }
     }
-    Err(format!(
-        "{} (as a user without root, run corobench in a delegated cgroup, e.g. under \
-         `systemd-run --user --scope -p Delegate=yes`)",
-        refusals.join("; ")
-    ))
+    Err(CgroupError::NoneWritable { refusals })
 }
 
 /// `corobench-PID-START`: the start time tells this process from a later
@@ -121,7 +149,7 @@ pub(crate) struct Cgroup {
 
 impl Cgroup {
     /// A fresh, empty cgroup for the group `what` ("target x"), or why none.
-    pub(crate) fn create(what: &str) -> Result<Self, String> {
+    pub(crate) fn create(what: &str) -> Result<Self, CgroupError> {
         if let Some(why) = REFUSED.get() {
             return Err(why.clone());
         }
@@ -144,7 +172,11 @@ impl Cgroup {
         // the next group makes it again.
         std::fs::create_dir_all(&base.dir)
             .and_then(|()| std::fs::create_dir(&dir))
-            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+            .map_err(|e| CgroupError::Folder {
+                action: "create",
+                path: dir.clone(),
+                reason: e.to_string(),
+            })?;
         let open = |file: &str| {
             std::fs::OpenOptions::new()
                 .write(true)
@@ -155,7 +187,11 @@ impl Cgroup {
             Ok(fd) => fd,
             Err(e) => {
                 let _ = std::fs::remove_dir(&dir);
-                return Err(format!("cannot open {}/cgroup.procs: {e}", dir.display()));
+                return Err(CgroupError::Folder {
+                    action: "open",
+                    path: dir.join("cgroup.procs"),
+                    reason: e.to_string(),
+                });
             }
         };
         let kill = match base.version {
@@ -167,7 +203,7 @@ impl Cgroup {
 
     /// Gives up on cgroups for the rest of this process: a process could
     /// not join one (`why`), so none would hold anything.
-    pub(crate) fn refuse_from_now(why: String) {
+    pub(crate) fn refuse_from_now(why: CgroupError) {
         let _ = REFUSED.set(why);
     }
 

@@ -154,7 +154,7 @@ impl Spec<'_> {
                 ));
             }
         };
-        let addr = Attachment::address_of(&url).map_err(|m| fail("url", m))?;
+        let addr = Attachment::address_of(&url).map_err(|e| fail("url", e.to_string()))?;
         let process = attached_process(table).map_err(|(key, m)| fail(key, m.to_owned()))?;
         let tls = attached_tls(&url, table, &self.folder).map_err(|(key, m)| fail(key, m))?;
         let declared_at = match self.table_line(name) {

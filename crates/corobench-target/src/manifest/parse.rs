@@ -664,7 +664,7 @@ fn command(
         .enumerate()
         .map(|(i, arg)| {
             template::check(arg.get_ref(), known, list)
-                .map_err(|m| source.error(&arg.span(), format!("{key}[{i}]"), m))?;
+                .map_err(|e| source.error(&arg.span(), format!("{key}[{i}]"), e.to_string()))?;
             Ok(arg.into_inner())
         })
         .collect()
@@ -683,7 +683,7 @@ fn env(
             if name.is_empty() || name.contains(['=', '\0']) {
                 return Err(at(format!("{name:?} is not an environment variable name")));
             }
-            template::check(value.get_ref(), known, list).map_err(at)?;
+            template::check(value.get_ref(), known, list).map_err(|e| at(e.to_string()))?;
             Ok((name, value.into_inner()))
         })
         .collect()
