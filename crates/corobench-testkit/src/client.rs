@@ -31,14 +31,19 @@ impl ClientFigures {
     }
 }
 
+/// A URL the client cannot send to.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0:?} does not start with http://")]
+pub struct NotHttp(pub String);
+
 /// Sends `requests` GETs to `url` (`http://HOST:PORT/PATH`).
 ///
 /// # Errors
 /// A URL that is not `http://host:port/path`.
-pub fn run_client(url: &str, requests: u64) -> Result<ClientFigures, String> {
+pub fn run_client(url: &str, requests: u64) -> Result<ClientFigures, NotHttp> {
     let rest = url
         .strip_prefix("http://")
-        .ok_or_else(|| format!("{url:?} does not start with http://"))?;
+        .ok_or_else(|| NotHttp(url.to_owned()))?;
     let (authority, path) = rest.split_once('/').unwrap_or((rest, ""));
     let started = Instant::now();
     let mut figures = ClientFigures::default();

@@ -26,9 +26,9 @@ mod server;
 mod tls;
 
 pub use binary::{binary_path, write_program_target, write_target};
-pub use client::{ClientFigures, run_client};
+pub use client::{ClientFigures, NotHttp, run_client};
 pub use contract::{ContractConfig, ContractServer, Fault, MemoryWorld, PsqlWorld, WorldSource};
 pub use knobs::{H2Knobs, Knobs, SlowAccept, SlowRead, Stall};
-pub use process::{TestProcess, knob_args, parse_knob_args};
+pub use process::{KnobError, TestProcess, knob_args, parse_knob_args};
 pub use server::{CounterSnapshot, MAX_TARGETS_KEPT, StallHandle, TestServer};
 pub use tls::{CertKind, TestCerts, TlsKnobs, server_config};

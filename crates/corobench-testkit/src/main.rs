@@ -121,7 +121,8 @@ fn client(mut args: impl Iterator<Item = String>) -> ExitCode {
 }
 
 fn serve_knobs(args: impl Iterator<Item = String>) -> ExitCode {
-    let (knobs, port) = match parse_knob_args(args).and_then(|knobs| Ok((knobs, port()?))) {
+    let parsed = parse_knob_args(args).map_err(|e| e.to_string());
+    let (knobs, port) = match parsed.and_then(|knobs| Ok((knobs, port()?))) {
         Ok(parsed) => parsed,
         Err(problem) => {
             eprintln!("corobench-testkit knobs: {problem}\n{USAGE}");

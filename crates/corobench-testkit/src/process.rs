@@ -121,21 +121,38 @@ pub fn knob_args(knobs: &Knobs) -> Vec<String> {
     args
 }
 
+/// A knob flag [`parse_knob_args`] refuses, named.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum KnobError {
+    #[error("unknown flag {0:?}")]
+    Unknown(String),
+    #[error("{0} needs a value")]
+    NoValue(String),
+    #[error("{flag} {value:?}: expected a non-negative integer")]
+    NotANumber { flag: String, value: String },
+    #[error("{flag} {number}: too large")]
+    TooLarge { flag: String, number: u64 },
+    #[error("--status {0}: expected 100..=999")]
+    Status(u64),
+}
+
 /// Parses what [`knob_args`] writes.
 ///
 /// # Errors
 /// An unknown flag, a missing value or a value that is not a number.
-pub fn parse_knob_args(args: impl IntoIterator<Item = String>) -> Result<Knobs, String> {
+pub fn parse_knob_args(args: impl IntoIterator<Item = String>) -> Result<Knobs, KnobError> {
     let mut knobs = Knobs::default();
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
         if apply_switch(&mut knobs, &arg) {
             continue;
         }
-        let value = args.next().ok_or_else(|| format!("{arg} needs a value"))?;
-        let number = value
-            .parse::<u64>()
-            .map_err(|_| format!("{arg} {value:?}: expected a non-negative integer"))?;
+        let Some(value) = args.next() else {
+            return Err(KnobError::NoValue(arg));
+        };
+        let Ok(number) = value.parse::<u64>() else {
+            return Err(KnobError::NotANumber { flag: arg, value });
+        };
         if !apply_slow_accept(&mut knobs, &arg, number)? {
             apply_valued(&mut knobs, &arg, number)?;
         }
@@ -156,14 +173,14 @@ fn apply_switch(knobs: &mut Knobs, arg: &str) -> bool {
 }
 
 /// The slow-accept flags; returns whether `arg` was one.
-fn apply_slow_accept(knobs: &mut Knobs, arg: &str, number: u64) -> Result<bool, String> {
+fn apply_slow_accept(knobs: &mut Knobs, arg: &str, number: u64) -> Result<bool, KnobError> {
     let slow = knobs.slow_accept.unwrap_or(SlowAccept {
         connections: 0,
         pause: Duration::ZERO,
     });
     knobs.slow_accept = Some(match arg {
         "--slow-accept-connections" => SlowAccept {
-            connections: u32::try_from(number).map_err(|_| format!("{arg} {number}: too large"))?,
+            connections: u32::try_from(number).map_err(|_| too_large(arg, number))?,
             ..slow
         },
         "--slow-accept-pause-us" => SlowAccept {
@@ -175,9 +192,16 @@ fn apply_slow_accept(knobs: &mut Knobs, arg: &str, number: u64) -> Result<bool, 
     Ok(true)
 }
 
-fn apply_valued(knobs: &mut Knobs, arg: &str, number: u64) -> Result<(), String> {
+fn too_large(flag: &str, number: u64) -> KnobError {
+    KnobError::TooLarge {
+        flag: flag.to_owned(),
+        number,
+    }
+}
+
+fn apply_valued(knobs: &mut Knobs, arg: &str, number: u64) -> Result<(), KnobError> {
     let micros = Duration::from_micros(number);
-    let size = usize::try_from(number).map_err(|_| format!("{arg} {number}: too large"))?;
+    let size = usize::try_from(number).map_err(|_| too_large(arg, number))?;
     let slow = || {
         knobs.slow_read.unwrap_or(SlowRead {
             bytes_per_read: 1,
@@ -208,7 +232,7 @@ fn apply_valued(knobs: &mut Knobs, arg: &str, number: u64) -> Result<(), String>
             knobs.status = u16::try_from(number)
                 .ok()
                 .filter(|s| (100..=999).contains(s))
-                .ok_or_else(|| format!("--status {number}: expected 100..=999"))?;
+                .ok_or(KnobError::Status(number))?;
         }
         "--slow-read-bytes" => {
             knobs.slow_read = Some(SlowRead {
@@ -229,7 +253,7 @@ fn apply_valued(knobs: &mut Knobs, arg: &str, number: u64) -> Result<(), String>
             });
         }
         "--body-bytes" => knobs.body_bytes = Some(size),
-        other => return Err(format!("unknown flag {other:?}")),
+        other => return Err(KnobError::Unknown(other.to_owned())),
     }
     Ok(())
 }
@@ -273,8 +297,11 @@ mod tests {
 
     #[test]
     fn bad_flags_are_named() {
-        let parse =
-            |args: &[&str]| parse_knob_args(args.iter().map(|a| (*a).to_owned())).unwrap_err();
+        let parse = |args: &[&str]| {
+            parse_knob_args(args.iter().map(|a| (*a).to_owned()))
+                .unwrap_err()
+                .to_string()
+        };
         assert_eq!(parse(&["--wat", "1"]), "unknown flag \"--wat\"");
         assert_eq!(parse(&["--status"]), "--status needs a value");
         assert_eq!(
