@@ -37,7 +37,7 @@ pub struct Session<'a> {
     program_server: Option<Manifest>,
     /// The session's certificates, made once when a target serves TLS (or
     /// why they could not be).
-    certificates: Option<Result<RunCertificates, String>>,
+    certificates: Option<Result<RunCertificates, TargetError>>,
 }
 
 impl std::fmt::Debug for Session<'_> {
@@ -74,8 +74,7 @@ impl<'a> Session<'a> {
             .any(|m| m.protocols.served().iter().any(|p| p.tls))
         {
             let dir = session.workspace.work_dir.join("tls");
-            let made = RunCertificates::create(&dir, &[]).map_err(|e| e.to_string());
-            session.certificates = Some(made);
+            session.certificates = Some(RunCertificates::create(&dir, &[]));
         }
         let serves_db = |m: &&Manifest| m.program().is_none() && m.availability().is_available();
         if !no_db && manifests.iter().any(|m| serves_db(&m)) {
