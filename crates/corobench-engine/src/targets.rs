@@ -204,7 +204,7 @@ impl Targets {
                     scenario.workload.name
                 )
             } else if plan.profile && scenario.program.is_none() {
-                "the run profiles each scenario (profile, --profile)".to_owned()
+                "the run profiles each scenario (profile = true)".to_owned()
             } else {
                 continue;
             };

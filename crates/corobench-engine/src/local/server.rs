@@ -227,7 +227,7 @@ fn speaks(server: AttachedServer, protocol: Protocol) -> Result<AttachedServer, 
     } else {
         (
             "TLS",
-            "measure it with tls = true (bench --tls), or give its http:// URL",
+            "measure it over TLS (tls = true), or give its http:// URL",
         )
     };
     Err(TrialError::ProtocolMismatch(format!(
