@@ -16,13 +16,14 @@ use corobench_stats::min_samples_for_ratio_ci;
 
 use super::AnalyzeOptions;
 
-/// How a rule is written, shown with every syntax error.
-pub const EXAMPLE: &str = "--fail-on \"rps:-5%,p99:+10%\"";
+/// How rules are written, for the caller to show beside a syntax error.
+pub const EXAMPLE: &str = "rps:-5%,p99:+10%";
 
-/// A `--fail-on` value that is not a list of rules.
+/// Text that is not a list of rules: the text quoted, then again with a
+/// caret under the fault.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "--fail-on \"{text}\": at column {column}: {message}\n  {text}\n  {caret}^\nexample: {EXAMPLE}",
+    "\"{text}\": at column {column}: {message}\n  {text}\n  {caret}^",
     caret = " ".repeat(column.saturating_sub(1))
 )]
 pub struct GateSyntaxError {

@@ -104,7 +104,7 @@ impl Default for AnalyzeOptions {
 #[derive(Debug, thiserror::Error)]
 pub enum AnalyzeError {
     #[error(
-        "--baseline {name}: run {run_id} has no target of that name; use one of: {}",
+        "run {run_id} has no target {name} to compare with; use one of: {}",
         targets.join(", ")
     )]
     UnknownBaseline {

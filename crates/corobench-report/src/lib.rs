@@ -170,7 +170,9 @@ pub enum ReportError {
         names = comparison_format_names()
     )]
     UnsupportedForComparison(Format),
-    #[error("--format {0} is not available for claims across machine kinds; use table, md or json")]
+    #[error(
+        "claims across machine kinds cannot be written as {0}; they can be as table, md or json"
+    )]
     UnsupportedForClaims(Format),
 }
 

@@ -1,4 +1,6 @@
-//! What can go wrong with the result database, said so the user knows what to do.
+//! What can go wrong with the result database, said so the user knows what
+//! to do with the file. Which flag or command would help is the caller's
+//! to add: the store knows files and runs, not command lines.
 
 use std::path::{Path, PathBuf};
 
@@ -7,14 +9,11 @@ use rusqlite::ErrorCode;
 /// A store operation failed. Every variant names the database file.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
-    #[error(
-        "no result database at {}: run `corobench run` first, or pass --db PATH to read another one",
-        path.display()
-    )]
+    #[error("no result database at {}", path.display())]
     Missing { path: PathBuf },
     #[error(
         "cannot open the result database {}: {reason}; check that its directory exists and is \
-         writable, or pass --db PATH",
+         writable",
         path.display()
     )]
     CannotOpen { path: PathBuf, reason: String },
@@ -29,29 +28,30 @@ pub enum StoreError {
         known: i64,
     },
     #[error(
-        "{} is an SQLite database of something else, not a corobench result store; pass --db PATH \
-         to use another file",
+        "{} is an SQLite database of something else, not a corobench result store",
         path.display()
     )]
     Foreign { path: PathBuf },
     #[error(
-        "{} is not a corobench result database or is corrupt ({reason}); move it aside or pass \
-         --db PATH",
+        "{} is not a corobench result database or is corrupt ({reason}); move it aside",
         path.display()
     )]
     Corrupt { path: PathBuf, reason: String },
-    #[error("the disk holding {} is full; free space and {}", path.display(), resume_hint(path, run_id.as_deref()))]
+    /// The disk filled up; `run_id` is the run being written, which can be
+    /// resumed once there is space.
+    #[error(
+        "the disk holding {} is full; free space and {}",
+        path.display(),
+        if run_id.is_some() { "resume the run" } else { "try again" }
+    )]
     DiskFull {
         path: PathBuf,
         run_id: Option<String>,
     },
-    #[error(
-        "{} is read-only; make it (and its directory) writable, or pass --db PATH",
-        path.display()
-    )]
+    #[error("{} is read-only; make it (and its directory) writable", path.display())]
     ReadOnly { path: PathBuf },
     #[error(
-        "{} is locked by another process; wait for the other corobench to finish, or pass --db PATH",
+        "{} is locked by another process; wait for the other corobench to finish",
         path.display()
     )]
     Locked { path: PathBuf },
@@ -72,7 +72,7 @@ pub enum StoreError {
         prefix: String,
         candidates: Vec<String>,
     },
-    #[error("{} holds no runs yet; `corobench run` makes one", path.display())]
+    #[error("{} holds no runs yet", path.display())]
     NoRuns { path: PathBuf },
     #[error("run `{run_id}` is already in {}; a new run needs a new id", path.display())]
     RunExists { path: PathBuf, run_id: String },
@@ -168,20 +168,6 @@ impl StoreError {
             | Self::Sqlite { path, .. } => *path = original.to_path_buf(),
         }
         self
-    }
-}
-
-/// The command that finishes the run, naming the database unless it is the
-/// default one (run as printed, it must not start a new `./corobench.db`).
-fn resume_hint(path: &std::path::Path, run_id: Option<&str>) -> String {
-    let db = if path == std::path::Path::new("corobench.db") {
-        String::new()
-    } else {
-        format!(" --db {}", path.display())
-    };
-    match run_id {
-        Some(id) => format!("resume the run with `corobench run --resume {id}{db}`"),
-        None => "try again".to_owned(),
     }
 }
 
@@ -282,11 +268,20 @@ mod tests {
     }
 
     #[test]
-    fn a_full_disk_during_a_run_names_the_resume_command() {
+    fn a_full_disk_during_a_run_keeps_the_run_to_resume() {
+        let error = classify(
+            failure(ffi::SQLITE_FULL),
+            Path::new("/data/results.db"),
+            "storing",
+            Some("20261122-063301-3f9a"),
+        );
         assert_eq!(
-            message(ffi::SQLITE_FULL, Some("20261122-063301-3f9a")),
-            "the disk holding /data/results.db is full; free space and resume the run with \
-             `corobench run --resume 20261122-063301-3f9a --db /data/results.db`"
+            error.to_string(),
+            "the disk holding /data/results.db is full; free space and resume the run"
+        );
+        assert!(
+            matches!(&error, StoreError::DiskFull { run_id: Some(id), .. } if id == "20261122-063301-3f9a"),
+            "{error:?}"
         );
     }
 

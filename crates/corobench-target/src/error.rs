@@ -32,8 +32,9 @@ pub enum TargetError {
         error: std::io::Error,
     },
 
-    /// No targets directory was found.
-    #[error("no targets directory found (tried {}); pass --targets-dir DIR or set COROBENCH_TARGETS", tried.join(", "))]
+    /// No targets directory was found: none was asked for and none is where
+    /// one is looked for, or the one asked for is not a directory.
+    #[error("no targets directory found (tried {}); set COROBENCH_TARGETS", tried.join(", "))]
     TargetsDirNotFound { tried: Vec<String> },
 
     /// An unknown parameter name or a value the manifest does not allow.

@@ -321,7 +321,7 @@ pub fn discover(targets_dir: &Path) -> Result<Vec<Manifest>, TargetError> {
     }
 }
 
-/// The targets folder, made absolute: `explicit` (from `--targets-dir`),
+/// The targets folder, made absolute: `explicit` (the folder the caller asks for),
 /// else `$COROBENCH_TARGETS`, else `./targets`, else the repository's
 /// `targets/` next to the executable (`target/release/corobench` →
 /// `target/release/../../targets`).
@@ -330,10 +330,10 @@ pub fn discover(targets_dir: &Path) -> Result<Vec<Manifest>, TargetError> {
 /// An explicit or environment path that is not a directory, or nothing found.
 pub fn find_targets_dir(explicit: Option<&Path>) -> Result<PathBuf, TargetError> {
     if let Some(dir) = explicit {
-        return existing_dir(dir, "--targets-dir");
+        return existing_dir(dir, "asked for");
     }
     if let Some(dir) = std::env::var_os("COROBENCH_TARGETS").filter(|v| !v.is_empty()) {
-        return existing_dir(Path::new(&dir), "COROBENCH_TARGETS");
+        return existing_dir(Path::new(&dir), "from COROBENCH_TARGETS");
     }
     let mut tried = Vec::new();
     let cwd_targets = PathBuf::from("targets");
@@ -364,7 +364,7 @@ fn existing_dir(dir: &Path, source: &str) -> Result<PathBuf, TargetError> {
     } else {
         Err(TargetError::TargetsDirNotFound {
             tried: vec![format!(
-                "{} (from {source}), which is not a directory",
+                "{} ({source}), which is not a directory",
                 dir.display()
             )],
         })

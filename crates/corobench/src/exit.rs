@@ -90,7 +90,8 @@ pub fn report(result: anyhow::Result<Exit>) -> ExitCode {
             if is_broken_pipe(&error) {
                 return Exit::Success.into();
             }
-            let _ = writeln!(std::io::stderr(), "error: {}", chain_text(&error));
+            let hint = crate::hints::hint(&error);
+            let _ = writeln!(std::io::stderr(), "error: {}{hint}", chain_text(&error));
             status_of(&error).into()
         }
     }

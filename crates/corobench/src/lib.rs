@@ -4,6 +4,7 @@
 pub mod cli;
 pub mod commands;
 pub mod exit;
+pub mod hints;
 pub mod output;
 pub mod signals;
 pub mod values;

@@ -95,7 +95,7 @@ fn a_chosen_baseline_must_be_a_target_of_the_run() {
     let AnalyzeError::UnknownBaseline { .. } = &error;
     assert_eq!(
         error.to_string(),
-        "--baseline nginx: run r1 has no target of that name; use one of: base, ants, node"
+        "run r1 has no target nginx to compare with; use one of: base, ants, node"
     );
     let options = AnalyzeOptions {
         baseline: Some("node".to_owned()),

@@ -69,10 +69,10 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<Exit> {
         .as_deref()
         .map(gate::parse_rules)
         .transpose()
-        .map_err(|error| usage(error.to_string()))?;
+        .map_err(|error| crate::hints::fail_on(&error))?;
     if let (None, CompareFormat::Gate(format)) = (&rules, args.format) {
         return Err(usage(format!(
-            "--format {} writes the regression gate's verdicts: add --fail-on, e.g. {}",
+            "--format {} writes the regression gate's verdicts: add --fail-on, e.g. --fail-on \"{}\"",
             format.name(),
             gate::EXAMPLE
         )));

@@ -49,8 +49,8 @@ pub fn run(args: &ExportArgs) -> anyhow::Result<Exit> {
     for id in &ids {
         let run = store.run_to_export(id).map_err(|error| match error {
             StoreError::StillRunning { .. } => usage(format!(
-                "{error} (`corobench run --resume {id}{}`)",
-                args.db.as_flag()
+                "{error} (`{}`)",
+                crate::hints::resume_command(id, &args.db.db)
             )),
             other => anyhow::Error::new(other),
         })?;
