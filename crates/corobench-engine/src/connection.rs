@@ -61,9 +61,10 @@ pub fn endpoint(
                 options.verify = !attached.insecure;
             }
             Trust::Cleartext => {
-                return Err(LoadError::Config(format!(
-                    "{protocol} needs the run's certificates, and none were made"
-                )));
+                return Err(LoadError::config(
+                    &[],
+                    format!("{protocol} needs the run's certificates, and none were made"),
+                ));
             }
         }
         options.alpn = vec![String::from_utf8_lossy(protocol.alpn()).into_owned()];

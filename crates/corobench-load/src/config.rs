@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use corobench_model::{Backend, Schedule};
 
-use crate::error::LoadError;
+use crate::error::{LoadError, Setting};
 use crate::h2::Http2Options;
 use crate::limits;
 use crate::tls::TlsOptions;
@@ -42,7 +42,8 @@ impl Endpoint {
     /// # Errors
     /// An unsupported scheme, a malformed URL, or a host that does not resolve.
     pub fn from_url(url: &str) -> Result<Self, LoadError> {
-        let bad = |why: &str| LoadError::Config(format!("invalid URL {url:?}: {why}"));
+        let bad =
+            |why: &str| LoadError::config(&[Setting::Url], format!("invalid URL {url:?}: {why}"));
         let (rest, tls, default_port) = if let Some(rest) = url.strip_prefix("http://") {
             (rest, None, 80)
         } else if let Some(rest) = url.strip_prefix("https://") {
@@ -194,10 +195,13 @@ impl RequestTemplate {
                 .bytes()
                 .all(|b| b.is_ascii_uppercase() || b == b'-')
         {
-            return Err(LoadError::Config(format!(
-                "invalid method {:?}: use an upper-case token such as GET or POST",
-                self.method
-            )));
+            return Err(LoadError::config(
+                &[Setting::Method],
+                format!(
+                    "invalid method {:?}: use an upper-case token such as GET or POST",
+                    self.method
+                ),
+            ));
         }
         let mut out = format!("{} {} HTTP/1.1\r\n", self.method, endpoint.path).into_bytes();
         let has = |name: &str| {
@@ -238,11 +242,14 @@ fn check_header(name: &str, value: &str) -> Result<(), LoadError> {
     if name_ok && value_ok {
         Ok(())
     } else {
-        Err(LoadError::Config(format!(
-            "invalid header {name:?}: {value:?}: write it as 'Name: value' on one line, \
-             the name a token (letters, digits, !#$%&'*+-.^_`|~), the value without \
-             control characters"
-        )))
+        Err(LoadError::config(
+            &[Setting::Header],
+            format!(
+                "invalid header {name:?}: {value:?}: write it as 'Name: value' on one line, \
+                 the name a token (letters, digits, !#$%&'*+-.^_`|~), the value without \
+                 control characters"
+            ),
+        ))
     }
 }
 
@@ -289,44 +296,49 @@ impl LoadConfig {
     ///
     /// # Errors
     /// A value out of its range, more threads than connections, an empty
-    /// CPU list; the message names the flag.
+    /// CPU list; the error names the settings.
     pub fn validate(&self) -> Result<(), LoadError> {
         let connections = self.schedule.connections;
         if connections == 0 {
-            return Err(LoadError::Config(
-                "connections (-c) must be at least 1".into(),
+            return Err(LoadError::config(
+                &[Setting::Connections],
+                "connections must be at least 1",
             ));
         }
         limits::check_threads(self.threads)?;
         if self.threads > connections {
-            return Err(LoadError::Config(format!(
-                "threads (-t {}) cannot exceed connections (-c {}): each thread needs a connection",
-                self.threads, connections
-            )));
+            return Err(LoadError::config(
+                &[Setting::Threads, Setting::Connections],
+                format!(
+                    "{} threads cannot exceed {connections} connections: each thread needs a \
+                     connection",
+                    self.threads
+                ),
+            ));
         }
         if let Some(rate_per_s) = self.schedule.rate_per_s() {
             limits::check_rate(rate_per_s, connections, self.threads)?;
         }
         limits::check_wire_mode(&self.schedule)?;
         match self.stop {
-            StopAfter::Duration(d) => limits::check_positive_duration("duration (-d)", d)?,
+            StopAfter::Duration(d) => limits::check_positive_duration(Setting::Duration, d)?,
             StopAfter::Requests(n) => limits::check_requests(n)?,
         }
-        limits::check_duration("warm-up (--warmup)", self.warmup)?;
-        limits::check_positive_duration("timeout (--timeout)", self.timeout)?;
+        limits::check_duration(Setting::Warmup, self.warmup)?;
+        limits::check_positive_duration(Setting::Timeout, self.timeout)?;
         limits::check_body_len(self.request.body.len())?;
         if let Some(http2) = &self.http2 {
             http2.validate()?;
             if self.schedule.pipeline != 1 {
-                return Err(LoadError::Config(
-                    "pipelining (--pipeline) is HTTP/1.1's; over HTTP/2 keep several streams \
-                     open on each connection with -m instead"
-                        .into(),
+                return Err(LoadError::config(
+                    &[Setting::Pipeline, Setting::Streams],
+                    "pipelining is HTTP/1.1's; over HTTP/2 keep several streams open on each \
+                     connection instead",
                 ));
             }
         }
         if self.cpus.as_ref().is_some_and(Vec::is_empty) {
-            return Err(LoadError::Config("the CPU list (--cpus) is empty".into()));
+            return Err(LoadError::config(&[Setting::Cpus], "the CPU list is empty"));
         }
         Ok(())
     }
@@ -467,16 +479,32 @@ mod tests {
     }
 
     #[test]
-    fn validation_names_the_flag() {
+    fn validation_names_the_settings() {
         let target = Endpoint::from_url("http://127.0.0.1:1/").unwrap();
         let mut config = LoadConfig::closed(target, 0, Duration::from_secs(1));
-        assert!(config.validate().unwrap_err().to_string().contains("-c"));
+        let about = |config: &LoadConfig| match config.validate().unwrap_err() {
+            LoadError::Config { settings, message } => (settings, message),
+            other => panic!("not a configuration error: {other}"),
+        };
+        let (settings, message) = about(&config);
+        assert_eq!(settings, [Setting::Connections]);
+        assert!(
+            message.contains("connections must be at least 1"),
+            "{message}"
+        );
         config.schedule.connections = 2;
         config.threads = 3;
-        assert!(config.validate().unwrap_err().to_string().contains("-t 3"));
+        let (settings, message) = about(&config);
+        assert_eq!(settings, [Setting::Threads, Setting::Connections]);
+        assert!(
+            message.contains("3 threads cannot exceed 2 connections"),
+            "{message}"
+        );
         config.threads = 1;
         config.schedule = Schedule::open(0.0, 2);
-        assert!(config.validate().unwrap_err().to_string().contains("-R"));
+        let (settings, message) = about(&config);
+        assert_eq!(settings[0], Setting::Rate);
+        assert!(message.starts_with("rate must be"), "{message}");
     }
 
     #[test]
@@ -491,35 +519,35 @@ mod tests {
                     stop: StopAfter::Duration(1_000_000 * hour),
                     ..valid.clone()
                 },
-                "duration (-d) can be at most 24h",
+                "duration can be at most 24h",
             ),
             (
                 LoadConfig {
                     warmup: 25 * hour,
                     ..valid.clone()
                 },
-                "warm-up (--warmup) can be at most 24h",
+                "warm-up can be at most 24h",
             ),
             (
                 LoadConfig {
                     timeout: Duration::MAX,
                     ..valid.clone()
                 },
-                "timeout (--timeout) can be at most 24h",
+                "timeout can be at most 24h",
             ),
             (
                 LoadConfig {
                     stop: StopAfter::Requests(u64::MAX),
                     ..valid.clone()
                 },
-                "request count (-n) must be from 1 to 2^53",
+                "request count must be from 1 to 2^53",
             ),
             (
                 LoadConfig {
                     schedule: Schedule::open(1e12, 2),
                     ..valid.clone()
                 },
-                "rate (-R) must be from 0.001 to 2000000",
+                "rate must be from 0.001 to 2000000",
             ),
             (
                 LoadConfig {
@@ -527,7 +555,7 @@ mod tests {
                     schedule: Schedule::closed(10_000),
                     ..valid.clone()
                 },
-                "threads (-t) must be from 1 to 1024",
+                "threads must be from 1 to 1024",
             ),
             (
                 LoadConfig {
@@ -537,7 +565,7 @@ mod tests {
                     },
                     ..valid.clone()
                 },
-                "--body-file",
+                "the request body can be at most 64 MiB",
             ),
         ];
         for (config, expected) in cases {

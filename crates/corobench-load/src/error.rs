@@ -6,12 +6,63 @@ use std::net::SocketAddr;
 
 use crate::SPARE_FDS;
 
+/// A setting of a load, as its configuration names it: what a refused
+/// configuration is about, so that a caller can say where it was set (a
+/// command's flag, a spec's key).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Setting {
+    Url,
+    Method,
+    Header,
+    Body,
+    Connections,
+    Threads,
+    Rate,
+    Requests,
+    Duration,
+    Warmup,
+    Timeout,
+    Pipeline,
+    /// A connection per request instead of connections kept alive.
+    NoKeepalive,
+    Cpus,
+    Backend,
+    /// HTTP/2 over TLS.
+    H2,
+    /// Cleartext HTTP/2 by prior knowledge.
+    H2c,
+    Streams,
+    StreamWindow,
+    ConnectionWindow,
+    MaxFrame,
+    Ktls,
+    KernelStamps,
+    KernelSendStamps,
+    StartAt,
+    IdleConnections,
+}
+
+/// What would get a server that does not speak the protocol asked for
+/// measured.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProtocolFix {
+    /// Measure HTTP/1.1 instead.
+    Http1,
+    /// Ask for HTTP/2 over TLS at its `https://` URL.
+    OverTls,
+}
+
 /// Why a load run could not run.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
-    /// A bad value in the configuration; the message names the flag.
-    #[error("{0}")]
-    Config(String),
+    /// A bad value or combination in the configuration, in the crate's own
+    /// words; `settings` are the ones it is about.
+    #[error("{message}")]
+    Config {
+        settings: Vec<Setting>,
+        message: String,
+    },
     /// Not even one connection could be opened before the run.
     #[error("cannot connect to {addr}: {source}; is the server running and listening there?")]
     Connect { addr: SocketAddr, source: io::Error },
@@ -31,10 +82,14 @@ pub enum LoadError {
     /// A generator thread died unexpectedly.
     #[error("a generator thread failed: {0}")]
     Thread(String),
-    /// The server does not speak the protocol asked for (HTTP/2 over TLS
-    /// or h2c); the message says what it speaks instead.
-    #[error("{0}")]
-    Protocol(String),
+    /// The server does not speak the protocol asked for (`asked`: HTTP/2
+    /// over TLS or h2c); the message says what it speaks instead.
+    #[error("{message}")]
+    Protocol {
+        asked: Setting,
+        fix: Option<ProtocolFix>,
+        message: String,
+    },
     /// TLS cannot be set up as asked, or the server's handshake failed
     /// before the load.
     #[error(transparent)]
@@ -42,6 +97,15 @@ pub enum LoadError {
 }
 
 impl LoadError {
+    /// A refused configuration about `settings`.
+    #[must_use]
+    pub fn config(settings: &[Setting], message: impl Into<String>) -> Self {
+        Self::Config {
+            settings: settings.to_vec(),
+            message: message.into(),
+        }
+    }
+
     pub(crate) fn os(context: impl Into<String>, source: io::Error) -> Self {
         Self::Os {
             context: context.into(),
@@ -55,8 +119,8 @@ impl LoadError {
 fn fd_advice(connections: u32, needed: u64, limit: u64, kernel_max: Option<u64>) -> String {
     let fit_now = limit.saturating_sub(SPARE_FDS);
     let head = format!(
-        "{connections} connections (-c) need about {needed} file descriptors, but the limit is \
-         {limit}: use at most {fit_now} connections (-c)"
+        "{connections} connections need about {needed} file descriptors, but the limit is \
+         {limit}: use at most {fit_now} connections"
     );
     match kernel_max {
         Some(kernel_max) if needed > kernel_max => {
@@ -89,10 +153,7 @@ mod tests {
     fn fd_advice_stays_under_the_kernel_ceiling() {
         let within = fd_advice(30_000, 30_064, 20_000, Some(1_048_576));
         assert!(within.contains("ulimit -n 30064"), "{within}");
-        assert!(
-            within.contains("at most 19936 connections (-c)"),
-            "{within}"
-        );
+        assert!(within.contains("at most 19936 connections,"), "{within}");
 
         let above = fd_advice(u32::MAX, 4_294_967_359, 20_000, Some(1_048_576));
         assert!(!above.contains("ulimit -n 4294967359"), "{above}");
@@ -103,7 +164,7 @@ mod tests {
         let at_ceiling = fd_advice(2_000_000, 2_000_064, 1_048_576, Some(1_048_576));
         assert!(!at_ceiling.contains("ulimit -n"), "{at_ceiling}");
         assert!(
-            at_ceiling.contains("at most 1048512 connections (-c)"),
+            at_ceiling.contains("at most 1048512 connections;"),
             "{at_ceiling}"
         );
     }

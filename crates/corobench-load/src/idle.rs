@@ -8,7 +8,7 @@ use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
-use crate::error::LoadError;
+use crate::error::{LoadError, Setting};
 use crate::{SPARE_FDS, check_fd_limit};
 
 /// The most bytes of one response head.
@@ -36,11 +36,15 @@ impl IdleConnections {
         timeout: Duration,
     ) -> Result<Self, LoadError> {
         check_fd_limit(count).map_err(|e| match e {
-            LoadError::FdLimit { needed, limit, .. } => LoadError::Config(format!(
-                "idle_connections = {count} needs about {needed} file descriptors, but this \
-                 process may open {limit}: use at most {} or raise the hard limit (`ulimit -Hn`)",
-                limit.saturating_sub(SPARE_FDS)
-            )),
+            LoadError::FdLimit { needed, limit, .. } => LoadError::config(
+                &[Setting::IdleConnections],
+                format!(
+                    "idle_connections = {count} needs about {needed} file descriptors, but this \
+                     process may open {limit}: use at most {} or raise the hard limit \
+                     (`ulimit -Hn`)",
+                    limit.saturating_sub(SPARE_FDS)
+                ),
+            ),
             other => other,
         })?;
         let deadline = Instant::now() + timeout;
@@ -48,10 +52,13 @@ impl IdleConnections {
         for index in 0..count {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
-                return Err(LoadError::Config(format!(
-                    "only {index} of {count} idle connections were open and answered after \
-                     {timeout:?}; the server accepts too slowly, or lower idle_connections"
-                )));
+                return Err(LoadError::config(
+                    &[Setting::IdleConnections],
+                    format!(
+                        "only {index} of {count} idle connections were open and answered after \
+                         {timeout:?}; the server accepts too slowly, or lower idle_connections"
+                    ),
+                ));
             }
             let stream = answered(addr, request, left).map_err(|e| {
                 LoadError::os(

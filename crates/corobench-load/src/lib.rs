@@ -46,7 +46,7 @@ use std::time::{Duration, SystemTime};
 pub use config::{Endpoint, LoadConfig, RequestTemplate, StopAfter};
 pub use corobench_model::LoadReport;
 pub use corobench_model::{Backend, BackendChoice, Schedule, ScheduleKind};
-pub use error::LoadError;
+pub use error::{LoadError, ProtocolFix, Setting};
 pub use h2::{Http2Options, MAX_STREAMS};
 pub use idle::IdleConnections;
 pub use live::{LIVE_INTERVAL, LiveSnapshot};
@@ -111,8 +111,9 @@ impl LoadRun {
             .map(|options| TlsSetup::new(options, config.endpoint.host_name()))
             .transpose()?;
         if tls.as_ref().is_some_and(|t| t.ktls) && config.backend != Backend::Epoll {
-            return Err(LoadError::Config(
-                "kernel TLS (--ktls) runs on the epoll backend only; use --backend epoll".into(),
+            return Err(LoadError::config(
+                &[Setting::Ktls, Setting::Backend],
+                "kernel TLS runs on the epoll backend only",
             ));
         }
         let connect_timeout = config.timeout.min(Duration::from_secs(5));
@@ -176,21 +177,24 @@ impl LoadRun {
     /// The io_uring backend on a kernel older than 6.0.
     pub fn kernel_stamps(mut self, on: bool) -> Result<Self, LoadError> {
         if on && self.tls.as_ref().is_some_and(|t| t.ktls) {
-            return Err(LoadError::Config(
-                "kernel receive stamps (--kernel-stamps) and kernel TLS (--ktls) both read \
-                 control messages of their own; choose one"
-                    .to_owned(),
+            return Err(LoadError::config(
+                &[Setting::KernelStamps, Setting::Ktls],
+                "kernel receive stamps and kernel TLS both read control messages of their own; \
+                 choose one",
             ));
         }
         if on && self.config.backend == Backend::IoUring {
             let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
             let version = stamps::kernel_version(release.trim());
             if version.is_none_or(|v| v < stamps::URING_MIN_KERNEL) {
-                return Err(LoadError::Config(format!(
-                    "kernel receive stamps (--kernel-stamps) on the io_uring backend need Linux \
-                     6.0 or newer (multishot recvmsg), this is {}; use --backend epoll",
-                    release.trim()
-                )));
+                return Err(LoadError::config(
+                    &[Setting::KernelStamps, Setting::Backend],
+                    format!(
+                        "kernel receive stamps on the io_uring backend need Linux 6.0 or newer \
+                         (multishot recvmsg), this is {}; the epoll backend reads them on any",
+                        release.trim()
+                    ),
+                ));
             }
         }
         self.kernel_stamps = on;
@@ -206,17 +210,15 @@ impl LoadRun {
     /// Without kernel receive stamps, or on the io_uring backend.
     pub fn kernel_send_stamps(mut self, on: bool) -> Result<Self, LoadError> {
         if on && !self.kernel_stamps {
-            return Err(LoadError::Config(
-                "kernel send stamps (--kernel-send-stamps) come with receive stamps: add \
-                 --kernel-stamps"
-                    .to_owned(),
+            return Err(LoadError::config(
+                &[Setting::KernelSendStamps, Setting::KernelStamps],
+                "kernel send stamps come with receive stamps: ask for both",
             ));
         }
         if on && self.config.backend != Backend::Epoll {
-            return Err(LoadError::Config(
-                "kernel send stamps (--kernel-send-stamps) are read on the epoll backend only; \
-                 use --backend epoll"
-                    .to_owned(),
+            return Err(LoadError::config(
+                &[Setting::KernelSendStamps, Setting::Backend],
+                "kernel send stamps are read on the epoll backend only",
             ));
         }
         self.send_stamps = on;
@@ -335,10 +337,14 @@ fn check_protocol(
                             refusal: HandshakeRefusal::NoAlpn { .. },
                             ..
                         },
-                    ) => LoadError::Protocol(format!(
-                        "{server} refused ALPN h2 in the TLS handshake: it does not serve \
-                             HTTP/2 over TLS here; load it without --h2 to measure HTTP/1.1"
-                    )),
+                    ) => LoadError::Protocol {
+                        asked: Setting::H2,
+                        fix: Some(ProtocolFix::Http1),
+                        message: format!(
+                            "{server} refused ALPN h2 in the TLS handshake: it does not serve \
+                             HTTP/2 over TLS here; HTTP/1.1 over TLS can be measured"
+                        ),
+                    },
                     _ => LoadError::Tls(error),
                 }
             })?;

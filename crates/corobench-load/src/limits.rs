@@ -1,5 +1,6 @@
 //! The range of every number a user gives a load run, checked once with a
-//! message that names the flag. Inside these bounds no arithmetic of the
+//! message that names the setting ([`Setting`]: the caller says where it
+//! was set). Inside these bounds no arithmetic of the
 //! engine (nanoseconds, deadlines, rates × time, counts) comes near overflow,
 //! so the engine can trust the values afterwards.
 
@@ -7,7 +8,7 @@ use std::time::Duration;
 
 use corobench_model::Schedule;
 
-use crate::error::LoadError;
+use crate::error::{LoadError, Setting};
 
 /// The longest measured window, warm-up and timeout: a day. It keeps every
 /// deadline (warm-up + window, in nanoseconds) nine orders of magnitude
@@ -45,21 +46,35 @@ pub use corobench_model::MAX_PIPELINE;
 /// request, serialised once for the run): 64 MiB, as for a body.
 pub const MAX_PIPELINED_BYTES: usize = MAX_BODY_BYTES;
 
-fn refuse(message: String) -> Result<(), LoadError> {
-    Err(LoadError::Config(message))
+fn refuse(settings: &[Setting], message: String) -> Result<(), LoadError> {
+    Err(LoadError::config(settings, message))
+}
+
+/// How a duration setting is named in a message.
+fn duration_name(setting: Setting) -> &'static str {
+    match setting {
+        Setting::Warmup => "warm-up",
+        Setting::Timeout => "timeout",
+        _ => "duration",
+    }
 }
 
 /// A duration that may be zero (a warm-up), up to [`MAX_DURATION`].
 ///
 /// # Errors
-/// A duration longer than a day; the message starts with `what`, e.g. `warm-up (--warmup)`.
-pub fn check_duration(what: &str, value: Duration) -> Result<(), LoadError> {
+/// A duration longer than a day; the message starts with the setting's
+/// name, e.g. `warm-up`.
+pub fn check_duration(setting: Setting, value: Duration) -> Result<(), LoadError> {
+    let what = duration_name(setting);
     if value > MAX_DURATION {
-        return refuse(format!(
-            "{what} can be at most 24h ({}s), got {}s",
-            MAX_DURATION.as_secs(),
-            value.as_secs()
-        ));
+        return refuse(
+            &[setting],
+            format!(
+                "{what} can be at most 24h ({}s), got {}s",
+                MAX_DURATION.as_secs(),
+                value.as_secs()
+            ),
+        );
     }
     Ok(())
 }
@@ -68,11 +83,15 @@ pub fn check_duration(what: &str, value: Duration) -> Result<(), LoadError> {
 ///
 /// # Errors
 /// Zero, or longer than a day.
-pub fn check_positive_duration(what: &str, value: Duration) -> Result<(), LoadError> {
+pub fn check_positive_duration(setting: Setting, value: Duration) -> Result<(), LoadError> {
     if value.is_zero() {
-        return refuse(format!("{what} must be longer than 0 (and at most 24h)"));
+        let what = duration_name(setting);
+        return refuse(
+            &[setting],
+            format!("{what} must be longer than 0 (and at most 24h)"),
+        );
     }
-    check_duration(what, value)
+    check_duration(setting, value)
 }
 
 /// A request count (`-n`) in `1..=MAX_REQUESTS`.
@@ -81,9 +100,10 @@ pub fn check_positive_duration(what: &str, value: Duration) -> Result<(), LoadEr
 /// Zero or more than [`MAX_REQUESTS`].
 pub fn check_requests(requests: u64) -> Result<(), LoadError> {
     if requests == 0 || requests > MAX_REQUESTS {
-        return refuse(format!(
-            "request count (-n) must be from 1 to 2^53 ({MAX_REQUESTS}), got {requests}"
-        ));
+        return refuse(
+            &[Setting::Requests],
+            format!("request count must be from 1 to 2^53 ({MAX_REQUESTS}), got {requests}"),
+        );
     }
     Ok(())
 }
@@ -94,9 +114,10 @@ pub fn check_requests(requests: u64) -> Result<(), LoadError> {
 /// Zero or more than [`MAX_THREADS`].
 pub fn check_threads(threads: u32) -> Result<(), LoadError> {
     if threads == 0 || threads > MAX_THREADS {
-        return refuse(format!(
-            "threads (-t) must be from 1 to {MAX_THREADS}, got {threads}"
-        ));
+        return refuse(
+            &[Setting::Threads],
+            format!("threads must be from 1 to {MAX_THREADS}, got {threads}"),
+        );
     }
     Ok(())
 }
@@ -116,12 +137,15 @@ pub fn check_rate(rate_per_s: f64, connections: u32, threads: u32) -> Result<(),
     if rate_per_s.is_finite() && (MIN_RATE_PER_S..=max).contains(&rate_per_s) {
         return Ok(());
     }
-    refuse(format!(
-        "rate (-R) must be from {MIN_RATE_PER_S} to {max} requests/s with {connections} \
-         connection(s) (-c) and {threads} thread(s) (-t), got {rate_per_s}: no generator sends \
-         more than {MAX_RATE_PER_CONNECTION} requests/s on one connection or \
-         {MAX_RATE_PER_THREAD} from one thread; add connections and threads for more"
-    ))
+    refuse(
+        &[Setting::Rate, Setting::Connections, Setting::Threads],
+        format!(
+            "rate must be from {MIN_RATE_PER_S} to {max} requests/s with {connections} \
+             connection(s) and {threads} thread(s), got {rate_per_s}: no generator sends more \
+             than {MAX_RATE_PER_CONNECTION} requests/s on one connection or \
+             {MAX_RATE_PER_THREAD} from one thread; add connections and threads for more"
+        ),
+    )
 }
 
 /// A request body of at most [`MAX_BODY_BYTES`].
@@ -130,10 +154,12 @@ pub fn check_rate(rate_per_s: f64, connections: u32, threads: u32) -> Result<(),
 /// A larger body.
 pub fn check_body_len(len: usize) -> Result<(), LoadError> {
     if len > MAX_BODY_BYTES {
-        return refuse(format!(
-            "the request body (--body, --body-file) can be at most 64 MiB ({MAX_BODY_BYTES} bytes), \
-             got {len} bytes"
-        ));
+        return refuse(
+            &[Setting::Body],
+            format!(
+                "the request body can be at most 64 MiB ({MAX_BODY_BYTES} bytes), got {len} bytes"
+            ),
+        );
     }
     Ok(())
 }
@@ -143,27 +169,30 @@ pub fn check_body_len(len: usize) -> Result<(), LoadError> {
 /// closed loop.
 ///
 /// # Errors
-/// A depth out of range, or pipelining with `--no-keepalive` or `-R`.
+/// A depth out of range, or pipelining with a connection per request or
+/// an open loop.
 pub fn check_wire_mode(schedule: &Schedule) -> Result<(), LoadError> {
     let depth = schedule.pipeline;
     if depth == 0 || depth > MAX_PIPELINE {
-        return refuse(format!(
-            "pipeline depth (--pipeline) must be from 1 to {MAX_PIPELINE}, got {depth}"
-        ));
+        return refuse(
+            &[Setting::Pipeline],
+            format!("pipeline depth must be from 1 to {MAX_PIPELINE}, got {depth}"),
+        );
     }
     if depth > 1 && !schedule.keepalive {
         return refuse(
-            "--pipeline cannot be combined with --no-keepalive: pipelined requests share a \
-             connection, and --no-keepalive gives every request its own"
+            &[Setting::Pipeline, Setting::NoKeepalive],
+            "pipelining cannot be combined with a connection per request: pipelined requests \
+             share a connection, and a connection per request gives every request its own"
                 .into(),
         );
     }
     if depth > 1 && schedule.rate_per_s().is_some() {
         return refuse(
-            "--pipeline cannot be combined with an open loop (-R): each arrival would wait \
-             behind the requests ahead of it on its connection, so its latency would measure \
-             the queue it happened to join; pipeline in a closed loop (-c), or use more \
-             connections"
+            &[Setting::Pipeline, Setting::Rate],
+            "pipelining cannot be combined with an open loop: each arrival would wait behind \
+             the requests ahead of it on its connection, so its latency would measure the \
+             queue it happened to join; pipeline in a closed loop, or use more connections"
                 .into(),
         );
     }
@@ -178,11 +207,14 @@ pub fn check_pipelined_bytes(request_len: usize, depth: u32) -> Result<(), LoadE
     let depth = usize::try_from(depth).unwrap_or(usize::MAX);
     match request_len.checked_mul(depth) {
         Some(total) if total <= MAX_PIPELINED_BYTES => Ok(()),
-        _ => refuse(format!(
-            "{depth} pipelined requests (--pipeline) of {request_len} bytes each exceed the \
-             64 MiB ({MAX_PIPELINED_BYTES} bytes) a pipelined write may carry; use a smaller \
-             depth or body"
-        )),
+        _ => refuse(
+            &[Setting::Pipeline],
+            format!(
+                "{depth} pipelined requests of {request_len} bytes each exceed the 64 MiB \
+                 ({MAX_PIPELINED_BYTES} bytes) a pipelined write may carry; use a smaller depth \
+                 or body"
+            ),
+        ),
     }
 }
 
@@ -190,35 +222,49 @@ pub fn check_pipelined_bytes(request_len: usize, depth: u32) -> Result<(), LoadE
 mod tests {
     use super::*;
 
-    fn message(result: Result<(), LoadError>) -> String {
-        result.expect_err("refused").to_string()
+    /// The refusal's message, and the settings it is about.
+    fn refusal(result: Result<(), LoadError>) -> (String, Vec<Setting>) {
+        match result.expect_err("refused") {
+            LoadError::Config { settings, message } => (message, settings),
+            other => panic!("not a configuration error: {other}"),
+        }
     }
 
     #[test]
     fn durations_are_bounded_by_a_day() {
-        assert!(check_duration("warm-up (--warmup)", Duration::ZERO).is_ok());
-        assert!(check_duration("warm-up (--warmup)", MAX_DURATION).is_ok());
+        assert!(check_duration(Setting::Warmup, Duration::ZERO).is_ok());
+        assert!(check_duration(Setting::Warmup, MAX_DURATION).is_ok());
         let long = Duration::from_secs(1_000_000 * 3600);
-        let text = message(check_duration("warm-up (--warmup)", long));
-        assert!(text.contains("--warmup") && text.contains("24h"), "{text}");
-        let text = message(check_positive_duration("duration (-d)", Duration::ZERO));
+        let (text, settings) = refusal(check_duration(Setting::Warmup, long));
         assert!(
-            text.contains("-d") && text.contains("longer than 0"),
+            text.starts_with("warm-up") && text.contains("24h"),
             "{text}"
         );
-        assert!(check_positive_duration("duration (-d)", Duration::MAX).is_err());
+        assert_eq!(settings, [Setting::Warmup]);
+        let (text, settings) = refusal(check_positive_duration(Setting::Duration, Duration::ZERO));
+        assert!(
+            text.starts_with("duration") && text.contains("longer than 0"),
+            "{text}"
+        );
+        assert_eq!(settings, [Setting::Duration]);
+        assert!(check_positive_duration(Setting::Duration, Duration::MAX).is_err());
     }
 
     #[test]
-    fn counts_name_their_flag_and_range() {
+    fn counts_name_their_setting_and_range() {
         assert!(check_requests(1).is_ok() && check_requests(MAX_REQUESTS).is_ok());
         for n in [0, MAX_REQUESTS + 1, u64::MAX] {
-            let text = message(check_requests(n));
-            assert!(text.contains("-n") && text.contains("2^53"), "{text}");
+            let (text, settings) = refusal(check_requests(n));
+            assert!(
+                text.contains("request count") && text.contains("2^53"),
+                "{text}"
+            );
+            assert_eq!(settings, [Setting::Requests]);
         }
         assert!(check_threads(1).is_ok() && check_threads(MAX_THREADS).is_ok());
-        let text = message(check_threads(MAX_THREADS + 1));
-        assert!(text.contains("-t") && text.contains("1024"), "{text}");
+        let (text, settings) = refusal(check_threads(MAX_THREADS + 1));
+        assert!(text.contains("threads") && text.contains("1024"), "{text}");
+        assert_eq!(settings, [Setting::Threads]);
     }
 
     #[test]
@@ -228,11 +274,12 @@ mod tests {
         assert_eq!(max_rate_per_s(1, 1), MAX_RATE_PER_CONNECTION);
         assert_eq!(max_rate_per_s(1000, 2), 2.0 * MAX_RATE_PER_THREAD);
         for rate in [1e12, 1e8, 1e-9, 0.0, -1.0, f64::NAN, f64::INFINITY] {
-            let text = message(check_rate(rate, 1, 1));
+            let (text, settings) = refusal(check_rate(rate, 1, 1));
             assert!(
-                text.contains("-R") && text.contains("1000000"),
+                text.starts_with("rate") && text.contains("1000000"),
                 "{rate}: {text}"
             );
+            assert_eq!(settings[0], Setting::Rate);
         }
     }
 
@@ -241,37 +288,47 @@ mod tests {
         let closed = Schedule::closed(4);
         assert!(check_wire_mode(&closed.with_pipeline(16)).is_ok());
         assert!(check_wire_mode(&closed.with_keepalive(false)).is_ok());
-        for (schedule, expected) in [
+        for (schedule, expected, settings) in [
             (
                 closed.with_pipeline(0),
-                "--pipeline) must be from 1 to 1024",
+                "pipeline depth must be from 1 to 1024",
+                &[Setting::Pipeline][..],
             ),
-            (closed.with_pipeline(MAX_PIPELINE + 1), "got 1025"),
+            (
+                closed.with_pipeline(MAX_PIPELINE + 1),
+                "got 1025",
+                &[Setting::Pipeline],
+            ),
             (
                 closed.with_pipeline(2).with_keepalive(false),
-                "--pipeline cannot be combined with --no-keepalive",
+                "pipelining cannot be combined with a connection per request",
+                &[Setting::Pipeline, Setting::NoKeepalive],
             ),
             (
                 Schedule::open(100.0, 4).with_pipeline(2),
-                "--pipeline cannot be combined with an open loop (-R)",
+                "pipelining cannot be combined with an open loop",
+                &[Setting::Pipeline, Setting::Rate],
             ),
         ] {
-            let text = message(check_wire_mode(&schedule));
+            let (text, about) = refusal(check_wire_mode(&schedule));
             assert!(text.contains(expected), "{schedule:?}: {text}");
+            assert_eq!(about, settings);
         }
         assert!(check_pipelined_bytes(100, 16).is_ok());
-        let text = message(check_pipelined_bytes(MAX_BODY_BYTES, 2));
-        assert!(text.contains("--pipeline"), "{text}");
+        let (text, settings) = refusal(check_pipelined_bytes(MAX_BODY_BYTES, 2));
+        assert!(text.contains("pipelined requests"), "{text}");
+        assert_eq!(settings, [Setting::Pipeline]);
         assert!(check_pipelined_bytes(usize::MAX, 2).is_err());
     }
 
     #[test]
     fn bodies_are_bounded() {
         assert!(check_body_len(MAX_BODY_BYTES).is_ok());
-        let text = message(check_body_len(MAX_BODY_BYTES + 1));
+        let (text, settings) = refusal(check_body_len(MAX_BODY_BYTES + 1));
         assert!(
-            text.contains("--body-file") && text.contains("64 MiB"),
+            text.contains("request body") && text.contains("64 MiB"),
             "{text}"
         );
+        assert_eq!(settings, [Setting::Body]);
     }
 }

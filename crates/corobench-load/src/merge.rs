@@ -126,7 +126,7 @@ impl fmt::Display for MergeError {
                 f,
                 "{late} began measuring {gap_s:.3}s after {early} stopped: their windows do \
                  not overlap, so no moment was measured by both; give every generator the \
-                 same --start-at and -d"
+                 same start instant and duration"
             ),
             Self::Duplicate { first, other } => write!(
                 f,
@@ -144,8 +144,8 @@ impl fmt::Display for MergeError {
                 problem,
             } => write!(
                 f,
-                "{source}: {field} {problem}: no corobench load wrote that; merge the reports \
-                 as `corobench load --json` wrote them"
+                "{source}: {field} {problem}: no load corobench ran wrote that; merge the \
+                 reports as the generators wrote them"
             ),
             Self::Overflow { what } => write!(
                 f,
@@ -159,8 +159,8 @@ impl fmt::Display for MergeError {
                 limit,
             } => write!(
                 f,
-                "{source}: its {what} is {value}, beyond {limit}: no corobench load wrote \
-                 that; merge the reports as `corobench load --json` wrote them"
+                "{source}: its {what} is {value}, beyond {limit}: no load corobench ran wrote \
+                 that; merge the reports as the generators wrote them"
             ),
         }
     }

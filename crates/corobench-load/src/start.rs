@@ -8,7 +8,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use corobench_model::WindowPlacement;
 
 use crate::clock::{NS_PER_US, ns};
-use crate::error::LoadError;
+use crate::error::{LoadError, Setting};
 use crate::limits::MAX_DURATION;
 
 /// The longest nap while waiting, so that cancelling is noticed promptly
@@ -83,7 +83,7 @@ impl Origin {
 /// typing mistake (a wrong year or time zone) rather than a plan.
 ///
 /// # Errors
-/// [`LoadError::Config`] naming `--start-at`.
+/// [`LoadError::Config`] about [`Setting::StartAt`].
 pub fn check_start_at(start_at: SystemTime, now: SystemTime) -> Result<(), LoadError> {
     let distance = start_at
         .duration_since(now)
@@ -91,10 +91,13 @@ pub fn check_start_at(start_at: SystemTime, now: SystemTime) -> Result<(), LoadE
         .unwrap_or_default();
     if distance > MAX_DURATION {
         let hours = distance.as_secs_f64() / 3600.0;
-        return Err(LoadError::Config(format!(
-            "--start-at is {hours:.0}h away from this host's clock; it must be within 24h \
-             (check the date and that the time is UTC, written with a Z)"
-        )));
+        return Err(LoadError::config(
+            &[Setting::StartAt],
+            format!(
+                "the start is {hours:.0}h away from this host's clock; it must be within 24h \
+                 (check the date and that the time is UTC, written with a Z)"
+            ),
+        ));
     }
     Ok(())
 }
@@ -145,7 +148,7 @@ mod tests {
         let message = check_start_at(now + 25 * hour, now)
             .unwrap_err()
             .to_string();
-        assert!(message.contains("--start-at is 25h away"), "{message}");
+        assert!(message.contains("the start is 25h away"), "{message}");
         assert!(check_start_at(now - 48 * hour, now).is_err());
     }
 
@@ -156,7 +159,7 @@ mod tests {
         let now = SystemTime::now();
         let almost = Duration::from_secs(25 * 3600) - Duration::from_millis(20);
         let message = check_start_at(now + almost, now).unwrap_err().to_string();
-        assert!(message.contains("--start-at is 25h away"), "{message}");
+        assert!(message.contains("the start is 25h away"), "{message}");
     }
 
     #[test]

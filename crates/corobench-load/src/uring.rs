@@ -13,7 +13,7 @@ use socket2::SockAddr;
 use crate::conn::{self, Conn, Phase};
 use crate::core::{SWEEP_INTERVAL_NS, Shared, ThreadPlan, ThreadResult, Turn};
 use crate::driver::{Driver, Io, Write};
-use crate::error::LoadError;
+use crate::error::{LoadError, Setting};
 use crate::stamps;
 
 mod buffers;
@@ -174,9 +174,10 @@ fn new_ring() -> Result<IoUring, LoadError> {
             })?,
     };
     if !ring.params().is_feature_ext_arg() {
-        return Err(LoadError::Config(
-            "this kernel's io_uring cannot wait with a timeout (Linux 5.11 or newer is needed); use --backend epoll"
-                .into(),
+        return Err(LoadError::config(
+            &[Setting::Backend],
+            "this kernel's io_uring cannot wait with a timeout (Linux 5.11 or newer is needed); \
+             the epoll backend runs on any",
         ));
     }
     Ok(ring)

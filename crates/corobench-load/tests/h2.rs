@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use corobench_load::{
     Backend, Http2Options, LoadConfig, LoadError, LoadReport, LoadRun, RequestTemplate, Schedule,
-    StopAfter,
+    Setting, StopAfter,
 };
 use corobench_model::Http2Report;
 use corobench_testkit::{ContractConfig, ContractServer, H2Knobs, Knobs, TestServer, TlsKnobs};
@@ -270,7 +270,7 @@ fn h2c_to_an_http1_server_is_refused_before_the_run() {
         ..LoadConfig::closed(endpoint, 1, Duration::from_secs(1))
     };
     let error = LoadRun::prepare(config).unwrap_err();
-    assert!(matches!(error, LoadError::Protocol(_)), "{error:?}");
+    assert!(matches!(error, LoadError::Protocol { .. }), "{error:?}");
     assert!(
         error.to_string().contains("speaks HTTP/1.1, not h2c"),
         "{error}"
@@ -278,7 +278,7 @@ fn h2c_to_an_http1_server_is_refused_before_the_run() {
     let knobs = TestServer::start(Knobs::default());
     let config = h2_config(&knobs, Backend::Epoll, Schedule::closed(1), (1, 1));
     let error = LoadRun::prepare(config).unwrap_err();
-    assert!(matches!(error, LoadError::Protocol(_)), "{error:?}");
+    assert!(matches!(error, LoadError::Protocol { .. }), "{error:?}");
     assert!(error.to_string().contains("does not speak h2c"), "{error}");
 }
 
@@ -295,7 +295,7 @@ fn h2_to_a_server_that_agrees_on_http1_is_refused_before_the_run() {
         let config = h2_config(&server, Backend::Epoll, Schedule::closed(1), (1, 1));
         let error = LoadRun::prepare(config).unwrap_err();
         assert!(
-            matches!(error, LoadError::Protocol(_)),
+            matches!(error, LoadError::Protocol { .. }),
             "{alpn:?}: {error:?}"
         );
         assert!(
@@ -311,8 +311,12 @@ fn pipelining_over_http2_is_refused_naming_streams() {
     let mut config = h2_config(&server, Backend::Epoll, Schedule::closed(1), (1, 1));
     config.schedule = config.schedule.with_pipeline(4);
     config.stop = StopAfter::Requests(1);
-    let error = LoadRun::prepare(config).unwrap_err().to_string();
-    assert!(error.contains("-m"), "{error}");
+    let error = LoadRun::prepare(config).unwrap_err();
+    assert!(
+        matches!(&error, LoadError::Config { settings, .. } if settings.contains(&Setting::Streams)),
+        "{error}"
+    );
+    assert!(error.to_string().contains("several streams"), "{error}");
 }
 
 #[test]

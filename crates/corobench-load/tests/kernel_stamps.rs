@@ -5,7 +5,7 @@ mod support;
 
 use std::time::Duration;
 
-use corobench_load::{Backend, LoadRun, StopAfter};
+use corobench_load::{Backend, LoadError, LoadRun, Setting, StopAfter};
 use corobench_testkit::{Knobs, TestServer};
 use support::{BACKENDS, config};
 
@@ -85,11 +85,22 @@ fn send_stamps_need_receive_stamps_and_the_epoll_backend() {
     let alone = LoadRun::prepare(config(&server, Backend::Epoll, 1, StopAfter::Requests(1)))
         .and_then(|run| run.kernel_send_stamps(true))
         .unwrap_err();
-    assert!(alone.to_string().contains("add --kernel-stamps"), "{alone}");
+    assert!(
+        matches!(&alone, LoadError::Config { settings, .. } if settings.contains(&Setting::KernelStamps)),
+        "{alone}"
+    );
+    assert!(
+        alone.to_string().contains("come with receive stamps"),
+        "{alone}"
+    );
     let uring = LoadRun::prepare(config(&server, Backend::IoUring, 1, StopAfter::Requests(1)))
         .and_then(|run| run.kernel_stamps(true))
         .and_then(|run| run.kernel_send_stamps(true));
     // A kernel older than 6.0 refuses io_uring receive stamps first.
-    let error = uring.unwrap_err().to_string();
-    assert!(error.contains("--backend epoll"), "{error}");
+    let error = uring.unwrap_err();
+    assert!(
+        matches!(&error, LoadError::Config { settings, .. } if settings.contains(&Setting::Backend)),
+        "{error}"
+    );
+    assert!(error.to_string().contains("epoll backend"), "{error}");
 }

@@ -181,7 +181,7 @@ fn target_status(error: &TargetError) -> Exit {
 /// connections or fails the TLS handshake failed.
 fn load_status(error: &LoadError) -> Exit {
     match error {
-        LoadError::Config(_) | LoadError::FdLimit { .. } => Exit::Usage,
+        LoadError::Config { .. } | LoadError::FdLimit { .. } => Exit::Usage,
         LoadError::Tls(tls) if tls.is_setting() => Exit::Usage,
         LoadError::Connect { .. } | LoadError::Tls(_) => Exit::TargetFailed,
         _ => Exit::CheckFailed,
@@ -307,7 +307,7 @@ mod tests {
             ),
             ("no runs", StoreError::NoRuns { path: path() }.into()),
             ("a bad CPU list", cpus.into()),
-            ("a bad load setting", LoadError::Config("bad".into()).into()),
+            ("a bad load setting", LoadError::config(&[], "bad").into()),
             ("an unreadable body", body.into()),
             ("a gate rule", rule.into()),
             (

@@ -7,12 +7,13 @@ use std::path::Path;
 use corobench_analyze::AnalyzeError;
 use corobench_analyze::gate::{self, GateSyntaxError};
 use corobench_engine::EngineError;
+use corobench_load::{HandshakeRefusal, LoadError, MergeError, ProtocolFix, Setting, TlsError};
 use corobench_report::ReportError;
 use corobench_store::StoreError;
 use corobench_target::TargetError;
 
 use crate::commands::shared::DbArg;
-use crate::exit;
+use crate::exit::{self, Exit};
 
 /// What to add after `error`'s message: the flag or command that helps,
 /// from the first cause in its chain that has one; empty when its own
@@ -30,6 +31,9 @@ pub fn hint(error: &anyhow::Error) -> String {
             }
             if let Some(error) = cause.downcast_ref::<TargetError>() {
                 return target(error);
+            }
+            if let Some(error) = cause.downcast_ref::<MergeError>() {
+                return merge(error);
             }
             cause.downcast_ref::<ReportError>().and_then(report)
         })
@@ -86,6 +90,122 @@ fn report(error: &ReportError) -> Option<String> {
     match error {
         ReportError::UnsupportedForClaims(_) => Some(" (--format)".to_owned()),
         _ => None,
+    }
+}
+
+/// Reports that cannot be merged because of how their loads were run.
+fn merge(error: &MergeError) -> Option<String> {
+    match error {
+        MergeError::NoOverlap { .. } => Some(" (--start-at and -d of each load)".to_owned()),
+        MergeError::Impossible { .. } | MergeError::Implausible { .. } => {
+            Some(" (`corobench load --json`)".to_owned())
+        }
+        _ => None,
+    }
+}
+
+/// A load that could not start, told with the flags that change what went
+/// wrong: a setting is a usage error; a server that does not speak the
+/// protocol asked for, or whose TLS handshake fails, has failed.
+#[must_use]
+pub fn load(error: LoadError) -> anyhow::Error {
+    let (exit, hint) = match &error {
+        LoadError::Config { settings, .. } => (Exit::Usage, load_flags(settings)),
+        LoadError::FdLimit { .. } => (Exit::Usage, load_flags(&[Setting::Connections])),
+        LoadError::Protocol { asked, fix, .. } => {
+            let hint = match fix {
+                Some(ProtocolFix::Http1) => format!(" (without {})", load_flag(*asked)),
+                Some(ProtocolFix::OverTls) => " (an https:// URL and --h2)".to_owned(),
+                None => String::new(),
+            };
+            (Exit::TargetFailed, hint)
+        }
+        LoadError::Tls(tls) if tls.is_setting() => (Exit::Usage, tls_hint(tls).to_owned()),
+        LoadError::Tls(tls) => (Exit::TargetFailed, tls_hint(tls).to_owned()),
+        _ => return error.into(),
+    };
+    exit::Failure {
+        exit,
+        message: format!("{error}{hint}"),
+    }
+    .into()
+}
+
+/// ` (FLAG, FLAG)` for the settings a load error is about.
+fn load_flags(settings: &[Setting]) -> String {
+    let flags: Vec<&str> = settings
+        .iter()
+        .map(|s| load_flag(*s))
+        .filter(|f| !f.is_empty())
+        .collect();
+    if flags.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", flags.join(", "))
+    }
+}
+
+/// The `corobench load` flag of a setting; empty for one it has no flag
+/// for (the URL is its argument).
+fn load_flag(setting: Setting) -> &'static str {
+    match setting {
+        Setting::Method => "-X",
+        Setting::Header => "-H",
+        Setting::Body => "--body, --body-file",
+        Setting::Connections => "-c",
+        Setting::Threads => "-t",
+        Setting::Rate => "-R",
+        Setting::Requests => "-n",
+        Setting::Duration => "-d",
+        Setting::Warmup => "--warmup",
+        Setting::Timeout => "--timeout",
+        Setting::Pipeline => "--pipeline",
+        Setting::NoKeepalive => "--no-keepalive",
+        Setting::Cpus => "--cpus",
+        Setting::Backend => "--backend",
+        Setting::H2 => "--h2",
+        Setting::H2c => "--h2c",
+        Setting::Streams => "-m",
+        Setting::StreamWindow => "--h2-stream-window",
+        Setting::ConnectionWindow => "--h2-connection-window",
+        Setting::MaxFrame => "--h2-max-frame",
+        Setting::Ktls => "--ktls",
+        Setting::KernelStamps => "--kernel-stamps",
+        Setting::KernelSendStamps => "--kernel-send-stamps",
+        Setting::StartAt => "--start-at",
+        _ => "",
+    }
+}
+
+/// The flags that change a TLS setting or handshake that went wrong.
+fn tls_hint(error: &TlsError) -> &'static str {
+    match error {
+        TlsError::Handshake { refusal, .. } => match refusal {
+            HandshakeRefusal::UntrustedCertificate => " (--ca FILE, or --insecure)",
+            HandshakeRefusal::WrongName { .. } => " (--sni NAME, or --insecure)",
+            HandshakeRefusal::Expired
+            | HandshakeRefusal::NotValidYet
+            | HandshakeRefusal::Certificate(_) => " (--insecure)",
+            HandshakeRefusal::NoAlpn { .. } => " (--alpn)",
+            HandshakeRefusal::Version | HandshakeRefusal::Closed => {
+                " (--tls-version, --tls-ciphers)"
+            }
+            HandshakeRefusal::Timeout => " (--timeout)",
+            _ => "",
+        },
+        TlsError::UnknownVersion(_) => " (--tls-version)",
+        TlsError::UnknownCipher { .. } | TlsError::NoCipherForVersions { .. } => {
+            " (--tls-ciphers, --tls-version)"
+        }
+        TlsError::CaFileUnreadable { .. }
+        | TlsError::CaFileNotPem { .. }
+        | TlsError::CaFileInvalid { .. } => " (--ca)",
+        TlsError::ServerName(_) => " (--sni)",
+        TlsError::KtlsUnavailable(_) | TlsError::KtlsRefused(_) => {
+            "; or run without --ktls, encrypting in corobench"
+        }
+        TlsError::UnknownProvider(_) | TlsError::ProviderNotBuilt(_) => " (--tls-provider)",
+        _ => "",
     }
 }
 
@@ -191,5 +311,58 @@ mod tests {
             "--baseline nginx: run r1 has no target nginx to compare with; use one of: base, ants"
         );
         assert_eq!(exit::status_of(&baseline), exit::Exit::Usage);
+    }
+
+    #[test]
+    fn load_errors_name_the_flags_of_their_settings() {
+        let schedule = corobench_model::Schedule::closed(4)
+            .with_pipeline(2)
+            .with_keepalive(false);
+        let refused = corobench_load::limits::check_wire_mode(&schedule).unwrap_err();
+        let told = load(refused);
+        assert!(
+            told.to_string()
+                .ends_with("its own (--pipeline, --no-keepalive)"),
+            "{told}"
+        );
+        assert_eq!(exit::status_of(&told), Exit::Usage);
+        let rate = corobench_load::limits::check_rate(5e7, 100, 1).unwrap_err();
+        assert!(load(rate).to_string().ends_with("(-R, -c, -t)"));
+        let fds = LoadError::FdLimit {
+            connections: 30_000,
+            needed: 30_064,
+            limit: 20_000,
+            kernel_max: None,
+        };
+        let fds = load(fds).to_string();
+        assert!(
+            fds.contains("use at most 19936 connections") && fds.ends_with(" (-c)"),
+            "{fds}"
+        );
+    }
+
+    #[test]
+    fn a_server_that_does_not_speak_the_protocol_is_told_which_flag_to_drop() {
+        let not_h2 = LoadError::Protocol {
+            asked: Setting::H2,
+            fix: Some(ProtocolFix::Http1),
+            message: "s chose no protocol by ALPN".to_owned(),
+        };
+        let told = load(not_h2);
+        assert_eq!(
+            told.to_string(),
+            "s chose no protocol by ALPN (without --h2)"
+        );
+        assert_eq!(exit::status_of(&told), Exit::TargetFailed);
+        let tls_port = LoadError::Protocol {
+            asked: Setting::H2c,
+            fix: Some(ProtocolFix::OverTls),
+            message: "this port speaks TLS".to_owned(),
+        };
+        assert!(
+            load(tls_port)
+                .to_string()
+                .ends_with("(an https:// URL and --h2)")
+        );
     }
 }

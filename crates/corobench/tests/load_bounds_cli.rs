@@ -64,7 +64,7 @@ fn every_value_out_of_range_is_refused() {
         // Rates no generator can send on these connections and threads.
         (&["-c", "1", "-n", "3", "-R", "1e12"], &["-R", "1000000"]),
         (&["-c", "1", "-R", "1e8"], &["-R", "1000000"]),
-        (&["-c", "100", "-R", "5e7"], &["-R", "10000000", "(-t)"]),
+        (&["-c", "100", "-R", "5e7"], &["-R", "10000000", "-c, -t)"]),
         (&["-R", "1e-9"], &["-R", "0.001"]),
         // A body file that never ends is read only one byte past the cap.
         (

@@ -115,12 +115,12 @@ fn bad_input_is_one_line_and_exit_2() {
         ),
         (
             &["load", "-t", "3", "-c", "2", &url],
-            "threads (-t 3) cannot exceed connections (-c 2)",
+            "3 threads cannot exceed 2 connections: each thread needs a connection (-t, -c)",
         ),
         (&["load", "-R", "0", &url], "is not a rate"),
         (
             &["load", "-d", "0s", &url],
-            "duration (-d) must be longer than 0",
+            "duration must be longer than 0",
         ),
         (&["load", "ftp://127.0.0.1/"], "must start with http://"),
         (&["load", "--cpus", "99", &url], "--cpus"),

@@ -77,7 +77,7 @@ fn pipelining_combinations_that_make_no_sense_are_refused() {
         ),
         (
             &["--pipeline", "4", "-R", "1000"],
-            &["--pipeline", "open loop (-R)"],
+            &["open loop", "(--pipeline, -R)"],
         ),
     ];
     for (args, expected) in cases {

@@ -20,6 +20,8 @@ pub(crate) mod request;
 pub(crate) use conn::{ConnError, Event, H2Conn, StreamEnd};
 pub(crate) use request::H2Request;
 
+use crate::error::Setting;
+
 /// What every thread of an HTTP/2 run shares: the request, encoded once,
 /// and the settings.
 #[derive(Debug)]
@@ -69,34 +71,48 @@ impl Http2Options {
     /// Streams out of `1..=MAX_STREAMS`, a window of 0 or above 2^31 - 1, a
     /// frame size outside 16,384..=2^24 - 1.
     pub fn validate(&self) -> Result<(), crate::LoadError> {
-        let refuse = |message: String| Err(crate::LoadError::Config(message));
+        let refuse = |setting, message: String| Err(crate::LoadError::config(&[setting], message));
         if !(1..=MAX_STREAMS).contains(&self.streams) {
-            return refuse(format!(
-                "streams per connection (-m) must be from 1 to {MAX_STREAMS}, got {}",
-                self.streams
-            ));
+            return refuse(
+                Setting::Streams,
+                format!(
+                    "streams per connection must be from 1 to {MAX_STREAMS}, got {}",
+                    self.streams
+                ),
+            );
         }
-        for (what, window) in [
-            ("the stream window (--h2-stream-window)", self.stream_window),
+        for (setting, what, window) in [
             (
-                "the connection window (--h2-connection-window)",
+                Setting::StreamWindow,
+                "the stream window",
+                self.stream_window,
+            ),
+            (
+                Setting::ConnectionWindow,
+                "the connection window",
                 self.connection_window,
             ),
         ] {
             if !(1..=frame::MAX_WINDOW).contains(&window) {
-                return refuse(format!(
-                    "{what} must be from 1 to {} bytes (2^31 - 1), got {window}",
-                    frame::MAX_WINDOW
-                ));
+                return refuse(
+                    setting,
+                    format!(
+                        "{what} must be from 1 to {} bytes (2^31 - 1), got {window}",
+                        frame::MAX_WINDOW
+                    ),
+                );
             }
         }
         if !(frame::MIN_MAX_FRAME..=frame::MAX_MAX_FRAME).contains(&self.max_frame) {
-            return refuse(format!(
-                "the largest frame (--h2-max-frame) must be from {} to {} bytes, got {}",
-                frame::MIN_MAX_FRAME,
-                frame::MAX_MAX_FRAME,
-                self.max_frame
-            ));
+            return refuse(
+                Setting::MaxFrame,
+                format!(
+                    "the largest frame must be from {} to {} bytes, got {}",
+                    frame::MIN_MAX_FRAME,
+                    frame::MAX_MAX_FRAME,
+                    self.max_frame
+                ),
+            );
         }
         Ok(())
     }

@@ -8,7 +8,7 @@ use std::net::TcpStream;
 use std::time::Duration;
 
 use super::frame::{self, HEAD_BYTES, Head, kind};
-use crate::error::LoadError;
+use crate::error::{LoadError, ProtocolFix, Setting};
 
 /// Over TLS: the protocol the handshake agreed by ALPN must be `h2`.
 ///
@@ -17,14 +17,14 @@ use crate::error::LoadError;
 pub(crate) fn check_alpn(server: &str, alpn: Option<&[u8]>) -> Result<(), LoadError> {
     match alpn {
         Some(b"h2") => Ok(()),
-        Some(other) => Err(LoadError::Protocol(format!(
+        Some(other) => Err(not_h2(format!(
             "{server} agreed on {:?} by ALPN when h2 was asked: it does not serve HTTP/2 over \
-             TLS here; load it without --h2 to measure HTTP/1.1",
+             TLS here; HTTP/1.1 over TLS can be measured",
             String::from_utf8_lossy(other)
         ))),
-        None => Err(LoadError::Protocol(format!(
+        None => Err(not_h2(format!(
             "{server} chose no protocol by ALPN when h2 was asked: it does not serve HTTP/2 over \
-             TLS (ALPN h2); load it without --h2 to measure HTTP/1.1"
+             TLS (ALPN h2); HTTP/1.1 over TLS can be measured"
         ))),
     }
 }
@@ -40,14 +40,18 @@ pub(crate) fn check_h2c(
     server: &str,
     timeout: Duration,
 ) -> Result<(), LoadError> {
-    let refuse = |why: String| LoadError::Protocol(format!("{server}: {why}"));
+    let refuse = |why: String, fix| LoadError::Protocol {
+        asked: Setting::H2c,
+        fix,
+        message: format!("{server}: {why}"),
+    };
     let _ = stream.set_read_timeout(Some(timeout));
     let _ = stream.set_write_timeout(Some(timeout));
     let mut hello = frame::PREFACE.to_vec();
     frame::write_settings(&mut hello, &[]);
     stream
         .write_all(&hello)
-        .map_err(|e| refuse(format!("cannot send the HTTP/2 preface: {e}")))?;
+        .map_err(|e| refuse(format!("cannot send the HTTP/2 preface: {e}"), None))?;
     let mut answer = [0u8; HEAD_BYTES];
     let mut have = 0;
     while have < HEAD_BYTES {
@@ -56,42 +60,59 @@ pub(crate) fn check_h2c(
             Ok(n) => have += n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
             Err(e) if have == 0 => {
-                return Err(refuse(format!(
-                    "no answer to the HTTP/2 preface ({e}): does it speak h2c (cleartext \
-                     HTTP/2 by prior knowledge)?"
-                )));
+                return Err(refuse(
+                    format!(
+                        "no answer to the HTTP/2 preface ({e}): does it speak h2c (cleartext \
+                         HTTP/2 by prior knowledge)?"
+                    ),
+                    None,
+                ));
             }
             Err(_) => break,
         }
     }
-    verdict(&answer[..have]).map_err(|why| refuse(why.to_owned()))
+    verdict(&answer[..have]).map_err(|(why, fix)| refuse(why.to_owned(), fix))
 }
 
-/// What the first bytes answering the preface say about the server.
-fn verdict(first: &[u8]) -> Result<(), &'static str> {
+/// A server that does not serve HTTP/2 over TLS, and serves HTTP/1.1.
+fn not_h2(message: String) -> LoadError {
+    LoadError::Protocol {
+        asked: Setting::H2,
+        fix: Some(ProtocolFix::Http1),
+        message,
+    }
+}
+
+/// What the first bytes answering the preface say about the server, and
+/// what would get it measured.
+fn verdict(first: &[u8]) -> Result<(), (&'static str, Option<ProtocolFix>)> {
     if first.starts_with(b"HTTP/") {
-        return Err(
-            "this server speaks HTTP/1.1, not h2c: it answered the HTTP/2 preface \
-                    with an HTTP/1.1 response; load it without --h2c",
-        );
+        return Err((
+            "this server speaks HTTP/1.1, not h2c: it answered the HTTP/2 preface with an \
+             HTTP/1.1 response; HTTP/1.1 can be measured",
+            Some(ProtocolFix::Http1),
+        ));
     }
     if matches!(first, [20..=23, 3, 0..=4, ..]) {
-        return Err(
-            "this port speaks TLS: it answered the cleartext HTTP/2 preface with TLS \
-                    records; load it with an https:// URL and --h2",
-        );
+        return Err((
+            "this port speaks TLS: it answered the cleartext HTTP/2 preface with TLS records; \
+             HTTP/2 over TLS (h2) at its https:// URL can be measured",
+            Some(ProtocolFix::OverTls),
+        ));
     }
     let Ok(head) = <&[u8; HEAD_BYTES]>::try_from(first) else {
-        return Err(
-            "the server closed the connection on the HTTP/2 preface: it does not \
-                    speak h2c (cleartext HTTP/2 by prior knowledge)",
-        );
+        return Err((
+            "the server closed the connection on the HTTP/2 preface: it does not speak h2c \
+             (cleartext HTTP/2 by prior knowledge)",
+            None,
+        ));
     };
     if Head::parse(head).kind != kind::SETTINGS {
-        return Err(
-            "the server answered the HTTP/2 preface with something other than its \
-                    SETTINGS: it does not speak h2c as RFC 9113 §3.4 asks",
-        );
+        return Err((
+            "the server answered the HTTP/2 preface with something other than its SETTINGS: \
+             it does not speak h2c as RFC 9113 §3.4 asks",
+            None,
+        ));
     }
     Ok(())
 }
@@ -105,28 +126,42 @@ mod tests {
         assert!(
             verdict(b"HTTP/1.1 400 Bad Request\r\n")
                 .unwrap_err()
+                .0
                 .contains("HTTP/1.1, not h2c")
         );
         assert!(
             verdict(&[22, 3, 1, 0, 5, 2, 0, 0, 1])
                 .unwrap_err()
+                .0
                 .contains("speaks TLS")
         );
-        assert!(verdict(b"").unwrap_err().contains("closed"));
+        assert!(verdict(b"").unwrap_err().0.contains("closed"));
         let mut settings = Vec::new();
         frame::write_settings(&mut settings, &[]);
         assert_eq!(verdict(&settings), Ok(()));
         let mut ping = Vec::new();
         frame::write_ping_ack(&mut ping, &[0; 8]);
-        assert!(verdict(&ping[..9]).unwrap_err().contains("other than"));
+        assert!(verdict(&ping[..9]).unwrap_err().0.contains("other than"));
     }
 
     #[test]
     fn alpn_must_be_h2() {
         assert!(check_alpn("s", Some(b"h2")).is_ok());
-        let error = check_alpn("s", Some(b"http/1.1")).unwrap_err().to_string();
+        let refused = check_alpn("s", Some(b"http/1.1")).unwrap_err();
         assert!(
-            error.contains("\"http/1.1\"") && error.contains("without --h2"),
+            matches!(
+                refused,
+                LoadError::Protocol {
+                    asked: Setting::H2,
+                    fix: Some(ProtocolFix::Http1),
+                    ..
+                }
+            ),
+            "{refused:?}"
+        );
+        let error = refused.to_string();
+        assert!(
+            error.contains("\"http/1.1\"") && error.contains("HTTP/1.1 over TLS can be measured"),
             "{error}"
         );
         assert!(

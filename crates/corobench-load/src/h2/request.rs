@@ -9,7 +9,7 @@
 //! gain is that a request is a memcpy of a block made before the run.
 
 use crate::config::{Endpoint, RequestTemplate};
-use crate::error::LoadError;
+use crate::error::{LoadError, Setting};
 
 /// Headers HTTP/2 forbids (RFC 9113 §8.2.2): the connection is the protocol's.
 const CONNECTION_SPECIFIC: [&str; 5] = [
@@ -102,16 +102,22 @@ impl H2Request {
 
 fn refuse_forbidden(name: &str, value: &str) -> Result<(), LoadError> {
     if CONNECTION_SPECIFIC.contains(&name) {
-        return Err(LoadError::Config(format!(
-            "the header {name:?} is connection-specific, which HTTP/2 forbids (RFC 9113 \
-             §8.2.2): leave it out when loading over HTTP/2"
-        )));
+        return Err(LoadError::config(
+            &[Setting::Header],
+            format!(
+                "the header {name:?} is connection-specific, which HTTP/2 forbids (RFC 9113 \
+                 §8.2.2): leave it out when loading over HTTP/2"
+            ),
+        ));
     }
     if name == "te" && !value.eq_ignore_ascii_case("trailers") {
-        return Err(LoadError::Config(format!(
-            "HTTP/2 allows the header \"te\" only as \"trailers\", not {value:?} (RFC 9113 \
-             §8.2.2)"
-        )));
+        return Err(LoadError::config(
+            &[Setting::Header],
+            format!(
+                "HTTP/2 allows the header \"te\" only as \"trailers\", not {value:?} (RFC 9113 \
+                 §8.2.2)"
+            ),
+        ));
     }
     Ok(())
 }

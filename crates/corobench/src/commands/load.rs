@@ -9,16 +9,16 @@ use clap::{Args, ValueEnum};
 use corobench_live::LoadView;
 use corobench_load::{
     Backend, BackendChoice, Endpoint, LoadConfig, LoadError, LoadRun, RequestTemplate, Schedule,
-    StopAfter, limits,
+    Setting, StopAfter, limits,
 };
 use corobench_model::{LoadReport, LoadWarning};
 use corobench_target::CpuSet;
 
 use super::load_h2::H2Args;
-use super::load_tls::{self, TlsArgs};
+use super::load_tls::TlsArgs;
 use super::load_watch;
 use crate::exit::{self, Exit};
-use crate::{signals, values};
+use crate::{hints, signals, values};
 use corobench_report::load_summary;
 
 /// Flags of `corobench load`, in the wrk / oha tradition.
@@ -196,7 +196,7 @@ pub fn run(args: &LoadArgs) -> anyhow::Result<Exit> {
     let mut load = LoadRun::prepare(config)
         .and_then(|load| load.kernel_stamps(args.kernel_stamps))
         .and_then(|load| load.kernel_send_stamps(args.kernel_send_stamps))
-        .map_err(load_tls::explain)?
+        .map_err(hints::load)?
         .priming(args.prime);
     let probe = args.probe.then(|| probe(args)).flatten();
     // Ctrl-C is handled from the first word on: a wait announced can be
@@ -204,7 +204,7 @@ pub fn run(args: &LoadArgs) -> anyhow::Result<Exit> {
     let stop = signals::stop_flag()?;
     if let Some(start_at) = args.start_at {
         announce_start(start_at, warmup);
-        load = load.starting_at(start_at)?;
+        load = load.starting_at(start_at).map_err(hints::load)?;
     }
     let window = match config_window {
         StopAfter::Duration(window) => Some(window),
@@ -229,7 +229,7 @@ fn probe(args: &LoadArgs) -> Option<f64> {
 }
 
 fn config_from(args: &LoadArgs, stdin_ca: Option<&std::path::Path>) -> anyhow::Result<LoadConfig> {
-    let mut endpoint = Endpoint::from_url(&args.url)?;
+    let mut endpoint = Endpoint::from_url(&args.url).map_err(hints::load)?;
     args.tls.apply(&mut endpoint, stdin_ca)?;
     let http2 = args.h2.resolve(&endpoint)?;
     let body = match (&args.body, &args.body_file) {
@@ -265,7 +265,7 @@ fn config_from(args: &LoadArgs, stdin_ca: Option<&std::path::Path>) -> anyhow::R
         backend: resolve_backend(args.backend),
         http2,
     };
-    config.validate()?;
+    config.validate().map_err(hints::load)?;
     Ok(config)
 }
 
@@ -295,8 +295,9 @@ fn parse_connections(text: &str) -> Result<u32, String> {
     let range = "from 1 up to what the file-descriptor limit allows";
     parse_checked_count(text, "connection count", range, |connections| {
         if connections == 0 {
-            return Err(LoadError::Config(
-                "connections (-c) must be at least 1".into(),
+            return Err(LoadError::config(
+                &[Setting::Connections],
+                "connections (-c) must be at least 1",
             ));
         }
         corobench_load::check_fd_limit(connections)
@@ -342,19 +343,19 @@ fn parse_checked_count<T: std::str::FromStr + Copy>(
 /// `-d`: longer than zero, at most a day.
 fn parse_window(text: &str) -> Result<Duration, String> {
     parse_checked_duration(text, |d| {
-        limits::check_positive_duration("duration (-d)", d)
+        limits::check_positive_duration(Setting::Duration, d)
     })
 }
 
 /// `--warmup`: at most a day.
 fn parse_warmup(text: &str) -> Result<Duration, String> {
-    parse_checked_duration(text, |d| limits::check_duration("warm-up (--warmup)", d))
+    parse_checked_duration(text, |d| limits::check_duration(Setting::Warmup, d))
 }
 
 /// `--timeout`: longer than zero, at most a day.
 fn parse_timeout(text: &str) -> Result<Duration, String> {
     parse_checked_duration(text, |d| {
-        limits::check_positive_duration("timeout (--timeout)", d)
+        limits::check_positive_duration(Setting::Timeout, d)
     })
 }
 

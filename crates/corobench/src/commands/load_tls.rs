@@ -4,11 +4,9 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use corobench_load::{
-    DEFAULT_ALPN, Endpoint, HandshakeRefusal, LoadError, TlsError, TlsProvider, TlsVersions,
-};
+use corobench_load::{DEFAULT_ALPN, Endpoint, TlsError, TlsProvider, TlsVersions};
 
-use crate::exit::{self, Exit};
+use crate::exit;
 
 /// The most `--ca -` reads from stdin: certificates, not a stream.
 const STDIN_CA_LIMIT: u64 = 1 << 20;
@@ -167,62 +165,4 @@ fn parse_version(text: &str) -> Result<TlsVersions, String> {
 
 fn parse_provider(text: &str) -> Result<TlsProvider, String> {
     text.parse().map_err(|e: TlsError| e.to_string())
-}
-
-/// A load that could not start, with the flag that changes what went
-/// wrong when TLS is at fault: a setting is a usage error, a server whose
-/// handshake fails has failed.
-pub fn explain(error: LoadError) -> anyhow::Error {
-    if let LoadError::Protocol(why) = &error {
-        // The server does not speak the HTTP version asked for.
-        return exit::Failure {
-            exit: Exit::TargetFailed,
-            message: why.clone(),
-        }
-        .into();
-    }
-    let LoadError::Tls(tls) = &error else {
-        return error.into();
-    };
-    let exit = if tls.is_setting() {
-        Exit::Usage
-    } else {
-        Exit::TargetFailed
-    };
-    exit::Failure {
-        exit,
-        message: format!("{tls}{}", hint(tls)),
-    }
-    .into()
-}
-
-fn hint(error: &TlsError) -> &'static str {
-    match error {
-        TlsError::Handshake { refusal, .. } => match refusal {
-            HandshakeRefusal::UntrustedCertificate => " (--ca FILE, or --insecure)",
-            HandshakeRefusal::WrongName { .. } => " (--sni NAME, or --insecure)",
-            HandshakeRefusal::Expired
-            | HandshakeRefusal::NotValidYet
-            | HandshakeRefusal::Certificate(_) => " (--insecure)",
-            HandshakeRefusal::NoAlpn { .. } => " (--alpn)",
-            HandshakeRefusal::Version | HandshakeRefusal::Closed => {
-                " (--tls-version, --tls-ciphers)"
-            }
-            HandshakeRefusal::Timeout => " (--timeout)",
-            _ => "",
-        },
-        TlsError::UnknownVersion(_) => " (--tls-version)",
-        TlsError::UnknownCipher { .. } | TlsError::NoCipherForVersions { .. } => {
-            " (--tls-ciphers, --tls-version)"
-        }
-        TlsError::CaFileUnreadable { .. }
-        | TlsError::CaFileNotPem { .. }
-        | TlsError::CaFileInvalid { .. } => " (--ca)",
-        TlsError::ServerName(_) => " (--sni)",
-        TlsError::KtlsUnavailable(_) | TlsError::KtlsRefused(_) => {
-            "; or run without --ktls, encrypting in corobench"
-        }
-        TlsError::UnknownProvider(_) | TlsError::ProviderNotBuilt(_) => " (--tls-provider)",
-        _ => "",
-    }
 }
