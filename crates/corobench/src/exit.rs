@@ -16,6 +16,7 @@ use std::process::ExitCode;
 use corobench_analyze::AnalyzeError;
 use corobench_analyze::gate::GateSyntaxError;
 use corobench_engine::EngineError;
+use corobench_engine::serve::ServeError;
 use corobench_load::LoadError;
 use corobench_load::MergeError;
 use corobench_spec::SpecError;
@@ -125,6 +126,9 @@ fn cause_status(cause: &(dyn std::error::Error + 'static)) -> Option<Exit> {
     if let Some(error) = cause.downcast_ref::<EngineError>() {
         return engine_status(error);
     }
+    if let Some(error) = cause.downcast_ref::<ServeError>() {
+        return Some(serve_status(error));
+    }
     let input = cause.is::<SpecError>()
         || cause.is::<RunFileError>()
         || cause.is::<AnalyzeError>()
@@ -207,6 +211,16 @@ fn engine_status(error: &EngineError) -> Option<Exit> {
         }
         EngineError::Spec(_) => Some(Exit::Usage),
         EngineError::Store { source, .. } => Some(store_status(source)),
+    }
+}
+
+/// A program target asked to be served is a usage error; a target that
+/// breaks the contract failed a check; any other that cannot be served failed.
+fn serve_status(error: &ServeError) -> Exit {
+    match error {
+        ServeError::Program { .. } => Exit::Usage,
+        ServeError::BreaksContract { .. } => Exit::CheckFailed,
+        _ => Exit::TargetFailed,
     }
 }
 

@@ -7,6 +7,7 @@ use std::path::Path;
 use corobench_analyze::AnalyzeError;
 use corobench_analyze::gate::{self, GateSyntaxError};
 use corobench_engine::EngineError;
+use corobench_engine::serve::ServeError;
 use corobench_load::{HandshakeRefusal, LoadError, MergeError, ProtocolFix, Setting, TlsError};
 use corobench_report::ReportError;
 use corobench_store::StoreError;
@@ -206,6 +207,18 @@ fn tls_hint(error: &TlsError) -> &'static str {
         }
         TlsError::UnknownProvider(_) | TlsError::ProviderNotBuilt(_) => " (--tls-provider)",
         _ => "",
+    }
+}
+
+/// A target `serve` could not start, naming `--port` when the port asked
+/// for is taken.
+#[must_use]
+pub fn serve(error: ServeError) -> anyhow::Error {
+    match &error {
+        ServeError::PortTaken { port, .. } => exit::target_failed(format!(
+            "--port {port}: {error}: pick another --port, or leave it out for a free one"
+        )),
+        _ => error.into(),
     }
 }
 

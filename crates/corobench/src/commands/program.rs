@@ -7,11 +7,11 @@
 use clap::Args;
 use corobench_engine::Halt;
 use corobench_engine::local::program;
+use corobench_engine::serve;
 use corobench_engine::targets::Targets;
 use corobench_engine::workspace::Workspace;
 use corobench_target::{CpuSet, ProgramOptions};
 
-use super::serve;
 use super::shared::TargetsDirArg;
 use crate::exit::{self, Exit};
 use crate::{signals, values};

@@ -7,7 +7,6 @@
 //! Stdin is the lifeline: a coordinator keeps it open (an SSH session
 //! does), so a dropped connection closes it and takes the target down.
 
-use std::collections::BTreeMap;
 use std::io::Write;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -17,23 +16,15 @@ use std::time::Duration;
 use anyhow::Context as _;
 use clap::Args;
 use corobench_engine::protocol::{Hello, Order, ServeEvent, Stopped};
-use corobench_engine::serve::{self, Answerer, Streamed};
+use corobench_engine::serve::{self, Answerer, Placement, STDERR_TAIL_LINES, Streamed};
 use corobench_engine::targets::Targets;
-use corobench_engine::verification;
 use corobench_engine::wall_clock::unix_ms;
 use corobench_engine::workspace::Workspace;
-use corobench_target::{
-    Availability, BuiltTarget, CpuSet, LaunchOptions, Manifest, RunCertificates, RunningTarget,
-    TlsFiles,
-};
-use corobench_verify::RuleResult;
+use corobench_target::{CpuSet, Manifest, RunCertificates, RunningTarget};
 
 use super::shared::TargetsDirArg;
 use crate::exit::{self, Exit};
-use crate::{signals, values};
-
-/// Lines of the target's stderr quoted when it fails.
-const STDERR_TAIL_LINES: usize = 20;
+use crate::{hints, signals, values};
 
 /// Flags of `corobench serve`.
 #[derive(Debug, Args)]
@@ -222,7 +213,7 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<Exit> {
         &mut std::io::stdout().lock(),
         &ServeEvent::Hello(Hello::ours()),
     );
-    let built = build(&workspace, manifest, progress)?;
+    let built = serve::build(&workspace, manifest, progress)?;
     if let Some(exit) = lifeline.early_exit("building") {
         return Ok(exit);
     }
@@ -230,29 +221,27 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<Exit> {
         let probe = serve::probe_line(cpus.as_ref());
         print_line(&mut std::io::stdout().lock(), &probe);
     }
-    let served = Served {
+    let placement = Placement {
+        parameters,
+        cpus,
+        port: args.port,
+        listen: args.listen,
         protocol: args.protocol,
         tls: certificates.as_ref().map(|c| c.files().clone()),
     };
-    let mut target = start(
-        &workspace,
-        &built,
-        (parameters, cpus),
-        (args.port, args.listen),
-        &served,
-    )?;
+    let mut target = serve::start(&workspace, &built, placement, progress).map_err(hints::serve)?;
     if let Some(exit) = lifeline.early_exit("starting the target") {
         return Ok(exit);
     }
     // A user's server has no contract to check (its workloads' expectations
     // are the coordinator's to check).
     if !args.no_verify && manifest.contract {
-        verify_running(&target, manifest)?;
+        serve::verify_running(&target, manifest, progress)?;
         if let Some(exit) = lifeline.early_exit("verifying the target") {
             return Ok(exit);
         }
     }
-    still_running(&mut target)?;
+    serve::still_running(&mut target)?;
     let mut stdout = std::io::stdout().lock();
     let verified = !args.no_verify && manifest.contract;
     let cpus = args.cpus.as_ref().map(ToString::to_string);
@@ -260,7 +249,10 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<Exit> {
     let end = if print_line(&mut stdout, &ready) {
         let stats = manifest
             .contract
-            .then(|| serve::stats_reach(served.protocol, served.tls.as_ref(), target.addr()))
+            .then(|| {
+                let tls = certificates.as_ref().map(RunCertificates::files);
+                serve::stats_reach(args.protocol, tls, target.addr())
+            })
             .flatten();
         let mut answerer = Answerer::new(target.pgid(), stats);
         let streamed = serve::stream(
@@ -289,26 +281,8 @@ fn server_manifest<'t>(targets: &'t Targets, name: &str) -> anyhow::Result<&'t M
     let manifest = targets
         .get(name)
         .ok_or_else(|| exit::usage(format!("no target named {name:?}")))?;
-    if manifest.program().is_some() {
-        return Err(exit::usage(format!(
-            "{name} is a program target: it runs to completion and serves nothing; \
-             serve a server target"
-        )));
-    }
-    runs_here(manifest)?;
+    serve::servable(manifest)?;
     Ok(manifest)
-}
-
-/// Refuses a target this host cannot run (a toolchain or tool missing).
-pub(super) fn runs_here(manifest: &Manifest) -> anyhow::Result<()> {
-    if let Availability::Unavailable { reason, hint } = manifest.availability() {
-        let hint = hint.map(|h| format!(" ({h})")).unwrap_or_default();
-        return Err(exit::target_failed(format!(
-            "{} cannot run here: {reason}{hint}",
-            manifest.name
-        )));
-    }
-    Ok(())
 }
 
 /// `--sample-interval`: from 10 ms to an hour.
@@ -320,32 +294,6 @@ fn parse_interval(text: &str) -> Result<Duration, String> {
         ));
     }
     Ok(interval)
-}
-
-/// Builds the target in the workspace (or takes it from the cache),
-/// saying so through `progress`.
-pub(super) fn build(
-    workspace: &Workspace,
-    manifest: &Manifest,
-    progress: fn(&str),
-) -> anyhow::Result<BuiltTarget> {
-    progress(&format!(
-        "building {} (or taking it from the cache)",
-        manifest.name
-    ));
-    let log = workspace.cache.log_path(&manifest.name);
-    workspace
-        .cache
-        .build(manifest, &log)
-        .map_err(|e| exit::target_failed(format!("{} did not build: {e}", manifest.name)))
-}
-
-/// What the target is told to serve, and the certificates it serves over
-/// TLS.
-#[derive(Debug)]
-struct Served {
-    protocol: corobench_model::Protocol,
-    tls: Option<TlsFiles>,
 }
 
 /// With `--tls-stdin`, the certificates on the first line of stdin,
@@ -378,90 +326,6 @@ fn certificates(
     let written = RunCertificates::from_pem(&dir, &text.ca, &text.cert, &text.key)
         .map_err(|e| exit::target_failed(format!("cannot write the certificates: {e}")))?;
     Ok(Some(written))
-}
-
-/// Launches the target and waits until it is healthy.
-fn start(
-    workspace: &Workspace,
-    built: &BuiltTarget,
-    (parameters, cpus): (BTreeMap<String, String>, Option<CpuSet>),
-    (port, listen): (Option<u16>, Option<std::net::IpAddr>),
-    served: &Served,
-) -> anyhow::Result<RunningTarget> {
-    let name = &built.manifest.name;
-    if let Some(port) = port {
-        port_free(listen.unwrap_or(std::net::Ipv4Addr::LOCALHOST.into()), port)?;
-    }
-    progress(&format!("starting {name}"));
-    let options = LaunchOptions {
-        parameters,
-        cpus,
-        data_dir: workspace.data_dir.clone(),
-        upload_dir: workspace.work_dir.join("uploads"),
-        database_url: None,
-        port,
-        listen,
-        work_dir: None,
-        protocol: served.protocol,
-        tls: served.tls.clone(),
-    };
-    let mut target = built
-        .launch(&options)
-        .map_err(|e| exit::target_failed(format!("{name} did not start: {e}")))?;
-    target
-        .wait_healthy(built.manifest.run.ready_timeout())
-        .map_err(|e| exit::target_failed(format!("{name} did not become healthy: {e}")))?;
-    Ok(target)
-}
-
-/// `--port P` where another process listens already: the target could not
-/// bind, and its health check and verification would reach the other one.
-fn port_free(ip: std::net::IpAddr, port: u16) -> anyhow::Result<()> {
-    std::net::TcpListener::bind((ip, port))
-        .map(drop)
-        .map_err(|e| {
-            exit::target_failed(format!(
-                "--port {port}: {ip}:{port} cannot be bound ({e}); another process listens \
-             there: pick another --port, or leave it out for a free one"
-            ))
-        })
-}
-
-/// The target corobench started must still run once it was checked: a
-/// process that exited (it could not bind, say) may have let the checks
-/// reach another server on its port, and is never announced.
-fn still_running(target: &mut RunningTarget) -> anyhow::Result<()> {
-    let Some(status) = target.exit_status() else {
-        return Ok(());
-    };
-    Err(exit::target_failed(format!(
-        "{} exited ({status}) before it was announced; last lines of its stderr:\n{}",
-        target.name(),
-        target.stderr_tail(STDERR_TAIL_LINES)
-    )))
-}
-
-/// Checks the running target against the contract (no database runs, so
-/// `/db` must answer 503); a broken rule stops it.
-fn verify_running(target: &RunningTarget, manifest: &Manifest) -> anyhow::Result<()> {
-    progress(&format!("verifying {}", manifest.name));
-    let results = verification::check_running(target, manifest, None, None);
-    for warning in results.iter().filter(|r| !r.is_pass() && !r.is_fail()) {
-        progress(&format!(
-            "warning: {}",
-            warning.message().unwrap_or_default()
-        ));
-    }
-    let failed: Vec<&RuleResult> = results.iter().filter(|r| r.is_fail()).collect();
-    if failed.is_empty() {
-        return Ok(());
-    }
-    let reasons: Vec<&str> = failed.iter().filter_map(|r| r.message()).collect();
-    Err(exit::check_failed(format!(
-        "{} breaks the contract (docs/contract.md), so it is not served:\n  {}",
-        manifest.name,
-        reasons.join("\n  ")
-    )))
 }
 
 /// Writes one JSON line; `false` when stdout is closed.

@@ -1,8 +1,16 @@
 //! `corobench serve`'s side of a trial on hosts: the lines it prints (the
 //! ready line, a sample a second, the probe) and the coordinator's
 //! [`Order`]s, read from stdin (whose end of file is still the lifeline),
-//! kept until they are due, and answered on stdout beside the samples.
+//! kept until they are due, and answered on stdout beside the samples;
+//! and before all that, getting the target ready to announce ([`start`]).
 //! The command owns stdin, stdout and the signals; this is the rest.
+
+mod start;
+
+pub use start::{
+    Placement, STDERR_TAIL_LINES, ServeError, build, runs_here, servable, start, still_running,
+    verify_running,
+};
 
 use std::io::BufRead;
 use std::net::{IpAddr, SocketAddr};
