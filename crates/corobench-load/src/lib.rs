@@ -54,8 +54,8 @@ pub use merge::{MergeError, MergeInput, merge};
 pub use progress::{Progress, ProgressSnapshot};
 pub use start::check_start_at;
 pub use tls::{
-    DEFAULT_ALPN, HandshakeRefusal, TlsError, TlsOptions, TlsProvider, TlsVersions,
-    client_config as tls_client_config,
+    CA_INPUT_LIMIT, CaInputError, DEFAULT_ALPN, HandshakeRefusal, TlsError, TlsOptions,
+    TlsProvider, TlsVersions, ca_file_from, client_config as tls_client_config,
 };
 
 /// The name every generator thread starts with (`corobench-load-0`, ...),

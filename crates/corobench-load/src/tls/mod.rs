@@ -3,12 +3,15 @@
 //! the check before the load that the server speaks TLS as asked, and the
 //! per-connection session every backend drives (`session`).
 
+mod ca_input;
 mod config;
 mod error;
 mod insecure;
 pub(crate) mod ktls;
 mod probe;
 pub(crate) mod session;
+
+pub use ca_input::{CA_INPUT_LIMIT, CaInputError, ca_file_from};
 
 use std::path::PathBuf;
 use std::str::FromStr;

@@ -4,12 +4,9 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use corobench_load::{DEFAULT_ALPN, Endpoint, TlsError, TlsProvider, TlsVersions};
+use corobench_load::{CaInputError, DEFAULT_ALPN, Endpoint, TlsError, TlsProvider, TlsVersions};
 
 use crate::exit;
-
-/// The most `--ca -` reads from stdin: certificates, not a stream.
-const STDIN_CA_LIMIT: u64 = 1 << 20;
 
 /// How `corobench load` speaks TLS to an https:// URL.
 #[derive(Debug, Default, Args)]
@@ -88,34 +85,17 @@ impl TlsArgs {
     /// Stdin cannot be read, is empty or too long, or the file cannot be
     /// written.
     pub fn ca_from_stdin(&self) -> anyhow::Result<Option<tempfile::NamedTempFile>> {
-        use std::io::{Read as _, Write as _};
         if self.ca.as_deref() != Some(std::path::Path::new("-")) {
             return Ok(None);
         }
-        let mut pem = Vec::new();
-        std::io::stdin()
-            .lock()
-            .take(STDIN_CA_LIMIT + 1)
-            .read_to_end(&mut pem)
-            .map_err(|e| exit::usage(format!("--ca -: stdin could not be read: {e}")))?;
-        if pem.is_empty() || pem.len() as u64 > STDIN_CA_LIMIT {
-            return Err(exit::usage(format!(
-                "--ca - reads PEM certificates from stdin, and stdin held {}: write them \
-                 on stdin, or name their file with --ca FILE",
-                if pem.is_empty() {
-                    "nothing"
-                } else {
-                    "more than 1 MiB"
-                }
-            )));
+        match corobench_load::ca_file_from(std::io::stdin().lock()) {
+            Ok(file) => Ok(Some(file)),
+            Err(e @ CaInputError::Write(_)) => Err(e.into()),
+            Err(e) => Err(exit::usage(format!(
+                "--ca - reads PEM certificates from stdin, and {e}: write them on stdin, or \
+                 name their file with --ca FILE"
+            ))),
         }
-        let mut file = tempfile::Builder::new()
-            .prefix("corobench-ca-")
-            .suffix(".pem")
-            .tempfile()?;
-        file.write_all(&pem)?;
-        file.flush()?;
-        Ok(Some(file))
     }
 
     /// Applies the flags to an https:// endpoint's TLS options; `stdin_ca`
