@@ -16,6 +16,7 @@ use std::process::ExitCode;
 use corobench_analyze::AnalyzeError;
 use corobench_analyze::gate::GateSyntaxError;
 use corobench_engine::EngineError;
+use corobench_engine::k8s::KubectlError;
 use corobench_engine::serve::ServeError;
 use corobench_load::LoadError;
 use corobench_load::MergeError;
@@ -129,6 +130,9 @@ fn cause_status(cause: &(dyn std::error::Error + 'static)) -> Option<Exit> {
     if let Some(error) = cause.downcast_ref::<ServeError>() {
         return Some(serve_status(error));
     }
+    if let Some(error) = cause.downcast_ref::<KubectlError>() {
+        return Some(kubectl_status(error));
+    }
     let input = cause.is::<SpecError>()
         || cause.is::<RunFileError>()
         || cause.is::<AnalyzeError>()
@@ -221,6 +225,17 @@ fn serve_status(error: &ServeError) -> Exit {
         ServeError::Program { .. } => Exit::Usage,
         ServeError::BreaksContract { .. } => Exit::CheckFailed,
         _ => Exit::TargetFailed,
+    }
+}
+
+/// No kubectl is a usage error, an unreachable cluster a target that
+/// failed, a Ctrl-C an interruption; any other failing call is unexpected.
+fn kubectl_status(error: &KubectlError) -> Exit {
+    match error {
+        KubectlError::NotInstalled { .. } => Exit::Usage,
+        KubectlError::Unreachable { .. } => Exit::TargetFailed,
+        KubectlError::Interrupted { .. } => Exit::Interrupted,
+        _ => Exit::CheckFailed,
     }
 }
 
@@ -325,6 +340,13 @@ mod tests {
             ("an unreadable body", body.into()),
             ("a gate rule", rule.into()),
             (
+                "no kubectl",
+                KubectlError::NotInstalled {
+                    error: std::io::Error::from(std::io::ErrorKind::NotFound),
+                }
+                .into(),
+            ),
+            (
                 "an unknown target",
                 EngineError::UnknownTarget {
                     name: "nope".into(),
@@ -364,6 +386,14 @@ mod tests {
             ("a target that failed", target_failed("did not start")),
             ("a port in use", port.into()),
             ("PostgreSQL", postgres.into()),
+            (
+                "no cluster reachable",
+                KubectlError::Unreachable {
+                    context: "kind".into(),
+                    said: "connection refused".into(),
+                }
+                .into(),
+            ),
         ]
     }
 

@@ -7,6 +7,7 @@ use std::path::Path;
 use corobench_analyze::AnalyzeError;
 use corobench_analyze::gate::{self, GateSyntaxError};
 use corobench_engine::EngineError;
+use corobench_engine::k8s::KubectlError;
 use corobench_engine::serve::ServeError;
 use corobench_load::{HandshakeRefusal, LoadError, MergeError, ProtocolFix, Setting, TlsError};
 use corobench_report::ReportError;
@@ -35,6 +36,9 @@ pub fn hint(error: &anyhow::Error) -> String {
             }
             if let Some(error) = cause.downcast_ref::<MergeError>() {
                 return merge(error);
+            }
+            if let Some(error) = cause.downcast_ref::<KubectlError>() {
+                return kubectl(error);
             }
             cause.downcast_ref::<ReportError>().and_then(report)
         })
@@ -83,6 +87,18 @@ pub fn resume_command(id: &str, db: &Path) -> String {
 fn target(error: &TargetError) -> Option<String> {
     match error {
         TargetError::TargetsDirNotFound { .. } => Some(" or pass --targets-dir DIR".to_owned()),
+        _ => None,
+    }
+}
+
+/// An unreachable cluster: how to see the contexts and pick another.
+fn kubectl(error: &KubectlError) -> Option<String> {
+    match error {
+        KubectlError::Unreachable { .. } => Some(
+            "\nhint: check `kubectl config get-contexts` and pick a reachable one with \
+             --context NAME (or `kubectl config use-context`)"
+                .to_owned(),
+        ),
         _ => None,
     }
 }
@@ -300,6 +316,25 @@ mod tests {
             tried: vec!["/nonexistent/targets (asked for), which is not a directory".to_owned()],
         };
         assert!(told(error).ends_with("; set COROBENCH_TARGETS or pass --targets-dir DIR"),);
+    }
+
+    #[test]
+    fn an_unreachable_cluster_names_the_flag_that_picks_another() {
+        let error = KubectlError::Unreachable {
+            context: "kind".to_owned(),
+            said: "connection refused".to_owned(),
+        };
+        assert_eq!(
+            told(error),
+            "no Kubernetes cluster reachable through kubectl context \"kind\": `kubectl \
+             cluster-info` failed: connection refused\nhint: check `kubectl config \
+             get-contexts` and pick a reachable one with --context NAME (or `kubectl config \
+             use-context`)"
+        );
+        let gone = KubectlError::Interrupted {
+            shown: "kubectl apply -f -".to_owned(),
+        };
+        assert_eq!(told(gone), "interrupted while kubectl apply -f - ran");
     }
 
     #[test]

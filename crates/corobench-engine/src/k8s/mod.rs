@@ -3,11 +3,13 @@
 //! `corobench serve`, its Service, the generators' Indexed Job), and the
 //! idle pods a run on a cluster makes its hosts (`corobench k8s run`,
 //! whose trials are trials on hosts with `kubectl exec` as the transport).
-//! Talking to a cluster is the command's.
+//! [`kubectl`] talks to the cluster as the user would.
 
+pub mod kubectl;
 pub mod layout;
 pub mod manifests;
 pub mod pods;
 
+pub use kubectl::{Kubectl, KubectlError};
 pub use layout::{LayoutError, LayoutOptions, layout};
 pub use pods::PodLayout;

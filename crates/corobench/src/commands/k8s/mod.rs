@@ -4,7 +4,6 @@
 //! load --start-at`); `run` makes idle pods and runs the spec with the
 //! runner of `corobench run`, its pods as the hosts, each trial stored.
 
-pub mod kubectl;
 pub mod render;
 pub mod run;
 

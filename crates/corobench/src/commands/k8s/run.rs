@@ -12,6 +12,8 @@ use std::time::{Duration, Instant};
 use anyhow::Context as _;
 use clap::Args;
 use corobench_engine::RunObserver;
+use corobench_engine::k8s::Kubectl;
+use corobench_engine::k8s::kubectl::DELETE_CALL;
 use corobench_engine::k8s::manifests::{APP_LABEL, list};
 use corobench_engine::k8s::pods::{CONTAINER, POD_LIFETIME, PodLayout, SERVER_POD};
 use corobench_engine::transport::kubectl::pod_host;
@@ -19,7 +21,6 @@ use corobench_model::HostProvenance;
 use corobench_spec::{Hosts, Plan};
 use serde_json::Value;
 
-use super::kubectl::Kubectl;
 use super::{ClusterArgs, check_namespace};
 use crate::commands::run::{self, HostMaker, MadeHosts, RunArgs};
 use crate::exit::{Exit, Failure};
@@ -196,7 +197,7 @@ fn delete_all(kubectl: &Kubectl, interruptible: bool) -> anyhow::Result<()> {
                 "--wait",
             ],
             None,
-            super::kubectl::DELETE_CALL,
+            DELETE_CALL,
             interruptible,
         )
         .map(drop)

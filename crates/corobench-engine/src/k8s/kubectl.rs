@@ -13,10 +13,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use corobench_engine::transport;
 use serde_json::Value;
 
-use crate::exit;
+use crate::transport;
 
 /// How long `kubectl cluster-info` may take to say whether the API server answers.
 const REACHABLE_TIMEOUT: &str = "10s";
@@ -78,17 +77,15 @@ impl Kubectl {
     /// Fails unless the context's API server answers.
     ///
     /// # Errors
-    /// kubectl missing, or the cluster unreachable: the message names the
-    /// context tried and how to choose another (exit 3).
-    pub fn check_reachable(&self) -> anyhow::Result<()> {
+    /// [`KubectlError::NotInstalled`], or [`KubectlError::Unreachable`]
+    /// naming the context tried.
+    pub fn check_reachable(&self) -> Result<(), KubectlError> {
         let context = self.context_name();
         let command = self.command(&["cluster-info", "--request-timeout", REACHABLE_TIMEOUT]);
         let output = self
             .bounded(command, None, API_CALL, true)
             .map_err(|e| match e {
-                Ended::NotRun(e) => exit::usage(format!(
-                    "cannot run kubectl ({e}): install it and make sure it is on PATH"
-                )),
+                Ended::NotRun(error) => KubectlError::NotInstalled { error },
                 other => other.into_error("kubectl cluster-info"),
             })?;
         if output.success {
@@ -100,11 +97,7 @@ impl Kubectl {
             .rfind(|line| !line.trim().is_empty())
             .unwrap_or("(kubectl said nothing)")
             .to_owned();
-        Err(exit::target_failed(format!(
-            "no Kubernetes cluster reachable through kubectl context {context:?}: \
-             `kubectl cluster-info` failed: {said}\nhint: check `kubectl config get-contexts` \
-             and pick a reachable one with --context NAME (or `kubectl config use-context`)"
-        )))
+        Err(KubectlError::Unreachable { context, said })
     }
 
     fn command(&self, args: &[&str]) -> Command {
@@ -117,8 +110,8 @@ impl Kubectl {
     ///
     /// # Errors
     /// kubectl could not run, failed, outlived its time limit or was
-    /// interrupted; the message carries its stderr.
-    pub fn run(&self, args: &[&str], stdin: Option<&[u8]>) -> anyhow::Result<String> {
+    /// interrupted; [`KubectlError::Failed`] carries its stderr.
+    pub fn run(&self, args: &[&str], stdin: Option<&[u8]>) -> Result<String, KubectlError> {
         self.run_within(args, stdin, API_CALL, true)
     }
 
@@ -133,17 +126,17 @@ impl Kubectl {
         stdin: Option<&[u8]>,
         limit: Duration,
         interruptible: bool,
-    ) -> anyhow::Result<String> {
+    ) -> Result<String, KubectlError> {
         let shown = format!("kubectl {}", args.join(" "));
         let output = self
             .bounded(self.command(args), stdin, limit, interruptible)
             .map_err(|e| e.into_error(&shown))?;
         if !output.success {
-            anyhow::bail!(
-                "{shown} failed ({}): {}",
-                output.status,
-                output.stderr.trim()
-            );
+            return Err(KubectlError::Failed {
+                shown,
+                status: output.status,
+                stderr: output.stderr.trim().to_owned(),
+            });
         }
         Ok(output.stdout)
     }
@@ -232,7 +225,7 @@ impl Kubectl {
     ///
     /// # Errors
     /// As [`Self::run`].
-    pub fn apply(&self, objects: &Value) -> anyhow::Result<()> {
+    pub fn apply(&self, objects: &Value) -> Result<(), KubectlError> {
         self.run(&["apply", "-f", "-"], Some(objects.to_string().as_bytes()))
             .map(drop)
     }
@@ -241,13 +234,15 @@ impl Kubectl {
     ///
     /// # Errors
     /// As [`Self::run`], or output that is not JSON.
-    pub fn get_json(&self, args: &[&str]) -> anyhow::Result<Value> {
+    pub fn get_json(&self, args: &[&str]) -> Result<Value, KubectlError> {
         let mut all = vec!["get"];
         all.extend_from_slice(args);
         all.extend_from_slice(&["-o", "json"]);
         let text = self.run(&all, None)?;
-        serde_json::from_str(&text)
-            .map_err(|e| anyhow::anyhow!("kubectl {} printed no JSON: {e}", all.join(" ")))
+        serde_json::from_str(&text).map_err(|error| KubectlError::NoJson {
+            shown: format!("kubectl {}", all.join(" ")),
+            error,
+        })
     }
 }
 
@@ -269,19 +264,56 @@ enum Ended {
 }
 
 impl Ended {
-    fn into_error(self, shown: &str) -> anyhow::Error {
+    fn into_error(self, shown: &str) -> KubectlError {
+        let shown = shown.to_owned();
         match self {
-            Self::NotRun(e) => anyhow::anyhow!("cannot run {shown}: {e}"),
-            Self::TimedOut(limit) => anyhow::anyhow!(
-                "{shown} did not finish within {} s and was killed: the cluster's API server \
-                 does not answer, or kubectl waits for something that does not happen",
-                limit.as_secs()
-            ),
-            Self::Interrupted => exit::Failure {
-                exit: exit::Exit::Interrupted,
-                message: format!("interrupted while {shown} ran"),
-            }
-            .into(),
+            Self::NotRun(error) => KubectlError::NotRun { shown, error },
+            Self::TimedOut(limit) => KubectlError::TimedOut { shown, limit },
+            Self::Interrupted => KubectlError::Interrupted { shown },
         }
     }
+}
+
+/// Why a kubectl call failed. `shown` is the call as the user would type it.
+#[derive(Debug, thiserror::Error)]
+pub enum KubectlError {
+    /// kubectl could not be started at all, checking the cluster.
+    #[error("cannot run kubectl ({error}): install it and make sure it is on PATH")]
+    NotInstalled { error: std::io::Error },
+    /// A later call could not be started.
+    #[error("cannot run {shown}: {error}")]
+    NotRun {
+        shown: String,
+        error: std::io::Error,
+    },
+    /// The context's API server does not answer; `said` is kubectl's last
+    /// line on stderr.
+    #[error(
+        "no Kubernetes cluster reachable through kubectl context {context:?}: \
+         `kubectl cluster-info` failed: {said}"
+    )]
+    Unreachable { context: String, said: String },
+    /// kubectl ended with a failing status.
+    #[error("{shown} failed ({status}): {stderr}")]
+    Failed {
+        shown: String,
+        status: std::process::ExitStatus,
+        stderr: String,
+    },
+    /// kubectl outlived its time limit and was killed.
+    #[error(
+        "{shown} did not finish within {} s and was killed: the cluster's API server \
+         does not answer, or kubectl waits for something that does not happen",
+        .limit.as_secs()
+    )]
+    TimedOut { shown: String, limit: Duration },
+    /// The user stopped the run while kubectl ran.
+    #[error("interrupted while {shown} ran")]
+    Interrupted { shown: String },
+    /// `kubectl get -o json` printed something else.
+    #[error("{shown} printed no JSON: {error}")]
+    NoJson {
+        shown: String,
+        error: serde_json::Error,
+    },
 }
