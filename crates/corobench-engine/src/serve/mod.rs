@@ -200,31 +200,41 @@ fn quoted(text: &str) -> String {
     format!("{start:?}… ({} bytes)", text.len())
 }
 
-/// Reads the run's certificates, the first line of `input` (`serve
-/// --tls-stdin`'s stdin, before any order).
+/// Why the run's certificates could not be read: what came instead of
+/// `{"ca":…,"cert":…,"key":…}` (PEM text) as the first line.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "the run's certificates are expected as the first line of stdin, \
+     {{\"ca\":…,\"cert\":…,\"key\":…}} (PEM text; the coordinator of a run on hosts \
+     writes it); {got}"
+)]
+pub struct CertificatesError {
+    /// What came instead.
+    pub got: String,
+}
+
+/// Reads the run's certificates, the first line of `input` (before any
+/// order).
 ///
 /// # Errors
 /// End of file, a read error, or a first line that is not the
-/// certificates, in words that say what was expected.
-pub fn read_certificates(mut input: impl BufRead) -> Result<Certificates, String> {
+/// certificates, saying which.
+pub fn read_certificates(mut input: impl BufRead) -> Result<Certificates, CertificatesError> {
     let mut line = Vec::new();
-    let expected = "--tls-stdin expects the run's certificates as the first line of stdin, \
-                    {\"ca\":…,\"cert\":…,\"key\":…} (PEM text; the coordinator of a run on \
-                    hosts writes it)";
-    match read_line_within(&mut input, &mut line, MAX_ORDER_BYTES) {
-        Ok(Some(length)) if length <= MAX_ORDER_BYTES => {}
-        Ok(Some(length)) => return Err(format!("{expected}; got a line of {length} bytes")),
-        Ok(None) => return Err(format!("{expected}; stdin ended first")),
-        Err(e) => return Err(format!("{expected}; stdin could not be read: {e}")),
+    let got = match read_line_within(&mut input, &mut line, MAX_ORDER_BYTES) {
+        Ok(Some(length)) if length <= MAX_ORDER_BYTES => None,
+        Ok(Some(length)) => Some(format!("got a line of {length} bytes")),
+        Ok(None) => Some("stdin ended first".to_owned()),
+        Err(e) => Some(format!("stdin could not be read: {e}")),
+    };
+    if let Some(got) = got {
+        return Err(CertificatesError { got });
     }
     std::str::from_utf8(&line)
         .ok()
         .and_then(protocol::from_line::<Certificates>)
-        .ok_or_else(|| {
-            format!(
-                "{expected}; got {}",
-                quoted(&String::from_utf8_lossy(&line))
-            )
+        .ok_or_else(|| CertificatesError {
+            got: format!("got {}", quoted(&String::from_utf8_lossy(&line))),
         })
 }
 
@@ -414,13 +424,15 @@ mod tests {
             receiver.try_recv(),
             Ok(Order::Footprint { id: 3, .. })
         ));
-        let error = read_certificates(&b"{\"order\":\"count\"}\n"[..]).unwrap_err();
+        let error = read_certificates(&b"{\"order\":\"count\"}\n"[..])
+            .unwrap_err()
+            .to_string();
         assert!(
-            error.contains("--tls-stdin expects") && error.contains("count"),
+            error.contains("first line of stdin") && error.contains("count"),
             "{error}"
         );
         let error = read_certificates(&b""[..]).unwrap_err();
-        assert!(error.contains("stdin ended first"), "{error}");
+        assert_eq!(error.got, "stdin ended first");
     }
 
     #[test]

@@ -321,7 +321,8 @@ fn certificates(
         }
         (true, true) => {}
     }
-    let text = serve::read_certificates(std::io::stdin().lock()).map_err(exit::usage)?;
+    let text = serve::read_certificates(std::io::stdin().lock())
+        .map_err(|e| exit::usage(format!("--tls-stdin: {e}")))?;
     let dir = workspace.work_dir.join("tls");
     let written = RunCertificates::from_pem(&dir, &text.ca, &text.cert, &text.key)
         .map_err(|e| exit::target_failed(format!("cannot write the certificates: {e}")))?;
