@@ -11,6 +11,7 @@ pub mod http2;
 pub mod idle;
 pub mod load;
 pub mod machine;
+pub mod perf_access;
 pub mod pool;
 pub mod profile;
 pub mod protocol;
@@ -51,6 +52,7 @@ pub use load::{
     LoadWarning, MergeDetail, OpenLoopReport, StatusCounts, TimelineSecond, WindowPlacement,
 };
 pub use machine::{MachineProbe, MachineVariation, ProbeSet, ProbeSpread, SpreadSource};
+pub use perf_access::{PerfAccess, PerfHappened};
 pub use pool::{PoolCounters, PoolFigure, PoolWindow};
 pub use profile::{ProfileOutcome, ProfileRecord};
 pub use protocol::{HttpVersion, Protocol, UnknownProtocol};

@@ -16,8 +16,12 @@ pub enum ProfileError {
         #[source]
         source: io::Error,
     },
-    #[error("perf record was refused: {message}{paranoid}")]
-    Refused { message: String, paranoid: String },
+    /// `advice` is empty or starts with `; `.
+    #[error("perf record was refused: {message}{advice}")]
+    Refused { message: String, advice: String },
+    /// `advice` names the command and how long it was given.
+    #[error("perf record hung, so no profile was taken: {advice}")]
+    Hung { advice: String },
     #[error("perf record took no sample of the target (did it run on the CPU?)")]
     NoSamples,
     #[error("perf script could not read the recording: {0}")]

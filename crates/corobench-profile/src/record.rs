@@ -11,6 +11,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
+use corobench_model::{PerfAccess, PerfHappened};
+
 use crate::FREQUENCY_HZ;
 use crate::error::ProfileError;
 use crate::fold::{FoldedStacks, fold};
@@ -27,14 +29,30 @@ const ATTACH_WAIT: Duration = Duration::from_millis(300);
 /// How long `perf record` gets to write its data file after SIGINT.
 const STOP_WAIT: Duration = Duration::from_secs(30);
 
+/// The highest `perf_event_paranoid` at which a user without privileges
+/// may sample its own processes with their kernel stacks.
+const ALLOWED_PARANOID: i32 = 1;
+
 /// A `perf record` in progress; [`Recording::finish`] stops it and folds
 /// what it sampled. Dropping it unfinished stops and reaps `perf`.
 #[derive(Debug)]
 pub struct Recording {
     program: String,
+    /// The command line, as messages name it.
+    command: String,
     child: Option<Child>,
     data: PathBuf,
     stderr: PathBuf,
+    stop_wait: Duration,
+}
+
+/// How a stop ended.
+enum Stopped {
+    Exited(ExitStatus),
+    /// It did not exit within the stop wait, and was killed.
+    Hung,
+    /// It had already been reaped.
+    NotRunning,
 }
 
 impl Recording {
@@ -53,11 +71,20 @@ impl Recording {
             doing: "create perf's log",
             source,
         })?;
-        let pid_list = pids.iter().map(i32::to_string).collect::<Vec<_>>();
+        let pid_list = pids
+            .iter()
+            .map(i32::to_string)
+            .collect::<Vec<_>>()
+            .join(",");
+        let frequency = FREQUENCY_HZ.to_string();
+        let command = format!(
+            "{program} record -F {frequency} -g -o {} -p {pid_list}",
+            data.display()
+        );
         let child = Command::new(program)
-            .args(["record", "-F", &FREQUENCY_HZ.to_string(), "-g", "-o"])
+            .args(["record", "-F", &frequency, "-g", "-o"])
             .arg(&data)
-            .args(["-p", &pid_list.join(",")])
+            .args(["-p", &pid_list])
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(log)
@@ -65,9 +92,11 @@ impl Recording {
             .map_err(|source| spawn_error(program, source))?;
         let mut recording = Self {
             program: program.to_owned(),
+            command,
             child: Some(child),
             data,
             stderr,
+            stop_wait: STOP_WAIT,
         };
         recording.check_attached()?;
         Ok(recording)
@@ -91,7 +120,11 @@ impl Recording {
     /// # Errors
     /// `perf` failed, wrote no data, or sampled nothing.
     pub fn finish(mut self) -> Result<FoldedStacks, ProfileError> {
-        let status = self.stop()?;
+        let status = match self.stop()? {
+            Stopped::Hung => return Err(self.hung()),
+            Stopped::Exited(status) => Some(status),
+            Stopped::NotRunning => None,
+        };
         if !self.data.is_file() {
             return Err(self.refused(status));
         }
@@ -122,29 +155,29 @@ impl Recording {
     }
 
     /// Sends SIGINT (perf's signal to stop and write its file) and reaps it;
-    /// after [`STOP_WAIT`] it is killed.
-    fn stop(&mut self) -> Result<Option<ExitStatus>, ProfileError> {
+    /// after the stop wait ([`STOP_WAIT`]) it is killed.
+    fn stop(&mut self) -> Result<Stopped, ProfileError> {
         let Some(mut child) = self.child.take() else {
-            return Ok(None);
+            return Ok(Stopped::NotRunning);
         };
         if let Ok(pid) = libc::pid_t::try_from(child.id()) {
             // SAFETY: `pid` is our own child, not yet reaped, so the pid
             // still names it; kill(2) has no memory effects.
             unsafe { libc::kill(pid, libc::SIGINT) };
         }
-        let deadline = Instant::now() + STOP_WAIT;
+        let deadline = Instant::now() + self.stop_wait;
         loop {
             let waited = child.try_wait().map_err(|source| ProfileError::Io {
                 doing: "wait for perf record",
                 source,
             })?;
             if let Some(status) = waited {
-                return Ok(Some(status));
+                return Ok(Stopped::Exited(status));
             }
             if Instant::now() >= deadline {
                 let _ = child.kill();
                 let _ = child.wait();
-                return Ok(None);
+                return Ok(Stopped::Hung);
             }
             std::thread::sleep(Duration::from_millis(20));
         }
@@ -156,13 +189,31 @@ impl Recording {
         let mut message = first_error_line(&log);
         if message.is_empty() {
             message = status.map_or_else(
-                || "it did not stop in time".to_owned(),
+                || "it had already stopped and said nothing".to_owned(),
                 |s| format!("it exited with {s} and said nothing"),
             );
         }
-        ProfileError::Refused {
-            message,
-            paranoid: paranoid_hint(),
+        let happened = if says_permission(&log) {
+            PerfHappened::Denied
+        } else {
+            PerfHappened::Failed
+        };
+        let advice = PerfAccess::here(ALLOWED_PARANOID)
+            .advice(&happened)
+            .map_or_else(String::new, |advice| format!("; {advice}"));
+        ProfileError::Refused { message, advice }
+    }
+
+    /// `perf record` did not stop when asked.
+    fn hung(&self) -> ProfileError {
+        let happened = PerfHappened::Hung {
+            command: self.command.clone(),
+            timeout: self.stop_wait,
+        };
+        ProfileError::Hung {
+            advice: PerfAccess::here(ALLOWED_PARANOID)
+                .advice(&happened)
+                .unwrap_or_default(),
         }
     }
 }
@@ -209,19 +260,18 @@ fn first_error_line(text: &[u8]) -> String {
         .to_owned()
 }
 
-/// `; kernel.perf_event_paranoid is 3 …` where that setting forbids
-/// profiling another process without privileges, else nothing.
-fn paranoid_hint() -> String {
-    let level = fs::read_to_string("/proc/sys/kernel/perf_event_paranoid")
-        .ok()
-        .and_then(|s| s.trim().parse::<i32>().ok());
-    match level {
-        Some(level) if level > 1 => format!(
-            "; kernel.perf_event_paranoid is {level}: run corobench as root, or allow \
-             profiling with `sysctl kernel.perf_event_paranoid=1`"
-        ),
-        _ => String::new(),
-    }
+/// Whether perf's stderr says the kernel refused it permission
+/// (EACCES or EPERM, or perf's own note on `perf_event_paranoid`).
+fn says_permission(text: &[u8]) -> bool {
+    let lower = String::from_utf8_lossy(text).to_ascii_lowercase();
+    [
+        "permission",
+        "not permitted",
+        "perf_event_paranoid",
+        "access to performance",
+    ]
+    .iter()
+    .any(|word| lower.contains(word))
 }
 
 #[cfg(test)]
@@ -236,23 +286,57 @@ mod tests {
         assert!(error.to_string().contains("linux-perf"), "{error}");
     }
 
+    /// A shell script standing in for perf, in `dir`.
+    fn fake_perf(dir: &Path, body: &str) -> String {
+        let script = dir.join("perf");
+        fs::write(&script, format!("#!/bin/sh\n{body}")).unwrap();
+        fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+        script.to_str().unwrap().to_owned()
+    }
+
     #[test]
     fn a_perf_that_exits_at_once_is_a_refusal_with_its_message() {
         let dir = tempfile::tempdir().unwrap();
-        let script = dir.path().join("perf");
-        fs::write(
-            &script,
-            "#!/bin/sh\necho 'Error: No permission to enable cpu-clock event.' >&2\nexit 255\n",
-        )
-        .unwrap();
-        fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-        let error = Recording::start(script.to_str().unwrap(), &[1], dir.path()).unwrap_err();
+        let perf = fake_perf(
+            dir.path(),
+            "echo 'Error: No permission to enable cpu-clock event.' >&2\nexit 255\n",
+        );
+        let error = Recording::start(&perf, &[1], dir.path()).unwrap_err();
         assert!(
             error
                 .to_string()
                 .starts_with("perf record was refused: Error: No permission to enable"),
             "{error}"
         );
+    }
+
+    #[test]
+    fn a_perf_that_fails_for_another_reason_is_not_blamed_on_permissions() {
+        let dir = tempfile::tempdir().unwrap();
+        let perf = fake_perf(dir.path(), "echo 'Error: bad -F value' >&2\nexit 1\n");
+        let error = Recording::start(&perf, &[1], dir.path()).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "perf record was refused: Error: bad -F value"
+        );
+    }
+
+    #[test]
+    fn a_perf_that_hangs_is_reported_hung_with_its_command_and_wait() {
+        let dir = tempfile::tempdir().unwrap();
+        // Ignores SIGINT, as a perf stuck in the kernel does.
+        let perf = fake_perf(dir.path(), "trap '' INT\nwhile :; do sleep 0.05; done\n");
+        let mut recording = Recording::start(&perf, &[1], dir.path()).unwrap();
+        recording.stop_wait = Duration::from_millis(200);
+        let error = recording.finish().unwrap_err().to_string();
+        assert!(
+            error.starts_with("perf record hung, so no profile was taken: `")
+                && error.contains(&format!("{perf} record -F 99 -g -o "))
+                && error.contains(" -p 1` had not finished 0.2 s after it was asked to stop"),
+            "{error}"
+        );
+        assert!(!error.contains("paranoid"), "{error}");
+        assert!(!error.contains("root"), "{error}");
     }
 
     #[test]

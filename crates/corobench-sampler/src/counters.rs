@@ -21,7 +21,7 @@
 use std::io;
 use std::path::Path;
 
-use corobench_model::{KernelCounter, KernelCounts};
+use corobench_model::{KernelCounter, KernelCounts, PerfAccess, PerfHappened};
 use perf_event::events::{Software, Tracepoint};
 use perf_event::{Builder, Counter};
 
@@ -169,14 +169,17 @@ fn open_kind(kind: KernelCounter, tids: &[i32]) -> Result<Vec<Counter>, String> 
 
 /// Why `perf_event_open` refused, and what would let it.
 pub(crate) fn refusal(error: &io::Error) -> String {
-    let paranoid = std::fs::read_to_string("/proc/sys/kernel/perf_event_paranoid")
-        .map_or_else(|_| "unreadable".to_owned(), |s| s.trim().to_owned());
+    // Kernel events of a user's own processes: level 1 or lower.
+    refusal_given(error, &PerfAccess::here(1))
+}
+
+/// [`refusal`] for the facts `access`.
+fn refusal_given(error: &io::Error, access: &PerfAccess) -> String {
     match error.raw_os_error() {
-        Some(libc::EACCES | libc::EPERM) => format!(
-            "perf_event_open was refused ({error}): kernel.perf_event_paranoid is {paranoid}; \
-             run as root, grant CAP_PERFMON, or set it to 1 or lower \
-             (sysctl kernel.perf_event_paranoid=1)"
-        ),
+        Some(libc::EACCES | libc::EPERM) => {
+            let advice = access.advice(&PerfHappened::Denied).unwrap_or_default();
+            format!("perf_event_open was refused ({error}): {advice}")
+        }
         Some(libc::ENOSYS) => format!(
             "this kernel has no perf_event_open ({error}): it was built without \
              CONFIG_PERF_EVENTS, or a container's seccomp profile blocks it"
@@ -369,17 +372,39 @@ mod tests {
         assert_eq!(counts.ctx_switches.is_some(), missing.len() == 1);
     }
 
+    /// The refusal `errno` gets for user `euid` at level `paranoid`.
+    fn refusal_of(errno: i32, euid: u32, paranoid: i32) -> String {
+        let access = PerfAccess {
+            euid,
+            paranoid: Some(paranoid),
+            allowed_up_to: 1,
+        };
+        refusal_given(&io::Error::from_raw_os_error(errno), &access)
+    }
+
     #[test]
     fn a_refusal_says_what_would_let_the_kernel_count() {
-        let denied = refusal(&io::Error::from_raw_os_error(libc::EACCES));
+        let denied = refusal_of(libc::EACCES, 1000, 2);
         assert!(
             denied.starts_with("perf_event_open was refused (Permission denied")
-                && denied.contains("kernel.perf_event_paranoid is ")
+                && denied.contains("kernel.perf_event_paranoid is 2")
                 && denied.contains("sysctl kernel.perf_event_paranoid=1"),
             "{denied}"
         );
         let absent = refusal(&io::Error::from_raw_os_error(libc::ENOSYS));
         assert!(absent.contains("seccomp"), "{absent}");
+    }
+
+    #[test]
+    fn a_refusal_of_root_never_advises_running_as_root() {
+        let denied = refusal_of(libc::EPERM, 0, 3);
+        assert!(
+            denied.starts_with("perf_event_open was refused (Operation not permitted")
+                && denied.contains("CAP_PERFMON"),
+            "{denied}"
+        );
+        assert!(!denied.contains("run as root"), "{denied}");
+        assert!(!denied.contains("sysctl"), "{denied}");
     }
 
     #[test]
