@@ -190,6 +190,10 @@ impl RunBuilder {
             resources: load.as_ref().map(|_| ResourceSummary {
                 samples: 2,
                 cpu_pct_mean: 50.0,
+                // 30 and 20 clock ticks over the 1 s window: a split
+                // that is shown.
+                cpu_user_pct_mean: 30.0,
+                cpu_system_pct_mean: 20.0,
                 rss_peak_bytes: rss_bytes,
                 ..ResourceSummary::default()
             }),

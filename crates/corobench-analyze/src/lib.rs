@@ -39,6 +39,7 @@ pub mod capacity_judging;
 mod change;
 mod claims;
 mod counter_warnings;
+mod cpu_split;
 #[cfg(any(test, feature = "test-support"))]
 pub mod fixtures;
 pub mod gate;
@@ -198,7 +199,10 @@ fn metric_infos(scenarios: &[&ScenarioAnalysis]) -> Vec<MetricInfo> {
         .flat_map(|s| s.metrics.keys().copied())
         .collect();
     let programs = found.iter().filter(|m| matches!(m, Metric::Program(_)));
-    let tls = Metric::TLS.into_iter().filter(|m| found.contains(m));
+    let tls = Metric::TLS
+        .into_iter()
+        .chain([Metric::SERVER_CPU])
+        .filter(|m| found.contains(m));
     Metric::ALL
         .into_iter()
         .chain(tls)

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use corobench_model::StoredRun;
 use corobench_model::{
-    ErrorCounts, LatencyHistogram, MergedLatency, Metric, MetricSummary, PercentileValue,
+    CpuSplit, ErrorCounts, LatencyHistogram, MergedLatency, Metric, MetricSummary, PercentileValue,
     ScenarioAnalysis, ScenarioRecord, TrialAnalysis, TrialRecord, TrialStatus,
 };
 use corobench_stats::{format_pct_range, max, median_ci, min, min_samples_for_median_ci};
@@ -68,7 +68,8 @@ fn analyze(
         .copied()
         .filter(|t| t.status == TrialStatus::Ok)
         .collect();
-    let trials: Vec<TrialAnalysis> = input.trials.iter().map(|t| trial(t)).collect();
+    let split = CpuSplit::of(&ok);
+    let trials: Vec<TrialAnalysis> = input.trials.iter().map(|t| trial(t, split)).collect();
     let metrics = summaries(&trials, options.confidence);
     let facts = ScenarioFacts {
         scenario: input.scenario,
@@ -102,12 +103,15 @@ fn count(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }
 
-/// A trial's values (only finite ones: a value that is not a number cannot be ranked).
-fn trial(record: &TrialRecord) -> TrialAnalysis {
+/// A trial's values (only finite ones: a value that is not a number cannot
+/// be ranked), with the server's CPU figures its scenario's `split` shows.
+fn trial(record: &TrialRecord, split: CpuSplit) -> TrialAnalysis {
     let values = Metric::ALL
         .into_iter()
         .chain(Metric::of_program(record))
         .chain(Metric::of_tls(record))
+        .chain([Metric::SERVER_CPU])
+        .filter(|m| split.shows(*m))
         .filter_map(|m| m.value(record).filter(|v| v.is_finite()).map(|v| (m, v)))
         .collect();
     TrialAnalysis {

@@ -138,6 +138,7 @@ pub(crate) fn scenario_warnings(
     found.extend(super::wide::wide_intervals(facts.metrics, options));
     found.extend(flag_warnings(facts));
     found.extend(super::counter_warnings::missing_counters(facts));
+    found.extend(super::cpu_split::below_resolution(facts.trials));
     let key = Some(facts.scenario.key.as_str());
     let mut indices: Vec<usize> = found
         .into_iter()

@@ -331,6 +331,7 @@ impl Metric {
         Self::ALL
             .into_iter()
             .chain(Self::TLS)
+            .chain([Self::SERVER_CPU])
             .find(|m| m.word() == Some(word))
     }
 
@@ -363,8 +364,14 @@ impl Metric {
         Self::ALL
             .into_iter()
             .chain(Self::TLS)
+            .chain([Self::SERVER_CPU])
             .find(|m| m.id() == id)
     }
+
+    /// The server's CPU time per request, user and system together: only
+    /// in scenarios whose split is below the ticks' resolution
+    /// ([`crate::cpu_split`]), so not in [`Metric::ALL`].
+    pub const SERVER_CPU: Self = Self::PerRequest(PerRequest::SERVER_CPU);
 
     /// Every TLS figure, in report order.
     pub const TLS: [Self; 6] = [
@@ -704,6 +711,9 @@ pub enum WarningKind {
     Reconnects,
     /// The target ignored its stop signal until SIGKILL.
     KilledAtStop,
+    /// A part of the server's CPU split spans too few clock ticks to be
+    /// shown; the total per request is shown instead.
+    CpuSplitBelowResolution,
 }
 
 /// Something the reader must know, said so that it tells them what to do.

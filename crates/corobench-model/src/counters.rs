@@ -183,6 +183,9 @@ pub enum Cost {
     /// System CPU time, likewise.
     SystemCpu,
     MinorFaults,
+    /// User and system CPU time together: for the server, where its split
+    /// is below the clock ticks' resolution ([`crate::cpu_split`]).
+    Cpu,
 }
 
 /// A per-request cost of one side: `syscalls/req`, `gen sys µs/req`.
@@ -206,6 +209,11 @@ impl PerRequest {
         Self::generator(Cost::SystemCpu),
         Self::generator(Cost::MinorFaults),
     ];
+
+    /// The server's CPU time per request, split or not: shown only in the
+    /// scenarios whose split is below the ticks' resolution, so it is not
+    /// in [`PerRequest::ALL`] but follows the scenarios that have it.
+    pub const SERVER_CPU: Self = Self::server(Cost::Cpu);
 
     #[must_use]
     pub const fn server(cost: Cost) -> Self {
@@ -231,7 +239,7 @@ impl PerRequest {
             Cost::Syscalls => Some(KernelCounter::Syscalls),
             Cost::ContextSwitches => Some(KernelCounter::ContextSwitches),
             Cost::MinorFaults => Some(KernelCounter::MinorFaults),
-            Cost::UserCpu | Cost::SystemCpu => None,
+            Cost::UserCpu | Cost::SystemCpu | Cost::Cpu => None,
         }
     }
 
@@ -267,12 +275,12 @@ impl PerRequest {
     #[must_use]
     pub fn unit(self) -> MetricUnit {
         match self.cost {
-            Cost::UserCpu | Cost::SystemCpu => MetricUnit::Microseconds,
+            Cost::UserCpu | Cost::SystemCpu | Cost::Cpu => MetricUnit::Microseconds,
             _ => MetricUnit::PerRequest,
         }
     }
 
-    fn pick(self, table: [[&'static str; 5]; 2]) -> &'static str {
+    fn pick(self, table: [[&'static str; 6]; 2]) -> &'static str {
         let side = match self.side {
             Side::Server => 0,
             Side::Generator => 1,
@@ -283,6 +291,7 @@ impl PerRequest {
             Cost::UserCpu => 2,
             Cost::SystemCpu => 3,
             Cost::MinorFaults => 4,
+            Cost::Cpu => 5,
         };
         table[side][cost]
     }
@@ -304,34 +313,39 @@ impl PerRequest {
                 .map_or(requests, |r| r as f64);
             return Some(count / responses);
         }
-        let user = self.cost == Cost::UserCpu;
         let cpu_us = match self.side {
             // The sampler's mean share of a core over the window, as time.
             Side::Server => {
                 let r = trial.resources.as_ref().filter(|r| r.samples > 0)?;
-                let pct = if user {
-                    r.cpu_user_pct_mean
-                } else {
-                    r.cpu_system_pct_mean
+                let pct = match self.cost {
+                    Cost::UserCpu => r.cpu_user_pct_mean,
+                    Cost::SystemCpu => r.cpu_system_pct_mean,
+                    _ => r.cpu_pct_mean,
                 };
                 pct / 100.0 * load.elapsed_s * 1e6
             }
             Side::Generator => {
                 let g = &load.generator;
-                (if user { g.cpu_user_s } else { g.cpu_system_s }) * 1e6
+                let seconds = match self.cost {
+                    Cost::UserCpu => g.cpu_user_s,
+                    Cost::SystemCpu => g.cpu_system_s,
+                    _ => g.cpu_user_s + g.cpu_system_s,
+                };
+                seconds * 1e6
             }
         };
         Some(cpu_us / requests)
     }
 }
 
-const ID: [[&str; 5]; 2] = [
+const ID: [[&str; 6]; 2] = [
     [
         "server_syscalls_per_req",
         "server_ctx_switches_per_req",
         "server_user_us_per_req",
         "server_sys_us_per_req",
         "server_minor_faults_per_req",
+        "server_cpu_us_per_req",
     ],
     [
         "generator_syscalls_per_req",
@@ -339,16 +353,18 @@ const ID: [[&str; 5]; 2] = [
         "generator_user_us_per_req",
         "generator_sys_us_per_req",
         "generator_minor_faults_per_req",
+        "generator_cpu_us_per_req",
     ],
 ];
 
-const LABEL: [[&str; 5]; 2] = [
+const LABEL: [[&str; 6]; 2] = [
     [
         "syscalls/req",
         "ctx switches/req",
         "user µs/req",
         "sys µs/req",
         "faults/req",
+        "cpu µs/req",
     ],
     [
         "gen syscalls/req",
@@ -356,27 +372,37 @@ const LABEL: [[&str; 5]; 2] = [
         "gen user µs/req",
         "gen sys µs/req",
         "gen faults/req",
+        "gen cpu µs/req",
     ],
 ];
 
-const WORD: [[&str; 5]; 2] = [
-    ["syscalls", "ctx_switches", "user_us", "sys_us", "faults"],
+const WORD: [[&str; 6]; 2] = [
+    [
+        "syscalls",
+        "ctx_switches",
+        "user_us",
+        "sys_us",
+        "faults",
+        "cpu_us",
+    ],
     [
         "gen_syscalls",
         "gen_ctx_switches",
         "gen_user_us",
         "gen_sys_us",
         "gen_faults",
+        "gen_cpu_us",
     ],
 ];
 
-const GOBENCH: [[&str; 5]; 2] = [
+const GOBENCH: [[&str; 6]; 2] = [
     [
         "syscalls/op",
         "ctx-switches/op",
         "user-ns/op",
         "sys-ns/op",
         "faults/op",
+        "cpu-ns/op",
     ],
     [
         "gen-syscalls/op",
@@ -384,16 +410,18 @@ const GOBENCH: [[&str; 5]; 2] = [
         "gen-user-ns/op",
         "gen-sys-ns/op",
         "gen-faults/op",
+        "gen-cpu-ns/op",
     ],
 ];
 
-const DESCRIPTION: [[&str; 5]; 2] = [
+const DESCRIPTION: [[&str; 6]; 2] = [
     [
         "server system calls per request (whole process tree)",
         "server context switches per request, voluntary and involuntary",
         "server user CPU time per request",
         "server system (kernel) CPU time per request",
         "server minor page faults per request",
+        "server CPU time per request, user and system together",
     ],
     [
         "generator system calls per request (its own threads)",
@@ -401,6 +429,7 @@ const DESCRIPTION: [[&str; 5]; 2] = [
         "generator user CPU time per request",
         "generator system (kernel) CPU time per request",
         "generator minor page faults per request",
+        "generator CPU time per request, user and system together",
     ],
 ];
 
@@ -421,6 +450,18 @@ mod tests {
             PerRequest::generator(Cost::SystemCpu).gobench_unit(),
             "gen-sys-ns/op"
         );
+    }
+
+    #[test]
+    fn the_server_cpu_total_is_named_and_found_by_its_word_and_id() {
+        let total = crate::analysis::Metric::SERVER_CPU;
+        assert_eq!(total.label(), "cpu µs/req");
+        assert_eq!(crate::analysis::Metric::from_word("cpu_us"), Some(total));
+        assert_eq!(
+            crate::analysis::Metric::from_id("server_cpu_us_per_req"),
+            Some(total)
+        );
+        assert!(!crate::analysis::Metric::ALL.contains(&total));
     }
 
     #[test]

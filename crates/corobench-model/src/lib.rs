@@ -5,6 +5,7 @@ pub mod analysis;
 pub mod capacity;
 pub mod claim;
 pub mod counters;
+pub mod cpu_split;
 pub mod evidence;
 pub mod histogram;
 pub mod http2;
@@ -40,6 +41,7 @@ pub use counters::{
     Cost, KernelCounter, KernelCounts, MissingCounter, PerRequest, Side, SideCounters,
     TrialCounters,
 };
+pub use cpu_split::CpuSplit;
 pub use evidence::{
     ClaimAcrossMachines, ClaimsAcrossMachines, EVIDENCE_SCHEMA_VERSION, MachineKind, MachineRun,
     MachineVerdict, SuiteClaims,

@@ -11,6 +11,12 @@ pub struct ResourceSample {
     pub cpu_user_pct: f64,
     /// System CPU since the previous sample, in percent of one core.
     pub cpu_system_pct: f64,
+    /// CPU since the previous sample from the scheduler's run time of the
+    /// tree's threads (`schedstat`, in nanoseconds), in percent of one
+    /// core: finer than the clock ticks of user + system. `None` where it
+    /// could not be read (and in samples stored before it was).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_run_pct: Option<f64>,
     /// Resident memory summed over the tree.
     pub rss_bytes: u64,
     /// OS threads summed over the tree.
@@ -29,7 +35,9 @@ pub struct ResourceSample {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ResourceSummary {
     pub samples: u32,
-    /// Mean user + system CPU over the window, in percent of one core.
+    /// Mean CPU over the window, in percent of one core: from the
+    /// scheduler's run time where every sample has it and it does not fall
+    /// short of the ticks' total, else user + system (clock ticks).
     #[serde(deserialize_with = "nan_when_null")]
     pub cpu_pct_mean: f64,
     #[serde(deserialize_with = "nan_when_null")]

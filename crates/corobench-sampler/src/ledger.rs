@@ -9,8 +9,17 @@ use corobench_target::procfs::{CtxSwitches, ProcStat};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct MemberReading {
     pub stat: ProcStat,
-    /// `(tid, context switches)` of every thread that could be read.
-    pub threads: Vec<(i32, CtxSwitches)>,
+    /// Every thread that could be read.
+    pub threads: Vec<ThreadReading>,
+}
+
+/// One thread as read in one sampling round.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ThreadReading {
+    pub tid: i32,
+    pub ctx: CtxSwitches,
+    /// Its run time so far (`schedstat`), where that was read.
+    pub run_ns: Option<u64>,
 }
 
 /// What the tree used between two rounds, and its size at the later one.
@@ -19,6 +28,10 @@ pub(crate) struct IntervalUsage {
     pub user_ticks: u64,
     pub system_ticks: u64,
     pub ctx: CtxSwitches,
+    /// The threads' run time (`schedstat`); `None` where a thread's was not
+    /// read. A thread that exits takes its run time since the previous
+    /// round with it, and one that lives less than a round is not seen.
+    pub run_ns: Option<u64>,
     pub rss_bytes: u64,
     pub threads: u32,
     /// Live (not zombie) processes.
@@ -34,6 +47,7 @@ impl IntervalUsage {
             user_ticks: self.user_ticks + later.user_ticks,
             system_ticks: self.system_ticks + later.system_ticks,
             ctx,
+            run_ns: self.run_ns.zip(later.run_ns).map(|(a, b)| a + b),
             ..later
         }
     }
@@ -45,8 +59,8 @@ struct Tracked {
     starttime_ticks: u64,
     user_ticks: u64,
     system_ticks: u64,
-    /// Thread id → (its context switches, the round it was last seen in).
-    threads: HashMap<i32, (CtxSwitches, u64)>,
+    /// Thread id → (its counts, the round it was last seen in).
+    threads: HashMap<i32, (ThreadReading, u64)>,
     last_round: u64,
 }
 
@@ -87,7 +101,10 @@ impl TreeLedger {
     /// previous round (the first round's usage is only a baseline).
     pub(crate) fn account(&mut self, readings: &[MemberReading]) -> IntervalUsage {
         self.rounds += 1;
-        let mut usage = IntervalUsage::default();
+        let mut usage = IntervalUsage {
+            run_ns: Some(0),
+            ..IntervalUsage::default()
+        };
         for reading in readings {
             self.account_process(reading, &mut usage);
             if reading.stat.is_live() {
@@ -133,7 +150,7 @@ impl TreeLedger {
             reading
                 .threads
                 .iter()
-                .map(|&(tid, ctx)| (tid, (ctx, self.rounds)))
+                .map(|&thread| (thread.tid, (thread, self.rounds)))
                 .collect()
         };
         Tracked {
@@ -154,21 +171,28 @@ impl TreeLedger {
     }
 }
 
-/// Context switches of a process's threads since the previous round. A
-/// thread not seen before in a known process was created since the previous
-/// round, so all its switches belong to this interval.
+/// Context switches and run time of a process's threads since the
+/// previous round. A thread not seen before in a known process was created
+/// since the previous round, so all it did belongs to this interval.
 fn account_threads(
     tracked: &mut Tracked,
-    threads: &[(i32, CtxSwitches)],
+    threads: &[ThreadReading],
     round: u64,
     usage: &mut IntervalUsage,
 ) {
-    for &(tid, now) in threads {
-        let entry = tracked
-            .threads
-            .entry(tid)
-            .or_insert((CtxSwitches::default(), round));
-        usage.ctx.add(now.since(entry.0));
+    for &now in threads {
+        let born = ThreadReading {
+            tid: now.tid,
+            ctx: CtxSwitches::default(),
+            run_ns: Some(0),
+        };
+        let entry = tracked.threads.entry(now.tid).or_insert((born, round));
+        usage.ctx.add(now.ctx.since(entry.0.ctx));
+        let ran = now
+            .run_ns
+            .zip(entry.0.run_ns)
+            .map(|(n, e)| n.saturating_sub(e));
+        usage.run_ns = usage.run_ns.zip(ran).map(|(sum, ran)| sum + ran);
         *entry = (now, round);
     }
     tracked.threads.retain(|_, (_, seen)| *seen == round);
@@ -194,7 +218,15 @@ mod tests {
                 starttime_ticks: starttime,
                 rss_pages: 10,
             },
-            threads: vec![(pid, ctx(0, 0))],
+            threads: vec![thread(pid, ctx(0, 0))],
+        }
+    }
+
+    fn thread(tid: i32, ctx: CtxSwitches) -> ThreadReading {
+        ThreadReading {
+            tid,
+            ctx,
+            run_ns: None,
         }
     }
 
@@ -280,16 +312,41 @@ mod tests {
     fn context_switches_are_summed_over_threads() {
         let mut ledger = ledger();
         let mut first = member(100, 500, 0, 0);
-        first.threads = vec![(100, ctx(10, 1)), (110, ctx(50, 5))];
+        first.threads = vec![thread(100, ctx(10, 1)), thread(110, ctx(50, 5))];
         ledger.account(&[first]);
         let mut second = member(100, 500, 0, 0);
         // 110 exited, 111 was created since the previous round.
-        second.threads = vec![(100, ctx(12, 1)), (111, ctx(4, 2))];
+        second.threads = vec![thread(100, ctx(12, 1)), thread(111, ctx(4, 2))];
         let usage = ledger.account(&[second]);
         assert_eq!(usage.ctx, ctx(2 + 4, 2));
         let mut third = member(100, 500, 0, 0);
-        third.threads = vec![(100, ctx(12, 1)), (111, ctx(4, 2))];
+        third.threads = vec![thread(100, ctx(12, 1)), thread(111, ctx(4, 2))];
         assert_eq!(ledger.account(&[third]).ctx, ctx(0, 0));
+    }
+
+    #[test]
+    fn run_time_is_summed_over_threads_from_zero_for_the_newborn() {
+        let timed = |tid, run_ns| ThreadReading {
+            tid,
+            ctx: ctx(0, 0),
+            run_ns: Some(run_ns),
+        };
+        let mut ledger = ledger();
+        let mut first = member(100, 500, 0, 0);
+        first.threads = vec![timed(100, 5_000_000), timed(110, 9_000_000)];
+        assert_eq!(ledger.account(&[first]).run_ns, Some(0));
+        let mut second = member(100, 500, 0, 0);
+        // 110 ran 1 ms more; 111 was born and ran 0.3 ms.
+        second.threads = vec![
+            timed(100, 5_000_000),
+            timed(110, 10_000_000),
+            timed(111, 300_000),
+        ];
+        assert_eq!(ledger.account(&[second]).run_ns, Some(1_300_000));
+        // A thread whose run time was not read leaves the total unknown.
+        let mut third = member(100, 500, 0, 0);
+        third.threads = vec![timed(100, 5_000_000), thread(110, ctx(0, 0))];
+        assert_eq!(ledger.account(&[third]).run_ns, None);
     }
 
     #[test]
@@ -298,6 +355,7 @@ mod tests {
             user_ticks: 1,
             system_ticks: 2,
             ctx: ctx(3, 4),
+            run_ns: Some(7),
             rss_bytes: 100,
             threads: 5,
             processes: 2,
@@ -306,14 +364,15 @@ mod tests {
             user_ticks: 10,
             system_ticks: 20,
             ctx: ctx(30, 40),
+            run_ns: Some(70),
             rss_bytes: 200,
             threads: 6,
             processes: 3,
         };
         let both = early.then(late);
         assert_eq!(
-            (both.user_ticks, both.system_ticks, both.ctx),
-            (11, 22, ctx(33, 44))
+            (both.user_ticks, both.system_ticks, both.ctx, both.run_ns),
+            (11, 22, ctx(33, 44), Some(77))
         );
         assert_eq!((both.rss_bytes, both.threads, both.processes), (200, 6, 3));
     }

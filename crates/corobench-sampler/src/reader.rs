@@ -5,9 +5,10 @@ use std::fmt::Write as _;
 use std::fs::{self, File};
 use std::io::{self, Read as _};
 
-use corobench_target::procfs::{self, CtxSwitches, ParseError, ProcStat};
+use corobench_target::procfs::{self, ParseError, ProcStat};
 
 use crate::error::SamplerError;
+use crate::ledger::ThreadReading;
 
 /// Where the proc file system is mounted on every Linux system.
 pub const PROC_ROOT: &str = "/proc";
@@ -68,19 +69,48 @@ impl ProcReader {
             .map_err(|source| self.parse_error(source))
     }
 
-    /// Context switches of one thread, or `None` when it is gone.
-    pub(crate) fn thread_ctx(
+    /// One thread: its context switches and, where `schedstat` is asked
+    /// for, its run time; `None` when it is gone.
+    pub(crate) fn thread(
         &mut self,
         pid: i32,
         tid: i32,
-    ) -> Result<Option<CtxSwitches>, SamplerError> {
-        self.set_path(format_args!("{pid}/task/{tid}/status"));
-        if !self.read_current()? {
+        schedstat: bool,
+    ) -> Result<Option<ThreadReading>, SamplerError> {
+        if !self.read_thread(pid, tid, "status")? {
             return Ok(None);
         }
-        procfs::parse_status(&self.text)
-            .map(|status| Some(status.ctx))
-            .map_err(|source| self.parse_error(source))
+        let ctx = procfs::parse_status(&self.text)
+            .map_err(|source| self.parse_error(source))?
+            .ctx;
+        let run_ns = if schedstat {
+            // Gone since its status was read: as if it had exited just
+            // before, its run time since the previous round is lost.
+            let read = self.read_thread(pid, tid, "schedstat")?;
+            let first = self.text.split_whitespace().next();
+            Some(
+                first
+                    .filter(|_| read)
+                    .and_then(|n| n.parse().ok())
+                    .unwrap_or_default(),
+            )
+        } else {
+            None
+        };
+        Ok(Some(ThreadReading { tid, ctx, run_ns }))
+    }
+
+    /// Reads `<pid>/task/<tid>/<file>`; `Ok(false)` when the thread is gone.
+    fn read_thread(&mut self, pid: i32, tid: i32, file: &str) -> Result<bool, SamplerError> {
+        self.set_path(format_args!("{pid}/task/{tid}/{file}"));
+        self.read_current()
+    }
+
+    /// Whether the kernel keeps each thread's run time (`schedstat`).
+    pub(crate) fn has_schedstat(&self) -> bool {
+        std::path::Path::new(&self.root)
+            .join("self/schedstat")
+            .is_file()
     }
 
     /// Every process under the root; a missing root is an error, not "gone".

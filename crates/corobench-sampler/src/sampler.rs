@@ -244,6 +244,9 @@ impl Window {
             t_ms: u64::try_from(since_start.as_millis()).unwrap_or(u64::MAX),
             cpu_user_pct: ticks_to_pct(usage.user_ticks),
             cpu_system_pct: ticks_to_pct(usage.system_ticks),
+            cpu_run_pct: usage
+                .run_ns
+                .map(|ns| ns as f64 / 1e9 / elapsed.as_secs_f64().max(1e-9) * 100.0),
             rss_bytes: usage.rss_bytes,
             threads: usage.threads,
             processes: usage.processes,

@@ -1,5 +1,5 @@
-//! One reading of a whole process group: every member's `stat` and the
-//! context switches of every thread.
+//! One reading of a whole process group: every member's `stat`, and the
+//! context switches and run time (`schedstat`) of every thread.
 
 use corobench_target::procfs::ProcStat;
 
@@ -18,6 +18,8 @@ pub(crate) struct TreeReader {
     stats: Vec<ProcStat>,
     readings: Vec<MemberReading>,
     tids: Vec<i32>,
+    /// Whether each thread's run time is read (the kernel keeps it).
+    schedstat: bool,
 }
 
 impl TreeReader {
@@ -25,8 +27,10 @@ impl TreeReader {
     pub(crate) fn new(proc_root: &str, pgid: i32) -> Result<Self, SamplerError> {
         let ticks_per_s = sys::clock_ticks_per_s()?;
         let ledger = TreeLedger::new(sys::boot_time_ticks(ticks_per_s)?, sys::page_size_bytes()?);
+        let reader = ProcReader::new(proc_root);
         Ok(Self {
-            reader: ProcReader::new(proc_root),
+            schedstat: reader.has_schedstat(),
+            reader,
             scanner: GroupScanner::new(pgid),
             ledger,
             stats: Vec::new(),
@@ -49,7 +53,7 @@ impl TreeReader {
             }
             let reading = &mut self.readings[i];
             reading.stat = *stat;
-            read_threads(&mut self.reader, &mut self.tids, reading)?;
+            read_threads(&mut self.reader, &mut self.tids, reading, self.schedstat)?;
         }
         Ok(self.ledger.account(&self.readings))
     }
@@ -61,6 +65,7 @@ fn read_threads(
     reader: &mut ProcReader,
     tids: &mut Vec<i32>,
     reading: &mut MemberReading,
+    schedstat: bool,
 ) -> Result<(), SamplerError> {
     reading.threads.clear();
     let pid = reading.stat.pid;
@@ -68,8 +73,8 @@ fn read_threads(
         return Ok(());
     }
     for &tid in tids.iter() {
-        if let Some(ctx) = reader.thread_ctx(pid, tid)? {
-            reading.threads.push((tid, ctx));
+        if let Some(thread) = reader.thread(pid, tid, schedstat)? {
+            reading.threads.push(thread);
         }
     }
     Ok(())

@@ -93,6 +93,23 @@ fn samples_a_busy_group() {
 }
 
 #[test]
+fn a_busy_group_has_the_run_time_of_its_threads_in_every_sample() {
+    if !std::path::Path::new("/proc/self/schedstat").is_file() {
+        eprintln!("this kernel keeps no schedstat: nothing to check");
+        return;
+    }
+    let group = BusyGroup::spawn();
+    group.wait_for_both();
+    let sampler = Sampler::start(group.pgid(), Duration::from_millis(20)).unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let series = sampler.stop().unwrap();
+    let run: Vec<Option<f64>> = series.samples.iter().map(|s| s.cpu_run_pct).collect();
+    assert!(run.iter().all(Option::is_some), "{run:?}");
+    // `yes` ran: its run time, like its ticks, is more than none.
+    assert!(run.iter().flatten().sum::<f64>() > 0.0, "{run:?}");
+}
+
+#[test]
 fn a_stream_hands_over_each_sample_and_keeps_none() {
     let group = BusyGroup::spawn();
     group.wait_for_both();

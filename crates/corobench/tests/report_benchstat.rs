@@ -291,6 +291,7 @@ fn unit_of(metric: &str) -> &'static str {
         "server_user_us_per_req" => "user-sec/op",
         "server_sys_us_per_req" => "sys-sec/op",
         "server_minor_faults_per_req" => "faults/op",
+        "server_cpu_us_per_req" => "cpu-sec/op",
         "generator_syscalls_per_req" => "gen-syscalls/op",
         "generator_ctx_switches_per_req" => "gen-ctx-switches/op",
         "generator_user_us_per_req" => "gen-user-sec/op",

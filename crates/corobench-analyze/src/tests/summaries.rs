@@ -193,7 +193,10 @@ fn wide_intervals_are_flagged_per_metric() {
         wide[0]
     );
     assert!(
-        wide[1].starts_with("the 95% confidence intervals of mean, p50, p99.9, gen user µs/req"),
+        wide[1].starts_with(
+            "the 95% confidence intervals of mean, p50, p99.9, user µs/req, sys µs/req, \
+             gen user µs/req"
+        ),
         "{}",
         wide[1]
     );

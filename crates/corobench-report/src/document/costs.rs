@@ -7,11 +7,13 @@ use corobench_model::{Cost, Metric, PerRequest, RunAnalysis};
 use super::{Align, Cell, Grid, center_and_ci};
 use crate::units;
 
-/// The costs the scenario table shows beside req/s.
-pub(crate) const COMPACT: [PerRequest; 3] = [
+/// The costs the scenario table shows beside req/s: the CPU total only
+/// where a scenario's split is below the ticks' resolution.
+pub(crate) const COMPACT: [PerRequest; 4] = [
     PerRequest::server(Cost::Syscalls),
     PerRequest::server(Cost::UserCpu),
     PerRequest::server(Cost::SystemCpu),
+    PerRequest::SERVER_CPU,
 ];
 
 /// The costs in `costs` that some scenario of `group` has a value for.
@@ -57,8 +59,9 @@ pub(crate) fn median_cell(analysis: &RunAnalysis, index: usize, metric: Metric) 
 /// interval); none for a side the group has no cost of.
 pub(crate) fn costs_grids(analysis: &RunAnalysis, group: &[usize]) -> Vec<Grid> {
     let (server, generator) = PerRequest::ALL.split_at(PerRequest::ALL.len() / 2);
+    let server = [server, &[PerRequest::SERVER_CPU]].concat();
     [
-        (server, "server per request"),
+        (server.as_slice(), "server per request"),
         (generator, "generator per request"),
     ]
     .into_iter()

@@ -6,7 +6,7 @@
 //! warnings about figures it does not show (the intervals of secondary
 //! metrics, counters of the generator), which `--detail` keeps.
 
-use corobench_model::{Metric, Warning};
+use corobench_model::{Metric, Warning, WarningKind};
 
 use crate::units;
 
@@ -27,13 +27,21 @@ impl<'a> Notes<'a> {
         }
     }
 
-    /// The warnings about the scenarios or the run as a whole, and those
-    /// about a metric `shows` keeps.
-    pub(crate) fn about(warnings: &'a [Warning], shows: impl Fn(Metric) -> bool) -> Self {
+    /// The warnings about the scenarios or the run as a whole, those about
+    /// a metric `shows` keeps, and those of the `kinds` given.
+    pub(crate) fn about(
+        warnings: &'a [Warning],
+        shows: impl Fn(Metric) -> bool,
+        kinds: &[WarningKind],
+    ) -> Self {
         let shown = warnings
             .iter()
             .enumerate()
-            .filter(|(_, w)| w.metrics.is_empty() || w.metrics.iter().any(|&m| shows(m)))
+            .filter(|(_, w)| {
+                w.metrics.is_empty()
+                    || w.metrics.iter().any(|&m| shows(m))
+                    || kinds.contains(&w.kind)
+            })
             .map(|(i, _)| i)
             .collect();
         Self { warnings, shown }
@@ -186,7 +194,7 @@ mod tests {
             warning("about req/s", &[("a", None)], vec![Metric::RequestsPerS]),
             warning("about the scenario", &[("b", None)], vec![]),
         ];
-        let notes = Notes::about(&warnings, |m| m == Metric::RequestsPerS);
+        let notes = Notes::about(&warnings, |m| m == Metric::RequestsPerS, &[]);
         assert_eq!(notes.markers(&[0, 1, 2]), "¹ ²");
         assert_eq!(notes.markers_for("a", Metric::RequestsPerS), "¹");
         assert_eq!(notes.markers_for("a", Metric::LatencyP99Us), "");
@@ -199,6 +207,9 @@ mod tests {
             ]
         );
         assert_eq!(Notes::all(&warnings).markers(&[2, 0]), "¹ ³");
+        // A kind the view asks for is shown whatever its metrics.
+        let kinds = Notes::about(&warnings, |_| false, &[WarningKind::GeneratorBound]);
+        assert_eq!(kinds.markers(&[0, 1, 2]), "¹ ² ³");
     }
 
     #[test]

@@ -51,7 +51,12 @@ pub(crate) fn run_document_with(
     let mut blocks = run_header(analysis, layout);
     // The first look notes only what it shows.
     let notes = match layout {
-        ComparisonLayout::Compact => Notes::about(&analysis.warnings, headline),
+        // The split's note says why its table shows a `—` or the total.
+        ComparisonLayout::Compact => Notes::about(
+            &analysis.warnings,
+            headline,
+            &[WarningKind::CpuSplitBelowResolution],
+        ),
         ComparisonLayout::Rows | ComparisonLayout::Matrix => Notes::all(&analysis.warnings),
     };
     if claims == ClaimsPlace::Top {
@@ -412,6 +417,7 @@ fn comparison_matrix(analysis: &RunAnalysis, group: &[usize]) -> Option<Grid> {
     let first = comparisons.first()?;
     let metrics: Vec<Metric> = Metric::ALL
         .into_iter()
+        .chain([Metric::SERVER_CPU])
         .filter(|m| {
             let shown =
                 |c: &&ScenarioComparison| shown_comparisons(&c.metrics).any(|x| x.metric == *m);

@@ -235,6 +235,8 @@ pub(super) fn ok_trial(scenario_index: u32, trial_index: u32, sequence: u32) -> 
             t_ms: i * 100,
             cpu_user_pct: 40.0 + f64::from(u32::try_from(i).unwrap()),
             cpu_system_pct: 10.5,
+            // The run time travels in the series' JSON.
+            cpu_run_pct: Some(50.25),
             rss_bytes: 30 << 20,
             threads: 9,
             processes: 1,
