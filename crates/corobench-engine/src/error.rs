@@ -30,6 +30,10 @@ pub enum EngineError {
     /// over SSH, another corobench version): the spec or the host must change.
     #[error("{0}")]
     Host(String),
+    /// A host corobench made itself (a Kubernetes pod) that cannot be
+    /// reached or used: the environment failed, the spec is not at fault.
+    #[error("{0}")]
+    MadeHost(String),
     /// A user's server could not be started or reached to check its answers.
     #[error("{target} could not be checked before the first trial: {why}")]
     NotChecked { target: String, why: String },

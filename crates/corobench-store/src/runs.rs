@@ -1,6 +1,7 @@
 //! Runs and their scenarios: creating, listing, finding and loading them.
 
 use std::path::Path;
+use std::time::Duration;
 
 use corobench_model::{RunProcess, RunRecord, RunStatus, ScenarioRecord};
 use rusqlite::{OptionalExtension as _, Row, Transaction, params};
@@ -25,7 +26,14 @@ pub struct RunListing {
     pub trials_failed: u32,
     /// The corobench process that measures it, recorded while it runs.
     pub process: Option<RunProcess>,
+    /// Why it ended before its plan did, when an error ended it.
+    pub reason: Option<String>,
 }
+
+/// How long ending a run that an error ended waits for a database another
+/// process holds locked (the store's own wait is 10 s): a run left marked
+/// running would be listed as died, and the reason lost.
+pub const END_PATIENCE: Duration = Duration::from_secs(60);
 
 /// How many run ids an "unknown run" error suggests.
 const SUGGESTED_RUNS: u32 = 10;
@@ -92,10 +100,42 @@ impl Store {
         let changed = self
             .conn
             .execute(
-                "UPDATE runs SET status = ?2, finished_at_unix_ms = ?3 WHERE id = ?1",
+                "UPDATE runs SET status = ?2, finished_at_unix_ms = ?3, status_reason = NULL \
+                 WHERE id = ?1",
                 params![run_id, status.as_str(), finished_at_unix_ms],
             )
             .map_err(|e| self.fail(e, "updating the run status", Some(run_id)))?;
+        if changed == 0 {
+            return Err(self.unknown_run(run_id));
+        }
+        Ok(())
+    }
+
+    /// Records how a run ended (and when it finished, once it has) and
+    /// releases it from its process, with `reason`, the error that ended
+    /// it, if one did; then it waits up to [`END_PATIENCE`] for a database
+    /// locked by another process, as the error may have been that lock.
+    ///
+    /// # Errors
+    /// When the run is unknown or the database cannot be written.
+    pub fn end_run(
+        &mut self,
+        run_id: &str,
+        status: RunStatus,
+        finished_at_unix_ms: Option<i64>,
+        reason: Option<&str>,
+    ) -> Result<(), StoreError> {
+        if reason.is_some() {
+            let _ = self.conn.busy_timeout(END_PATIENCE);
+        }
+        let changed = self.conn.execute(
+            "UPDATE runs SET status = ?2, finished_at_unix_ms = ?3, status_reason = ?4, \
+             process_pid = NULL, process_started = NULL WHERE id = ?1",
+            params![run_id, status.as_str(), finished_at_unix_ms, reason],
+        );
+        let _ = self.conn.busy_timeout(crate::schema::BUSY_TIMEOUT);
+        let changed =
+            changed.map_err(|e| self.fail(e, "recording how the run ended", Some(run_id)))?;
         if changed == 0 {
             return Err(self.unknown_run(run_id));
         }
@@ -153,7 +193,7 @@ impl Store {
                    r.trials_per_scenario, \
                    (SELECT COUNT(*) FROM trials t WHERE t.run_id = r.id AND t.status = 'ok'), \
                    (SELECT COUNT(*) FROM trials t WHERE t.run_id = r.id AND t.status = 'failed'), \
-                   r.process_pid, r.process_started \
+                   r.process_pid, r.process_started, r.status_reason \
              FROM runs r ORDER BY r.started_at_unix_ms DESC, r.id DESC",
             [],
             "listing runs",
@@ -370,6 +410,7 @@ fn listing(row: &Row<'_>) -> rusqlite::Result<RunListing> {
         trials_ok: row.get(7)?,
         trials_failed: row.get(8)?,
         process: process(row.get(9)?, row.get(10)?),
+        reason: row.get(11)?,
     })
 }
 

@@ -13,7 +13,7 @@ use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 use crate::error::{StoreError, classify};
 
 /// Every migration, in order; the schema version is their count.
-const MIGRATIONS: [&str; 9] = [
+const MIGRATIONS: [&str; 10] = [
     include_str!("migrations/0001_init.sql"),
     include_str!("migrations/0002_run_process.sql"),
     include_str!("migrations/0003_capacity.sql"),
@@ -23,6 +23,7 @@ const MIGRATIONS: [&str; 9] = [
     include_str!("migrations/0007_machine_probe.sql"),
     include_str!("migrations/0008_pool_counters.sql"),
     include_str!("migrations/0009_protocol.sql"),
+    include_str!("migrations/0010_run_reason.sql"),
 ];
 
 /// The schema version this corobench writes.
@@ -30,7 +31,7 @@ pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 
 /// How long a write waits for another process's transaction (another
 /// `corobench report` reading the file) before reporting the file locked.
-const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+pub(crate) const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Opens `path` (creating it when `create`), configures the connection and
 /// migrates the schema.

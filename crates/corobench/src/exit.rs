@@ -207,6 +207,7 @@ fn engine_status(error: &EngineError) -> Option<Exit> {
         | EngineError::SpecServer { .. } => Some(Exit::Usage),
         EngineError::Postgres(_) | EngineError::NotChecked { .. } => Some(Exit::TargetFailed),
         EngineError::OwnExecutable(_)
+        | EngineError::MadeHost(_)
         | EngineError::Expectation { .. }
         | EngineError::Certificates(_)
         | EngineError::Folder { .. } => Some(Exit::CheckFailed),
@@ -302,6 +303,10 @@ mod tests {
                 StoreError::Locked { path: path() }.into(),
             ),
             ("CPU affinity refused", setaffinity.into()),
+            (
+                "a pod kubectl exec cannot reach",
+                EngineError::MadeHost("kubectl exec failed".into()).into(),
+            ),
             ("an unknown error", anyhow::anyhow!("something else")),
             (
                 "a trial the store refused",

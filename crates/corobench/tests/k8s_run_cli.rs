@@ -122,6 +122,22 @@ impl Cluster {
         assert_eq!(applied["items"][0]["spec"]["containers"][0]["image"], IMAGE);
     }
 
+    /// `k8s run SPEC` where every `kubectl exec` of `argument` (the
+    /// command's first argument) fails: it exits 1 (a failed environment),
+    /// says why and deletes every object. Its stderr.
+    fn fails_as_every_exec_of(&self, argument: &str) -> String {
+        let output = self
+            .command(&[&self.spec(), "--image", IMAGE])
+            .env("FAKE_KUBECTL_EXEC_FAILS", argument)
+            .output()
+            .unwrap();
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{stderr}");
+        assert!(stderr.contains("unable to upgrade connection"), "{stderr}");
+        self.assert_deleted_last();
+        stderr
+    }
+
     fn store(&self) -> Store {
         Store::open_existing(self.lab.db()).unwrap()
     }
@@ -300,15 +316,7 @@ fn a_pod_that_ends_fails_the_run_and_every_object_is_deleted() {
 #[test]
 fn trials_that_fail_on_the_pods_fail_the_run_and_every_object_is_deleted() {
     let cluster = Cluster::new(1);
-    let output = cluster
-        .command(&[&cluster.spec(), "--image", IMAGE])
-        .env("FAKE_KUBECTL_EXEC_FAILS", "serve")
-        .output()
-        .unwrap();
-    let stderr = text(&output.stderr);
-    assert_eq!(output.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("unable to upgrade connection"), "{stderr}");
-    cluster.assert_deleted_last();
+    cluster.fails_as_every_exec_of("serve");
     let store = cluster.store();
     let run = store
         .load_run(&store.resolve_run_id("latest").unwrap())
@@ -322,6 +330,37 @@ fn trials_that_fail_on_the_pods_fail_the_run_and_every_object_is_deleted() {
         "{:?}",
         run.trials.iter().map(|t| &t.failure).collect::<Vec<_>>()
     );
+}
+
+/// Issue "hostile input, third round", message 13: a failed `kubectl
+/// exec` exited 2, as if the spec were wrong; the pods corobench made
+/// failed, which is the environment's failure (exit 1).
+#[test]
+fn a_pod_kubectl_exec_cannot_reach_fails_the_run_and_is_not_a_usage_error() {
+    let cluster = Cluster::new(1);
+    // The pods are described with `sh -c …`: every such exec fails.
+    let stderr = cluster.fails_as_every_exec_of("-c");
+    assert!(stderr.contains("kubectl"), "{stderr}");
+    assert_announced_run_not_stored(&cluster, &stderr);
+}
+
+/// The run id `stderr` announced is said not to be stored, and is not:
+/// nothing invites the user to resume it (issue "hostile input, third
+/// round", message 13).
+fn assert_announced_run_not_stored(cluster: &Cluster, stderr: &str) {
+    let id = stderr
+        .lines()
+        .find_map(|line| line.strip_prefix("run ")?.split_once(" · suite"))
+        .map(|(id, _)| id)
+        .expect("the run is announced");
+    assert!(
+        stderr.contains(&format!("nothing measured; run {id} not stored: ")),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("--resume"), "{stderr}");
+    let runs = text(&cluster.lab.run(&["runs"]).stdout);
+    assert!(!runs.contains(id), "{runs}");
+    assert!(cluster.lab.stored_trials().is_empty());
 }
 
 #[test]
@@ -341,7 +380,7 @@ fn ctrl_c_while_the_pods_start_deletes_them() {
         "{stderr}"
     );
     cluster.assert_deleted_last();
-    assert!(cluster.lab.stored_trials().is_empty());
+    assert_announced_run_not_stored(&cluster, &stderr);
 }
 
 #[test]

@@ -196,6 +196,39 @@ fn killing_corobench_leaves_no_target_running() {
     assert!(runs.contains(" died "), "{runs}");
 }
 
+/// Issue "hostile input, third round", message 13: a run whose trial
+/// could not be stored (the database locked by another process) was then
+/// listed as `died`, its status left at running. It is listed as
+/// interrupted, with the error that ended it.
+#[test]
+fn a_run_ended_by_a_locked_database_is_listed_with_the_reason() {
+    let lab = smoke_lab(&["kit-locked"], 1, "1s");
+    let child = spawn(&lab, &["run", lab.path("spec.toml").to_str().unwrap()]);
+    wait_for("the run to be stored", Duration::from_secs(120), || {
+        Store::open_existing(lab.db()).is_ok_and(|s| s.resolve_run_id("latest").is_ok())
+    });
+    // Another process holds the write lock while the first trial ends, and
+    // longer than the store's own wait of 10 s for each of the trial and
+    // the run's status: the trial is refused, and so was the status once.
+    let holder = rusqlite::Connection::open(lab.db()).unwrap();
+    holder.execute_batch("BEGIN EXCLUSIVE").unwrap();
+    std::thread::sleep(Duration::from_secs(25));
+    holder.execute_batch("ROLLBACK").unwrap();
+    drop(holder);
+    let output = child.wait_with_output().unwrap();
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("is locked by another process"), "{stderr}");
+    let runs = text(&lab.run(&["runs"]).stdout);
+    assert!(!runs.contains(" died "), "{runs}");
+    assert!(
+        runs.contains(" interrupted ")
+            && runs.contains("\n  interrupted: storing a trial: ")
+            && runs.contains("is locked by another process"),
+        "{runs}"
+    );
+}
+
 /// Live (not zombie) processes whose environment names `target` as TARGET_NAME.
 fn targets_named(target: &str) -> Vec<u32> {
     let needle = format!("TARGET_NAME={target}");

@@ -106,7 +106,7 @@ pub fn check_clocks(
         provenance.clock_offset_us = Some(micros(reading.offset_s));
         provenance.clock_uncertainty_us = Some(micros(reading.uncertainty_s));
         if let Some(why) = clock::too_far(&host.text, reading, window) {
-            return Err(EngineError::Host(why));
+            return Err(host_error(ready.transport.as_ref(), why));
         }
     }
     Ok(())
@@ -145,14 +145,17 @@ fn ready(
         found = probe(transport, host, &binary)?;
     }
     if found.corobench_version != local_version() {
-        return Err(EngineError::Host(format!(
-            "{}: {binary} is {:?}, and this is {}: every host must run the same corobench \
-             version; install it there, point `corobench` in [hosts] to it, or leave that key \
-             out so that this binary is copied",
-            host.text,
-            found.corobench_version,
-            local_version()
-        )));
+        return Err(host_error(
+            transport,
+            format!(
+                "{}: {binary} is {:?}, and this is {}: every host must run the same corobench \
+                 version; install it there, point `corobench` in [hosts] to it, or leave that \
+                 key out so that this binary is copied",
+                host.text,
+                found.corobench_version,
+                local_version()
+            ),
+        ));
     }
     Ok(found)
 }
@@ -194,7 +197,20 @@ fn unreachable_host(
     host: &HostAddress,
     why: &transport::BoundedError,
 ) -> EngineError {
-    EngineError::Host(format!("{why}\n  {}", transport.check_hint(host)))
+    host_error(
+        transport,
+        format!("{why}\n  {}", transport.check_hint(host)),
+    )
+}
+
+/// A host that cannot take part: the spec's to fix where it names the
+/// host, a failed environment where corobench made it.
+fn host_error(transport: &dyn Transport, message: String) -> EngineError {
+    if transport.made_the_hosts() {
+        EngineError::MadeHost(message)
+    } else {
+        EngineError::Host(message)
+    }
 }
 
 /// Copies this executable to `binary` on `host` (a temporary name, then

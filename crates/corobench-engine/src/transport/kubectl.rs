@@ -59,6 +59,10 @@ impl Transport for Kubectl {
         "kubectl"
     }
 
+    fn made_the_hosts(&self) -> bool {
+        true
+    }
+
     fn check_hint(&self, host: &HostAddress) -> String {
         let context = self
             .context

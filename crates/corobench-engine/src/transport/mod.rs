@@ -42,6 +42,12 @@ pub trait Transport: Sync + Send + std::fmt::Debug {
     fn client(&self) -> &'static str;
     /// How the user can check by hand that `host` is reachable this way.
     fn check_hint(&self, host: &HostAddress) -> String;
+    /// Whether corobench made the hosts itself (pods) rather than the spec
+    /// naming them: a host that fails is then a failed environment, not a
+    /// spec to change.
+    fn made_the_hosts(&self) -> bool {
+        false
+    }
 }
 
 /// `'text'` for a POSIX shell, unquoted when nothing in it is special.

@@ -186,6 +186,7 @@ fn schema_7_gains_the_pool_column_and_keeps_its_trials_without_one() {
          ALTER TABLE scenarios DROP COLUMN protocol;
          ALTER TABLE scenarios DROP COLUMN streams;
          ALTER TABLE scenarios DROP COLUMN tls_resume;
+         ALTER TABLE runs DROP COLUMN status_reason;
          PRAGMA user_version = 7;",
     );
     assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
@@ -219,6 +220,7 @@ fn schema_6_gains_the_probe_column_and_keeps_its_trials_without_one() {
          ALTER TABLE scenarios DROP COLUMN protocol;
          ALTER TABLE scenarios DROP COLUMN streams;
          ALTER TABLE scenarios DROP COLUMN tls_resume;
+         ALTER TABLE runs DROP COLUMN status_reason;
          PRAGMA user_version = 6;",
     );
     assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);

@@ -107,3 +107,25 @@ fn a_full_disk_names_the_file_and_how_to_resume() {
     // The failed trial left nothing behind; the stored one is intact.
     assert_eq!(store.completed_trials(RUN_ID).unwrap(), [(0, 0)]);
 }
+
+#[test]
+fn a_run_an_error_ended_is_listed_with_the_error_until_it_resumes() {
+    use corobench_model::{RunProcess, RunStatus};
+    let (_dir, mut store) = store_with_run();
+    let process = RunProcess { pid: 1, started: 1 };
+    store.set_run_process(RUN_ID, Some(process)).unwrap();
+    let reason = "storing a trial: results.db is locked by another process";
+    store
+        .end_run(RUN_ID, RunStatus::Interrupted, None, Some(reason))
+        .unwrap();
+    let listed = &store.runs().unwrap()[0];
+    assert_eq!(
+        (listed.status, listed.reason.as_deref(), listed.process),
+        (RunStatus::Interrupted, Some(reason), None)
+    );
+    // Resumed, it runs again, and the old reason is no longer its own.
+    store
+        .set_run_status(RUN_ID, RunStatus::Running, None)
+        .unwrap();
+    assert_eq!(store.runs().unwrap()[0].reason, None);
+}

@@ -37,7 +37,7 @@ pub fn run(args: &RunsArgs) -> anyhow::Result<Exit> {
                     "id": r.id, "suite": r.suite, "status": status(r),
                     "started_at_unix_ms": r.started_at_unix_ms, "finished_at_unix_ms": r.finished_at_unix_ms,
                     "scenarios": r.scenarios, "trials_planned": r.trials_planned,
-                    "trials_ok": r.trials_ok, "trials_failed": r.trials_failed,
+                    "trials_ok": r.trials_ok, "trials_failed": r.trials_failed, "reason": r.reason,
                 })
             })
             .collect();
@@ -70,6 +70,9 @@ pub fn run(args: &RunsArgs) -> anyhow::Result<Exit> {
             r.trials_failed,
             r.trials_planned
         )?;
+        if let Some(reason) = &r.reason {
+            writeln!(out, "  {}: {reason}", status(r))?;
+        }
     }
     Ok(Exit::Success)
 }

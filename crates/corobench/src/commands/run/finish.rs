@@ -41,12 +41,13 @@ pub(super) fn finish(
         (false, true) => RunStatus::Failed,
         (false, false) => RunStatus::Complete,
     };
-    let marked = store.set_run_status(run_id, status, (!interrupted).then(unix_ms));
-    let released = store.set_run_process(run_id, None);
+    // The error that ended the run is its reason (a trial the store refused).
+    let reason = tally.as_ref().err().map(ToString::to_string);
+    let finished = (!interrupted).then(unix_ms);
+    let ended = store.end_run(run_id, status, finished, reason.as_deref());
     // A store that refused a trial is the error to report, not the status update after it.
     let tally = tally?;
-    marked?;
-    released?;
+    ended?;
     run_summary::print_run(
         store,
         run_id,

@@ -142,20 +142,25 @@ pub fn run_on(
     let mut store = open_store(args)?;
     let observer = run_presenter(trials_ahead(&start), args.no_tui);
     announce(&start, observer.as_ref());
+    // Until a fresh run is stored, the id just announced names nothing.
+    let note = (start.fresh).then(|| format!("nothing measured; run {} not stored", start.run.id));
+    let unstored = |e: anyhow::Error| note.iter().fold(e, |e, note| e.context(note.clone()));
 
     let _cpus = (start.plan.hosts.is_none() && !cluster)
         .then(|| corobench_engine::cpu_claim::claim(&start.plan, observer.as_ref()));
     let resume_with = maker.as_ref().map_or("corobench run", |m| m.command());
-    let hosts = place::ready_hosts(&mut start.plan, maker.take(), &stop, observer.as_ref())?;
+    let hosts = place::ready_hosts(&mut start.plan, maker.take(), &stop, observer.as_ref())
+        .map_err(&unstored)?;
     let prepared = match &hosts {
         Some(ready) => {
             start.run.provenance.hosts.clone_from(&ready.provenance);
-            corobench_engine::prepare_for_hosts(&start.plan, Arc::clone(&stop), observer.as_ref())?
+            corobench_engine::prepare_for_hosts(&start.plan, Arc::clone(&stop), observer.as_ref())
         }
         None => {
-            corobench_engine::prepare(&start.plan, &targets, Arc::clone(&stop), observer.as_ref())?
+            corobench_engine::prepare(&start.plan, &targets, Arc::clone(&stop), observer.as_ref())
         }
-    };
+    }
+    .map_err(|e| unstored(e.into()))?;
     for excluded in &prepared.excluded {
         observer.notice(&format!(
             "excluded {}: {}",
@@ -164,12 +169,12 @@ pub fn run_on(
     }
     if prepared.env.built.is_empty() && hosts.is_none() {
         observer.on(RunEvent::Finished);
-        return Err(exit::target_failed(
+        return Err(unstored(exit::target_failed(
             "no target of this run could be built and verified; see the reasons above",
-        ));
+        )));
     }
     let observer = restart_if_changed(&mut start, &prepared, args, observer)?;
-    let run_id = record_start(&mut store, &start, &targets, &prepared)?;
+    let run_id = record_start(&mut store, &start, &targets, &prepared).map_err(&unstored)?;
     let parts = RunParts {
         plan: &start.plan,
         run_id: &run_id,
