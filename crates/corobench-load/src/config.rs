@@ -60,9 +60,13 @@ impl Endpoint {
             Some(at) => rest.split_at(at),
             None => (rest, ""),
         };
-        if authority.is_empty() || authority.contains('@') {
+        if authority.is_empty() {
+            return Err(bad("it has no host"));
+        }
+        if authority.contains('@') {
             return Err(bad(
-                "it has no host (or has user info, which is not supported)",
+                "user info (user:password@) is not supported: remove it, and send \
+                 credentials in a header (-H \"Authorization: …\")",
             ));
         }
         if !authority.bytes().all(|b| b.is_ascii_graphic()) {
@@ -413,6 +417,10 @@ mod tests {
             ("ftp://127.0.0.1/", "must start with http:// or https://"),
             ("127.0.0.1:80/", "must start with http://"),
             ("http:///x", "no host"),
+            (
+                "http://user:pw@127.0.0.1:8080/",
+                "user info (user:password@) is not supported",
+            ),
             ("http://127.0.0.1:99999/", "cannot resolve"),
             ("http://127.0.0.1/a b", "spaces"),
             ("http://127.0.0.1/a\u{7f}", "control characters"),

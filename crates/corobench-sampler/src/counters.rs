@@ -215,14 +215,41 @@ fn read_tracepoint_id() -> Result<u64, String> {
                     .parse()
                     .map_err(|_| format!("{} holds no tracepoint id", path.display()));
             }
-            Err(error) => tried.push(format!("{} ({error})", path.display())),
+            Err(error) => tried.push((path, error)),
         }
     }
-    Err(format!(
-        "the raw_syscalls:sys_enter tracepoint was not found in tracefs: {}; mount it with \
-         `mount -t tracefs nodev /sys/kernel/tracing`",
-        tried.join(", ")
-    ))
+    let mounts = std::fs::read_to_string("/proc/self/mounts").unwrap_or_default();
+    let mounted = mounts
+        .lines()
+        .any(|m| m.split_whitespace().nth(2) == Some("tracefs"));
+    Err(tracepoint_missing(&tried, mounted))
+}
+
+/// Why the tracepoint's id could not be read at the paths `tried`, with
+/// the fix that applies: a permission to give where tracefs is there but
+/// not readable, a mount only where it is not `mounted`.
+fn tracepoint_missing(tried: &[(std::path::PathBuf, io::Error)], mounted: bool) -> String {
+    let paths: Vec<String> = tried
+        .iter()
+        .map(|(path, error)| format!("{} ({error})", path.display()))
+        .collect();
+    let denied = tried
+        .iter()
+        .any(|(_, error)| error.kind() == io::ErrorKind::PermissionDenied);
+    let fix = if denied {
+        "tracefs is there but this user may not read it: run corobench as root, or let this \
+         user read it (`mount -o remount,mode=755 /sys/kernel/tracing`, or a group that may)"
+    } else if mounted {
+        "tracefs is mounted but has no such event: this kernel was built without system call \
+         tracepoints (CONFIG_FTRACE_SYSCALLS)"
+    } else {
+        "tracefs is not mounted: mount it as root with `mount -t tracefs nodev \
+         /sys/kernel/tracing` (corobench does so itself when it runs as root)"
+    };
+    format!(
+        "the raw_syscalls:sys_enter tracepoint was not found in tracefs: {}; {fix}",
+        paths.join(", ")
+    )
 }
 
 /// Mounts tracefs at its usual place; whether that worked.
@@ -405,6 +432,30 @@ mod tests {
         );
         assert!(!denied.contains("run as root"), "{denied}");
         assert!(!denied.contains("sysctl"), "{denied}");
+    }
+
+    #[test]
+    fn a_tracefs_this_user_may_not_read_is_a_permission_to_give_not_a_mount() {
+        let tried = |kind: io::ErrorKind| {
+            let path = std::path::PathBuf::from("/sys/kernel/tracing/events/x/id");
+            vec![(path, io::Error::from(kind))]
+        };
+        let denied = tracepoint_missing(&tried(io::ErrorKind::PermissionDenied), true);
+        assert!(
+            denied.contains("may not read it: run corobench as root, or let this user read it"),
+            "{denied}"
+        );
+        assert!(!denied.contains("mount -t"), "{denied}");
+        let unmounted = tracepoint_missing(&tried(io::ErrorKind::NotFound), false);
+        assert!(
+            unmounted.contains("tracefs is not mounted: mount it"),
+            "{unmounted}"
+        );
+        let no_event = tracepoint_missing(&tried(io::ErrorKind::NotFound), true);
+        assert!(
+            no_event.contains("CONFIG_FTRACE_SYSCALLS") && !no_event.contains("mount -t"),
+            "{no_event}"
+        );
     }
 
     #[test]

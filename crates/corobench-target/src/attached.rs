@@ -59,6 +59,12 @@ pub enum UrlError {
     Path,
     #[error("must name the port, e.g. \"http://127.0.0.1:8080\"")]
     NoPort,
+    /// `user:password@` before the host, which is the address without it.
+    #[error(
+        "carries user info (user:password@), which is not supported: remove it, e.g. \
+         \"http://{host}\"; a server that wants credentials gets them in a header"
+    )]
+    UserInfo { host: String },
     /// The host does not resolve (`source`), or resolves to no address.
     #[error("{authority} {}", match .source {
         Some(error) => format!("does not resolve: {error}"),
@@ -82,6 +88,11 @@ impl Attachment {
             .or_else(|| url.strip_prefix("https://"))
             .ok_or(UrlError::Scheme)?;
         let authority = rest.strip_suffix('/').unwrap_or(rest);
+        if let Some((_, host)) = authority.rsplit_once('@') {
+            return Err(UrlError::UserInfo {
+                host: host.to_owned(),
+            });
+        }
         if authority.contains(['/', '?', '#']) {
             return Err(UrlError::Path);
         }
@@ -146,8 +157,9 @@ pub fn attach(manifest: &Manifest) -> Result<AttachedServer, TargetError> {
         TargetError::NotRunning {
             message: place(format!(
                 "{} refuses connections ({e}): start the server first, or give \
-                 servers.{name}.command instead of url so that corobench starts it",
-                attachment.url
+                 servers.{name}.command instead of url so that corobench starts it{}",
+                attachment.url,
+                other_family(attachment.addr)
             )),
         }
     })?;
@@ -262,6 +274,22 @@ fn serves_the_url(
     ))
 }
 
+/// Where a server refusing `addr` may be instead: on IPv4 when `addr` is
+/// IPv6 (a name that resolved to `::1`), or on IPv6 alone.
+fn other_family(addr: SocketAddr) -> String {
+    let port = addr.port();
+    if addr.is_ipv6() {
+        return format!(
+            "; {} is an IPv6 address: a server that listens on 127.0.0.1 is at \
+             \"http://127.0.0.1:{port}\"",
+            addr.ip()
+        );
+    }
+    procfs::ipv6_only(port).map_or_else(String::new, |note| {
+        format!("; {note}, or give url = \"http://[::1]:{port}\"")
+    })
+}
+
 fn command_name(pid: i32) -> String {
     std::fs::read_to_string(format!("/proc/{pid}/comm"))
         .map_or_else(|_| "?".to_owned(), |comm| comm.trim_end().to_owned())
@@ -359,6 +387,11 @@ mod tests {
             ("http://127.0.0.1", "port"),
             ("http://127.0.0.1:", "port"),
             ("http://no-such-host.invalid:80", "does not resolve"),
+            (
+                "http://user:pw@127.0.0.1:8080/",
+                "user info (user:password@), which is not supported: remove it, e.g. \
+                 \"http://127.0.0.1:8080\"",
+            ),
         ] {
             let error = Attachment::address_of(url).unwrap_err().to_string();
             assert!(error.contains(says), "{url}: {error}");

@@ -194,12 +194,15 @@ impl RunningTarget {
                 });
             }
             if Instant::now() >= deadline {
+                // A server on [::1] alone is there, where 127.0.0.1 is not.
+                let ipv6 = crate::procfs::ipv6_only(self.port).map(|note| format!("; {note}"));
                 return Err(TargetError::Unhealthy {
                     target: self.name().to_string(),
                     port: self.port,
                     waited_for: format!(
-                        "{} (last attempt: {last_attempt}",
-                        self.built.manifest.run.ready
+                        "{} (last attempt: {last_attempt}{}",
+                        self.built.manifest.run.ready,
+                        ipv6.unwrap_or_default()
                     ),
                     timeout,
                     stderr_log: self.stderr_log(),

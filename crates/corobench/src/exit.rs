@@ -243,7 +243,7 @@ fn kubectl_status(error: &KubectlError) -> Exit {
 /// The error with its causes, `outer: inner`, leaving out a cause whose
 /// text the message before it already ends with (errors that print their
 /// source and also return it).
-fn chain_text(error: &anyhow::Error) -> String {
+pub(crate) fn chain_text(error: &anyhow::Error) -> String {
     let mut text = String::new();
     for cause in error.chain() {
         let shown = cause.to_string();

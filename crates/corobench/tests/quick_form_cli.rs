@@ -315,3 +315,70 @@ fn an_address_of_another_scheme_is_refused() {
     assert!(stderr.contains("ftp:// is not measured"), "{stderr}");
     assert!(lab.stored_trials().is_empty(), "nothing may run");
 }
+
+/// Issue "hostile input, third round", message 14: a server on IPv6
+/// loopback alone, which 127.0.0.1 never reaches, was only said not to be
+/// ready; the message names the address it listens on and 127.0.0.1.
+#[test]
+fn a_server_on_ipv6_loopback_alone_is_told_to_listen_on_127_0_0_1() {
+    if std::net::TcpListener::bind("[::1]:0").is_err() {
+        eprintln!("no IPv6 loopback here: nothing to check");
+        return;
+    }
+    let lab = Lab::new();
+    let server = format!("v6=env LISTEN_ADDR=::1 {}", kit());
+    let stderr = lab::exited(&bench(&lab, &[&server], &["--ready-timeout", "2s"]), 3);
+    lab::assert_says(
+        &stderr,
+        &[
+            "it listens on [::1]:",
+            "only, an IPv6 address that connections to 127.0.0.1 never reach",
+            "make it listen on 127.0.0.1",
+        ],
+    );
+}
+
+/// Issue "hostile input, third round", message 14: a URL refused where the
+/// server listens in the other address family says where it is.
+#[test]
+fn a_refused_url_names_the_address_of_the_other_family() {
+    let Ok(v6) = std::net::TcpListener::bind("[::1]:0") else {
+        eprintln!("no IPv6 loopback here: nothing to check");
+        return;
+    };
+    let lab = Lab::new();
+    let port = v6.local_addr().unwrap().port();
+    let stderr = lab::exited(
+        &bench(&lab, &[&format!("a=http://127.0.0.1:{port}")], &[]),
+        3,
+    );
+    assert!(
+        stderr.contains(&format!("it listens on [::1]:{port} only"))
+            && stderr.contains(&format!("give url = \"http://[::1]:{port}\"")),
+        "{stderr}"
+    );
+    let v4 = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = v4.local_addr().unwrap().port();
+    let output = bench(&lab, &[&format!("a=http://[::1]:{port}")], &[]);
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "::1 is an IPv6 address: a server that listens on 127.0.0.1 is at \
+             \"http://127.0.0.1:{port}\""
+        )),
+        "{stderr}"
+    );
+}
+
+/// Issue "hostile input, third round", message 14: user info in a URL was
+/// reported as a host that does not resolve.
+#[test]
+fn user_info_in_a_url_is_refused_as_such() {
+    let lab = Lab::new();
+    let stderr = lab::exited(&bench(&lab, &["a=http://user:pw@127.0.0.1:8080/"], &[]), 2);
+    assert!(
+        stderr.contains("user info (user:password@), which is not supported")
+            && !stderr.contains("does not resolve"),
+        "{stderr}"
+    );
+}

@@ -185,6 +185,30 @@ fn the_quick_form_runs_two_servers_and_writes_the_spec_it_stands_for() {
     );
 }
 
+/// Issue "hostile input, third round", message 14: `servers = 5` was not
+/// said to be a table of servers at its line.
+#[test]
+fn servers_that_are_no_table_are_refused_at_their_line_with_what_they_take() {
+    let lab = Lab::new();
+    let path = lab.write(
+        "spec.toml",
+        "name = \"mine\"\nservers = 5\n[[workloads]]\nname = \"hello\"\npath = \"/\"\n",
+    );
+    let plan = lab
+        .command(&["plan", path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let stderr = lab::exited(&plan, 2);
+    lab::assert_says(
+        &stderr,
+        &[
+            "spec.toml:2: servers: expects a table for each server",
+            "found the integer 5",
+            "targets = [\"NAME\", …]",
+        ],
+    );
+}
+
 #[test]
 fn a_server_whose_program_is_missing_is_skipped_with_the_reason() {
     let lab = Lab::new();

@@ -63,11 +63,16 @@ pub fn inline_servers(
             .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
     };
     let Value::Table(servers) = servers else {
-        return Err(spec.error(
-            "servers",
-            None,
-            "must be a table of servers: [servers.NAME]",
-        ));
+        return Err(TargetError::Manifest {
+            path: spec.path.clone(),
+            line: spec.key_line("servers"),
+            key: "servers".to_owned(),
+            message: format!(
+                "expects a table for each server, [servers.NAME] with its command or url, \
+                 found {}; to choose targets by name, write targets = [\"NAME\", …]",
+                found(servers)
+            ),
+        });
     };
     servers
         .iter()
@@ -211,6 +216,15 @@ impl Spec<'_> {
         }
     }
 
+    /// The line of top-level `key = …` in the spec.
+    fn key_line(&self, key: &str) -> Option<usize> {
+        let line = self.text.lines().position(|line| {
+            line.strip_prefix(key)
+                .is_some_and(|rest| rest.trim_start().starts_with('='))
+        })?;
+        Some(line + 1)
+    }
+
     /// The line of `[servers.NAME]` in the spec.
     fn table_line(&self, name: &str) -> Option<usize> {
         let headers = [format!("[servers.{name}]"), format!("[servers.\"{name}\"]")];
@@ -222,6 +236,19 @@ impl Spec<'_> {
                     .any(|h| line.trim_start().starts_with(h.as_str()))
             })
             .map(|index| index + 1)
+    }
+}
+
+/// What a value is, for "found …".
+fn found(value: &Value) -> String {
+    match value {
+        Value::String(text) => format!("the text {text:?}"),
+        Value::Integer(n) => format!("the integer {n}"),
+        Value::Float(x) => format!("the number {x}"),
+        Value::Boolean(b) => format!("`{b}`"),
+        Value::Datetime(at) => format!("the date {at}"),
+        Value::Array(_) => "a list".to_owned(),
+        Value::Table(_) => "a table".to_owned(),
     }
 }
 

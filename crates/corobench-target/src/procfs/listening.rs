@@ -5,6 +5,7 @@
 //! starting without waiting for its whole ready timeout.
 
 use std::collections::BTreeSet;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 
 /// `st` of a listening socket in `/proc/net/tcp`.
 const LISTEN: &str = "0A";
@@ -70,6 +71,14 @@ fn socket_inodes(pid: i32) -> Option<Vec<u64>> {
 /// (local port, inode) of every listening socket in a `/proc/net/tcp` or
 /// `tcp6` table; lines that do not parse are skipped.
 pub(crate) fn listeners(table: &str) -> Vec<(u16, u64)> {
+    listening_sockets(table)
+        .into_iter()
+        .map(|(addr, inode)| (addr.port(), inode))
+        .collect()
+}
+
+/// (local address, inode) of every listening socket in a table.
+fn listening_sockets(table: &str) -> Vec<(SocketAddr, u64)> {
     table
         .lines()
         .skip(1)
@@ -79,10 +88,61 @@ pub(crate) fn listeners(table: &str) -> Vec<(u16, u64)> {
             if *state != LISTEN {
                 return None;
             }
-            let port = u16::from_str_radix(local.rsplit_once(':')?.1, 16).ok()?;
-            Some((port, inode.parse().ok()?))
+            let (ip, port) = local.rsplit_once(':')?;
+            let addr = SocketAddr::new(table_ip(ip)?, u16::from_str_radix(port, 16).ok()?);
+            Some((addr, inode.parse().ok()?))
         })
         .collect()
+}
+
+/// An address as the tables print it: 32-bit words in hex, each in the
+/// machine's byte order.
+fn table_ip(hex: &str) -> Option<IpAddr> {
+    let mut bytes = Vec::with_capacity(16);
+    for word in hex.as_bytes().chunks(8) {
+        let word = u32::from_str_radix(std::str::from_utf8(word).ok()?, 16).ok()?;
+        bytes.extend_from_slice(&word.to_ne_bytes());
+    }
+    match bytes.len() {
+        4 => Some(Ipv4Addr::from(<[u8; 4]>::try_from(bytes).ok()?).into()),
+        16 => Some(Ipv6Addr::from(<[u8; 16]>::try_from(bytes).ok()?).into()),
+        _ => None,
+    }
+}
+
+/// What to tell about TCP `port` when 127.0.0.1 cannot reach it though
+/// something listens there: only on an IPv6 address other than the
+/// wildcard (`[::1]:PORT`), which IPv4 connections never reach. `None`
+/// when nothing listens, or something listens where 127.0.0.1 reaches.
+#[must_use]
+pub fn ipv6_only(port: u16) -> Option<String> {
+    let tables = ["tcp", "tcp6"]
+        .map(|name| std::fs::read_to_string(format!("/proc/net/{name}")).unwrap_or_default());
+    ipv6_only_in(&tables[0], &tables[1], port)
+}
+
+fn ipv6_only_in(tcp: &str, tcp6: &str, port: u16) -> Option<String> {
+    let on_port = |table: &str| -> Vec<SocketAddr> {
+        listening_sockets(table)
+            .into_iter()
+            .map(|(addr, _)| addr)
+            .filter(|addr| addr.port() == port)
+            .collect()
+    };
+    let v6: Vec<SocketAddr> = on_port(tcp6)
+        .into_iter()
+        .filter(|addr| !addr.ip().is_unspecified())
+        .filter(|addr| matches!(addr.ip(), IpAddr::V6(ip) if ip.to_ipv4_mapped().is_none()))
+        .collect();
+    if v6.is_empty() || !on_port(tcp).is_empty() || on_port(tcp6).len() > v6.len() {
+        return None;
+    }
+    let at: Vec<String> = v6.iter().map(SocketAddr::to_string).collect();
+    Some(format!(
+        "it listens on {} only, an IPv6 address that connections to 127.0.0.1 never reach: \
+         make it listen on 127.0.0.1 (or on every address)",
+        at.join(", ")
+    ))
 }
 
 #[cfg(test)]
@@ -105,6 +165,27 @@ mod tests {
         assert_eq!(listeners(TCP), vec![(2024, 1077)]);
         assert_eq!(listeners(TCP6), vec![(8080, 5551)]);
         assert_eq!(listeners("header only\n"), vec![]);
+    }
+
+    /// Captured from `/proc/net/tcp6`: a listener on [::1]:8080.
+    const TCP6_LOOPBACK: &str = "  sl  local_address                         remote_address                        st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
+   0: 00000000000000000000000001000000:1F90 00000000000000000000000000000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 6661 1 0000000000000000 100 0 0 10 0
+";
+
+    #[test]
+    fn a_listener_on_ipv6_loopback_alone_is_told_to_listen_on_127_0_0_1() {
+        let note = ipv6_only_in(TCP, TCP6_LOOPBACK, 8080).unwrap();
+        assert!(
+            note.starts_with("it listens on [::1]:8080 only, an IPv6 address")
+                && note.contains("make it listen on 127.0.0.1"),
+            "{note}"
+        );
+        // The wildcard [::] takes IPv4 too; another port is not this one;
+        // a listener on 127.0.0.1 beside it is reached.
+        assert_eq!(ipv6_only_in(TCP, TCP6, 8080), None);
+        assert_eq!(ipv6_only_in(TCP, TCP6_LOOPBACK, 2025), None);
+        let both = TCP.replace(":07E8", ":1F90");
+        assert_eq!(ipv6_only_in(&both, TCP6_LOOPBACK, 8080), None);
     }
 
     #[test]

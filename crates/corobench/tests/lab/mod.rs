@@ -173,6 +173,20 @@ pub fn assert_refused(output: &Output, code: i32, says: &str) {
     assert!(text.contains(says), "expected {says:?} in: {text}");
 }
 
+/// Asserts that it ended with exit status `code`, and returns its stderr.
+pub fn exited(output: &Output, code: i32) -> String {
+    let text = stderr(output);
+    assert_eq!(output.status.code(), Some(code), "{text}");
+    text
+}
+
+/// Asserts that `text` says every one of `pieces`.
+pub fn assert_says(text: &str, pieces: &[&str]) {
+    for piece in pieces {
+        assert!(text.contains(piece), "expected {piece:?} in: {text}");
+    }
+}
+
 /// Asserts exit status 2 (a usage error) and returns the message.
 pub fn usage_error(output: &Output) -> String {
     assert_eq!(
