@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 
-use corobench_model::{PoolCounters, ResourceSample, SideCounters};
+use corobench_model::{PoolCounters, ResourceSample, SideCounters, TrialFlag};
 use serde::{Deserialize, Serialize};
 
 /// The version of these messages; a change to their meaning bumps it.
@@ -199,7 +199,30 @@ pub struct Stopped {
     pub reason: String,
     pub exit_status: Option<String>,
     pub needed_sigkill: bool,
+    /// Set when the target ignored its stop signal until SIGKILL: what a
+    /// trial keeps as its `killed_at_stop` flag (absent from older serves).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub killed_at_stop: Option<KilledAtStop>,
     pub unix_ms: i64,
+}
+
+/// The stop signal the target ignored, and how long the stop waited
+/// before SIGKILL ended it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KilledAtStop {
+    pub signal: String,
+    pub waited_ms: u64,
+}
+
+impl KilledAtStop {
+    /// The trial's flag.
+    #[must_use]
+    pub fn flag(&self) -> TrialFlag {
+        TrialFlag::KilledAtStop {
+            signal: self.signal.clone(),
+            waited_s: self.waited_ms as f64 / 1e3,
+        }
+    }
 }
 
 impl ServeEvent {
@@ -231,18 +254,28 @@ pub fn from_line<T: serde::de::DeserializeOwned>(line: &str) -> Option<T> {
     serde_json::from_str(line.trim()).ok()
 }
 
+/// The `stopped` line of a target that ignored SIGTERM for 5.02 s.
+#[cfg(test)]
+pub(crate) fn killed_at_stop_line() -> ServeEvent {
+    ServeEvent::Stopped(Stopped {
+        reason: "stdin closed".into(),
+        exit_status: None,
+        needed_sigkill: true,
+        killed_at_stop: Some(KilledAtStop {
+            signal: "SIGTERM".into(),
+            waited_ms: 5020,
+        }),
+        unix_ms: 5,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn every_event_reads_back_as_written() {
-        let stopped = ServeEvent::Stopped(Stopped {
-            reason: "stdin closed".into(),
-            exit_status: None,
-            needed_sigkill: false,
-            unix_ms: 5,
-        });
+        let stopped = killed_at_stop_line();
         let hello = ServeEvent::Hello(Hello::ours());
         let footprint = ServeEvent::Footprint(Footprint {
             id: 3,

@@ -38,6 +38,8 @@ pub struct ServerSession {
     samples: Vec<(u64, ResourceSample)>,
     /// Answers to orders, not yet taken.
     answers: Vec<ServeEvent>,
+    /// Its last line: how the target stopped.
+    stopped: Option<protocol::Stopped>,
     pub(super) footprints: Footprints,
     /// The span of the trial's middle step in Unix ms by the server host's
     /// clock: the samples it keeps.
@@ -80,16 +82,7 @@ impl OnHosts<'_> {
         if let Some(certificates) = &certificates {
             let _ = write_line(&mut remote, &protocol::to_line(certificates));
         }
-        let mut session = ServerSession {
-            remote,
-            host: hosts.server.text.clone(),
-            port: 0,
-            probe: None,
-            samples: Vec::new(),
-            answers: Vec::new(),
-            footprints: Footprints::default(),
-            span_ms: (0, 0),
-        };
+        let mut session = ServerSession::new(remote, hosts.server.text.clone());
         session.wait_ready(|| self.stopped())?;
         Ok(session)
     }
@@ -128,6 +121,21 @@ pub(super) fn param_flags(parameters: &BTreeMap<String, String>) -> Vec<String> 
 }
 
 impl ServerSession {
+    /// A session of `serve` on `host`, before its ready line.
+    fn new(remote: Remote, host: String) -> Self {
+        Self {
+            remote,
+            host,
+            port: 0,
+            probe: None,
+            samples: Vec::new(),
+            answers: Vec::new(),
+            stopped: None,
+            footprints: Footprints::default(),
+            span_ms: (0, 0),
+        }
+    }
+
     /// Reads lines until the ready line; fails if the session ends first.
     fn wait_ready(&mut self, stopped: impl Fn() -> bool) -> Result<(), Halt> {
         let deadline = Instant::now() + SERVE_READY_LIMIT;
@@ -185,6 +193,7 @@ impl ServerSession {
             Some(answer @ (ServeEvent::Footprint(_) | ServeEvent::Counters(_))) => {
                 self.answers.push(answer);
             }
+            Some(ServeEvent::Stopped(stopped)) => self.stopped = Some(stopped),
             _ => {}
         }
     }
@@ -233,7 +242,7 @@ impl Server for ServerSession {
         let status = self.remote.wait_at_most(SERVE_STOP_LIMIT);
         self.remote.finish_reading();
         self.collect_samples();
-        let flag = (!status.is_some_and(|s| s.success())).then(|| TrialFlag::Leak {
+        let leak = (!status.is_some_and(|s| s.success())).then(|| TrialFlag::Leak {
             what: format!(
                 "corobench serve on {} did not stop cleanly ({}): {}",
                 self.host,
@@ -241,6 +250,12 @@ impl Server for ServerSession {
                 self.stderr()
             ),
         });
+        // A target that ignored its stop signal, as `serve` reported it.
+        let killed = self
+            .stopped
+            .as_ref()
+            .and_then(|s| s.killed_at_stop.as_ref());
+        let flag = leak.or_else(|| killed.map(protocol::KilledAtStop::flag));
         let interval_ms = super::duration_ms(corobench_sampler::DEFAULT_INTERVAL.as_secs_f64());
         let (start_ms, end_ms) = self.span_ms;
         let samples: Vec<ResourceSample> = self
@@ -281,5 +296,45 @@ impl Asks for ServerSession {
             }
             std::thread::sleep(POLL);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A session whose `serve` is a script: it prints `line` once its
+    /// stdin (the lifeline) closes, and exits 0.
+    fn scripted(line: &str) -> ServerSession {
+        let mut command = std::process::Command::new("sh");
+        let script = format!(
+            "cat >/dev/null; printf '%s\\n' {}",
+            crate::transport::shell_quote(line)
+        );
+        command.args(["-c", &script]);
+        ServerSession::new(Remote::start(command, true).unwrap(), "ssh://s".into())
+    }
+
+    #[test]
+    fn a_target_killed_at_its_stop_on_the_server_host_flags_the_trial() {
+        let stopped = protocol::killed_at_stop_line();
+        let flag = Server::stop(scripted(&stopped.line())).flag;
+        assert_eq!(
+            flag,
+            Some(TrialFlag::KilledAtStop {
+                signal: "SIGTERM".into(),
+                waited_s: 5.02,
+            })
+        );
+    }
+
+    #[test]
+    fn a_clean_stop_and_an_older_serve_s_line_flag_nothing() {
+        // An older `serve` says it needed SIGKILL, but not which signal
+        // the target ignored nor for how long: no flag is made up.
+        let older = r#"{"event":"stopped","reason":"stdin closed","exit_status":null,"needed_sigkill":true,"unix_ms":1}"#;
+        assert_eq!(Server::stop(scripted(older)).flag, None);
+        let clean = older.replace("true", "false");
+        assert_eq!(Server::stop(scripted(&clean)).flag, None);
     }
 }

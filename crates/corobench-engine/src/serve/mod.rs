@@ -19,11 +19,12 @@ use std::time::Duration;
 
 use corobench_model::{ResourceSample, Side, SideCounters};
 use corobench_sampler::{SamplerError, ThreadCounters};
-use corobench_target::{BuiltTarget, CpuSet, RunningTarget};
+use corobench_target::{BuiltTarget, CpuSet, RunningTarget, StopReport, StopSignal};
 use corobench_verify::transport::Connector;
 
 use crate::protocol::{
-    self, Certificates, Counters, Footprint, Order, Probe, Ready, Sample, ServeEvent,
+    self, Certificates, Counters, Footprint, KilledAtStop, Order, Probe, Ready, Sample, ServeEvent,
+    Stopped,
 };
 use crate::stats_probe;
 use crate::wall_clock::unix_ms;
@@ -110,6 +111,30 @@ pub fn ready_line(
         corobench_version: env!("CARGO_PKG_VERSION").to_owned(),
         unix_ms: unix_ms(),
     }))
+}
+
+/// The last line: why serving ended (`reason`), the target's own exit
+/// status when it `exited` first, and, from the `stop` report, whether it
+/// ignored its stop `signal` until SIGKILL, and for how long: the trial
+/// on hosts keeps that as its `killed_at_stop` flag, as a local one does.
+#[must_use]
+pub fn stopped_line(
+    reason: &str,
+    exited: Option<std::process::ExitStatus>,
+    signal: StopSignal,
+    stop: Option<&StopReport>,
+) -> ServeEvent {
+    let killed = stop.filter(|r| r.needed_sigkill && !r.exited_before_stop);
+    ServeEvent::Stopped(Stopped {
+        reason: reason.to_owned(),
+        exit_status: exited.map(|s| s.to_string()),
+        needed_sigkill: stop.is_some_and(|r| r.needed_sigkill),
+        killed_at_stop: killed.map(|r| KilledAtStop {
+            signal: signal.name().to_owned(),
+            waited_ms: u64::try_from(r.elapsed.as_millis()).unwrap_or(u64::MAX),
+        }),
+        unix_ms: unix_ms(),
+    })
 }
 
 /// The machine-speed probe on `cpus` (every CPU when none are given).
@@ -364,6 +389,36 @@ impl Answerer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn report(needed_sigkill: bool, exited_before_stop: bool) -> StopReport {
+        StopReport {
+            status: None,
+            needed_sigkill,
+            exited_before_stop,
+            elapsed: Duration::from_millis(5020),
+            survivors: Vec::new(),
+        }
+    }
+
+    fn killed(stop: Option<&StopReport>) -> Option<KilledAtStop> {
+        match stopped_line("stdin closed", None, StopSignal::Int, stop) {
+            ServeEvent::Stopped(stopped) => stopped.killed_at_stop,
+            other => panic!("not a stopped line: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_stopped_line_says_which_signal_was_ignored_until_sigkill_and_how_long() {
+        let ignored = killed(Some(&report(true, false))).expect("killed at its stop");
+        assert_eq!(
+            (ignored.signal.as_str(), ignored.waited_ms),
+            ("SIGINT", 5020)
+        );
+        // A clean stop, a crash before it, an unknown stop: nothing to say.
+        assert_eq!(killed(Some(&report(false, false))), None);
+        assert_eq!(killed(Some(&report(true, true))), None);
+        assert_eq!(killed(None), None);
+    }
 
     /// Issue "hostile input, third round", message 5: a line of binary
     /// bytes on `serve`'s stdin ended it as if stdin had closed, and a 10 MB

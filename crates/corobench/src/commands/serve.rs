@@ -15,10 +15,9 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 use clap::Args;
-use corobench_engine::protocol::{Hello, Order, ServeEvent, Stopped};
+use corobench_engine::protocol::{Hello, Order, ServeEvent};
 use corobench_engine::serve::{self, Answerer, Placement, STDERR_TAIL_LINES, Streamed};
 use corobench_engine::targets::Targets;
-use corobench_engine::wall_clock::unix_ms;
 use corobench_engine::workspace::Workspace;
 use corobench_target::{CpuSet, Manifest, RunCertificates, RunningTarget};
 
@@ -342,17 +341,11 @@ fn finish(mut target: RunningTarget, end: End, stdout: &mut impl Write) -> anyho
     let exited = target.exit_status();
     let stderr_tail = target.stderr_tail(STDERR_TAIL_LINES);
     let name = target.name().to_string();
+    let signal = target.stop_signal();
     let stop = target.stop();
     progress(&format!("{name} stopped: {}", end.reason()));
-    let _ = print_line(
-        stdout,
-        &ServeEvent::Stopped(Stopped {
-            reason: end.reason().to_owned(),
-            exit_status: exited.map(|s| s.to_string()),
-            needed_sigkill: stop.as_ref().is_ok_and(|r| r.needed_sigkill),
-            unix_ms: unix_ms(),
-        }),
-    );
+    let line = serve::stopped_line(end.reason(), exited, signal, stop.as_ref().ok());
+    let _ = print_line(stdout, &line);
     match end {
         End::TargetExited => Err(exit::target_failed(format!(
             "{name} exited by itself ({}); last lines of its stderr:\n{stderr_tail}",
