@@ -83,16 +83,18 @@ pub fn check_failed(message: impl Into<String>) -> anyhow::Error {
     .into()
 }
 
-/// Prints an error (if any) as `error: ...` on stderr and picks the exit status.
+/// Prints an error (if any) as `error: ...` on stderr, with the hint
+/// `hint` gives it (the flag to change, from the command layer), and picks
+/// the exit status.
 #[must_use]
-pub fn report(result: anyhow::Result<Exit>) -> ExitCode {
+pub fn report(result: anyhow::Result<Exit>, hint: impl Fn(&anyhow::Error) -> String) -> ExitCode {
     match result {
         Ok(exit) => exit.into(),
         Err(error) => {
             if is_broken_pipe(&error) {
                 return Exit::Success.into();
             }
-            let hint = crate::hints::hint(&error);
+            let hint = hint(&error);
             let _ = writeln!(std::io::stderr(), "error: {}{hint}", chain_text(&error));
             status_of(&error).into()
         }

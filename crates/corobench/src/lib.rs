@@ -4,7 +4,6 @@
 pub mod cli;
 pub mod commands;
 pub mod exit;
-pub mod hints;
 pub mod output;
 pub mod signals;
 pub mod values;

@@ -10,5 +10,5 @@ fn main() -> ExitCode {
     if let Err(error) = corobench_target::install_child_reaper() {
         eprintln!("warning: orphaned target processes may linger as zombies: {error}");
     }
-    corobench::exit::report(corobench::run(cli))
+    corobench::exit::report(corobench::run(cli), corobench::commands::hints::hint)
 }

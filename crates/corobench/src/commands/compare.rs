@@ -69,7 +69,7 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<Exit> {
         .as_deref()
         .map(gate::parse_rules)
         .transpose()
-        .map_err(|error| crate::hints::fail_on(&error))?;
+        .map_err(|error| crate::commands::hints::fail_on(&error))?;
     if let (None, CompareFormat::Gate(format)) = (&rules, args.format) {
         return Err(usage(format!(
             "--format {} writes the regression gate's verdicts: add --fail-on, e.g. --fail-on \"{}\"",

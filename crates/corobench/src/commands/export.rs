@@ -50,7 +50,7 @@ pub fn run(args: &ExportArgs) -> anyhow::Result<Exit> {
         let run = store.run_to_export(id).map_err(|error| match error {
             StoreError::StillRunning { .. } => usage(format!(
                 "{error} (`{}`)",
-                crate::hints::resume_command(id, &args.db.db)
+                crate::commands::hints::resume_command(id, &args.db.db)
             )),
             other => anyhow::Error::new(other),
         })?;

@@ -14,11 +14,12 @@ use corobench_load::{
 use corobench_model::{LoadReport, LoadWarning};
 use corobench_target::CpuSet;
 
+use super::hints;
 use super::load_h2::H2Args;
 use super::load_tls::TlsArgs;
 use super::load_watch;
 use crate::exit::{self, Exit};
-use crate::{hints, signals, values};
+use crate::{signals, values};
 use corobench_report::load_summary;
 
 /// Flags of `corobench load`, in the wrk / oha tradition.

@@ -83,7 +83,7 @@ impl H2Args {
                 .unwrap_or(defaults.connection_window),
             max_frame: self.h2_max_frame.unwrap_or(defaults.max_frame),
         };
-        options.validate().map_err(crate::hints::load)?;
+        options.validate().map_err(crate::commands::hints::load)?;
         Ok(Some(options))
     }
 }

@@ -7,6 +7,7 @@ pub mod completions;
 pub mod export;
 mod flamegraph;
 pub mod format_arg;
+pub mod hints;
 pub mod import;
 pub mod k8s;
 pub mod load;

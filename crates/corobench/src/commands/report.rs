@@ -79,7 +79,8 @@ pub fn run(args: &ReportArgs) -> anyhow::Result<Exit> {
         normalise_by_probe: args.normalise_by_probe,
         ..args.stats.analyze_options()
     };
-    let analysis = analyze::analyze_run(&stored, &options).map_err(crate::hints::analysis)?;
+    let analysis =
+        analyze::analyze_run(&stored, &options).map_err(crate::commands::hints::analysis)?;
     let render = RenderOptions {
         color: args.stats.color.enabled(args.output.as_deref()),
         detail: args.detail,

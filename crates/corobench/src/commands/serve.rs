@@ -21,9 +21,10 @@ use corobench_engine::targets::Targets;
 use corobench_engine::workspace::Workspace;
 use corobench_target::{CpuSet, Manifest, RunCertificates, RunningTarget};
 
+use super::hints;
 use super::shared::TargetsDirArg;
 use crate::exit::{self, Exit};
-use crate::{hints, signals, values};
+use crate::{signals, values};
 
 /// Flags of `corobench serve`.
 #[derive(Debug, Args)]

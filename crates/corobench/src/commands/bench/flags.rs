@@ -47,7 +47,11 @@ pub(super) fn retell(
     spec_path: &std::path::Path,
     spec: &str,
 ) -> anyhow::Error {
-    let text = format!("{}{}", exit::chain_text(&error), crate::hints::hint(&error));
+    let text = format!(
+        "{}{}",
+        exit::chain_text(&error),
+        crate::commands::hints::hint(&error)
+    );
     let path = spec_path.display().to_string();
     if !text.contains(&path) {
         return error;
