@@ -132,12 +132,12 @@ fn what_needs_a_fresh_server_is_refused_for_one_already_running() {
         (
             "plan",
             &profiled,
-            "the run profiles each scenario (profile, --profile)",
+            "the run profiles each scenario (profile = true)",
         ),
         (
             "run --profile",
             &plain,
-            "the run profiles each scenario (profile, --profile)",
+            "the run profiles each scenario (profile = true)",
         ),
     ];
     for (command, spec_text, asked) in refusals {
