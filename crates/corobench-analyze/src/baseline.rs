@@ -2,11 +2,11 @@
 //! baseline target's scenario with the same workload and schedule (and the
 //! same values of the parameters both targets have).
 
-use corobench_model::StoredRun;
 use corobench_model::{
     Better, ChangeEstimator, Metric, MetricComparison, MetricSummary, ScenarioAnalysis,
     ScenarioComparison, Verdict, WarningKind,
 };
+use corobench_model::{ScenarioRecord, StoredRun};
 use corobench_stats::{format_p_and_n, mann_whitney_u_test};
 
 use super::change::{Change, Estimator};
@@ -81,8 +81,11 @@ pub(crate) fn compare_with(
 /// What a protocol costs each target: every scenario over TLS or HTTP/2
 /// against the same target's cleartext HTTP/1.1 scenario under the same
 /// conditions, and one with full handshakes against the same with
-/// sessions resumed. Every target gets these, the baseline or not: the
-/// ratio within one server is the figure (TLS costs Go x% of its req/s).
+/// sessions resumed; and one with a background request (a slow stream
+/// beside the measured ones) against the same without it. Every target
+/// gets these, the baseline or not: the ratio within one server is the
+/// figure (TLS costs Go x% of its req/s; a slow stream multiplies Node's
+/// p99 by y).
 pub(crate) fn protocol_variants(
     scenarios: &mut [ScenarioAnalysis],
     options: &AnalyzeOptions,
@@ -90,8 +93,10 @@ pub(crate) fn protocol_variants(
 ) -> Vec<ScenarioComparison> {
     let pairs: Vec<(usize, usize)> = (0..scenarios.len())
         .filter_map(|index| {
-            let base = (0..scenarios.len())
-                .find(|&b| is_protocol_base(&scenarios[b], &scenarios[index]))?;
+            let base = (0..scenarios.len()).find(|&b| {
+                is_protocol_base(&scenarios[b], &scenarios[index])
+                    || is_background_base(&scenarios[b], &scenarios[index])
+            })?;
             Some((base, index))
         })
         .collect();
@@ -108,10 +113,7 @@ pub(crate) fn protocol_variants(
 /// resumed and a full-handshake workload of the same request).
 fn is_protocol_base(base: &ScenarioAnalysis, variant: &ScenarioAnalysis) -> bool {
     let (b, v) = (&base.scenario, &variant.scenario);
-    let same_request = b.workload.method == v.workload.method
-        && b.workload.path == v.workload.path
-        && b.workload.body_bytes == v.workload.body_bytes
-        && b.workload.idle == v.workload.idle;
+    let same_request = same_request(b, v) && b.workload.background == v.workload.background;
     let same_place = b.target == v.target
         && b.parameters == v.parameters
         && b.program.is_none()
@@ -128,6 +130,32 @@ fn is_protocol_base(base: &ScenarioAnalysis, variant: &ScenarioAnalysis) -> bool
         return b.protocol == v.protocol && b.wire.streams == v.wire.streams && b.wire.tls_resume;
     }
     !v.protocol.is_http1() && b.protocol.is_http1() && b.wire.streams == 1
+}
+
+/// The same request (the workload's name aside).
+fn same_request(b: &ScenarioRecord, v: &ScenarioRecord) -> bool {
+    b.workload.method == v.workload.method
+        && b.workload.path == v.workload.path
+        && b.workload.body_bytes == v.workload.body_bytes
+        && b.workload.idle == v.workload.idle
+}
+
+/// Whether `base` is `variant` without its background request: the same
+/// target, request, schedule, wire and protocol with nothing beside it, so
+/// that the comparison is what a slow stream on the same connection does
+/// to the measured ones (head-of-line blocking).
+fn is_background_base(base: &ScenarioAnalysis, variant: &ScenarioAnalysis) -> bool {
+    let (b, v) = (&base.scenario, &variant.scenario);
+    v.workload.background.is_some()
+        && b.workload.background.is_none()
+        && b.target == v.target
+        && b.parameters == v.parameters
+        && b.program.is_none()
+        && same_request(b, v)
+        && b.schedule == v.schedule
+        && b.connections == v.connections
+        && b.wire == v.wire
+        && b.protocol == v.protocol
 }
 
 /// The baseline target's own sweeps: each scenario of it against the first

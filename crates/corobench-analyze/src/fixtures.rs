@@ -79,6 +79,7 @@ impl RunBuilder {
                 path: format!("/{workload}"),
                 body_bytes: 0,
                 idle: false,
+                background: None,
             },
             schedule: ScheduleKind::Closed,
             connections,
@@ -106,6 +107,21 @@ impl RunBuilder {
             let schedule = scenario.schedule();
             let key = format!("{}/{}", scenario.target, scenario.workload.name);
             scenario.key = format!("{key}/{}", schedule.key()).into();
+        }
+        self
+    }
+
+    /// The last scenario added keeps `path` in flight on one background
+    /// stream per connection, under the workload name `name`.
+    pub fn beside(mut self, name: &str, path: &str) -> Self {
+        if let Some(scenario) = self.run.scenarios.last_mut() {
+            scenario.workload.name = name.to_owned();
+            scenario.workload.background = Some(corobench_model::BackgroundRecord {
+                path: path.to_owned(),
+                streams: 1,
+            });
+            let schedule = scenario.schedule();
+            scenario.key = format!("{}/{name}/{}", scenario.target, schedule.key()).into();
         }
         self
     }

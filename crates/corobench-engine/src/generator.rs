@@ -49,6 +49,7 @@ pub fn load_config(
         cpus: Some(env.generator_cpus.clone()),
         backend: env.backend,
         http2: connection::http2(&scenario.schedule),
+        background: scenario.workload.background.clone(),
     })
 }
 
@@ -199,6 +200,14 @@ pub fn load_args(scenario: &PlannedScenario, share: Share, backend: &str) -> Vec
     }
     for (name, value) in &scenario.workload.headers {
         args.extend(["-H".into(), format!("{name}: {value}")]);
+    }
+    if let Some(background) = &scenario.workload.background {
+        args.extend([
+            "--background".into(),
+            background.path.clone(),
+            "--background-streams".into(),
+            background.streams.to_string(),
+        ]);
     }
     args
 }

@@ -3,7 +3,7 @@
 use std::net::{SocketAddr, ToSocketAddrs as _};
 use std::time::Duration;
 
-use corobench_model::{Backend, Schedule};
+use corobench_model::{Backend, BackgroundRecord, Schedule};
 
 use crate::error::{LoadError, Setting};
 use crate::h2::Http2Options;
@@ -129,6 +129,28 @@ fn request_target(path_and_query: &str) -> Result<String, &'static str> {
         }
     }
     Ok(target)
+}
+
+/// The request target of a background request: its path as the request
+/// line carries it.
+///
+/// # Errors
+/// A path that does not start with `/`, or one with spaces or control
+/// characters.
+pub(crate) fn background_target(background: &BackgroundRecord) -> Result<String, LoadError> {
+    let bad = |why: &str| {
+        LoadError::config(
+            &[Setting::Background],
+            format!(
+                "invalid background path {:?}: {why}, e.g. /io?ms=200",
+                background.path
+            ),
+        )
+    };
+    if !background.path.starts_with('/') {
+        return Err(bad("it must start with '/'"));
+    }
+    request_target(&background.path).map_err(bad)
 }
 
 /// The first address `authority` (`host`, `host:port`, `[v6]:port`)
@@ -275,6 +297,10 @@ pub struct LoadConfig {
     /// Speak HTTP/2 (over TLS for `https://`, h2c by prior knowledge for
     /// `http://`); `None`: HTTP/1.1.
     pub http2: Option<Http2Options>,
+    /// HTTP/2 only: streams on every connection that carry a GET of this
+    /// path beside the measured ones, reopened as each ends; their outcomes
+    /// are counted apart (head-of-line blocking).
+    pub background: Option<BackgroundRecord>,
 }
 
 impl LoadConfig {
@@ -292,6 +318,7 @@ impl LoadConfig {
             cpus: None,
             backend: Backend::default(),
             http2: None,
+            background: None,
         }
     }
 
@@ -343,6 +370,43 @@ impl LoadConfig {
         }
         if self.cpus.as_ref().is_some_and(Vec::is_empty) {
             return Err(LoadError::config(&[Setting::Cpus], "the CPU list is empty"));
+        }
+        if let Some(background) = &self.background {
+            self.check_background(background)?;
+        }
+        Ok(())
+    }
+
+    /// A background request needs HTTP/2 connections kept alive (it shares
+    /// them with the measured streams), a path, and streams within bounds.
+    fn check_background(&self, background: &BackgroundRecord) -> Result<(), LoadError> {
+        let Some(http2) = &self.http2 else {
+            return Err(LoadError::config(
+                &[Setting::Background, Setting::H2c],
+                "a background request runs on streams beside the measured ones on the same \
+                 connection, which only HTTP/2 has: speak h2 or h2c",
+            ));
+        };
+        if !self.schedule.keepalive {
+            return Err(LoadError::config(
+                &[Setting::Background, Setting::NoKeepalive],
+                "a background request needs connections kept alive: with a connection per \
+                 request nothing runs beside it",
+            ));
+        }
+        background_target(background)?;
+        let total = u64::from(http2.streams) + u64::from(background.streams);
+        if background.streams == 0 || total > u64::from(crate::h2::MAX_STREAMS) {
+            return Err(LoadError::config(
+                &[Setting::BackgroundStreams, Setting::Streams],
+                format!(
+                    "background streams must be at least 1, and with the {} measured streams \
+                     at most {} per connection, got {}",
+                    http2.streams,
+                    crate::h2::MAX_STREAMS,
+                    background.streams
+                ),
+            ));
         }
         Ok(())
     }

@@ -61,7 +61,7 @@ impl Conn {
         head_request: bool,
         pipeline: u32,
         tls: bool,
-        http2: Option<Http2Options>,
+        http2: Option<(Http2Options, u32)>,
     ) -> Self {
         Self {
             socket: None,
@@ -69,7 +69,9 @@ impl Conn {
             phase: Phase::Closed,
             session: Session::new(tls),
             framer: ResponseFramer::new(head_request),
-            h2: http2.map(|options| Box::new(H2Conn::new(options))),
+            h2: http2.map(|(options, background)| {
+                Box::new(H2Conn::with_background(options, background))
+            }),
             in_flight: InFlightRing::new(pipeline),
             written: 0,
             write_end: 0,

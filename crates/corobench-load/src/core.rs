@@ -309,6 +309,12 @@ impl Core {
         }
     }
 
+    /// Whether the measured window has closed (nothing new is sent).
+    #[inline]
+    pub(crate) fn window_closed(&self) -> bool {
+        self.window_end_ns.is_some()
+    }
+
     /// Whether the timed window has closed and answers owed are awaited.
     #[inline]
     pub(crate) fn draining(&self) -> bool {

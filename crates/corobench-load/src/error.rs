@@ -41,6 +41,9 @@ pub enum Setting {
     KernelSendStamps,
     StartAt,
     IdleConnections,
+    /// The request kept in flight on background streams beside the measured ones.
+    Background,
+    BackgroundStreams,
 }
 
 /// What would get a server that does not speak the protocol asked for

@@ -44,8 +44,8 @@ use std::thread;
 use std::time::{Duration, SystemTime};
 
 pub use config::{Endpoint, LoadConfig, RequestTemplate, StopAfter};
-pub use corobench_model::LoadReport;
 pub use corobench_model::{Backend, BackendChoice, Schedule, ScheduleKind};
+pub use corobench_model::{BackgroundRecord, LoadReport};
 pub use error::{LoadError, ProtocolFix, Setting};
 pub use h2::{Http2Options, MAX_STREAMS};
 pub use idle::IdleConnections;
@@ -311,10 +311,48 @@ fn tls_options(config: &LoadConfig) -> Option<TlsOptions> {
 /// HTTP/2's request block and settings, made once for the run.
 fn h2_setup(config: &LoadConfig, options: Http2Options) -> Result<h2::H2Setup, LoadError> {
     let tls = config.endpoint.tls.is_some();
+    let background = config
+        .background
+        .as_ref()
+        .map(|background| background_request(config, background, tls))
+        .transpose()?;
     Ok(h2::H2Setup {
         request: h2::H2Request::encode(&config.request, &config.endpoint, tls)?,
         options,
         protocol: if tls { "h2" } else { "h2c" },
+        background,
+    })
+}
+
+/// The background request, encoded once: a GET of its path with the
+/// measured request's headers, less those that describe a body.
+fn background_request(
+    config: &LoadConfig,
+    background: &BackgroundRecord,
+    tls: bool,
+) -> Result<h2::Background, LoadError> {
+    let endpoint = Endpoint {
+        path: config::background_target(background)?,
+        ..config.endpoint.clone()
+    };
+    let template = RequestTemplate {
+        method: "GET".to_owned(),
+        headers: config
+            .request
+            .headers
+            .iter()
+            .filter(|(name, _)| {
+                !name.eq_ignore_ascii_case("content-length")
+                    && !name.eq_ignore_ascii_case("content-type")
+            })
+            .cloned()
+            .collect(),
+        body: Vec::new(),
+    };
+    Ok(h2::Background {
+        request: h2::H2Request::encode(&template, &endpoint, tls)?,
+        path: background.path.clone(),
+        streams: background.streams,
     })
 }
 

@@ -2,14 +2,15 @@
 
 use corobench_model::load::LOAD_REPORT_SCHEMA_VERSION;
 use corobench_model::{
-    DrainReport, ErrorCounts, GeneratorUsage, Http2Report, KernelStamps, LatencyHistogram,
-    LoadReport, LoadWarning, OpenLoopReport, StatusCounts, TimelineSecond, TlsReport,
+    BackgroundReport, DrainReport, ErrorCounts, GeneratorUsage, Http2Report, KernelStamps,
+    LatencyHistogram, LoadReport, LoadWarning, OpenLoopReport, StatusCounts, TimelineSecond,
+    TlsReport,
 };
 
 use crate::clock::NS_PER_S;
 use crate::config::LoadConfig;
 use crate::core::ThreadResult;
-use crate::h2::H2Setup;
+use crate::h2::{self, H2Setup};
 use crate::os;
 use crate::recorder::LagTotals;
 use crate::start::Origin;
@@ -170,10 +171,17 @@ fn http2_report(
     let connection_ns = elapsed_s * 1e9 * f64::from(connections);
     let limit = all().filter_map(|s| s.server_limit).min();
     let asked = setup.options.streams;
+    // Background streams take their share of the server's limit first
+    // (always leaving one for a measured stream).
+    let background = setup.background_streams();
+    let effective = limit.map_or(asked, |limit| {
+        let taken = background.min(limit.saturating_sub(1));
+        limit.saturating_sub(taken).min(asked)
+    });
     Http2Report {
         protocol: setup.protocol.to_owned(),
         streams_per_connection: asked,
-        streams_effective: limit.map_or(asked, |limit| limit.min(asked)),
+        streams_effective: effective,
         server_max_concurrent_streams: limit,
         streams_in_flight_mean: if connection_ns > 0.0 {
             area_ns as f64 / connection_ns
@@ -185,6 +193,34 @@ fn http2_report(
         stream_window_bytes: setup.options.stream_window,
         connection_window_bytes: setup.options.connection_window,
         max_frame_bytes: setup.options.max_frame,
+        background: setup
+            .background
+            .as_ref()
+            .map(|background| background_report(background, results)),
+    }
+}
+
+/// The background streams' outcomes, all threads together.
+fn background_report(background: &h2::Background, results: &[ThreadResult]) -> BackgroundReport {
+    let all = || results.iter().filter_map(|r| r.recorder.streams.as_ref());
+    let responses: u64 = all().map(|s| s.background_answered).sum();
+    let total_ns: u128 = all().map(|s| s.background_ns).sum();
+    let max_ns = all().map(|s| s.background_max_ns).max().unwrap_or(0);
+    #[allow(clippy::cast_precision_loss)]
+    let mean_ms = if responses > 0 {
+        total_ns as f64 / responses as f64 / 1e6
+    } else {
+        0.0
+    };
+    #[allow(clippy::cast_precision_loss)]
+    let max_ms = max_ns as f64 / 1e6;
+    BackgroundReport {
+        path: background.path.clone(),
+        streams_per_connection: background.streams,
+        responses,
+        errors: all().map(|s| s.background_failed).sum(),
+        latency_mean_ms: mean_ms,
+        latency_max_ms: max_ms,
     }
 }
 

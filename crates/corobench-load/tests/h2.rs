@@ -346,3 +346,75 @@ fn the_contract_server_serves_h2c_streams_at_once() {
         );
     }
 }
+
+#[test]
+fn background_streams_run_beside_the_measured_ones_and_are_counted_apart() {
+    let server = ContractServer::start(ContractConfig {
+        http2: true,
+        ..ContractConfig::default()
+    })
+    .unwrap();
+    for backend in BACKENDS {
+        let url = format!("http://{}/plaintext", server.addr());
+        let endpoint = corobench_load::Endpoint::from_url(&url).unwrap();
+        let config = LoadConfig {
+            backend,
+            http2: Some(Http2Options {
+                streams: 4,
+                ..Http2Options::default()
+            }),
+            background: Some(corobench_load::BackgroundRecord {
+                path: "/io?ms=50".to_owned(),
+                streams: 2,
+            }),
+            ..LoadConfig::closed(endpoint, 1, Duration::from_millis(600))
+        };
+        let report = run(config);
+        let at = format!("{backend:?}");
+        assert!(report.status.success > 0, "{at}");
+        assert_eq!(report.errors.total(), 0, "{at}: {:?}", report.errors);
+        let http2 = http2_of(&report);
+        assert_eq!(
+            http2.streams_in_flight_max, 4,
+            "{at}: the background streams are not the measured ones"
+        );
+        let background = http2.background.as_ref().expect("a background report");
+        assert_eq!(
+            (background.path.as_str(), background.streams_per_connection),
+            ("/io?ms=50", 2),
+            "{at}"
+        );
+        assert!(background.responses >= 1, "{at}: {background:?}");
+        assert_eq!(background.errors, 0, "{at}: {background:?}");
+        // The server holds each /io?ms=50 answer at least 50 ms.
+        assert!(background.latency_mean_ms >= 50.0, "{at}: {background:?}");
+        assert!(
+            report.status.success > background.responses,
+            "{at}: the fast requests are the measured ones"
+        );
+    }
+}
+
+#[test]
+fn a_background_request_over_http1_is_refused_naming_the_setting() {
+    let server = h2_server(H2Knobs::default(), false, Knobs::default());
+    let mut config = h2_config(&server, Backend::Epoll, Schedule::closed(1), (1, 10));
+    config.http2 = None;
+    config.background = Some(corobench_load::BackgroundRecord {
+        path: "/io?ms=200".to_owned(),
+        streams: 1,
+    });
+    let error = config.validate().unwrap_err();
+    assert!(
+        matches!(&error, LoadError::Config { settings, .. } if settings.contains(&Setting::Background)),
+        "{error}"
+    );
+    assert!(error.to_string().contains("only HTTP/2"), "{error}");
+    config.http2 = Some(Http2Options::default());
+    config.background = Some(corobench_load::BackgroundRecord {
+        path: "io?ms=200".to_owned(),
+        streams: 1,
+    });
+    let error = config.validate().unwrap_err().to_string();
+    assert!(error.contains("must start with '/'"), "{error}");
+}

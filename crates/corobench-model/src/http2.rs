@@ -35,6 +35,10 @@ pub struct Http2Report {
     pub connection_window_bytes: u32,
     /// SETTINGS_MAX_FRAME_SIZE the generator announced (bytes).
     pub max_frame_bytes: u32,
+    /// Streams that carried a background request beside the measured ones
+    /// (absent when none did).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub background: Option<crate::BackgroundReport>,
 }
 
 impl Http2Report {
@@ -59,6 +63,11 @@ impl Http2Report {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
+        match (&mut self.background, &other.background) {
+            (Some(mine), Some(theirs)) => mine.add(theirs),
+            (mine @ None, Some(theirs)) => *mine = Some(theirs.clone()),
+            _ => {}
+        }
         if !self.protocol.split(',').any(|p| p == other.protocol) {
             let mut all: Vec<&str> = self
                 .protocol
@@ -100,6 +109,7 @@ mod tests {
             stream_window_bytes: 65_535,
             connection_window_bytes: 65_535,
             max_frame_bytes: 16_384,
+            background: None,
         }
     }
 

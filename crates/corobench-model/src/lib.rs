@@ -2,6 +2,7 @@
 //! trial produce. Only plain data and its serialisation live here.
 
 pub mod analysis;
+pub mod background;
 pub mod capacity;
 pub mod claim;
 pub mod counters;
@@ -29,6 +30,7 @@ pub use analysis::{
     RunComparison, Scalability, ScenarioAnalysis, ScenarioComparison, Sweep, SweepPoint,
     SweepSeries, TrialAnalysis, UslEstimates, Verdict, Warning, WarningKind,
 };
+pub use background::{BackgroundRecord, BackgroundReport};
 pub use capacity::{
     CapacityAnalysis, CapacityComparison, CapacityEstimate, CapacityRate, CapacitySettings,
     RateVerdict, ScenarioCapacity, Slo, SloMeasure, SloParseError,

@@ -203,6 +203,10 @@ pub struct WorkloadRecord {
     /// (each answered once) and measure settled RSS; no load is sent.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub idle: bool,
+    /// HTTP/2 streams that carry another request beside the measured ones
+    /// on every connection (head-of-line); absent when none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub background: Option<crate::BackgroundRecord>,
 }
 
 /// target × parameters × workload × schedule: one row of a report.

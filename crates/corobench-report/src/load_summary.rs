@@ -279,9 +279,13 @@ fn http2_line(http2: &Http2Report) -> String {
         || "no server limit".to_owned(),
         |l| format!("server limit {l}"),
     );
+    let background = http2
+        .background
+        .as_ref()
+        .map_or_else(String::new, |b| format!("\n  Background  {}", b.sentence()));
     format!(
         "  HTTP/2      {}; streams per connection {} asked, {} effective ({limit}); in flight \
-         mean {:.1}, max {} per connection; {} GOAWAY",
+         mean {:.1}, max {} per connection; {} GOAWAY{background}",
         http2.protocol,
         http2.streams_per_connection,
         http2.streams_effective,

@@ -69,6 +69,10 @@ pub fn render(plan: &Plan, trial_overhead: Duration) -> String {
             None if s.program.is_some() => "program".to_string(),
             None => format!("{} {}", s.workload.method, s.workload.path),
         };
+        let what = match &s.workload.background {
+            Some(b) => format!("{what}, beside GET {} on {} stream(s)", b.path, b.streams),
+            None => what,
+        };
         text.push_str(&format!(
             "  {:>4}  {:<56} {what}{database}\n",
             s.index, s.key

@@ -100,6 +100,8 @@ pub(crate) const WORKLOAD: &[&str] = &[
     "streams",
     "tls_resume",
     "idle_connections",
+    "background",
+    "background_streams",
 ];
 
 /// One `[[claims]]`.

@@ -165,6 +165,9 @@ pub struct Workload {
     /// idle (each answered once) and measures the server's settled RSS;
     /// no load is sent.
     pub idle: bool,
+    /// `background`: HTTP/2 streams beside the measured ones on every
+    /// connection carrying this GET (head-of-line blocking).
+    pub background: Option<corobench_model::BackgroundRecord>,
 }
 
 /// A workload's `expect_status`, `expect_body` and `expect_header`.

@@ -213,3 +213,50 @@ fn tls_is_refused_for_idle_workloads_and_runs_across_hosts_take_every_protocol()
         [Protocol::H2C, Protocol::H2]
     );
 }
+
+#[test]
+fn a_background_request_rides_on_http2_workloads_only() {
+    let text = "targets = [\"go-nethttp\"]\n[[workloads]]\nname = \"hol\"\npath = \"/plaintext\"\n\
+                protocol = \"h2c\"\nconnections = [1, 10]\nstreams = 10\n\
+                background = \"/io?ms=200\"\n";
+    let planned = plan(text).unwrap();
+    assert_eq!(planned.scenarios.len(), 2);
+    for scenario in &planned.scenarios {
+        let background = scenario.workload.background.as_ref().unwrap();
+        assert_eq!(
+            (background.path.as_str(), background.streams),
+            ("/io?ms=200", 1)
+        );
+    }
+    let streams = format!("{text}background_streams = 3\n");
+    assert_eq!(
+        plan(&streams).unwrap().scenarios[0]
+            .workload
+            .background
+            .as_ref()
+            .map(|b| b.streams),
+        Some(3)
+    );
+    for (spec, says) in [
+        (
+            text.replace("protocol = \"h2c\"\n", "")
+                .replace("streams = 10\n", ""),
+            "only HTTP/2 has",
+        ),
+        (
+            text.replace("\"/io?ms=200\"", "\"io\""),
+            "must start with /",
+        ),
+        (
+            text.replace("background = \"/io?ms=200\"\n", "background_streams = 2\n"),
+            "background_streams needs the request they carry",
+        ),
+        (
+            format!("{text}background_streams = 0\n"),
+            "background_streams",
+        ),
+    ] {
+        let error = plan(&spec).unwrap_err();
+        assert!(error.contains(says), "{spec}\n→ {error}");
+    }
+}

@@ -2,7 +2,9 @@
 
 use std::path::Path;
 
-use corobench_model::{Protocol, ScenarioRecord, ScheduleKind, WireMode, WorkloadRecord};
+use corobench_model::{
+    BackgroundRecord, Protocol, ScenarioRecord, ScheduleKind, WireMode, WorkloadRecord,
+};
 use rusqlite::{Row, Transaction, named_params};
 
 use crate::error::{StoreError, is_duplicate};
@@ -15,7 +17,8 @@ impl Store {
         self.query_rows(
             "SELECT idx, key, target, parameters_json, workload, method, path, body_bytes, \
              schedule, rate_per_s, connections, warmup_s, duration_s, program_json, \
-             keepalive, pipeline, idle, protocol, streams, tls_resume \
+             keepalive, pipeline, idle, protocol, streams, tls_resume, background_path, \
+             background_streams \
              FROM scenarios WHERE run_id = ?1 ORDER BY idx",
             [run_id],
             "loading the scenarios",
@@ -43,13 +46,16 @@ pub(crate) fn insert_scenario(
         .as_ref()
         .map(|p| to_json(p, "program scenario", path))
         .transpose()?;
+    let background = scenario.workload.background.as_ref();
     let inserted = tx.execute(
         "INSERT INTO scenarios (run_id, idx, key, target, parameters_json, workload, method, \
          path, body_bytes, schedule, rate_per_s, connections, warmup_s, duration_s, \
-         program_json, keepalive, pipeline, idle, protocol, streams, tls_resume) \
+         program_json, keepalive, pipeline, idle, protocol, streams, tls_resume, \
+         background_path, background_streams) \
          VALUES (:run_id, :idx, :key, :target, :parameters, :workload, :method, :path, \
          :body_bytes, :schedule, :rate_per_s, :connections, :warmup_s, :duration_s, :program, \
-         :keepalive, :pipeline, :idle, :protocol, :streams, :tls_resume)",
+         :keepalive, :pipeline, :idle, :protocol, :streams, :tls_resume, :background_path, \
+         :background_streams)",
         named_params! {
             ":run_id": run_id,
             ":idx": scenario.index,
@@ -72,6 +78,8 @@ pub(crate) fn insert_scenario(
             ":protocol": (!scenario.protocol.is_http1()).then(|| scenario.protocol.name()),
             ":streams": (scenario.wire.streams != 1).then_some(scenario.wire.streams),
             ":tls_resume": (!scenario.wire.tls_resume).then_some(false),
+            ":background_path": background.map(|b| b.path.as_str()),
+            ":background_streams": background.map(|b| b.streams),
         },
     );
     match inserted {
@@ -123,6 +131,10 @@ impl ScenarioRow {
                 path: row.get(6)?,
                 body_bytes: row.get(7)?,
                 idle: row.get(16)?,
+                background: match (row.get::<_, Option<String>>(20)?, row.get(21)?) {
+                    (Some(path), Some(streams)) => Some(BackgroundRecord { path, streams }),
+                    _ => None,
+                },
             },
             schedule: row.get(8)?,
             rate_per_s: row.get(9)?,

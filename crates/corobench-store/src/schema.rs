@@ -13,7 +13,7 @@ use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 use crate::error::{StoreError, classify};
 
 /// Every migration, in order; the schema version is their count.
-const MIGRATIONS: [&str; 10] = [
+const MIGRATIONS: [&str; 11] = [
     include_str!("migrations/0001_init.sql"),
     include_str!("migrations/0002_run_process.sql"),
     include_str!("migrations/0003_capacity.sql"),
@@ -24,6 +24,7 @@ const MIGRATIONS: [&str; 10] = [
     include_str!("migrations/0008_pool_counters.sql"),
     include_str!("migrations/0009_protocol.sql"),
     include_str!("migrations/0010_run_reason.sql"),
+    include_str!("migrations/0011_background.sql"),
 ];
 
 /// The schema version this corobench writes.

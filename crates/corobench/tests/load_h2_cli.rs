@@ -98,6 +98,13 @@ fn http2_flags_that_do_not_fit_are_usage_errors() {
         (vec!["--h2c", "-m", "0"], "streams"),
         (vec!["--h2c", "-m", "GET"], "-X/--method"),
         (vec!["--h2c", "--pipeline", "4"], "-m"),
+        (vec!["--background", "/io?ms=200"], "--h2c"),
+        (vec!["--h2c", "--background", "io"], "--background"),
+        (
+            vec!["--h2c", "--no-keepalive", "--background", "/io"],
+            "kept alive",
+        ),
+        (vec!["--h2c", "--background-streams", "2"], "--background"),
     ] {
         let mut full = vec!["load", "-n", "1"];
         full.extend(args.iter().copied());
@@ -109,4 +116,53 @@ fn http2_flags_that_do_not_fit_are_usage_errors() {
         );
     }
     assert_eq!(server.counters().requests_received, 0);
+}
+
+#[test]
+fn a_background_request_is_reported_apart_and_in_the_schema() {
+    let server = ContractServer::start(ContractConfig {
+        http2: true,
+        ..ContractConfig::default()
+    })
+    .unwrap();
+    let url = format!("http://{}/plaintext", server.addr());
+    let args = [
+        "load",
+        "--json",
+        "--h2c",
+        "-c",
+        "1",
+        "-m",
+        "4",
+        "-d",
+        "1s",
+        "--warmup",
+        "0s",
+        "--background",
+        "/io?ms=50",
+        &url,
+    ];
+    let output = corobench(&args);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let errors = load_report_schema_errors(&report);
+    assert!(errors.is_empty(), "{errors:#?}");
+    let background = &report["http2"]["background"];
+    assert_eq!(background["path"], "/io?ms=50");
+    assert_eq!(background["streams_per_connection"], 1);
+    assert_eq!(background["errors"], 0);
+    assert!(
+        background["responses"].as_u64().unwrap() >= 1,
+        "{background}"
+    );
+    let plain: Vec<&str> = args.iter().copied().filter(|a| *a != "--json").collect();
+    let output = corobench(&plain);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        text.contains(
+            "Background  1 stream per connection of GET /io?ms=50 beside the measured ones"
+        ),
+        "{text}"
+    );
 }

@@ -374,3 +374,33 @@ fn each_targets_protocols_are_compared_with_its_own_cleartext_and_full_handshake
         "{tls:?}"
     );
 }
+
+#[test]
+fn a_slow_stream_beside_is_compared_with_the_same_scenario_without_it() {
+    use corobench_model::Protocol;
+    let run = RunBuilder::new("r1", 6)
+        .scenario("api", &[], "plaintext", 4)
+        .speaking(Protocol::H2C, 10, true)
+        .rates(&HIGH)
+        .scenario("api", &[], "plaintext", 4)
+        .speaking(Protocol::H2C, 10, true)
+        .beside("plaintext-beside-slow", "/io?ms=200")
+        .rates(&LOW)
+        .scenario("api", &[], "plaintext", 4)
+        .speaking(Protocol::H2C, 100, true)
+        .beside("plaintext-m100-beside-slow", "/io?ms=200")
+        .rates(&LOW)
+        .build();
+    let analysis = analyze_run(&run, &AnalyzeOptions::default()).unwrap();
+    let pairs: Vec<(usize, usize)> = analysis
+        .comparisons
+        .iter()
+        .map(|c| (c.scenario, c.baseline))
+        .collect();
+    // Only the scenario with the same streams has a base without the slow
+    // stream; the one at 100 streams has none, and no scenario with a
+    // background is ever a base.
+    assert!(pairs.contains(&(1, 0)), "{pairs:?}");
+    assert!(!pairs.iter().any(|&(s, _)| s == 2), "{pairs:?}");
+    assert!(!pairs.iter().any(|&(_, b)| b != 0), "{pairs:?}");
+}

@@ -436,6 +436,7 @@ fn littles_law_counts_each_http2_stream_as_a_waiting_client() {
             stream_window_bytes: 65_535,
             connection_window_bytes: 65_535,
             max_frame_bytes: 16_384,
+            background: None,
         });
         trial.load = Some(report);
     };

@@ -49,6 +49,7 @@ pub fn scenario_record(
                 .get(&s.workload.name)
                 .map_or(0, |body| body.len() as u64),
             idle: s.workload.idle,
+            background: s.workload.background.clone(),
         },
         schedule: s.schedule.kind,
         connections: s.schedule.connections,

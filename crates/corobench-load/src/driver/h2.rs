@@ -65,6 +65,31 @@ impl<I: Io> Driver<'_, I> {
         }
     }
 
+    /// Keeps the connection's background streams open (HTTP/2 with a
+    /// background request, connections kept alive, until the window closes).
+    fn h2_fill_background(&mut self, i: usize, now: u64) {
+        let Some(background) = self.shared.h2.as_ref().and_then(|s| s.background.as_ref()) else {
+            return;
+        };
+        if !self.shared.keepalive || self.core.window_closed() || !self.conns[i].h2_ready() {
+            return;
+        }
+        let Some(h2) = self.conns[i].h2.as_mut() else {
+            return;
+        };
+        let in_window = self.core.recorder.measuring();
+        while h2.background_room() > 0 {
+            let request = InFlight {
+                intended_ns: now,
+                sent_ns: now,
+                in_window,
+            };
+            if !h2.open_background(request, &background.request) {
+                break;
+            }
+        }
+    }
+
     /// Streams the connection may still open right now.
     pub(super) fn h2_room(&self, i: usize) -> u32 {
         let conn = &self.conns[i];
@@ -81,6 +106,7 @@ impl<I: Io> Driver<'_, I> {
         if !self.conns[i].h2_ready() {
             return;
         }
+        self.h2_fill_background(i, now);
         let nothing_open = self.conns[i].h2.as_ref().is_some_and(|h2| h2.open() == 0);
         if nothing_open && self.wants_priming(i) {
             let request = self.core.priming_request(now);
@@ -195,6 +221,9 @@ impl<I: Io> Driver<'_, I> {
                         streams.goaway();
                     }
                 }
+                Event::Background { request, outcome } => {
+                    self.h2_background_done(request, outcome, received)
+                }
             }
             if matches!(event, Event::Response { .. } | Event::Failed { .. }) {
                 if let Some(streams) = self.core.recorder.streams.as_mut() {
@@ -204,6 +233,14 @@ impl<I: Io> Driver<'_, I> {
         }
         if let Some(h2) = self.conns[i].h2.as_mut() {
             h2.give_back(events);
+        }
+    }
+
+    /// A background stream ended: counted apart from the measured load.
+    fn h2_background_done(&mut self, request: InFlight, outcome: Result<u16, StreamEnd>, at: u64) {
+        if let Some(streams) = self.core.recorder.streams.as_mut() {
+            let answered = outcome.is_ok_and(|status| status < 400);
+            streams.background_done(request, answered, at);
         }
     }
 
@@ -258,7 +295,7 @@ impl<I: Io> Driver<'_, I> {
         let Some(h2) = self.conns[i].h2.as_mut() else {
             return;
         };
-        if h2.open() == 0 {
+        if h2.open_with_background() == 0 {
             return;
         }
         let end = if kind == ErrorKind::Timeout {
@@ -278,12 +315,18 @@ impl<I: Io> Driver<'_, I> {
         };
         let mut events = h2.take_events();
         for event in events.drain(..) {
-            if let Event::Failed { request, .. } = event {
-                self.ready.mark(i);
-                self.core.request_failed(kind, request, now);
-                if let Some(streams) = self.core.recorder.streams.as_mut() {
-                    streams.closed(now);
+            match event {
+                Event::Failed { request, .. } => {
+                    self.ready.mark(i);
+                    self.core.request_failed(kind, request, now);
+                    if let Some(streams) = self.core.recorder.streams.as_mut() {
+                        streams.closed(now);
+                    }
                 }
+                Event::Background { request, outcome } => {
+                    self.h2_background_done(request, outcome, now);
+                }
+                _ => {}
             }
         }
         if let Some(h2) = self.conns[i].h2.as_mut() {

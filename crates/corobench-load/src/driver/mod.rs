@@ -70,7 +70,10 @@ impl<'a, I: Io> Driver<'a, I> {
     pub(crate) fn new(shared: &'a Shared, plan: &ThreadPlan, io: I) -> Self {
         let n = plan.connections as usize;
         let tls = shared.tls.is_some();
-        let http2 = shared.h2.as_ref().map(|setup| setup.options);
+        let http2 = shared
+            .h2
+            .as_ref()
+            .map(|setup| (setup.options, setup.background_streams()));
         Self {
             shared,
             io,

@@ -41,6 +41,11 @@ pub(crate) enum Event {
     Limit(u32),
     /// The server sent GOAWAY.
     GoAway,
+    /// A background stream ended: its outcome is not the measured load's.
+    Background {
+        request: InFlight,
+        outcome: Result<u16, StreamEnd>,
+    },
 }
 
 /// Why the connection must close: an error of the whole connection (RFC
@@ -88,6 +93,8 @@ pub(super) struct Stream {
     /// Bytes of body the server lets it send.
     pub(super) send_window: i64,
     pub(super) body_sent: usize,
+    /// It carries the background request, not a measured one.
+    pub(super) background: bool,
 }
 
 /// An HTTP/2 connection's state.
@@ -95,7 +102,11 @@ pub(super) struct Stream {
 pub(crate) struct H2Conn {
     pub(super) options: Http2Options,
     pub(super) streams: Box<[Stream]>,
+    /// Streams open now, background ones included.
     pub(super) open: u32,
+    /// Background streams to keep open, and those open now.
+    background_slots: u32,
+    background_open: u32,
     pub(super) next_id: u32,
     /// The server's settings, once its first SETTINGS arrived.
     pub(super) settings_seen: bool,
@@ -118,12 +129,23 @@ pub(crate) struct H2Conn {
 }
 
 impl H2Conn {
+    #[cfg(test)]
     pub(crate) fn new(options: Http2Options) -> Self {
-        let slots = usize::try_from(options.streams).unwrap_or(1).max(1);
+        Self::with_background(options, 0)
+    }
+
+    /// A connection with room for `background` streams beside the
+    /// measured ones.
+    pub(crate) fn with_background(options: Http2Options, background: u32) -> Self {
+        let slots = usize::try_from(options.streams.saturating_add(background))
+            .unwrap_or(1)
+            .max(1);
         Self {
             options,
             streams: vec![Stream::default(); slots].into_boxed_slice(),
             open: 0,
+            background_slots: background,
+            background_open: 0,
             next_id: 1,
             settings_seen: false,
             peer_max_streams: u32::MAX,
@@ -147,6 +169,7 @@ impl H2Conn {
             *stream = Stream::default();
         }
         self.open = 0;
+        self.background_open = 0;
         self.next_id = 1;
         self.settings_seen = false;
         self.peer_max_streams = u32::MAX;
@@ -185,8 +208,13 @@ impl H2Conn {
         }
     }
 
-    /// Streams open now.
+    /// Measured streams open now.
     pub(crate) fn open(&self) -> u32 {
+        self.open - self.background_open
+    }
+
+    /// Streams open now, background ones included.
+    pub(crate) fn open_with_background(&self) -> u32 {
         self.open
     }
 
@@ -199,6 +227,12 @@ impl H2Conn {
     /// and the server's limit; one until the server's SETTINGS arrived
     /// (any server allows one, and it need not be waited for).
     pub(crate) fn room(&self) -> u32 {
+        let measured = self.options.streams.saturating_sub(self.open());
+        measured.min(self.total_room())
+    }
+
+    /// Streams of any kind the server lets open now.
+    fn total_room(&self) -> u32 {
         if self.retiring {
             return 0;
         }
@@ -211,13 +245,39 @@ impl H2Conn {
         limit.saturating_sub(self.open)
     }
 
-    /// Opens a stream for `request`: its HEADERS (and as much of its body
-    /// as the windows allow) join the frames owed. Returns `false` when
-    /// there is no room.
+    /// How many more background streams may open now: none before the
+    /// server's SETTINGS, and never so many that the server's stream limit
+    /// leaves no room for a measured one.
+    pub(crate) fn background_room(&self) -> u32 {
+        if !self.settings_seen {
+            return 0;
+        }
+        let allowed = self
+            .background_slots
+            .min(self.peer_max_streams.saturating_sub(1));
+        allowed
+            .saturating_sub(self.background_open)
+            .min(self.total_room())
+    }
+
+    /// Opens a stream for the measured `request`: its HEADERS (and as much
+    /// of its body as the windows allow) join the frames owed. Returns
+    /// `false` when there is no room.
     pub(crate) fn open_stream(&mut self, request: InFlight, message: &H2Request) -> bool {
-        if self.room() == 0 {
+        self.room() > 0 && self.open_any(request, message, false)
+    }
+
+    /// Opens a background stream (a GET without a body); `false` when
+    /// there is no room for one.
+    pub(crate) fn open_background(&mut self, request: InFlight, message: &H2Request) -> bool {
+        if self.background_room() == 0 || !self.open_any(request, message, true) {
             return false;
         }
+        self.background_open += 1;
+        true
+    }
+
+    fn open_any(&mut self, request: InFlight, message: &H2Request, background: bool) -> bool {
         let id = self.next_id;
         let Some(slot) = self.free_slot(id) else {
             return false;
@@ -234,6 +294,7 @@ impl H2Conn {
             recv_unacked: 0,
             send_window: i64::from(self.peer_initial_window),
             body_sent: 0,
+            background,
         };
         self.open += 1;
         let max_frame = usize::try_from(self.peer_max_frame).unwrap_or(usize::MAX);
@@ -298,7 +359,7 @@ impl H2Conn {
         }
         for slot in 0..self.streams.len() {
             let stream = &self.streams[slot];
-            if stream.id != 0 && stream.body_sent < body.len() {
+            if stream.id != 0 && !stream.background && stream.body_sent < body.len() {
                 self.send_body(slot, body);
             }
         }
@@ -308,6 +369,14 @@ impl H2Conn {
     pub(super) fn close_stream(&mut self, slot: usize, outcome: Result<u16, StreamEnd>) {
         let stream = std::mem::take(&mut self.streams[slot]);
         self.open = self.open.saturating_sub(1);
+        if stream.background {
+            self.background_open = self.background_open.saturating_sub(1);
+            self.events.push(Event::Background {
+                request: stream.request,
+                outcome,
+            });
+            return;
+        }
         self.events.push(match outcome {
             Ok(status) => Event::Response {
                 request: stream.request,
@@ -339,7 +408,7 @@ impl H2Conn {
                 continue;
             }
             frame::write_rst_stream(&mut self.pending, stream.id, code::CANCEL);
-            let end = if stream.body_sent < body_len {
+            let end = if !stream.background && stream.body_sent < body_len {
                 StreamEnd::Stalled
             } else {
                 StreamEnd::Timeout

@@ -30,6 +30,24 @@ pub(crate) struct H2Setup {
     pub(crate) options: Http2Options,
     /// `h2` over TLS, `h2c` in cleartext.
     pub(crate) protocol: &'static str,
+    pub(crate) background: Option<Background>,
+}
+
+/// The request background streams carry beside the measured ones.
+#[derive(Debug)]
+pub(crate) struct Background {
+    pub(crate) request: H2Request,
+    /// As the configuration gave it, for the report.
+    pub(crate) path: String,
+    /// Kept open on each connection.
+    pub(crate) streams: u32,
+}
+
+impl H2Setup {
+    /// Background streams per connection (0 without a background request).
+    pub(crate) fn background_streams(&self) -> u32 {
+        self.background.as_ref().map_or(0, |b| b.streams)
+    }
 }
 
 /// How the generator speaks HTTP/2: the streams it keeps open on each

@@ -1,6 +1,9 @@
 //! One thread's HTTP/2 streams over the window: how many were in flight
 //! (time-weighted, so that a mean over the window reads like a level), the
-//! most on one connection, the server's lowest stream limit, and GOAWAYs.
+//! most on one connection, the server's lowest stream limit, GOAWAYs, and
+//! the background streams' outcomes.
+
+use crate::core::InFlight;
 
 /// HTTP/2 stream figures of one thread.
 #[derive(Clone, Copy, Debug, Default)]
@@ -18,6 +21,12 @@ pub(crate) struct StreamTotals {
     pub(crate) server_limit: Option<u32>,
     /// Connections whose preface was answered in HTTP/1.1.
     pub(crate) http1_answers: u64,
+    /// Background streams sent in the window: answered below 400, failed,
+    /// and the answered ones' summed and longest latency.
+    pub(crate) background_answered: u64,
+    pub(crate) background_failed: u64,
+    pub(crate) background_ns: u128,
+    pub(crate) background_max_ns: u64,
     measuring: bool,
 }
 
@@ -72,6 +81,22 @@ impl StreamTotals {
 
     pub(crate) fn server_limit(&mut self, limit: u32) {
         self.server_limit = Some(self.server_limit.map_or(limit, |seen| seen.min(limit)));
+    }
+
+    /// A background stream sent as `request` ended at `at_ns`; only those
+    /// sent inside the window and ended before it closed count.
+    pub(crate) fn background_done(&mut self, request: InFlight, answered: bool, at_ns: u64) {
+        if !self.measuring || !request.in_window {
+            return;
+        }
+        if answered {
+            let took = at_ns.saturating_sub(request.sent_ns);
+            self.background_answered += 1;
+            self.background_ns += u128::from(took);
+            self.background_max_ns = self.background_max_ns.max(took);
+        } else {
+            self.background_failed += 1;
+        }
     }
 
     pub(crate) fn http1_answer(&mut self) {

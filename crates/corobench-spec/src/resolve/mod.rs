@@ -3,6 +3,7 @@
 //! into scenarios. Whatever could fail before the first trial fails here,
 //! with the file, line, column and key.
 
+mod background;
 mod capacity;
 mod claims;
 mod expectations;
@@ -294,6 +295,7 @@ fn program_runs(
                     body: Body::Empty,
                     expect: Expectation::default(),
                     idle: false,
+                    background: None,
                 },
                 schedule: Schedule::closed(0),
                 measurement: settings.measurement,

@@ -85,6 +85,7 @@ pub(super) fn read(
             }
             None => sweep.schedules_for(bounds, at)?,
         };
+        workload.workload.background = super::background::read(&table, &workload.schedules, at)?;
         workload.key = key;
         planned.push(workload);
     }
@@ -144,6 +145,7 @@ fn workload(
             body,
             expect: expectations::expectation(table, at)?,
             idle: false,
+            background: None,
         },
         schedules: Vec::new(),
         key: String::new(),

@@ -100,6 +100,7 @@ pub(super) fn scenarios() -> Vec<ScenarioRecord> {
             path: "/io?ms=10".to_owned(),
             body_bytes: 0,
             idle: false,
+            background: None,
         },
         schedule: schedule.kind,
         connections: schedule.connections,

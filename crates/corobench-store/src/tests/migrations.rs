@@ -154,6 +154,8 @@ fn schema_1_database(path: &std::path::Path) {
          ALTER TABLE scenarios DROP COLUMN protocol;
          ALTER TABLE scenarios DROP COLUMN streams;
          ALTER TABLE scenarios DROP COLUMN tls_resume;
+         ALTER TABLE scenarios DROP COLUMN background_path;
+         ALTER TABLE scenarios DROP COLUMN background_streams;
          ALTER TABLE scenarios DROP COLUMN program_json;
          ALTER TABLE scenarios DROP COLUMN keepalive;
          ALTER TABLE scenarios DROP COLUMN pipeline;
@@ -186,6 +188,8 @@ fn schema_7_gains_the_pool_column_and_keeps_its_trials_without_one() {
          ALTER TABLE scenarios DROP COLUMN protocol;
          ALTER TABLE scenarios DROP COLUMN streams;
          ALTER TABLE scenarios DROP COLUMN tls_resume;
+         ALTER TABLE scenarios DROP COLUMN background_path;
+         ALTER TABLE scenarios DROP COLUMN background_streams;
          ALTER TABLE runs DROP COLUMN status_reason;
          PRAGMA user_version = 7;",
     );
@@ -220,6 +224,8 @@ fn schema_6_gains_the_probe_column_and_keeps_its_trials_without_one() {
          ALTER TABLE scenarios DROP COLUMN protocol;
          ALTER TABLE scenarios DROP COLUMN streams;
          ALTER TABLE scenarios DROP COLUMN tls_resume;
+         ALTER TABLE scenarios DROP COLUMN background_path;
+         ALTER TABLE scenarios DROP COLUMN background_streams;
          ALTER TABLE runs DROP COLUMN status_reason;
          PRAGMA user_version = 6;",
     );

@@ -210,3 +210,22 @@ fn a_program_scenario_and_its_figures_load_back_and_answer_sql() {
         .unwrap();
     assert_eq!(bytes, 412.0);
 }
+
+#[test]
+fn a_background_request_loads_back_with_its_scenario() {
+    let (_dir, mut store) = super::fixtures::temp_store();
+    let mut list = scenarios();
+    list[0].protocol = corobench_model::Protocol::H2C;
+    list[0].wire.pipeline = 1;
+    list[0].wire.streams = 10;
+    list[0].workload.background = Some(corobench_model::BackgroundRecord {
+        path: "/io?ms=200".to_owned(),
+        streams: 2,
+    });
+    store
+        .create_run(&run(RUN_ID, 1_763_793_181_000), TRIALS_PER_SCENARIO, &list)
+        .unwrap();
+    let loaded = store.load_run(RUN_ID).unwrap();
+    assert_eq!(loaded.scenarios, list);
+    assert_eq!(loaded.scenarios[1].workload.background, None);
+}

@@ -190,6 +190,8 @@ fn load_flag(setting: Setting) -> &'static str {
         Setting::KernelStamps => "--kernel-stamps",
         Setting::KernelSendStamps => "--kernel-send-stamps",
         Setting::StartAt => "--start-at",
+        Setting::Background => "--background",
+        Setting::BackgroundStreams => "--background-streams",
         _ => "",
     }
 }

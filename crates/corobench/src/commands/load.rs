@@ -265,6 +265,7 @@ fn config_from(args: &LoadArgs, stdin_ca: Option<&std::path::Path>) -> anyhow::R
         cpus: args.cpus.as_ref().map(|set| set.iter().collect()),
         backend: resolve_backend(args.backend),
         http2,
+        background: args.h2.background(),
     };
     config.validate().map_err(hints::load)?;
     Ok(config)

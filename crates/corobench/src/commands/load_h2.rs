@@ -3,7 +3,7 @@
 //! the settings the generator announces.
 
 use clap::Args;
-use corobench_load::{Endpoint, Http2Options, MAX_STREAMS};
+use corobench_load::{BackgroundRecord, Endpoint, Http2Options, MAX_STREAMS};
 
 use crate::exit;
 
@@ -38,6 +38,16 @@ pub struct H2Args {
     /// HTTP/2: SETTINGS_MAX_FRAME_SIZE announced, 16384 to 16777215 [default: 16384]
     #[arg(long, value_name = "BYTES")]
     pub h2_max_frame: Option<u32>,
+
+    /// HTTP/2: keep GET PATH (e.g. /io?ms=200) in flight on background
+    /// streams of every connection beside the measured ones, reopened as
+    /// each ends; its outcomes are counted apart (head-of-line blocking)
+    #[arg(long, value_name = "PATH")]
+    pub background: Option<String>,
+
+    /// HTTP/2: background streams on each connection [default: 1]
+    #[arg(long, value_name = "STREAMS", value_parser = parse_streams, requires = "background")]
+    pub background_streams: Option<u32>,
 }
 
 impl H2Args {
@@ -62,14 +72,15 @@ impl H2Args {
             )));
         }
         let settings_given = self.streams.is_some()
+            || self.background.is_some()
             || self.h2_stream_window.is_some()
             || self.h2_connection_window.is_some()
             || self.h2_max_frame.is_some();
         if !self.h2 && !self.h2c {
             if settings_given {
                 return Err(exit::usage(
-                    "-m and the --h2-* settings are HTTP/2's: add --h2 (https://) or --h2c \
-                     (http://); the HTTP method is -X/--method",
+                    "-m, --background and the --h2-* settings are HTTP/2's: add --h2 \
+                     (https://) or --h2c (http://); the HTTP method is -X/--method",
                 ));
             }
             return Ok(None);
@@ -85,6 +96,16 @@ impl H2Args {
         };
         options.validate().map_err(crate::commands::hints::load)?;
         Ok(Some(options))
+    }
+
+    /// The background request of `--background`, if any (checked with the
+    /// rest of the configuration).
+    #[must_use]
+    pub fn background(&self) -> Option<BackgroundRecord> {
+        self.background.as_ref().map(|path| BackgroundRecord {
+            path: path.clone(),
+            streams: self.background_streams.unwrap_or(1),
+        })
     }
 }
 

@@ -296,6 +296,123 @@ fn malformed_frames_are_connection_errors_with_the_right_code() {
     assert_eq!(error.code(), code::PROTOCOL_ERROR);
 }
 
+/// A connection with `background` background streams that got the
+/// server's SETTINGS (with these parameters).
+fn greeted_with_background(streams: u32, background: u32, parameters: &[(u16, u32)]) -> H2Conn {
+    let mut conn = H2Conn::with_background(options(streams), background);
+    conn.start();
+    conn.receive(&settings(parameters), &get()).unwrap();
+    conn.begin_write();
+    let _ = conn.take_events();
+    conn
+}
+
+#[test]
+fn background_streams_open_beside_the_measured_ones_and_end_apart() {
+    let mut conn = H2Conn::with_background(options(2), 1);
+    conn.start();
+    assert_eq!(
+        conn.background_room(),
+        0,
+        "none before the server's settings"
+    );
+    assert_eq!(conn.room(), 1);
+    let mut conn = greeted_with_background(2, 1, &[]);
+    assert_eq!((conn.background_room(), conn.room()), (1, 2));
+    assert!(conn.open_background(request(1), &get()));
+    assert!(!conn.open_background(request(2), &get()), "one asked for");
+    assert_eq!(
+        conn.room(),
+        2,
+        "the background stream takes no measured room"
+    );
+    assert!(conn.open_stream(request(3), &get()));
+    assert!(conn.open_stream(request(4), &get()));
+    assert_eq!((conn.open(), conn.open_with_background()), (2, 3));
+    // The background stream (id 1) answers: its outcome is its own kind of
+    // event, and a measured stream (id 3) answers as before.
+    let mut bytes = server_frame(
+        kind::HEADERS,
+        flag::END_HEADERS | flag::END_STREAM,
+        1,
+        &ok_block(),
+    );
+    let mut encoder = loona_hpack::Encoder::new();
+    let _ = encoder.encode([
+        (&b":status"[..], &b"200"[..]),
+        (&b"server"[..], &b"testkit"[..]),
+    ]);
+    let again = encoder.encode([
+        (&b":status"[..], &b"200"[..]),
+        (&b"server"[..], &b"testkit"[..]),
+    ]);
+    bytes.extend(server_frame(
+        kind::HEADERS,
+        flag::END_HEADERS | flag::END_STREAM,
+        3,
+        &again,
+    ));
+    conn.receive(&bytes, &get()).unwrap();
+    assert_eq!(
+        conn.take_events(),
+        vec![
+            Event::Background {
+                request: request(1),
+                outcome: Ok(200)
+            },
+            Event::Response {
+                request: request(3),
+                status: 200
+            }
+        ]
+    );
+    assert_eq!((conn.background_room(), conn.room()), (1, 1));
+}
+
+#[test]
+fn a_server_limit_always_leaves_a_measured_stream() {
+    let conn = greeted_with_background(4, 3, &[(setting::MAX_CONCURRENT_STREAMS, 1)]);
+    assert_eq!(
+        conn.background_room(),
+        0,
+        "the only stream is the measured one's"
+    );
+    assert_eq!(conn.room(), 1);
+    let mut conn = greeted_with_background(4, 3, &[(setting::MAX_CONCURRENT_STREAMS, 3)]);
+    assert_eq!(conn.background_room(), 2);
+    assert!(conn.open_background(request(0), &get()));
+    assert!(conn.open_background(request(0), &get()));
+    assert_eq!(conn.room(), 1, "the limit's last stream is measured");
+}
+
+#[test]
+fn background_streams_carry_no_body_and_time_out_as_their_own() {
+    let post = H2Request {
+        block: vec![0x83, 0x86, 0x84],
+        body: vec![b'b'; 10],
+    };
+    let mut conn = greeted_with_background(1, 1, &[(setting::INITIAL_WINDOW_SIZE, 0)]);
+    assert!(conn.open_background(request(0), &get()));
+    conn.receive(
+        &server_frame(kind::WINDOW_UPDATE, 0, 1, &4u32.to_be_bytes()),
+        &post,
+    )
+    .unwrap();
+    assert!(
+        frames(conn.pending()).iter().all(|h| h.kind != kind::DATA),
+        "the measured request's body never goes on a background stream"
+    );
+    conn.expire(1_000, 500, post.body.len());
+    assert_eq!(
+        conn.take_events(),
+        vec![Event::Background {
+            request: request(0),
+            outcome: Err(StreamEnd::Timeout)
+        }]
+    );
+    assert_eq!(conn.open_with_background(), 0);
+}
+
 #[test]
 fn a_body_waits_for_windows_and_stalls_when_they_never_open() {
     let post = H2Request {
