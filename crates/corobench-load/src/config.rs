@@ -3,7 +3,7 @@
 use std::net::{SocketAddr, ToSocketAddrs as _};
 use std::time::Duration;
 
-use corobench_model::{Backend, BackgroundRecord, Schedule};
+use corobench_model::{Backend, BackgroundRecord, HttpVersion, Protocol, Schedule};
 
 use crate::error::{LoadError, Setting};
 use crate::h2::Http2Options;
@@ -319,6 +319,21 @@ impl LoadConfig {
             backend: Backend::default(),
             http2: None,
             background: None,
+        }
+    }
+
+    /// What the connections speak: HTTP/2 with `http2`, over TLS for an
+    /// `https://` endpoint (`corobench load` sets these, not the schedule's
+    /// protocol).
+    #[must_use]
+    pub fn protocol(&self) -> Protocol {
+        Protocol {
+            http: if self.http2.is_some() {
+                HttpVersion::H2
+            } else {
+                HttpVersion::Http1
+            },
+            tls: self.endpoint.tls.is_some(),
         }
     }
 

@@ -417,7 +417,7 @@ impl Core {
             return;
         };
         if now_ns >= self.next_live_ns
-            && live.try_publish(self.index, &self.recorder, open_connections())
+            && live.try_publish(self.index, &self.recorder, (open_connections(), now_ns))
         {
             self.next_live_ns = now_ns.saturating_add(LIVE_INTERVAL_NS);
         }

@@ -49,7 +49,7 @@ pub use corobench_model::{BackgroundRecord, LoadReport};
 pub use error::{LoadError, ProtocolFix, Setting};
 pub use h2::{Http2Options, MAX_STREAMS};
 pub use idle::IdleConnections;
-pub use live::{LIVE_INTERVAL, LiveSnapshot};
+pub use live::{LIVE_INTERVAL, LiveHandshakes, LiveSnapshot, LiveStreams};
 pub use merge::{MergeError, MergeInput, merge};
 pub use progress::{Progress, ProgressSnapshot};
 pub use start::check_start_at;
@@ -310,16 +310,16 @@ fn tls_options(config: &LoadConfig) -> Option<TlsOptions> {
 
 /// HTTP/2's request block and settings, made once for the run.
 fn h2_setup(config: &LoadConfig, options: Http2Options) -> Result<h2::H2Setup, LoadError> {
-    let tls = config.endpoint.tls.is_some();
+    let protocol = config.protocol();
     let background = config
         .background
         .as_ref()
-        .map(|background| background_request(config, background, tls))
+        .map(|background| background_request(config, background, protocol.tls))
         .transpose()?;
     Ok(h2::H2Setup {
-        request: h2::H2Request::encode(&config.request, &config.endpoint, tls)?,
+        request: h2::H2Request::encode(&config.request, &config.endpoint, protocol.tls)?,
         options,
-        protocol: if tls { "h2" } else { "h2c" },
+        protocol: protocol.name(),
         background,
     })
 }

@@ -28,6 +28,8 @@ pub(crate) struct StreamTotals {
     pub(crate) background_ns: u128,
     pub(crate) background_max_ns: u64,
     measuring: bool,
+    /// When the window opened, and closed (0 until then).
+    window_ns: (u64, u64),
 }
 
 impl StreamTotals {
@@ -47,6 +49,7 @@ impl StreamTotals {
             since_ns: now_ns,
             server_limit: self.server_limit,
             measuring: true,
+            window_ns: (now_ns, 0),
             ..Self::default()
         };
     }
@@ -54,6 +57,19 @@ impl StreamTotals {
     pub(crate) fn end_window(&mut self, now_ns: u64) {
         self.advance(now_ns);
         self.measuring = false;
+        self.window_ns.1 = now_ns;
+    }
+
+    /// ∫ open dt over the window up to `now_ns` (or its close), and how
+    /// long the window has lasted by then: a live view's mean so far.
+    pub(crate) fn area_so_far(&self, now_ns: u64) -> (u128, u64) {
+        let (start_ns, end_ns) = self.window_ns;
+        if !self.measuring {
+            return (self.area_ns, end_ns.saturating_sub(start_ns));
+        }
+        let until_ns = now_ns.max(self.since_ns);
+        let pending = u128::from(self.open) * u128::from(until_ns - self.since_ns);
+        (self.area_ns + pending, until_ns.saturating_sub(start_ns))
     }
 
     /// A stream opened on a connection that now has `on_connection` open.
@@ -127,5 +143,19 @@ mod tests {
         t.server_limit(1);
         t.server_limit(5);
         assert_eq!(t.server_limit, Some(1));
+    }
+
+    #[test]
+    fn the_area_so_far_counts_the_streams_still_open() {
+        let mut t = StreamTotals::default();
+        t.opened(0, 1);
+        assert_eq!(t.area_so_far(50), (0, 0), "no window yet");
+        t.begin_window(100);
+        t.opened(150, 2);
+        // 1 stream for 50 ns, then 2 for 50 ns not yet accounted.
+        assert_eq!(t.area_so_far(200), (50 + 2 * 50, 100));
+        t.end_window(300);
+        t.closed(400);
+        assert_eq!(t.area_so_far(500), (50 + 2 * 150, 200), "up to the close");
     }
 }
