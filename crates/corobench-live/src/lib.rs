@@ -13,6 +13,7 @@
 mod latency_bars;
 mod load_view;
 mod painter;
+mod protocol_lines;
 mod rates;
 mod run_panes;
 mod run_view;

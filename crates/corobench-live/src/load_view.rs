@@ -1,6 +1,7 @@
 //! The live view of `corobench load`: where the run is, requests per
 //! second second by second, the latency histogram so far, status classes,
-//! errors and connections. Its state changes only through
+//! errors and connections, and over TLS or HTTP/2 the handshakes and
+//! streams so far. Its state changes only through
 //! [`LoadView::observe`] (fed from the generator's snapshots at the frame
 //! rate), so a fixed sequence of snapshots always draws the same screen.
 
@@ -8,7 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use corobench_load::{LiveSnapshot, LoadConfig, Progress, ProgressSnapshot, StopAfter};
-use corobench_model::ScheduleKind;
+use corobench_model::{Protocol, Schedule, ScheduleKind};
 use corobench_report::units::{latency_us, si3, thousands};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Direction, Layout, Rect};
@@ -18,6 +19,7 @@ use ratatui::widgets::{Bar, BarChart, BarGroup, Block, Gauge, Paragraph};
 
 use crate::latency_bars;
 use crate::painter::View;
+use crate::protocol_lines::Spoken;
 use crate::rates::SecondRates;
 use crate::widgets::{self, ratio};
 
@@ -30,8 +32,10 @@ const PERCENTILES: [(f64, &str); 4] =
 pub struct LoadView {
     /// `GET http://127.0.0.1:8080/plaintext`.
     title: String,
-    /// `1 thread, 64 connections, closed loop, io_uring backend`.
+    /// `1 thread, 64 connections, closed loop, io_uring backend`, after
+    /// the protocol unless cleartext HTTP/1.1 (`h2c, 10 streams per connection · `).
     shape: String,
+    spoken: Spoken,
     connections: u32,
     stop: StopAfter,
     warmup: Duration,
@@ -57,17 +61,28 @@ impl LoadView {
             }
         };
         let plural = |n: u32| if n == 1 { "" } else { "s" };
+        let spoken = Spoken::of(config);
+        // The protocol is named from the configuration (`corobench load`
+        // leaves the schedule's at HTTP/1.1), so not again by the schedule.
+        let wire = Schedule {
+            protocol: Protocol::HTTP1,
+            streams: 1,
+            tls_resume: true,
+            ..schedule
+        }
+        .wire_text();
+        let protocol = spoken.name().map_or_else(String::new, |name| name + " · ");
         Self {
             title: format!("{} {}", config.request.method, config.endpoint.url),
             shape: format!(
-                "{} thread{}, {} connection{}, {loop_text}{}, {} backend",
+                "{protocol}{} thread{}, {} connection{}, {loop_text}{wire}, {} backend",
                 config.threads,
                 plural(config.threads),
                 schedule.connections,
                 plural(schedule.connections),
-                schedule.wire_text(),
                 config.backend
             ),
+            spoken,
             connections: schedule.connections,
             stop: config.stop,
             warmup: config.warmup,
@@ -174,7 +189,7 @@ impl View for LoadView {
 
     fn render(&self, frame: &mut Frame<'_>, now: Duration) {
         let [top, middle, bottom, footer] = Layout::vertical([
-            Constraint::Length(4),
+            Constraint::Length(4 + self.spoken.line_count()),
             Constraint::Min(8),
             Constraint::Length(7),
             Constraint::Length(1),
@@ -204,7 +219,12 @@ impl LoadView {
         let block = Block::bordered().title(format!(" corobench load · {} ", self.title));
         let inner = block.inner(area);
         frame.render_widget(block, area);
-        let [shape, gauge] = Layout::vertical([Constraint::Length(1); 2]).areas(inner);
+        let [shape, gauge, protocol] = Layout::vertical([
+            Constraint::Length(1),
+            Constraint::Length(1),
+            Constraint::Min(0),
+        ])
+        .areas(inner);
         frame.render_widget(Paragraph::new(self.shape.as_str()), shape);
         let (text, ratio) = self.phase(now);
         let gauge_widget = Gauge::default()
@@ -212,6 +232,13 @@ impl LoadView {
             .label(text)
             .gauge_style(Style::new().fg(Color::Green).bg(Color::Black));
         frame.render_widget(gauge_widget, gauge);
+        let lines: Vec<Line<'_>> = self
+            .spoken
+            .lines(&self.live)
+            .into_iter()
+            .map(Line::from)
+            .collect();
+        frame.render_widget(Paragraph::new(lines), protocol);
     }
 
     fn render_rates(&self, frame: &mut Frame<'_>, area: Rect) {

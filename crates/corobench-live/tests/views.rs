@@ -9,7 +9,10 @@ use std::time::Duration;
 use corobench_analyze::fixtures;
 use corobench_engine::{Phase, RunEvent, StoredTrials, TrialSlot};
 use corobench_live::{LoadView, RunView, View};
-use corobench_load::{Endpoint, LiveSnapshot, LoadConfig, ProgressSnapshot, Schedule, StopAfter};
+use corobench_load::{
+    Endpoint, Http2Options, LiveHandshakes, LiveSnapshot, LiveStreams, LoadConfig,
+    ProgressSnapshot, Schedule, StopAfter,
+};
 use corobench_model::{
     Backend, ErrorCounts, LatencyHistogram, MachineProbe, StatusCounts, TrialFlag, TrialRecord,
 };
@@ -63,6 +66,8 @@ fn live(responses: u64) -> LiveSnapshot {
         responses,
         open_connections: 63,
         threads_reporting: 2,
+        tls: None,
+        http2: None,
     }
 }
 
@@ -112,6 +117,144 @@ fn the_load_view_of_a_request_count_after_ctrl_c() {
     view.observe(ms(1_000), counters(20_000, true), Some(live(20_000)));
     view.stopping();
     insta::assert_snapshot!(screen(&view, ms(1_100), 100, 30));
+}
+
+/// The view of a measured second of `config`'s run, whose window so far
+/// is `live`, drawn 100 × 30.
+fn measured_screen(config: &LoadConfig, live: LiveSnapshot) -> String {
+    let mut view = LoadView::new(config);
+    view.observe(ms(0), counters(0, true), Some(LiveSnapshot::default()));
+    view.observe(ms(1_000), counters(live.responses, true), Some(live));
+    screen(&view, ms(1_100), 100, 30)
+}
+
+/// `load_config()` against an `https://` URL.
+fn tls_config() -> LoadConfig {
+    LoadConfig {
+        endpoint: Endpoint::from_url("https://127.0.0.1:8443/plaintext").unwrap(),
+        ..load_config()
+    }
+}
+
+/// `config` over HTTP/2 with 10 streams per connection.
+fn over_h2(config: LoadConfig) -> LoadConfig {
+    LoadConfig {
+        http2: Some(Http2Options {
+            streams: 10,
+            ..Http2Options::default()
+        }),
+        ..config
+    }
+}
+
+/// 1,234 handshakes, 234 of them resumed.
+fn handshakes() -> Option<LiveHandshakes> {
+    Some(LiveHandshakes {
+        full: 1_000,
+        resumed: 234,
+    })
+}
+
+/// 250 streams in flight on average over the 64 connections; the server
+/// allowed 4 each and sent a GOAWAY.
+fn streams() -> Option<LiveStreams> {
+    Some(LiveStreams {
+        in_flight_mean: 250.0,
+        goaways: 1,
+        server_limit: Some(4),
+    })
+}
+
+#[test]
+fn the_load_view_of_a_tls_run_shows_its_handshakes() {
+    let screen = measured_screen(
+        &tls_config(),
+        LiveSnapshot {
+            tls: handshakes(),
+            ..live(10_000)
+        },
+    );
+    assert!(
+        screen.contains("HTTP/1.1 over TLS · 2 threads, 64 connections"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("TLS     1,234 handshakes in the window: 1,000 full, 234 resumed (19.0%)"),
+        "{screen}"
+    );
+    assert!(
+        !screen.contains("HTTP/2") && !screen.contains("GOAWAY"),
+        "{screen}"
+    );
+}
+
+#[test]
+fn the_load_view_of_a_tls_run_without_resumption_says_so() {
+    let mut config = tls_config();
+    config.endpoint.tls.as_mut().unwrap().resumption = false;
+    let screen = measured_screen(&config, live(10_000));
+    assert!(
+        screen.contains("HTTP/1.1 over TLS, full handshakes · 2 threads"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("TLS     no handshake in the window so far; resumption off"),
+        "{screen}"
+    );
+}
+
+#[test]
+fn the_load_view_of_an_h2c_run_shows_its_streams() {
+    let mut live = live(10_000);
+    live.errors.rst_stream = 2;
+    let screen = measured_screen(
+        &over_h2(load_config()),
+        LiveSnapshot {
+            http2: streams(),
+            ..live
+        },
+    );
+    assert!(
+        screen.contains("h2c, 10 streams per connection · 2 threads, 64 connections"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains(
+            "HTTP/2  streams per connection: 3.9 in flight (mean), 10 asked, server limit 4 · \
+             1 GOAWAY"
+        ),
+        "{screen}"
+    );
+    assert!(!screen.contains("TLS"), "{screen}");
+    assert!(
+        screen.contains("rst_stream  2"),
+        "resets stay with the errors: {screen}"
+    );
+}
+
+#[test]
+fn the_load_view_of_an_h2_run_over_tls() {
+    let screen = measured_screen(
+        &over_h2(tls_config()),
+        LiveSnapshot {
+            tls: handshakes(),
+            http2: streams(),
+            ..live(10_000)
+        },
+    );
+    insta::assert_snapshot!(screen);
+}
+
+#[test]
+fn the_load_view_of_a_cleartext_http1_run_names_no_protocol() {
+    let screen = measured_screen(&load_config(), live(10_000));
+    assert!(
+        screen.contains("│2 threads, 64 connections, closed loop, epoll backend"),
+        "{screen}"
+    );
+    for word in ["TLS", "HTTP/2", "handshake", "GOAWAY", "streams"] {
+        assert!(!screen.contains(word), "{word}: {screen}");
+    }
 }
 
 /// Two kit targets, one workload, three trials each.
