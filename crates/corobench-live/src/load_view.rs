@@ -305,11 +305,13 @@ impl LoadView {
         frame.render_widget(Paragraph::new(text.join("  ")), line);
     }
 
+    /// The responses and their classes from one snapshot, so that they
+    /// add up (the counters of the req/s chart run up to 250 ms ahead).
     fn render_responses(&self, frame: &mut Frame<'_>, area: Rect) {
         let classes = self.live.status.by_class();
         let mut lines: Vec<Line<'_>> = vec![Line::from(format!(
             "{} responses in the window",
-            thousands(self.counters.responses as f64)
+            thousands(self.live.responses as f64)
         ))];
         lines.extend(
             classes

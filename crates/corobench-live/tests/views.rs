@@ -257,6 +257,24 @@ fn the_load_view_of_a_cleartext_http1_run_names_no_protocol() {
     }
 }
 
+#[test]
+fn the_responses_and_their_classes_come_from_one_snapshot() {
+    let mut view = LoadView::new(&load_config());
+    view.observe(ms(0), counters(0, true), Some(LiveSnapshot::default()));
+    // The counters run ahead of the 250 ms snapshot the classes come from.
+    view.observe(ms(1_000), counters(12_500, true), Some(live(10_000)));
+    let screen = screen(&view, ms(1_100), 100, 30);
+    assert!(
+        screen.contains("│10,000 responses in the window"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("│  2xx  9,900") && screen.contains("│  5xx  100"),
+        "{screen}"
+    );
+    assert!(!screen.contains("12,500"), "{screen}");
+}
+
 /// Two kit targets, one workload, three trials each.
 fn plan() -> Plan {
     let target = |name: &str| CatalogTarget {
