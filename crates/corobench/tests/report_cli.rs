@@ -73,6 +73,7 @@ fn json_documents_validate_against_the_schema() {
     let with_claims = serde_json::to_string(&run_a_with_claims(&fixture)).unwrap();
     let with_capacity = serde_json::to_string(&fixture_with_capacity()).unwrap();
     let with_profiles = serde_json::to_string(&run_a_with_profiles(&fixture)).unwrap();
+    let speaking = serde_json::to_string(&run_a_speaking(&fixture)).unwrap();
     assert!(
         !with_profiles.contains("main;write"),
         "stacks stay out of JSON"
@@ -83,6 +84,7 @@ fn json_documents_validate_against_the_schema() {
         ("run_analysis", with_claims),
         ("run_analysis", with_capacity),
         ("run_analysis", with_profiles),
+        ("run_analysis", speaking),
     ] {
         let document: serde_json::Value = serde_json::from_str(&text).unwrap();
         let errors: Vec<String> = rooted(kind)
@@ -191,6 +193,31 @@ fn run_a_with_profiles(fixture: &Fixture) -> corobench_model::RunAnalysis {
         ..fit.clone()
     };
     analysis.memory_per_connection = vec![fit, unfitted];
+    analysis
+}
+
+/// Run A analysed as if its first scenarios had spoken h2 with 10
+/// streams, TLS with full handshakes and h2c with 4 streams.
+fn run_a_speaking(fixture: &Fixture) -> corobench_model::RunAnalysis {
+    use corobench_model::Protocol;
+    let store = corobench_store::Store::open_existing(&fixture.db).unwrap();
+    let mut run = store.load_run(&fixture.run_a).unwrap();
+    let spoken = [
+        (Protocol::H2, 10, true),
+        (Protocol::TLS, 1, false),
+        (Protocol::H2C, 4, true),
+    ];
+    for (scenario, (protocol, streams, tls_resume)) in run.scenarios.iter_mut().zip(spoken) {
+        scenario.protocol = protocol;
+        (scenario.wire.streams, scenario.wire.tls_resume) = (streams, tls_resume);
+    }
+    let options = corobench_analyze::AnalyzeOptions::default();
+    let analysis = corobench_analyze::analyze_run(&run, &options).unwrap();
+    let first = serde_json::to_value(&analysis.scenarios[0]).unwrap();
+    assert_eq!(
+        (&first["protocol"], &first["streams"]),
+        (&"h2".into(), &10.into())
+    );
     analysis
 }
 
