@@ -17,7 +17,7 @@ corobench=${COROBENCH:-target/release/corobench}
 suites=(single-core-plaintext go-vs-swoole-io-wait php-fpm-vs-go-json goroutine-fanout-client ants-pool-sweep
     capacity-json scalability-connections scalability-pool static-file-servers memory-per-connection
     scheduler-fairness ants-queue-backlog short-connection-servers idle-goroutines-heap database-pool
-    tls-cost tls-handshakes multiplexing)
+    tls-cost tls-handshakes multiplexing head-of-line)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 

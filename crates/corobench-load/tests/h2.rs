@@ -418,3 +418,38 @@ fn a_background_request_over_http1_is_refused_naming_the_setting() {
     let error = config.validate().unwrap_err().to_string();
     assert!(error.contains("must start with '/'"), "{error}");
 }
+
+#[test]
+fn goaway_with_a_background_stream_open_still_reconnects() {
+    for backend in BACKENDS {
+        let server = h2_server(
+            H2Knobs {
+                goaway_every: Some(10),
+                ..H2Knobs::default()
+            },
+            false,
+            Knobs {
+                response_delay: Duration::from_millis(1),
+                ..Knobs::default()
+            },
+        );
+        let mut config = h2_config(&server, backend, Schedule::closed(1), (4, 200));
+        config.background = Some(corobench_load::BackgroundRecord {
+            path: "/slow".to_owned(),
+            streams: 1,
+        });
+        let report = run(config);
+        let at = format!("{backend:?}");
+        assert!(http2_of(&report).goaways > 0, "{at}");
+        assert!(
+            server.counters().connections_accepted > 2,
+            "{at}: it reconnected"
+        );
+        assert_eq!(
+            report.requests + report.errors.refused_stream,
+            200,
+            "{at}: every measured request ended: {:?}",
+            report.errors
+        );
+    }
+}

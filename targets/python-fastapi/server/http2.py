@@ -17,6 +17,11 @@ def hypercorn_config(config: Config, graceful_shutdown_s: float) -> HypercornCon
     # Hypercorn's 0 runs the one event loop in this process, as uvicorn does
     # with one worker; more start that many processes under a supervisor.
     settings.workers = 0 if config.workers == 1 else config.workers
+    # Hypercorn sends GOAWAY after 1,000 requests on a connection, and a
+    # stream still running then (a slow one beside the fast ones) can no
+    # longer be answered, so the connection hangs until the client gives
+    # up. uvicorn and the other targets set no such limit: neither does this.
+    settings.keep_alive_max_requests = 2**62
     settings.accesslog = None
     settings.loglevel = "WARNING"
     settings.graceful_timeout = graceful_shutdown_s

@@ -54,6 +54,8 @@ def test_hypercorn_runs_one_loop_in_process_and_offers_h2_over_tls():
     assert (settings.certfile, settings.keyfile) == ("/c", "/k")
     assert settings.alpn_protocols == ["h2", "http/1.1"]
     assert not settings.include_server_header
+    # No GOAWAY after 1,000 requests: it wedged connections with a stream open.
+    assert settings.keep_alive_max_requests >= 2**62
     four = hypercorn_config(contract.read_config({"HTTP_PROTOCOL": "h2c", "WORKERS": "4"}), 3)
     assert four.workers == 4 and not four.ssl_enabled
 
