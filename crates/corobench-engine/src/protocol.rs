@@ -78,6 +78,16 @@ impl Certificates {
             key: text(&files.key)?,
         })
     }
+
+    /// A throwaway authority and a leaf for loopback and `names`, never
+    /// written to a file here: what a Kubernetes layout puts in its Secret.
+    ///
+    /// # Errors
+    /// A name that is neither an address nor a DNS name.
+    pub fn throwaway(names: &[String]) -> Result<Self, Box<corobench_target::TargetError>> {
+        let (ca, cert, key) = corobench_target::RunCertificates::pem_naming(names)?;
+        Ok(Self { ca, cert, key })
+    }
 }
 
 /// Never the key, in any message.

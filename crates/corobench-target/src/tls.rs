@@ -81,10 +81,18 @@ impl RunCertificates {
         listen: &[IpAddr],
         names: &[String],
     ) -> Result<Self, TargetError> {
-        let pem = generate(listen, names).map_err(|e| TargetError::Config {
-            message: format!("cannot make the run's certificates for {names:?}: {e}"),
-        })?;
-        Self::write_into(dir, &pem)
+        Self::write_into(dir, &pem(listen, names)?)
+    }
+
+    /// A throwaway authority and a leaf for loopback and `names` (each an IP
+    /// address or a DNS name), as PEM text written nowhere: for
+    /// certificates that travel elsewhere, such as a Kubernetes Secret.
+    /// In order: the authority's certificate, the leaf's, the leaf's key.
+    ///
+    /// # Errors
+    /// A name that is neither an address nor a DNS name, or generation failed.
+    pub fn pem_naming(names: &[String]) -> Result<(String, String, String), TargetError> {
+        pem(&[], names)
     }
 
     /// Certificates made elsewhere (by the coordinator of a run on hosts),
@@ -139,6 +147,13 @@ impl Drop for RunCertificates {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.dir);
     }
+}
+
+/// [`generate`], its failure said with the names asked for.
+fn pem(listen: &[IpAddr], names: &[String]) -> Result<(String, String, String), TargetError> {
+    generate(listen, names).map_err(|e| TargetError::Config {
+        message: format!("cannot make certificates for {names:?}: {e}"),
+    })
 }
 
 /// The authority, the leaf and the leaf's key, as PEM text; the leaf
@@ -380,5 +395,31 @@ mod tests {
             .permissions()
             .mode();
         assert_eq!(mode & 0o777, 0o600);
+    }
+
+    /// A Kubernetes layout's certificates, made as text for its Secret:
+    /// good for the Service's names and loopback, for nothing else.
+    #[test]
+    fn certificates_made_as_text_name_what_they_were_asked_for() {
+        let names = [
+            "corobench-target".to_owned(),
+            "corobench-target.bench.svc".to_owned(),
+        ];
+        let (ca, cert, key) = RunCertificates::pem_naming(&names).unwrap();
+        assert!(key.starts_with("-----BEGIN PRIVATE KEY-----"), "{key}");
+        let root = tempfile::tempdir().unwrap();
+        let written =
+            RunCertificates::from_pem(&root.path().join("k8s"), &ca, &cert, &key).unwrap();
+        for name in [
+            "corobench-target",
+            "corobench-target.bench.svc",
+            "127.0.0.1",
+            "localhost",
+        ] {
+            assert!(good_for(written.files(), name), "{name}");
+        }
+        assert!(!good_for(written.files(), "corobench-target.other.svc"));
+        let error = RunCertificates::pem_naming(&["bénch".to_owned()]).unwrap_err();
+        assert!(error.to_string().contains("bénch"), "{error}");
     }
 }

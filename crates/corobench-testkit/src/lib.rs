@@ -31,4 +31,4 @@ pub use contract::{ContractConfig, ContractServer, Fault, MemoryWorld, PsqlWorld
 pub use knobs::{H2Knobs, Knobs, SlowAccept, SlowRead, Stall};
 pub use process::{KnobError, TestProcess, knob_args, parse_knob_args};
 pub use server::{CounterSnapshot, MAX_TARGETS_KEPT, StallHandle, TestServer};
-pub use tls::{CertKind, TestCerts, TlsKnobs, server_config};
+pub use tls::{CertKind, TestCerts, TlsKnobs, certifies, server_config};

@@ -171,3 +171,59 @@ pub fn server_config(
     config.alpn_protocols = knobs.alpn.iter().map(|p| p.as_bytes().to_vec()).collect();
     Ok(Arc::new(config))
 }
+
+/// Whether the first certificate of `leaf_pem` is signed by the authority
+/// in `ca_pem` and good now for `name` (a DNS name or an IP address), as a
+/// client that trusts that authority alone checks it.
+#[must_use]
+pub fn certifies(ca_pem: &str, leaf_pem: &str, name: &str) -> bool {
+    use rustls::client::danger::ServerCertVerifier as _;
+    let mut roots = rustls::RootCertStore::empty();
+    roots.add_parsable_certificates(
+        CertificateDer::pem_slice_iter(ca_pem.as_bytes()).filter_map(Result::ok),
+    );
+    let Some(Ok(leaf)) = CertificateDer::pem_slice_iter(leaf_pem.as_bytes()).next() else {
+        return false;
+    };
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let Ok(verifier) =
+        rustls::client::WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider)
+            .build()
+    else {
+        return false;
+    };
+    let Ok(name) = rustls::pki_types::ServerName::try_from(name.to_owned()) else {
+        return false;
+    };
+    let now = rustls::pki_types::UnixTime::now();
+    verifier
+        .verify_server_cert(&leaf, &[], &name, &[], now)
+        .is_ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_leaf_is_certified_for_its_names_by_its_own_authority_alone() {
+        let certs = TestCerts::new(CertKind::Valid);
+        for name in ["127.0.0.1", "localhost"] {
+            assert!(certifies(certs.ca_pem(), certs.cert_pem(), name), "{name}");
+        }
+        assert!(!certifies(
+            certs.ca_pem(),
+            certs.cert_pem(),
+            "wrong.example"
+        ));
+        let other = TestCerts::new(CertKind::Valid);
+        assert!(!certifies(other.ca_pem(), certs.cert_pem(), "localhost"));
+        let expired = TestCerts::new(CertKind::Expired);
+        assert!(!certifies(
+            expired.ca_pem(),
+            expired.cert_pem(),
+            "localhost"
+        ));
+        assert!(!certifies(certs.ca_pem(), "not PEM", "localhost"));
+    }
+}
