@@ -13,12 +13,8 @@ use lab::{Lab, text};
 /// A test-kit target that declares TLS, and one that does not.
 fn lab_with_targets() -> Lab {
     let lab = Lab::new();
-    lab.kit_target("kit-tls");
+    lab.kit_target_serving("kit-tls", &["tls"]);
     lab.kit_target("kit-plain");
-    let manifest = lab.targets().join("kit-tls").join("target.toml");
-    let mut text = std::fs::read_to_string(&manifest).unwrap();
-    text.push_str("\n[protocols]\ntls = true\n");
-    std::fs::write(&manifest, text).unwrap();
     lab
 }
 
@@ -54,10 +50,7 @@ fn a_run_measures_cleartext_and_tls_and_skips_a_target_without_tls() {
     );
     assert_eq!(run.scenarios[1].protocol, Protocol::TLS);
     for trial in &run.trials {
-        let load = trial
-            .load
-            .as_ref()
-            .unwrap_or_else(|| panic!("trial failed: {:?}", trial.failure));
+        let load = lab::load_of(trial);
         assert!(load.requests > 0);
         let over_tls = trial.scenario_index == 1;
         assert_eq!(load.tls.is_some(), over_tls, "{}", load.url);

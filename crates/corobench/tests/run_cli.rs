@@ -73,10 +73,7 @@ fn a_run_stores_every_trial_and_prints_its_summary() {
     assert_eq!(run.run.status, corobench_model::RunStatus::Complete);
     assert_eq!(run.trials.len(), 8, "2 targets × 2 workloads × 2 trials");
     for trial in &run.trials {
-        let load = trial
-            .load
-            .as_ref()
-            .unwrap_or_else(|| panic!("trial failed: {:?}", trial.failure));
+        let load = lab::load_of(trial);
         assert!(load.requests > 0);
         assert!(
             trial

@@ -295,3 +295,75 @@ fn a_footprint_order_is_answered_with_the_group_and_its_stats_tasks() {
     drop((held, stdin));
     assert_eq!(child.wait().unwrap().code(), Some(0));
 }
+
+/// `serve --tls-dir DIR`, as the target Pod of `k8s render` runs it with
+/// its Secret mounted: the target serves the certificate in DIR's files,
+/// is verified over TLS trusting DIR's authority alone, and DIR is left as
+/// it was (the copies go with serve's own folder).
+#[test]
+fn tls_dir_serves_the_certificate_in_its_files_and_leaves_them() {
+    let lab = Lab::new();
+    lab.kit_target_serving("kit", &["tls"]);
+    let names = ["corobench-target".to_owned()];
+    let (ca, cert, key) = corobench_target::RunCertificates::pem_naming(&names).unwrap();
+    let dir = lab.path("mounted-secret");
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, pem) in [("ca.pem", &ca), ("cert.pem", &cert), ("key.pem", &key)] {
+        std::fs::write(dir.join(name), pem).unwrap();
+    }
+    let tls_dir = dir.to_str().unwrap();
+    let mut child = serve(&lab, &["kit", "--protocol", "tls", "--tls-dir", tls_dir]);
+    let (ready, _lines) = ready(&mut child, &lab);
+    assert_eq!(ready["verified"], true, "checked over TLS: {ready}");
+    let cleartext = get(ready["url"].as_str().unwrap(), "/plaintext");
+    assert!(
+        !cleartext.starts_with("HTTP/1.1 200"),
+        "the port speaks TLS only: {cleartext}"
+    );
+    drop(child.stdin.take());
+    assert_eq!(
+        child.wait().unwrap().code(),
+        Some(0),
+        "{}",
+        serve_stderr(&lab)
+    );
+    assert_eq!(std::fs::read_to_string(dir.join("key.pem")).unwrap(), key);
+}
+
+#[test]
+fn tls_dir_without_tls_or_without_its_files_is_a_usage_error() {
+    let lab = kit_lab();
+    let empty = lab.path("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let empty = empty.to_str().unwrap();
+    for (args, expected) in [
+        (
+            &["kit", "--protocol", "tls"][..],
+            "pass --tls-dir DIR (with cert.pem, key.pem and ca.pem), or --tls-stdin",
+        ),
+        (
+            &["kit", "--tls-dir", empty][..],
+            "--tls-dir is for a protocol over TLS, and --protocol is http/1.1",
+        ),
+        (
+            &["kit", "--protocol", "h2", "--tls-dir", empty][..],
+            "cert.pem: No such file",
+        ),
+        (
+            &[
+                "kit",
+                "--protocol",
+                "tls",
+                "--tls-dir",
+                empty,
+                "--tls-stdin",
+            ][..],
+            "cannot be used with",
+        ),
+    ] {
+        let output = lab.command(&[&["serve"], args].concat()).output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+    }
+}

@@ -8,6 +8,7 @@
 //! does), so a dropped connection closes it and takes the target down.
 
 use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Receiver;
@@ -15,10 +16,11 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 use clap::Args;
-use corobench_engine::protocol::{Hello, Order, ServeEvent};
+use corobench_engine::protocol::{Certificates, Hello, Order, ServeEvent};
 use corobench_engine::serve::{self, Answerer, Placement, STDERR_TAIL_LINES, Streamed};
 use corobench_engine::targets::Targets;
 use corobench_engine::workspace::Workspace;
+use corobench_target::tls::{CA_FILE, CERT_FILE, KEY_FILE};
 use corobench_target::{CpuSet, Manifest, RunCertificates, RunningTarget};
 
 use super::hints;
@@ -44,7 +46,8 @@ use crate::{signals, values};
     by itself.\n\n\
     Examples:\n  \
     corobench serve go-nethttp --cpus 0-1\n  \
-    ssh bench-server corobench serve rust-axum --param workers=4 --cpus 2-5")]
+    ssh bench-server corobench serve rust-axum --param workers=4 --cpus 2-5\n  \
+    corobench serve rust-axum --protocol h2 --tls-dir /etc/corobench/tls")]
 pub struct ServeArgs {
     /// The target to serve (see `corobench targets`)
     #[arg(value_name = "TARGET")]
@@ -86,9 +89,16 @@ pub struct ServeArgs {
     /// authority that signed them) from the first line of stdin, as
     /// {"ca":…,"cert":…,"key":…} with PEM text, before any order: how the
     /// coordinator of a run on hosts hands over its run's certificates.
-    /// Needed by, and only by, --protocol tls or h2
+    /// Needed by, and only by, --protocol tls or h2 (or --tls-dir)
     #[arg(long)]
     pub tls_stdin: bool,
+
+    /// Read the certificates to serve over TLS from files in DIR: cert.pem
+    /// (TLS_CERT), key.pem (TLS_KEY) and ca.pem (the authority that signed
+    /// it), as the target Pod of `corobench k8s render` mounts its Secret.
+    /// Needed by, and only by, --protocol tls or h2 (or --tls-stdin)
+    #[arg(long, value_name = "DIR", conflicts_with = "tls_stdin")]
+    pub tls_dir: Option<PathBuf>,
 
     /// Do not check the contract before announcing the target (when it was
     /// verified already, e.g. by `corobench verify` with the same build)
@@ -296,37 +306,67 @@ fn parse_interval(text: &str) -> Result<Duration, String> {
     Ok(interval)
 }
 
-/// With `--tls-stdin`, the certificates on the first line of stdin,
-/// written into the workspace (removed with it); a protocol over TLS
-/// without them, or them without one, is refused.
+/// With `--tls-stdin`, the certificates on the first line of stdin; with
+/// `--tls-dir`, those in its files; written into the workspace (removed
+/// with it, the folder given left as it is). A protocol over TLS without
+/// them, or them without one, is refused.
 fn certificates(
     args: &ServeArgs,
     workspace: &Workspace,
 ) -> anyhow::Result<Option<RunCertificates>> {
-    match (args.protocol.tls, args.tls_stdin) {
-        (false, false) => return Ok(None),
-        (true, false) => {
+    let flag = match (args.tls_stdin, &args.tls_dir) {
+        (true, _) => Some("--tls-stdin"),
+        (false, Some(_)) => Some("--tls-dir"),
+        (false, None) => None,
+    };
+    match (args.protocol.tls, flag) {
+        (false, None) => return Ok(None),
+        (true, None) => {
             return Err(exit::usage(format!(
                 "--protocol {} runs over TLS and needs the certificates to serve: pass \
-                 --tls-stdin and write them on stdin's first line",
+                 --tls-dir DIR (with cert.pem, key.pem and ca.pem), or --tls-stdin and write \
+                 them on stdin's first line",
                 args.protocol
             )));
         }
-        (false, true) => {
+        (false, Some(flag)) => {
             return Err(exit::usage(format!(
-                "--tls-stdin is for a protocol over TLS, and --protocol is {}: use \
-                 --protocol tls or h2, or leave --tls-stdin out",
+                "{flag} is for a protocol over TLS, and --protocol is {}: use --protocol tls \
+                 or h2, or leave {flag} out",
                 args.protocol
             )));
         }
-        (true, true) => {}
+        (true, Some(_)) => {}
     }
-    let text = serve::read_certificates(std::io::stdin().lock())
-        .map_err(|e| exit::usage(format!("--tls-stdin: {e}")))?;
+    let text = match &args.tls_dir {
+        Some(dir) => read_tls_dir(dir)?,
+        None => serve::read_certificates(std::io::stdin().lock())
+            .map_err(|e| exit::usage(format!("--tls-stdin: {e}")))?,
+    };
     let dir = workspace.work_dir.join("tls");
     let written = RunCertificates::from_pem(&dir, &text.ca, &text.cert, &text.key)
         .map_err(|e| exit::target_failed(format!("cannot write the certificates: {e}")))?;
     Ok(Some(written))
+}
+
+/// `--tls-dir DIR`: the text of its `cert.pem`, `key.pem` and `ca.pem`.
+fn read_tls_dir(dir: &Path) -> anyhow::Result<Certificates> {
+    let read = |name: &str| {
+        let path = dir.join(name);
+        std::fs::read_to_string(&path).map_err(|e| {
+            exit::usage(format!(
+                "--tls-dir {}: cannot read {}: {e}; the folder must hold {CERT_FILE}, \
+                 {KEY_FILE} and {CA_FILE} (PEM)",
+                dir.display(),
+                path.display()
+            ))
+        })
+    };
+    Ok(Certificates {
+        cert: read(CERT_FILE)?,
+        key: read(KEY_FILE)?,
+        ca: read(CA_FILE)?,
+    })
 }
 
 /// Writes one JSON line; `false` when stdout is closed.

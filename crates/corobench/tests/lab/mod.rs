@@ -75,6 +75,19 @@ impl Lab {
         .unwrap();
     }
 
+    /// [`Lab::kit_target`] whose manifest declares `protocols` in its
+    /// `[protocols]` table, one `NAME = true` each (`tls`, `h2`, `h2c`).
+    pub fn kit_target_serving(&self, name: &str, protocols: &[&str]) {
+        self.kit_target(name);
+        let manifest = self.targets().join(name).join("target.toml");
+        let mut text = std::fs::read_to_string(&manifest).unwrap();
+        text.push_str("\n[protocols]\n");
+        for protocol in protocols {
+            text.push_str(&format!("{protocol} = true\n"));
+        }
+        std::fs::write(&manifest, text).unwrap();
+    }
+
     /// corobench with `args`, inside the lab (cache, targets, temporary
     /// folder), without standard input.
     #[must_use]
@@ -164,6 +177,14 @@ pub fn ok(output: &Output) -> String {
         stderr(output)
     );
     stdout(output)
+}
+
+/// The load report of a stored trial, or a panic saying why it failed.
+pub fn load_of(trial: &corobench_model::TrialRecord) -> &corobench_model::LoadReport {
+    trial
+        .load
+        .as_ref()
+        .unwrap_or_else(|| panic!("trial failed: {:?}", trial.failure))
 }
 
 /// Asserts that the run ended with exit status `code`, saying `says` on stderr.
