@@ -75,10 +75,11 @@ pub fn server_url_over(protocol: Protocol, address: &str, port: u16, path: &str)
 /// The `corobench load` flags of `schedule`'s protocol, as
 /// [`connection::endpoint`] and [`connection::http2`] set them for a
 /// generator in this process: `--h2` or `--h2c` and the streams, and over
-/// TLS the run's authority read from stdin (`--ca -`, which the caller
-/// writes) and whether sessions are resumed.
+/// TLS the run's authority (`--ca CA`: `-`, read from stdin, which the
+/// caller writes, or a file the generator sees) and whether sessions are
+/// resumed.
 #[must_use]
-pub fn protocol_args(schedule: &Schedule) -> Vec<String> {
+pub fn protocol_args(schedule: &Schedule, ca: &str) -> Vec<String> {
     let protocol = schedule.protocol;
     let mut args = Vec::new();
     if protocol.is_h2() {
@@ -86,7 +87,7 @@ pub fn protocol_args(schedule: &Schedule) -> Vec<String> {
         args.extend(["-m".to_owned(), schedule.streams.to_string()]);
     }
     if protocol.tls {
-        args.extend(["--ca".to_owned(), "-".to_owned()]);
+        args.extend(["--ca".to_owned(), ca.to_owned()]);
         if !schedule.tls_resume {
             args.push("--no-tls-resume".to_owned());
         }
@@ -269,19 +270,22 @@ mod tests {
     fn a_protocol_reaches_corobench_load_as_its_flags() {
         let url = server_url_over(Protocol::TLS, "10.0.0.2", 8443, "/json");
         assert_eq!(url, "https://10.0.0.2:8443/json");
-        assert!(protocol_args(&Schedule::closed(4)).is_empty());
+        assert!(protocol_args(&Schedule::closed(4), "-").is_empty());
         let tls = Schedule::closed(4).with_protocol(Protocol::TLS);
-        assert_eq!(protocol_args(&tls), ["--ca", "-"]);
+        assert_eq!(protocol_args(&tls, "-"), ["--ca", "-"]);
         assert_eq!(
-            protocol_args(&tls.with_tls_resume(false)),
+            protocol_args(&tls.with_tls_resume(false), "-"),
             ["--ca", "-", "--no-tls-resume"]
         );
         let h2c = Schedule::closed(2)
             .with_protocol(Protocol::H2C)
             .with_streams(8);
-        assert_eq!(protocol_args(&h2c), ["--h2c", "-m", "8"]);
+        assert_eq!(protocol_args(&h2c, "-"), ["--h2c", "-m", "8"]);
         let h2 = h2c.with_protocol(Protocol::H2);
-        assert_eq!(protocol_args(&h2), ["--h2", "-m", "8", "--ca", "-"]);
+        assert_eq!(
+            protocol_args(&h2, "/tls/ca.pem"),
+            ["--h2", "-m", "8", "--ca", "/tls/ca.pem"]
+        );
     }
 
     #[test]

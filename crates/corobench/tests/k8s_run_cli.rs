@@ -89,7 +89,9 @@ impl Cluster {
         let calls = self.calls();
         let last = calls.last().map(String::as_str).unwrap_or_default();
         assert!(
-            last.contains(" delete pod,service,job,configmap -l app.kubernetes.io/name=corobench"),
+            last.contains(
+                " delete pod,service,job,configmap,secret -l app.kubernetes.io/name=corobench"
+            ),
             "the last kubectl call deletes every object: {calls:#?}"
         );
     }
@@ -433,5 +435,55 @@ fn ctrl_c_ends_a_hung_kubectl_call_and_the_objects_are_still_deleted() {
     let stderr = text(&output.stderr);
     assert_eq!(output.status.code(), Some(130), "{stderr}");
     assert!(stderr.contains("interrupted"), "{stderr}");
+    cluster.assert_deleted_last();
+}
+
+/// Over TLS and in cleartext HTTP/2, trials on pods run as on hosts over
+/// SSH: the run's certificate reaches `serve` on its stdin (`--tls-stdin`)
+/// and its authority each `load` on its stdin (`--ca -`), through `kubectl
+/// exec -i`. No Secret is made and no key is on any command line; the
+/// clean-up deletes Secrets with the rest (a hand-applied layout's).
+#[test]
+fn tls_and_h2c_trials_run_on_pods_with_the_certificate_on_stdin() {
+    let cluster = Cluster::new(1);
+    cluster.lab.kit_target_serving("alpha", &["tls", "h2c"]);
+    let spec = cluster.lab.write(
+        "protocols.toml",
+        "name = \"pods-protocols\"\ntargets = [\"alpha\"]\n\
+         [run]\ntrials = 1\nduration = \"0.5s\"\nwarmup = \"0.2s\"\nidle = \"0s\"\n\
+         [schedule]\nconnections = 2\n\
+         [[workloads]]\nname = \"tls\"\npath = \"/plaintext\"\ntls = true\n\
+         [[workloads]]\nname = \"h2c\"\npath = \"/plaintext\"\nprotocol = \"h2c\"\nstreams = 4\n",
+    );
+    let output = cluster.run(&[spec.to_str().unwrap(), "--image", IMAGE]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let store = cluster.store();
+    let run = store
+        .load_run(&store.resolve_run_id("latest").unwrap())
+        .unwrap();
+    let protocols: Vec<_> = run.scenarios.iter().map(|s| s.protocol).collect();
+    assert_eq!(
+        protocols,
+        [
+            corobench_model::Protocol::TLS,
+            corobench_model::Protocol::H2C
+        ]
+    );
+    assert_eq!(run.trials.len(), 2);
+    for trial in &run.trials {
+        let load = lab::load_of(trial);
+        assert!(load.requests > 0);
+        let over_tls = trial.scenario_index == 0;
+        assert_eq!(load.url.starts_with("https://"), over_tls, "{}", load.url);
+        assert_eq!(load.tls.as_ref().is_some_and(|t| t.verified), over_tls);
+    }
+    let calls = cluster.calls();
+    let exec = |needle: &str| calls.iter().any(|c| c.contains(needle));
+    assert!(exec("serve alpha --listen 127.0.0.1"), "{calls:#?}");
+    assert!(exec("--protocol tls --tls-stdin"), "{calls:#?}");
+    assert!(exec("--protocol h2c"), "{calls:#?}");
+    assert!(exec("--ca -") && exec("--h2c -m 4"), "{calls:#?}");
+    assert!(!exec("PRIVATE KEY"), "a key on a command line: {calls:#?}");
+    cluster.assert_applied_pods();
     cluster.assert_deleted_last();
 }

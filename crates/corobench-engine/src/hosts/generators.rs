@@ -112,7 +112,7 @@ impl OnHosts<'_> {
                 share,
                 self.env.backend.name(),
             ));
-            argv.extend(generator::protocol_args(&scenario.schedule));
+            argv.extend(generator::protocol_args(&scenario.schedule, "-"));
             argv.extend(body.iter().cloned());
             argv.extend(self.probe_flag());
             if let Some(cpus) = &hosts.generator_cpus[i] {

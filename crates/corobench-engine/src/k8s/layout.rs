@@ -1,6 +1,7 @@
 //! From a resolved scenario to the [`Layout`] of its trial on a cluster:
 //! the scenario's load split over the generators, the flags each generator
-//! gets, and what a Pod layout cannot carry refused with the reason.
+//! gets, over TLS the certificates made for it, and what a Pod layout
+//! cannot carry refused with the reason.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -8,7 +9,9 @@ use std::time::Duration;
 use corobench_spec::{Body, Plan, PlannedScenario};
 
 use super::manifests::Layout;
+use super::tls;
 use crate::generator::{self, UnevenShare};
+use crate::protocol::Certificates;
 
 /// The largest body carried inline in the Job's arguments: a Pod spec is
 /// stored in etcd, whose objects are limited to about 1.5 MB.
@@ -34,13 +37,12 @@ pub enum LayoutError {
     )]
     Database { index: u32, key: String },
     #[error(
-        "scenario {index} ({key}) speaks {protocol}, and a Kubernetes layout speaks cleartext \
-         HTTP/1.1 only for now (its pods get no certificates): lay out the cleartext scenarios"
+        "scenario {index} ({key}) speaks TLS, and its certificates could not be made: {source}"
     )]
-    Protocol {
+    Certificates {
         index: u32,
         key: String,
-        protocol: corobench_model::Protocol,
+        source: Box<corobench_target::TargetError>,
     },
     #[error(transparent)]
     Uneven(#[from] UnevenShare),
@@ -73,12 +75,13 @@ pub struct LayoutOptions {
     pub generator_memory: String,
 }
 
-/// The layout of one scenario's trial.
+/// The layout of one scenario's trial; over TLS, with a throwaway
+/// authority and a certificate for the target's Service made for it.
 ///
 /// # Errors
 /// A scenario a Pod layout cannot run (a program, one that needs
-/// PostgreSQL), a load that does not split evenly over the generators, or
-/// an unreadable or too large body file.
+/// PostgreSQL), a load that does not split evenly over the generators, an
+/// unreadable or too large body file, or certificates that cannot be made.
 pub fn layout(
     plan: &Plan,
     scenario: &PlannedScenario,
@@ -97,6 +100,8 @@ pub fn layout(
         scenario_key: scenario.key.to_string(),
         target: scenario.target.clone(),
         parameters: scenario.parameters.clone(),
+        protocol: scenario.schedule.protocol,
+        certificates: certificates(scenario, &options.namespace)?,
         server_cpus,
         server_memory: options.server_memory.clone(),
         generators: options.generators,
@@ -117,24 +122,39 @@ fn check_runs_in_pods(scenario: &PlannedScenario) -> Result<(), LayoutError> {
     if scenario.needs_database {
         return Err(LayoutError::Database { index, key });
     }
-    let protocol = scenario.schedule.protocol;
-    if !protocol.is_http1() {
-        return Err(LayoutError::Protocol {
-            index,
-            key,
-            protocol,
-        });
-    }
     Ok(())
+}
+
+/// Over TLS, a throwaway authority and a leaf for the target's Service in
+/// `namespace`; `None` in cleartext.
+fn certificates(
+    scenario: &PlannedScenario,
+    namespace: &str,
+) -> Result<Option<Certificates>, LayoutError> {
+    if !scenario.schedule.protocol.tls {
+        return Ok(None);
+    }
+    Certificates::throwaway(&tls::service_names(namespace))
+        .map(Some)
+        .map_err(|source| LayoutError::Certificates {
+            index: scenario.index,
+            key: scenario.key.to_string(),
+            source,
+        })
 }
 
 /// The flags of `corobench load` every generator pod runs: the scenario's
 /// connections and rate divided evenly, so that together they offer the
-/// load the scenario names, not `generators` times it.
+/// load the scenario names, not `generators` times it; its protocol, over
+/// TLS trusting the authority in the Secret's mount.
 fn load_flags(scenario: &PlannedScenario, generators: u32) -> Result<Vec<String>, LayoutError> {
     let share = generator::even_share(scenario, generators)?;
     let backend = scenario.measurement.backend.name();
     let mut flags = generator::load_args(scenario, share, backend);
+    flags.extend(generator::protocol_args(
+        &scenario.schedule,
+        &tls::ca_path(),
+    ));
     flags.extend(body_flags(scenario)?);
     Ok(flags)
 }
@@ -165,4 +185,108 @@ fn inline_body(path: &std::path::Path) -> Result<String, LayoutError> {
     String::from_utf8(bytes).map_err(|_| LayoutError::BodyNotText {
         path: path.to_owned(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use corobench_model::{Protocol, Schedule};
+    use serde_json::Value;
+
+    use super::*;
+
+    /// The layout of a scenario of the fake plan speaking `protocol` with
+    /// 8 streams (over HTTP/2), for two generators in namespace `bench`.
+    fn laid_out(protocol: Protocol) -> Layout {
+        let plan = crate::fakes::plan(1, 1, None, 1);
+        let mut scenario = plan.scenarios[0].clone();
+        let mut schedule = Schedule::closed(4).with_protocol(protocol);
+        if protocol.is_h2() {
+            schedule = schedule.with_streams(8);
+        }
+        scenario.schedule = schedule;
+        let options = LayoutOptions {
+            namespace: "bench".into(),
+            image: "corobench:1".into(),
+            generators: 2,
+            server_memory: "2Gi".into(),
+            generator_memory: "1Gi".into(),
+        };
+        layout(&plan, &scenario, &options).unwrap()
+    }
+
+    /// A container's arguments, joined by spaces (none holds one here).
+    fn args(container: &Value) -> String {
+        serde_json::from_value::<Vec<String>>(container["args"].clone())
+            .unwrap()
+            .join(" ")
+    }
+
+    #[test]
+    fn cleartext_http2_is_served_and_loaded_with_its_streams_and_no_secret() {
+        let layout = laid_out(Protocol::H2C);
+        assert!(layout.tls_secret().is_none());
+        let pod = layout.target_pod();
+        let serve = args(&pod["spec"]["containers"][0]);
+        assert!(serve.ends_with(" --protocol h2c"), "{serve}");
+        assert!(pod["spec"]["volumes"].is_null());
+        let job = layout.generator_job();
+        let load = args(&job["spec"]["template"]["spec"]["containers"][0]);
+        assert!(load.contains(" --h2c -m 8 "), "{load}");
+        assert!(!load.contains("--ca"), "{load}");
+        assert!(
+            load.ends_with(" http://corobench-target:8080/plaintext"),
+            "{load}"
+        );
+        let port = &layout.service()["spec"]["ports"][0];
+        assert_eq!(port["appProtocol"], "kubernetes.io/h2c");
+        assert_eq!(layout.target_objects().len(), 2);
+    }
+
+    #[test]
+    fn http2_over_tls_mounts_the_secret_and_trusts_its_authority_alone() {
+        let layout = laid_out(Protocol::H2);
+        let secret = layout.tls_secret().expect("a Secret over TLS");
+        assert_eq!(secret["type"], "kubernetes.io/tls");
+        assert_eq!(secret["metadata"]["name"], "corobench-tls");
+        let cert = secret["stringData"]["tls.crt"].as_str().unwrap();
+        assert!(cert.starts_with("-----BEGIN CERTIFICATE-----"), "{cert}");
+        let pod = layout.target_pod();
+        let container = &pod["spec"]["containers"][0];
+        let serve = args(container);
+        assert!(
+            serve.ends_with(" --protocol h2 --tls-dir /etc/corobench/tls"),
+            "{serve}"
+        );
+        assert_eq!(container["volumeMounts"][0]["readOnly"], true);
+        let volume = &pod["spec"]["volumes"][0]["secret"];
+        assert_eq!(volume["secretName"], "corobench-tls");
+        let generator = &layout.generator_job()["spec"]["template"]["spec"];
+        let load = args(&generator["containers"][0]);
+        assert!(
+            load.contains(" --h2 -m 8 --ca /etc/corobench/tls/ca.pem "),
+            "{load}"
+        );
+        assert!(
+            load.ends_with(" https://corobench-target:8080/plaintext"),
+            "{load}"
+        );
+        let mount = &generator["containers"][0]["volumeMounts"][0];
+        assert_eq!(mount["mountPath"], "/etc/corobench/tls");
+        let kinds: Vec<Value> = layout
+            .target_objects()
+            .iter()
+            .map(|o| o["kind"].clone())
+            .collect();
+        assert_eq!(kinds, ["Secret", "Service", "Pod"]);
+    }
+
+    #[test]
+    fn cleartext_http1_carries_no_protocol_flag() {
+        let layout = laid_out(Protocol::HTTP1);
+        let pod = layout.target_pod();
+        let serve = args(&pod["spec"]["containers"][0]);
+        assert!(!serve.contains("--protocol"), "{serve}");
+        assert!(!layout.load_flags.iter().any(|f| f.starts_with("--h2")));
+        assert_eq!(layout.service()["spec"]["ports"][0]["name"], "http");
+    }
 }

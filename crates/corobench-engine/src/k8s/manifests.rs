@@ -9,7 +9,8 @@
 //!   kube-proxy hop;
 //! - the generators: an Indexed Job whose every pod runs `corobench load
 //!   --json --start-at T` at once;
-//! - the ConfigMap that carries `T`, made when the trial starts.
+//! - the ConfigMap that carries `T`, made when the trial starts;
+//! - over TLS, the Secret with the target's certificate ([`super::tls`]).
 //!
 //! Targets listen on 127.0.0.1 (docs/contract.md). An init container adds a
 //! DNAT rule in the Pod's network namespace that sends the Pod's port to
@@ -19,7 +20,12 @@
 
 use std::collections::BTreeMap;
 
+use corobench_model::Protocol;
 use serde_json::{Value, json};
+
+use super::tls;
+use crate::generator;
+use crate::protocol::Certificates;
 
 /// The port the target listens on inside its Pod, and the Service's port.
 pub const TARGET_PORT: u16 = 8080;
@@ -55,6 +61,10 @@ pub struct Layout {
     pub target: String,
     /// The parameters the spec gave (the target's defaults fill the rest).
     pub parameters: BTreeMap<String, String>,
+    /// What the target serves and the generators speak.
+    pub protocol: Protocol,
+    /// Over TLS, the Secret's certificates, made for this layout.
+    pub certificates: Option<Certificates>,
     /// Whole CPUs of the target Pod (the spec's server CPU count).
     pub server_cpus: u32,
     pub server_memory: String,
@@ -77,7 +87,17 @@ impl Layout {
     /// namespace, so that every report names the same URL and merges.
     #[must_use]
     pub fn url(&self) -> String {
-        format!("http://{TARGET_NAME}:{TARGET_PORT}{}", self.path)
+        generator::server_url_over(self.protocol, TARGET_NAME, TARGET_PORT, &self.path)
+    }
+
+    /// The name of the Service's and the container's port, which tools
+    /// that read the traffic (service meshes) take as its protocol.
+    fn port_name(&self) -> &'static str {
+        match (self.protocol.tls, self.protocol.is_h2()) {
+            (true, _) => "https",
+            (false, true) => "http2",
+            (false, false) => "http",
+        }
     }
 
     fn labels(&self, component: &str) -> Value {
@@ -100,7 +120,22 @@ impl Layout {
     /// The objects that stay for the whole trial, in the order to apply them.
     #[must_use]
     pub fn target_objects(&self) -> Vec<Value> {
-        vec![self.service(), self.target_pod()]
+        let secret = self.tls_secret();
+        secret
+            .into_iter()
+            .chain([self.service(), self.target_pod()])
+            .collect()
+    }
+
+    /// Over TLS, the Secret the target serves its certificate from and the
+    /// generators take the authority from; `None` in cleartext.
+    #[must_use]
+    pub fn tls_secret(&self) -> Option<Value> {
+        let certificates = self.certificates.as_ref()?;
+        Some(tls::secret(
+            self.metadata(tls::TLS_SECRET, "tls"),
+            certificates,
+        ))
     }
 
     /// The headless Service: DNS answers with the Pod's own address.
@@ -113,14 +148,26 @@ impl Layout {
             "spec": {
                 "clusterIP": "None",
                 "selector": { APP_LABEL.0: APP_LABEL.1, COMPONENT_LABEL: "target" },
-                "ports": [{ "name": "http", "port": TARGET_PORT, "targetPort": TARGET_PORT, "protocol": "TCP" }],
+                "ports": [self.service_port()],
             },
         })
     }
 
-    /// The target Pod: `corobench serve` on exclusive CPUs.
-    #[must_use]
-    pub fn target_pod(&self) -> Value {
+    /// The Service's one port; cleartext HTTP/2 says so with the
+    /// application protocol Kubernetes defines for it.
+    fn service_port(&self) -> Value {
+        let mut port = json!({
+            "name": self.port_name(), "port": TARGET_PORT, "targetPort": TARGET_PORT, "protocol": "TCP",
+        });
+        if self.protocol.is_h2() && !self.protocol.tls {
+            port["appProtocol"] = json!("kubernetes.io/h2c");
+        }
+        port
+    }
+
+    /// `corobench serve`'s arguments: the target, its port and parameters,
+    /// and what it serves (over TLS, the certificate in the Secret's mount).
+    fn serve_args(&self) -> Vec<String> {
         let mut args = vec![
             "serve".to_string(),
             self.target.clone(),
@@ -131,7 +178,19 @@ impl Layout {
             args.push("--param".to_string());
             args.push(format!("{name}={value}"));
         }
-        json!({
+        if !self.protocol.is_http1() {
+            args.extend(["--protocol".to_string(), self.protocol.name().to_string()]);
+        }
+        if self.certificates.is_some() {
+            args.extend(["--tls-dir".to_string(), tls::TLS_DIR.to_string()]);
+        }
+        args
+    }
+
+    /// The target Pod: `corobench serve` on exclusive CPUs.
+    #[must_use]
+    pub fn target_pod(&self) -> Value {
+        let mut pod = json!({
             "apiVersion": "v1",
             "kind": "Pod",
             "metadata": self.metadata(TARGET_NAME, "target"),
@@ -146,11 +205,11 @@ impl Layout {
                     "name": SERVE_CONTAINER,
                     "image": self.image,
                     "command": ["corobench"],
-                    "args": args,
+                    "args": self.serve_args(),
                     // serve stops when stdin closes; an open, never-written
                     // stdin keeps it up until the Pod is deleted (SIGTERM).
                     "stdin": true,
-                    "ports": [{ "name": "http", "containerPort": TARGET_PORT, "protocol": "TCP" }],
+                    "ports": [{ "name": self.port_name(), "containerPort": TARGET_PORT, "protocol": "TCP" }],
                     "resources": guaranteed(self.server_cpus, &self.server_memory),
                     // Probed through the DNAT rule, so Ready also proves
                     // that other pods can reach the loopback listener.
@@ -161,7 +220,11 @@ impl Layout {
                     },
                 }],
             },
-        })
+        });
+        if self.certificates.is_some() {
+            mount_tls(&mut pod["spec"], tls::target_volume());
+        }
+        pod
     }
 
     /// The init container that forwards the Pod's port to the loopback
@@ -192,7 +255,7 @@ impl Layout {
         ];
         args.extend(self.load_flags.iter().cloned());
         args.push(self.url());
-        json!({
+        let mut job = json!({
             "apiVersion": "batch/v1",
             "kind": "Job",
             "metadata": self.metadata(JOB_NAME, "generator"),
@@ -222,7 +285,14 @@ impl Layout {
                     },
                 },
             },
-        })
+        });
+        if self.certificates.is_some() {
+            mount_tls(
+                &mut job["spec"]["template"]["spec"],
+                tls::generator_volume(),
+            );
+        }
+        job
     }
 
     /// The ConfigMap holding the start instant `T`, as `corobench load
@@ -236,6 +306,13 @@ impl Layout {
             "data": { START_AT_KEY: start_at },
         })
     }
+}
+
+/// Gives the pod `spec` the Secret's `volume`, mounted read-only into its
+/// one container.
+fn mount_tls(spec: &mut Value, volume: Value) {
+    spec["volumes"] = json!([volume]);
+    spec["containers"][0]["volumeMounts"] = json!([tls::mount()]);
 }
 
 /// Requests equal to limits, CPU whole: Guaranteed QoS, pinnable.

@@ -10,6 +10,7 @@ use corobench_engine::k8s::manifests::{
     JOB_NAME, Layout, START_AT_CONFIG_MAP, START_AT_KEY, TARGET_NAME,
 };
 use corobench_engine::k8s::pods::{POD_LIFETIME, PodLayout};
+use corobench_engine::k8s::tls::THROWAWAY_NOTE;
 use corobench_engine::k8s::{LayoutOptions, layout};
 use corobench_spec::Plan;
 use serde_json::Value;
@@ -21,6 +22,8 @@ use crate::values;
 /// Flags of `corobench k8s render`.
 #[derive(Debug, Args)]
 #[command(after_help = "Each scenario gets a folder DIR/scenario-N with:\n  \
+    05-tls-secret.json  over TLS (tls, h2): a throwaway authority and the target's certificate\n                      \
+    and key, made for this trial; private, delete it with the trial\n  \
     10-service.json     the headless Service generators reach the target through\n  \
     20-target.json      the target Pod: corobench serve, Guaranteed QoS, whole CPUs\n  \
     30-generators.json  the Indexed Job: one corobench load --json --start-at per pod\n  \
@@ -69,13 +72,20 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<Exit> {
         match layout(&plan, scenario, &options).map_err(super::refused) {
             Ok(layout) => {
                 let dir = args.output.join(format!("scenario-{}", scenario.index));
-                write_layout(&dir, &layout, args.start_at.as_deref())?;
+                let files = write_layout(&dir, &layout, args.start_at.as_deref())?;
                 writeln!(out, "{}: {}", dir.display(), scenario.key)?;
-                written.push(scenario.index);
+                if files.contains(&SECRET_FILE) {
+                    writeln!(out, "  {SECRET_FILE} holds {THROWAWAY_NOTE}")?;
+                }
+                written.push((scenario.index, files));
             }
             Err(error) if args.layout.scenario.is_some() => return Err(error),
             Err(error) => refused.push(format!("{error:#}")),
         }
+    }
+    // A target left out over a protocol it does not declare, said as `run` says it.
+    for skipped in &plan.skipped_protocols {
+        eprintln!("{}", skipped.line());
     }
     for reason in &refused {
         eprintln!("skipped: {reason}");
@@ -85,22 +95,28 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<Exit> {
         write_pods(&dir, &plan, &options)?;
         writeln!(out, "{}: the pods of `corobench k8s run`", dir.display())?;
     }
-    let Some(first) = written.first() else {
+    let Some((first, files)) = written.first() else {
         return Err(exit::usage(
             "no scenario of the spec can run as a Kubernetes layout (reasons above)",
         ));
     };
-    write!(out, "{}", next_steps(args, *first))?;
+    write!(out, "{}", next_steps(args, *first, files))?;
     Ok(Exit::Success)
 }
+
+/// The file of the Secret, over TLS.
+const SECRET_FILE: &str = "05-tls-secret.json";
 
 /// The manifests of one layout, each object in its own file, named so that
 /// `kubectl apply -f DIR` applies them in a working order.
 pub fn files(layout: &Layout, start_at: Option<&str>) -> Vec<(&'static str, Value)> {
-    let mut files = vec![
-        ("10-service.json", layout.service()),
-        ("20-target.json", layout.target_pod()),
-    ];
+    let mut files: Vec<(&'static str, Value)> = layout
+        .tls_secret()
+        .map(|secret| (SECRET_FILE, secret))
+        .into_iter()
+        .collect();
+    files.push(("10-service.json", layout.service()));
+    files.push(("20-target.json", layout.target_pod()));
     if let Some(start_at) = start_at {
         files.push(("25-start-at.json", layout.start_at_config_map(start_at)));
     }
@@ -108,11 +124,21 @@ pub fn files(layout: &Layout, start_at: Option<&str>) -> Vec<(&'static str, Valu
     files
 }
 
-fn write_layout(dir: &Path, layout: &Layout, start_at: Option<&str>) -> anyhow::Result<()> {
-    let files = files(layout, start_at)
-        .into_iter()
-        .map(|(name, object)| (name.to_string(), object));
-    write_objects(dir, files)
+/// Writes the manifests of `layout` into `dir`; the names of their files.
+fn write_layout(
+    dir: &Path,
+    layout: &Layout,
+    start_at: Option<&str>,
+) -> anyhow::Result<Vec<&'static str>> {
+    let files = files(layout, start_at);
+    let names = files.iter().map(|(name, _)| *name).collect();
+    write_objects(
+        dir,
+        files
+            .into_iter()
+            .map(|(name, object)| (name.to_string(), object)),
+    )?;
+    Ok(names)
 }
 
 /// The pods of `k8s run`, as it would make them with the default lifetime.
@@ -140,10 +166,16 @@ fn write_objects(dir: &Path, files: impl Iterator<Item = (String, Value)>) -> an
     Ok(())
 }
 
-/// How to run what was written by hand (`corobench k8s run` does the same).
-fn next_steps(args: &RenderArgs, first: u32) -> String {
+/// How to run what was written by hand (`corobench k8s run` does the same):
+/// scenario `first`, whose files are `files`.
+fn next_steps(args: &RenderArgs, first: u32, files: &[&str]) -> String {
     let dir = args.output.join(format!("scenario-{first}"));
     let dir = dir.display();
+    let secret = if files.contains(&SECRET_FILE) {
+        format!("-f {dir}/{SECRET_FILE} ")
+    } else {
+        String::new()
+    };
     let ns = &args.layout.cluster.namespace;
     let start = if args.start_at.is_some() {
         String::new()
@@ -154,13 +186,13 @@ fn next_steps(args: &RenderArgs, first: u32) -> String {
     };
     format!(
         "\nTo run scenario {first} by hand (`corobench k8s run` runs the whole spec on pods\nand stores its trials):\n  \
-         kubectl apply -f {dir}/10-service.json -f {dir}/20-target.json\n  \
+         kubectl apply {secret}-f {dir}/10-service.json -f {dir}/20-target.json\n  \
          kubectl -n {ns} wait --for=condition=Ready pod/{TARGET_NAME} --timeout=15m\n\
          {start}  kubectl apply -f {dir}/30-generators.json\n  \
          kubectl -n {ns} wait --for=condition=Complete job/{JOB_NAME} --timeout=30m\n  \
          for p in $(kubectl -n {ns} get pods -l job-name={JOB_NAME} -o name); do kubectl -n {ns} logs $p | sed -n '/^{{$/,/^}}$/p' > ${{p#pod/}}.json; done\n  \
          corobench merge {JOB_NAME}-*.json\n  \
-         kubectl -n {ns} delete pod,service,job,configmap -l app.kubernetes.io/name=corobench\n"
+         kubectl -n {ns} delete pod,service,job,configmap,secret -l app.kubernetes.io/name=corobench\n"
     )
 }
 

@@ -183,14 +183,16 @@ impl Drop for ClusterPods<'_> {
 }
 
 /// Deletes every object with corobench's label, and waits until they are
-/// gone; `interruptible`: a Ctrl-C ends the wait (not in the clean-up).
+/// gone: the run's pods, and whatever a layout of `k8s render` applied by
+/// hand left (its Service, Job, ConfigMap, and over TLS its Secret with a
+/// private key); `interruptible`: a Ctrl-C ends the wait (not in the clean-up).
 fn delete_all(kubectl: &Kubectl, interruptible: bool) -> anyhow::Result<()> {
     let selector = format!("{}={}", APP_LABEL.0, APP_LABEL.1);
     kubectl
         .run_within(
             &[
                 "delete",
-                "pod,service,job,configmap",
+                "pod,service,job,configmap,secret",
                 "-l",
                 &selector,
                 "--ignore-not-found",
