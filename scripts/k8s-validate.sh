@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Renders Kubernetes manifests (`corobench k8s render`) for the test fixture
-# spec (with the pods `corobench k8s run` makes) and every shipped suite, and checks them offline against the
+# specs (cleartext with the pods `corobench k8s run` makes, and over TLS with
+# its Secret) and every shipped suite, and checks them offline against the
 # Kubernetes API's Go types with tools/k8s-validate (kubectl's own
 # validation needs a server to download the schema from). Skipped, saying
 # so, where Go is missing.
@@ -22,6 +23,12 @@ trap 'rm -rf "$out"' EXIT
 "$corobench" k8s render crates/corobench/tests/fixtures/k8s/spec.toml \
     --targets-dir crates/corobench-target/tests/fixtures/targets \
     --start-at 4102444800 --pods -o "$out/fixture" >/dev/null
+# Over TLS: the Secret with the target's certificate, and the pods' mounts.
+"$corobench" k8s render crates/corobench/tests/fixtures/k8s/tls-spec.toml \
+    --targets-dir crates/corobench-target/tests/fixtures/targets \
+    --start-at 4102444800 -o "$out/fixture-tls" >/dev/null 2>"$out/fixture-tls.err"
+ls "$out"/fixture-tls/scenario-*/05-tls-secret.json >/dev/null \
+    || { echo "k8s-validate: the TLS fixture rendered no Secret" >&2; cat "$out/fixture-tls.err" >&2; exit 1; }
 for suite in suites/*.toml; do
     name=$(basename "$suite" .toml)
     # Render refuses, saying why, what a layout cannot run: a suite of

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/pem"
 	"fmt"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -20,11 +23,55 @@ func checkPod(spec corev1.PodSpec, where string) []string {
 	if spec.RestartPolicy != corev1.RestartPolicyNever {
 		problems = append(problems, fmt.Sprintf("%s.restartPolicy is %q: a restarted target or generator would measure another trial", where, spec.RestartPolicy))
 	}
+	volumes := map[string]bool{}
+	for _, volume := range spec.Volumes {
+		volumes[volume.Name] = true
+	}
 	groups := map[string][]corev1.Container{"initContainers": spec.InitContainers, "containers": spec.Containers}
 	for group, containers := range groups {
 		for i, container := range containers {
 			at := fmt.Sprintf("%s.%s[%d]", where, group, i)
 			problems = append(problems, checkContainer(container, at)...)
+			for j, mount := range container.VolumeMounts {
+				if !volumes[mount.Name] {
+					problems = append(problems, fmt.Sprintf("%s.volumeMounts[%d]: no volume named %q in %s.volumes", at, j, mount.Name, where))
+				}
+			}
+		}
+	}
+	return problems
+}
+
+// checkSecret: a kubernetes.io/tls Secret holds a PEM certificate and the
+// private key that goes with it (as `kubectl create secret tls` checks),
+// and a ca.crt beside them is a PEM certificate too. Keys may be in data or
+// stringData, as the API server merges them.
+func checkSecret(secret corev1.Secret) []string {
+	if secret.Type != corev1.SecretTypeTLS {
+		return nil
+	}
+	value := func(key string) ([]byte, bool) {
+		if text, ok := secret.StringData[key]; ok {
+			return []byte(text), true
+		}
+		data, ok := secret.Data[key]
+		return data, ok
+	}
+	cert, hasCert := value(corev1.TLSCertKey)
+	key, hasKey := value(corev1.TLSPrivateKeyKey)
+	if !hasCert || !hasKey {
+		return []string{"a kubernetes.io/tls Secret needs tls.crt and tls.key"}
+	}
+	var problems []string
+	if _, err := tls.X509KeyPair(cert, key); err != nil {
+		problems = append(problems, "tls.crt and tls.key: "+err.Error())
+	}
+	if ca, ok := value("ca.crt"); ok {
+		block, _ := pem.Decode(ca)
+		if block == nil || block.Type != "CERTIFICATE" {
+			problems = append(problems, "ca.crt is not a PEM certificate")
+		} else if _, err := x509.ParseCertificate(block.Bytes); err != nil {
+			problems = append(problems, "ca.crt: "+err.Error())
 		}
 	}
 	return problems

@@ -4,7 +4,9 @@
 // error, as the API server's strict field validation would report), names
 // and labels are checked with apimachinery's validators, and Pods and Job
 // templates must have Guaranteed QoS with whole CPUs, which the static CPU
-// manager needs in order to pin them.
+// manager needs in order to pin them, and mount only volumes they declare;
+// a kubernetes.io/tls Secret must hold a PEM certificate and the key that
+// goes with it.
 //
 //	go run . DIR-OR-FILE...
 //

@@ -61,6 +61,11 @@ func validateObject(header metav1.TypeMeta, data []byte) []string {
 		if problems = decodeStrict(data, &configMap); len(problems) == 0 {
 			problems = checkMeta(configMap.ObjectMeta)
 		}
+	case "v1 Secret":
+		var secret corev1.Secret
+		if problems = decodeStrict(data, &secret); len(problems) == 0 {
+			problems = append(checkMeta(secret.ObjectMeta), checkSecret(secret)...)
+		}
 	case "batch/v1 Job":
 		var job batchv1.Job
 		if problems = decodeStrict(data, &job); len(problems) == 0 {
