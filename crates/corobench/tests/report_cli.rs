@@ -211,6 +211,11 @@ fn run_a_speaking(fixture: &Fixture) -> corobench_model::RunAnalysis {
         scenario.protocol = protocol;
         (scenario.wire.streams, scenario.wire.tls_resume) = (streams, tls_resume);
     }
+    // The h2c scenario keeps a slow stream beside its measured ones.
+    run.scenarios[2].workload.background = Some(corobench_model::BackgroundRecord {
+        path: "/io?ms=200".to_owned(),
+        streams: 1,
+    });
     let options = corobench_analyze::AnalyzeOptions::default();
     let analysis = corobench_analyze::analyze_run(&run, &options).unwrap();
     let first = serde_json::to_value(&analysis.scenarios[0]).unwrap();

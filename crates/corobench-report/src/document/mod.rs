@@ -156,8 +156,15 @@ pub(crate) fn group_heading(s: &ScenarioAnalysis) -> String {
         return program::program_heading(s);
     }
     let w = &s.scenario.workload;
+    let beside = w.background.as_ref().map_or_else(String::new, |b| {
+        let plural = if b.streams == 1 { "" } else { "s" };
+        format!(
+            " · beside GET {} on {} stream{plural} per connection",
+            b.path, b.streams
+        )
+    });
     format!(
-        "{} · {} {} · {}",
+        "{} · {} {} · {}{beside}",
         w.name,
         w.method,
         w.path,
