@@ -33,6 +33,42 @@ pub(crate) struct HpackDecoder {
     /// Huffman-decoded name and value of the field at hand.
     name: Vec<u8>,
     value: Vec<u8>,
+    /// The last Huffman-coded values and what they decoded to.
+    memo: HuffmanMemo,
+}
+
+/// How many Huffman-coded strings the decoder remembers.
+const MEMO_ENTRIES: usize = 8;
+
+/// A server repeats most of its response headers byte for byte (nginx
+/// sends `server`, `content-type` and a `date` that changes once a second,
+/// each Huffman-coded and indexed, on every response); their decoding is
+/// remembered, so a repeat is a comparison and a copy, not a decode.
+#[derive(Debug, Default)]
+struct HuffmanMemo {
+    /// (coded, decoded), the oldest replaced first.
+    entries: Vec<(Vec<u8>, Vec<u8>)>,
+    next: usize,
+}
+
+impl HuffmanMemo {
+    /// Decodes `coded` into `out`, from memory when it was seen lately.
+    fn decode(&mut self, coded: &[u8], out: &mut Vec<u8>) -> Result<(), HpackError> {
+        if let Some((_, decoded)) = self.entries.iter().find(|(c, _)| c == coded) {
+            out.extend_from_slice(decoded);
+            return Ok(());
+        }
+        httlib_huffman::decode(coded, out, httlib_huffman::DecoderSpeed::FiveBits)
+            .map_err(|_| HpackError("a malformed Huffman string"))?;
+        let entry = (coded.to_vec(), out.clone());
+        if self.entries.len() < MEMO_ENTRIES {
+            self.entries.push(entry);
+        } else {
+            self.entries[self.next] = entry;
+            self.next = (self.next + 1) % MEMO_ENTRIES;
+        }
+        Ok(())
+    }
 }
 
 impl HpackDecoder {
@@ -46,6 +82,7 @@ impl HpackDecoder {
             allowed,
             name: Vec::new(),
             value: Vec::new(),
+            memo: HuffmanMemo::default(),
         }
     }
 
@@ -89,13 +126,13 @@ impl HpackDecoder {
     fn literal(&mut self, rest: &mut &[u8], prefix: u8) -> Result<(), HpackError> {
         let index = integer(rest, prefix)?;
         if index == 0 {
-            string(rest, &mut self.name)?;
+            string(rest, &mut self.name, &mut self.memo)?;
         } else {
             let (name, _) = entry(&self.dynamic, index)?;
             self.name.clear();
             self.name.extend_from_slice(name);
         }
-        string(rest, &mut self.value)
+        string(rest, &mut self.value, &mut self.memo)
     }
 
     fn entry(&self, index: usize) -> Result<(&[u8], &[u8]), HpackError> {
@@ -182,7 +219,7 @@ fn integer(rest: &mut &[u8], prefix: u8) -> Result<usize, HpackError> {
 }
 
 /// A string literal (RFC 7541, 5.2), raw or Huffman-coded, into `out`.
-fn string(rest: &mut &[u8], out: &mut Vec<u8>) -> Result<(), HpackError> {
+fn string(rest: &mut &[u8], out: &mut Vec<u8>, memo: &mut HuffmanMemo) -> Result<(), HpackError> {
     let huffman = rest.first().is_some_and(|b| b & 0x80 != 0);
     let len = integer(rest, 7)?;
     if len > rest.len() {
@@ -192,8 +229,7 @@ fn string(rest: &mut &[u8], out: &mut Vec<u8>) -> Result<(), HpackError> {
     *rest = tail;
     out.clear();
     if huffman {
-        httlib_huffman::decode(bytes, out, httlib_huffman::DecoderSpeed::FiveBits)
-            .map_err(|_| HpackError("a malformed Huffman string"))
+        memo.decode(bytes, out)
     } else {
         out.extend_from_slice(bytes);
         Ok(())
@@ -343,6 +379,37 @@ mod tests {
         ];
         assert_eq!(got, pairs(&expected));
         assert_eq!(decoder.size, 222);
+    }
+
+    /// A Huffman-coded value seen before decodes from memory to the same
+    /// bytes; other values, and malformed ones, are decoded as ever.
+    #[test]
+    fn repeated_huffman_values_decode_from_memory_alike() {
+        let mut memo = HuffmanMemo::default();
+        // "www.example.com" and "no-cache", Huffman-coded (RFC 7541, C.4).
+        let www = hex("f1e3 c2e5 f23a 6ba0 ab90 f4ff");
+        let no_cache = hex("a8eb 1064 9cbf");
+        for round in 0..3 {
+            for (coded, text) in [(&www, "www.example.com"), (&no_cache, "no-cache")] {
+                let mut out = Vec::new();
+                memo.decode(coded, &mut out).unwrap();
+                assert_eq!(out, text.as_bytes(), "round {round}");
+            }
+        }
+        assert_eq!(memo.entries.len(), 2, "each remembered once");
+        for n in 0..20u8 {
+            let mut out = Vec::new();
+            // One byte of five ones and a code: distinct short strings.
+            let coded = [n << 3 | 0x07];
+            let _ = memo.decode(&coded, &mut out);
+        }
+        assert_eq!(memo.entries.len(), MEMO_ENTRIES, "the memory stays bounded");
+        let mut out = Vec::new();
+        assert!(memo.decode(&[0xff, 0xff, 0xff, 0xff], &mut out).is_err());
+        assert!(
+            memo.decode(&[0xff, 0xff, 0xff, 0xff], &mut out).is_err(),
+            "never remembered"
+        );
     }
 
     #[test]
