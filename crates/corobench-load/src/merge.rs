@@ -826,6 +826,13 @@ fn warnings(
     if let Some(answers) = http1_answers.reduce(|a, b| a + b) {
         merged.push(LoadWarning::SpeaksHttp1 { answers });
     }
+    let background = all().filter_map(|w| match w {
+        LoadWarning::BackgroundUnanswered { failed } => Some(*failed),
+        _ => None,
+    });
+    if let Some(failed) = background.reduce(|a, b| a + b) {
+        merged.push(LoadWarning::BackgroundUnanswered { failed });
+    }
     if parts.len() > 1 && window.elapsed_s < MIN_OVERLAP_RATIO * window.span_s {
         merged.push(LoadWarning::PartialOverlap {
             common_s: window.elapsed_s,

@@ -359,6 +359,12 @@ fn warnings(report: &LoadReport, results: &[ThreadResult]) -> Vec<LoadWarning> {
     if http1 > 0 {
         warnings.push(LoadWarning::SpeaksHttp1 { answers: http1 });
     }
+    let background = report.http2.as_ref().and_then(|h| h.background.as_ref());
+    if let Some(background) = background.filter(|b| b.responses == 0) {
+        warnings.push(LoadWarning::BackgroundUnanswered {
+            failed: background.errors,
+        });
+    }
     warnings
 }
 

@@ -453,3 +453,41 @@ fn goaway_with_a_background_stream_open_still_reconnects() {
         );
     }
 }
+
+#[test]
+fn a_background_request_never_answered_is_a_warning_not_a_silent_success() {
+    let server = ContractServer::start(ContractConfig {
+        http2: true,
+        ..ContractConfig::default()
+    })
+    .unwrap();
+    let url = format!("http://{}/plaintext", server.addr());
+    let endpoint = corobench_load::Endpoint::from_url(&url).unwrap();
+    let config = LoadConfig {
+        backend: Backend::Epoll,
+        http2: Some(Http2Options {
+            streams: 2,
+            ..Http2Options::default()
+        }),
+        // The contract answers an unknown path with 404: never answered.
+        background: Some(corobench_load::BackgroundRecord {
+            path: "/no-such-path".to_owned(),
+            streams: 1,
+        }),
+        ..LoadConfig::closed(endpoint, 1, Duration::from_millis(300))
+    };
+    let report = run(config);
+    assert!(report.status.success > 0, "the measured load ran");
+    let background = http2_of(&report).background.clone().unwrap();
+    assert_eq!(background.responses, 0, "{background:?}");
+    assert!(background.errors > 0, "{background:?}");
+    let warning = report
+        .warnings
+        .iter()
+        .find(|w| matches!(w, corobench_model::LoadWarning::BackgroundUnanswered { .. }))
+        .expect("a warning that nothing ran beside");
+    assert!(
+        warning.to_string().contains("nothing ran beside"),
+        "{warning}"
+    );
+}

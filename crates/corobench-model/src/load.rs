@@ -371,6 +371,10 @@ pub enum LoadWarning {
     /// The HTTP/2 connection preface was answered in HTTP/1.1: the server
     /// does not speak cleartext HTTP/2 (h2c).
     SpeaksHttp1 { answers: u64 },
+    /// The background request (`--background`) was never answered in the
+    /// window: nothing ran beside the measured streams, so the run says
+    /// nothing of head-of-line blocking.
+    BackgroundUnanswered { failed: u64 },
 }
 
 impl fmt::Display for LoadWarning {
@@ -433,6 +437,13 @@ impl fmt::Display for LoadWarning {
                 "this server speaks HTTP/1.1, not h2c: {answers} connections had their HTTP/2 \
                  preface answered in HTTP/1.1; load it without --h2c, or over TLS with --h2 if \
                  it offers h2 by ALPN"
+            ),
+            Self::BackgroundUnanswered { failed } => write!(
+                f,
+                "the background request was never answered in the window ({failed} failed): \
+                 nothing ran beside the measured streams, so these figures say nothing of \
+                 head-of-line blocking; check its path answers below 400 and within the \
+                 timeout"
             ),
             Self::PartialOverlap { common_s, span_s } => write!(
                 f,
