@@ -24,12 +24,7 @@ pub(super) fn read(
         }
         return Ok(None);
     };
-    let path = document::text(field.value, &field.path, "\"/io?ms=200\"", at)?;
-    if !path.starts_with('/') || !path.bytes().all(|b| b.is_ascii_graphic()) {
-        let message = "must start with / and hold only visible ASCII characters, e.g. \
-                       \"/io?ms=200\"";
-        return Err(at.at(field.value.span(), &field.path, message));
-    }
+    let path = super::workloads::request_path(field, at)?;
     let streams = match table.get("background_streams") {
         None => 1,
         Some(streams) => {
@@ -62,8 +57,5 @@ pub(super) fn read(
             return Err(at.at(field.value.span(), &field.path, message));
         }
     }
-    Ok(Some(BackgroundRecord {
-        path: path.to_owned(),
-        streams,
-    }))
+    Ok(Some(BackgroundRecord { path, streams }))
 }

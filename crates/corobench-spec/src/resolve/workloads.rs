@@ -169,7 +169,7 @@ fn workload_name(field: &Field<'_>, at: &Locator<'_>) -> Result<String, SpecErro
 }
 
 /// A request target: a path and query of visible ASCII characters.
-fn request_path(field: &Field<'_>, at: &Locator<'_>) -> Result<String, SpecError> {
+pub(super) fn request_path(field: &Field<'_>, at: &Locator<'_>) -> Result<String, SpecError> {
     let path = document::text(field.value, &field.path, "\"/io?ms=10\"", at)?;
     if !path.starts_with('/') || !path.bytes().all(|b| b.is_ascii_graphic()) {
         let message = "must start with / and hold only visible ASCII characters (percent-encode spaces, control characters and other bytes), e.g. \"/io?ms=10\"";
