@@ -22,10 +22,14 @@ const HIDE: &str = "\x1b[?25l";
 const SHOW: &str = "\x1b[?25h";
 
 /// A pseudo-terminal of 100 × 30: the side corobench gets, and the side
-/// this test reads (everything corobench writes, kept as it arrives).
+/// this test reads: everything corobench writes, kept as it arrives, and
+/// the screen it draws. The view redraws only the cells that changed, so
+/// a phrase on screen need not appear whole in the bytes: what the screen
+/// shows is read from a terminal emulator, never from the raw stream.
 struct Pty {
     terminal: OwnedFd,
     seen: Arc<Mutex<Vec<u8>>>,
+    screen: Arc<Mutex<vt100::Parser>>,
 }
 
 impl Pty {
@@ -56,7 +60,8 @@ impl Pty {
             )
         };
         let seen = Arc::new(Mutex::new(Vec::new()));
-        let sink = Arc::clone(&seen);
+        let screen = Arc::new(Mutex::new(vt100::Parser::new(size.ws_row, size.ws_col, 0)));
+        let (sink, emulator) = (Arc::clone(&seen), Arc::clone(&screen));
         std::thread::spawn(move || {
             let mut reader = std::fs::File::from(controller);
             let mut buffer = [0_u8; 4096];
@@ -66,9 +71,38 @@ impl Pty {
                     break;
                 }
                 sink.lock().unwrap().extend_from_slice(&buffer[..n]);
+                emulator.lock().unwrap().process(&buffer[..n]);
             }
         });
-        Self { terminal, seen }
+        Self {
+            terminal,
+            seen,
+            screen,
+        }
+    }
+
+    /// The text on the screen now, row by row.
+    fn screen(&self) -> String {
+        self.screen.lock().unwrap().screen().contents()
+    }
+
+    /// Waits until the screen shows `phrase` while `child` runs; fails at
+    /// once, with what the terminal holds, if the child ends first.
+    fn wait_for_screen(&self, child: &mut Child, phrase: &str) {
+        wait_for(
+            &format!("the screen to show {phrase:?}"),
+            Duration::from_secs(300),
+            || {
+                if let Some(status) = child.try_wait().unwrap() {
+                    panic!(
+                        "corobench ended ({status}) before the screen showed {phrase:?}:\n{}",
+                        self.seen()
+                    );
+                }
+                self.screen().contains(phrase)
+            },
+            || self.screen(),
+        );
     }
 
     fn seen(&self) -> String {
@@ -103,11 +137,21 @@ impl Pty {
     }
 }
 
-/// Waits up to `limit` for `done`, checking every 50 ms.
-fn wait_for(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
+/// Waits up to `limit` for `done`, checking every 50 ms; a guard against a
+/// hang, not a speed check. On giving up, says what `shown` returns.
+fn wait_for(
+    what: &str,
+    limit: Duration,
+    mut done: impl FnMut() -> bool,
+    shown: impl Fn() -> String,
+) {
     let start = Instant::now();
     while !done() {
-        assert!(start.elapsed() < limit, "gave up waiting for {what}");
+        assert!(
+            start.elapsed() < limit,
+            "gave up waiting for {what}; the terminal holds:\n{}",
+            shown()
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
 }
@@ -126,6 +170,7 @@ fn interrupt(child: &mut Child, pty: &Pty) -> (ExitStatus, String) {
             status = child.try_wait().unwrap();
             status.is_some()
         },
+        || pty.seen(),
     );
     let seen = pty.seen();
     let (entered, left) = (seen.rfind(ENTER).unwrap(), seen.rfind(LEAVE).unwrap());
@@ -148,11 +193,7 @@ fn ctrl_c_under_the_load_view_stops_cleanly_and_gives_the_terminal_back() {
         .env("TERM", "xterm-256color");
     pty.attach(&mut command);
     let mut child = command.spawn().unwrap();
-    wait_for(
-        "the view to show the measured window",
-        Duration::from_secs(60),
-        || pty.seen().contains("measuring:"),
-    );
+    pty.wait_for_screen(&mut child, "measuring:");
     assert_eq!(
         pty.local_modes() & libc::ECHO,
         0,
@@ -235,11 +276,7 @@ fn ctrl_c_under_the_run_view_stops_cleanly_and_leaves_the_run_s_log() {
     command.env("TERM", "xterm-256color");
     pty.attach(&mut command);
     let mut child = command.spawn().unwrap();
-    wait_for(
-        "the run view to show a trial measuring",
-        Duration::from_secs(120),
-        || pty.seen().contains("measuring:"),
-    );
+    pty.wait_for_screen(&mut child, "measuring:");
     let (status, after) = interrupt(&mut child, &pty);
     assert_eq!(status.code(), Some(130), "{after}");
     assert!(
