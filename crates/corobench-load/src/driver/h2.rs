@@ -111,7 +111,7 @@ impl<I: Io> Driver<'_, I> {
         if nothing_open && self.wants_priming(i) {
             let request = self.core.priming_request(now);
             self.h2_open(i, request, now);
-        } else if self.shared.keepalive {
+        } else if self.shared.keepalive && self.h2_refill_due(i) {
             while self.h2_room(i) > 0 {
                 let Some(request) = self.core.next_request(now) else {
                     break;
@@ -123,6 +123,15 @@ impl<I: Io> Driver<'_, I> {
             }
         }
         self.h2_flush(i, now);
+    }
+
+    /// Whether the connection takes new streams now. The open loop sends
+    /// each request when it is due. The closed loop waits until an eighth
+    /// of the connection's streams are free ([`H2Conn::refill_due`]).
+    ///
+    /// [`H2Conn::refill_due`]: crate::h2::H2Conn::refill_due
+    fn h2_refill_due(&self, i: usize) -> bool {
+        self.core.open_loop() || self.conns[i].h2.as_ref().is_none_or(|h2| h2.refill_due())
     }
 
     /// Open loop: a due request for a connection with room.

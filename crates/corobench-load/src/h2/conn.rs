@@ -97,6 +97,10 @@ pub(super) struct Stream {
     pub(super) background: bool,
 }
 
+/// A closed loop refills a connection's streams once this share of them
+/// (one in this many) is free: see [`H2Conn::refill_due`].
+const REFILL_SHARE: u32 = 8;
+
 /// An HTTP/2 connection's state.
 #[derive(Debug)]
 pub(crate) struct H2Conn {
@@ -229,6 +233,22 @@ impl H2Conn {
     pub(crate) fn room(&self) -> u32 {
         let measured = self.options.streams.saturating_sub(self.open());
         measured.min(self.total_room())
+    }
+
+    /// Whether a closed loop opens streams now: at once when no measured
+    /// stream is open, otherwise once an eighth of the streams the
+    /// connection may keep (rounded up, so at least one) are free.
+    ///
+    /// Refilling after every read sent one or two requests per write when
+    /// a server answers a few streams at a time: each small write is a
+    /// packet, a wake-up and a read for the server. Against one nginx
+    /// worker at 10 × 100 streams that cost the server a fifth of its
+    /// req/s and the generator twice its CPU per request. An eighth keeps
+    /// about 95% of the streams in flight (the report's in-flight mean
+    /// says what was kept).
+    pub(crate) fn refill_due(&self) -> bool {
+        let (room, open) = (self.room(), self.open());
+        open == 0 || room >= (room + open).div_ceil(REFILL_SHARE)
     }
 
     /// Streams of any kind the server lets open now.

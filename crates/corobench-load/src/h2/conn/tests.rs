@@ -119,6 +119,48 @@ fn a_lower_server_limit_lowers_the_streams_and_is_reported() {
     assert_eq!(ids, vec![1, 3, 5]);
 }
 
+/// The server answers stream `id` with headers only.
+fn answer(conn: &mut H2Conn, id: u32) {
+    let flags = flag::END_HEADERS | flag::END_STREAM;
+    conn.receive(&server_frame(kind::HEADERS, flags, id, &ok_block()), &get())
+        .unwrap();
+}
+
+#[test]
+fn a_closed_loop_refills_once_an_eighth_of_the_streams_are_free() {
+    let mut conn = greeted(options(16), &[]);
+    assert!(conn.refill_due(), "nothing open: fill at once");
+    for at in 0..16 {
+        assert!(conn.open_stream(request(at), &get()));
+    }
+    assert!(!conn.refill_due(), "every stream busy");
+    answer(&mut conn, 1);
+    assert_eq!(conn.room(), 1);
+    assert!(!conn.refill_due(), "one free of 16 is less than an eighth");
+    answer(&mut conn, 3);
+    assert!(conn.refill_due(), "two free of 16 is an eighth");
+}
+
+#[test]
+fn a_refill_waits_for_at_least_one_free_stream_and_never_more_than_the_limit_allows() {
+    let mut one = greeted(options(1), &[]);
+    assert!(one.open_stream(request(0), &get()));
+    assert!(!one.refill_due());
+    answer(&mut one, 1);
+    assert!(
+        one.refill_due(),
+        "a single stream refills as soon as it ends"
+    );
+    // The server allows 3 of the 100 asked: an eighth of 3 rounds up to one.
+    let mut limited = greeted(options(100), &[(setting::MAX_CONCURRENT_STREAMS, 3)]);
+    for at in 0..3 {
+        assert!(limited.open_stream(request(at), &get()));
+    }
+    assert!(!limited.refill_due());
+    answer(&mut limited, 3);
+    assert!(limited.refill_due());
+}
+
 #[test]
 fn a_response_split_byte_by_byte_completes_its_stream() {
     let mut conn = greeted(options(2), &[]);
