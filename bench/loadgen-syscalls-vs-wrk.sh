@@ -39,8 +39,9 @@ counted() {
         perf stat -x, -e "$events" -o "$log.perf" -- taskset -c "$generator_cpu" \
             wrk -t1 -c"$conns" -d"${seconds}s" "$url" > "$log.out"
     else
+        # No warm-up (wrk has none): every call counted belongs to a counted request.
         perf stat -x, -e "$events" -o "$log.perf" -- taskset -c "$generator_cpu" \
-            "$corobench" load -t1 -c"$conns" -d"${seconds}s" --backend "${tool#corobench-}" \
+            "$corobench" load -t1 -c"$conns" -d"${seconds}s" --warmup 0s --backend "${tool#corobench-}" \
             --json "$url" > "$log.out"
     fi
     python3 - "$tool" "$round" "$log" <<'PY'

@@ -41,11 +41,14 @@ measure() {
             "$url" > "$log.out"
     else
         # corobench-<backend>, with +ktls and +<provider> for TLS variants.
+        # No warm-up: wrk and h2load have none, and the process's CPU is
+        # divided by the requests counted, so corobench must spend none
+        # outside its measured window either.
         local variant=${tool#corobench-} extra=()
         case $variant in *+ktls*) extra+=(--ktls) ;; esac
         case $variant in *+aws-lc-rs*) extra+=(--tls-provider aws-lc-rs) ;; *+ring*) extra+=(--tls-provider ring) ;; esac
         /usr/bin/time -f "%U %S %M" -o "$log.time" taskset -c "$generator_cpu" \
-            "$corobench" load -t1 -c"$conns" -d"${seconds}s" --backend "${variant%%+*}" \
+            "$corobench" load -t1 -c"$conns" -d"${seconds}s" --warmup 0s --backend "${variant%%+*}" \
             "${corobench_flags[@]}" ${extra[@]+"${extra[@]}"} --json "$url" > "$log.out"
     fi
     python3 - "$tool" "$conns" "$round" "$log" <<'PY'
