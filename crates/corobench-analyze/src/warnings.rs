@@ -235,6 +235,7 @@ fn flag_warnings(facts: &ScenarioFacts<'_>) -> Vec<Found> {
     }
     found.extend(schedule_missed(&ok));
     found.extend(schedule_not_kept(&ok));
+    found.extend(background_unanswered(&ok));
     found.extend(littles_law(facts.scenario, &ok));
     found.extend(crate::reconnects::closed_connections(facts.scenario, &ok));
     found.extend(crate::slow_stop::killed_at_stop(&ok));
@@ -281,6 +282,34 @@ fn schedule_missed(ok: &[&TrialRecord]) -> Option<Found> {
             worst.0
         )),
     )
+}
+
+/// Trials whose background request (HTTP/2, a workload's `background`)
+/// was never answered in the window: the scenario measured the fast
+/// streams alone, so its comparison with the scenario without the
+/// background says nothing of head-of-line blocking.
+fn background_unanswered(ok: &[&TrialRecord]) -> Option<Found> {
+    let unanswered = ok
+        .iter()
+        .filter(|t| {
+            t.load.as_ref().is_some_and(|l| {
+                l.warnings
+                    .iter()
+                    .any(|w| matches!(w, corobench_model::LoadWarning::BackgroundUnanswered { .. }))
+            })
+        })
+        .count();
+    (unanswered > 0).then(|| {
+        Found::new(
+            WarningKind::BackgroundUnanswered,
+            "the background request was never answered in the window: nothing ran beside the \
+             measured streams, so the comparison with the same target without it says nothing \
+             of head-of-line blocking; check that the workload's background path answers \
+             below 400 within the timeout"
+                .to_owned(),
+        )
+        .detail(format!("in {unanswered} of {} trials", ok.len()))
+    })
 }
 
 /// Trials flagged `schedule not kept`: a request left later than the bound

@@ -714,6 +714,9 @@ pub enum WarningKind {
     /// A part of the server's CPU split spans too few clock ticks to be
     /// shown; the total per request is shown instead.
     CpuSplitBelowResolution,
+    /// An HTTP/2 background request was never answered in a trial's
+    /// window: nothing ran beside the measured streams.
+    BackgroundUnanswered,
 }
 
 /// Something the reader must know, said so that it tells them what to do.

@@ -109,6 +109,46 @@ fn generator_bound_trials_are_counted() {
     assert_eq!(bound.details["fast/plaintext/c=4"], "in 2 of 6 trials");
 }
 
+/// The analysis's warning of `kind` about `run`; fails without one.
+fn warning_of_kind(
+    run: &corobench_model::StoredRun,
+    kind: WarningKind,
+) -> corobench_model::Warning {
+    let analysis = analyze_run(run, &AnalyzeOptions::default()).unwrap();
+    analysis
+        .warnings
+        .into_iter()
+        .find(|w| w.kind == kind)
+        .unwrap_or_else(|| panic!("no {kind:?} warning"))
+}
+
+#[test]
+fn a_background_never_answered_is_a_warning_on_its_scenario() {
+    let run = RunBuilder::new("r1", 6)
+        .scenario("fast", &[], "plaintext", 4)
+        .rates(&SIX[..2])
+        .edit_last(|trial| {
+            if let Some(load) = trial.load.as_mut() {
+                load.warnings
+                    .push(corobench_model::LoadWarning::BackgroundUnanswered { failed: 3 });
+            }
+        })
+        .rates(&SIX[2..])
+        .build();
+    let warning = warning_of_kind(&run, WarningKind::BackgroundUnanswered);
+    let key = run.scenarios[0].key.to_string();
+    assert!(
+        warning
+            .message
+            .starts_with("the background request was never answered in the window"),
+        "{}",
+        warning.message
+    );
+    assert_eq!(warning.scenarios, vec![key.clone()]);
+    assert_eq!(warning.details[&key], "in 1 of 6 trials");
+    assert!(warning.metrics.is_empty(), "about the scenario as a whole");
+}
+
 #[test]
 fn a_schedule_not_kept_is_a_trial_flag_and_a_warning() {
     let run = RunBuilder::new("r1", 6)
