@@ -8,14 +8,16 @@ use std::collections::BTreeMap;
 use corobench_model::{MemoryPerConnection, ScenarioAnalysis, StoredRun, TrialRecord, TrialStatus};
 use corobench_stats::{fit_line, fit_line_interval};
 
-/// One fit per target label and idle workload, in plan order.
+/// One fit per target label, idle workload and protocol, in plan order.
+/// Connections held over TLS are fitted apart from cleartext ones (each
+/// holds a session), and their label says so (`kit tls=true`).
 pub(crate) fn memory_per_connection(
     run: &StoredRun,
     scenarios: &[ScenarioAnalysis],
     confidence: f64,
 ) -> Vec<MemoryPerConnection> {
-    let mut groups: BTreeMap<(u32, &str, &str), Vec<&ScenarioAnalysis>> = BTreeMap::new();
-    let mut first_index: BTreeMap<(&str, &str), u32> = BTreeMap::new();
+    let mut groups: BTreeMap<(u32, String, &str), Vec<&ScenarioAnalysis>> = BTreeMap::new();
+    let mut first_index: BTreeMap<(String, &str), u32> = BTreeMap::new();
     for scenario in scenarios {
         let idle = run
             .trials
@@ -25,10 +27,12 @@ pub(crate) fn memory_per_connection(
             continue;
         }
         let name = (
-            scenario.label.as_str(),
+            label_with_protocol(scenario),
             scenario.scenario.workload.name.as_str(),
         );
-        let first = *first_index.entry(name).or_insert(scenario.scenario.index);
+        let first = *first_index
+            .entry(name.clone())
+            .or_insert(scenario.scenario.index);
         groups
             .entry((first, name.0, name.1))
             .or_default()
@@ -37,9 +41,18 @@ pub(crate) fn memory_per_connection(
     groups
         .into_iter()
         .map(|((_, label, workload), members)| {
-            fit_group(run, label, workload, &members, confidence)
+            fit_group(run, &label, workload, &members, confidence)
         })
         .collect()
+}
+
+/// The scenario's label, with `tls=true` when its connections spoke TLS.
+fn label_with_protocol(scenario: &ScenarioAnalysis) -> String {
+    if scenario.scenario.protocol.tls {
+        format!("{} tls=true", scenario.label)
+    } else {
+        scenario.label.clone()
+    }
 }
 
 fn fit_group(

@@ -2,35 +2,130 @@
 //! connections sends one request, reads its whole response, and then stays
 //! open and silent, so the server holds N connections and serves none.
 //! What a server spends to hold a connection (a thread's stack, a
-//! coroutine's, buffers) is then its resident memory divided out.
+//! coroutine's, buffers) is then its resident memory divided out. Over
+//! TLS each connection completes its handshake and its one request inside
+//! the session, so the server also holds that session's state and buffers.
 
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpStream};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use rustls::{ClientConnection, StreamOwned};
+
+use crate::config::Endpoint;
 use crate::error::{LoadError, Setting};
+use crate::tls::{ThreadTls, TlsSetup};
 use crate::{SPARE_FDS, check_fd_limit};
 
 /// The most bytes of one response head.
 const MAX_HEAD_BYTES: usize = 64 * 1024;
 
+/// One idle connection: its socket, or its TLS session over the socket.
+enum Held {
+    Plain(TcpStream),
+    Tls(Box<StreamOwned<ClientConnection, TcpStream>>),
+}
+
+impl Held {
+    fn socket(&self) -> &TcpStream {
+        match self {
+            Self::Plain(stream) => stream,
+            Self::Tls(tls) => &tls.sock,
+        }
+    }
+}
+
+impl Held {
+    /// Whether the server has closed it. Over TLS, bytes waiting on the
+    /// socket may be a session ticket or the server's close_notify: they
+    /// are read through the session to tell which.
+    fn closed(&mut self) -> bool {
+        match self {
+            Self::Plain(stream) => closed_by_peer(stream),
+            Self::Tls(tls) => closed_by_peer(&tls.sock) || tls_closed(tls),
+        }
+    }
+}
+
+/// Whether what waits on a TLS connection ends its session: a
+/// close_notify, an alert or a cut. Reads without blocking.
+fn tls_closed(tls: &mut StreamOwned<ClientConnection, TcpStream>) -> bool {
+    if tls.sock.set_nonblocking(true).is_err() {
+        return false;
+    }
+    let mut plaintext = [0_u8; 512];
+    let read = tls.read(&mut plaintext);
+    let _ = tls.sock.set_nonblocking(false);
+    match read {
+        Ok(0) => true,
+        Ok(_) => false,
+        Err(e) => !matches!(
+            e.kind(),
+            io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted
+        ),
+    }
+}
+
+impl std::fmt::Debug for Held {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kind = match self {
+            Self::Plain(_) => "plain",
+            Self::Tls(_) => "tls",
+        };
+        write!(f, "{kind} {:?}", self.socket())
+    }
+}
+
 /// Open connections, each answered once; dropping them closes them all.
 #[derive(Debug)]
 pub struct IdleConnections {
-    streams: Vec<TcpStream>,
+    streams: Vec<Held>,
 }
 
 impl IdleConnections {
+    /// Opens `count` cleartext connections to `addr`: see
+    /// [`IdleConnections::open_to`].
+    ///
+    /// # Errors
+    /// As [`IdleConnections::open_to`].
+    pub fn open(
+        addr: SocketAddr,
+        request: &[u8],
+        count: u32,
+        timeout: Duration,
+    ) -> Result<Self, LoadError> {
+        Self::open_with(addr, None, request, count, timeout)
+    }
+
     /// Opens `count` connections to `addr` one after another, each sending
     /// `request` (a whole HTTP/1.1 request, keep-alive) and reading its
-    /// response, all within `timeout`.
+    /// response, all within `timeout`. Over TLS when `endpoint` says so
+    /// (an `https://` URL): its certificate check, versions, ciphers, SNI
+    /// and ALPN, as the load's own connections use them.
     ///
     /// # Errors
     /// More connections than this process may open (the message says how
-    /// many fit), a connection refused or cut, a response that is not 2xx,
-    /// or `timeout` passing first.
-    pub fn open(
+    /// many fit), a TLS setting that cannot work, a connection refused or
+    /// cut, a handshake refused, a response that is not 2xx, or `timeout`
+    /// passing first.
+    pub fn open_to(
         addr: SocketAddr,
+        endpoint: &Endpoint,
+        request: &[u8],
+        count: u32,
+        timeout: Duration,
+    ) -> Result<Self, LoadError> {
+        let tls = match &endpoint.tls {
+            Some(options) => Some(TlsSetup::new(options, endpoint.host_name())?.for_thread()),
+            None => None,
+        };
+        Self::open_with(addr, tls.as_ref(), request, count, timeout)
+    }
+
+    fn open_with(
+        addr: SocketAddr,
+        tls: Option<&ThreadTls>,
         request: &[u8],
         count: u32,
         timeout: Duration,
@@ -60,7 +155,7 @@ impl IdleConnections {
                     ),
                 ));
             }
-            let stream = answered(addr, request, left).map_err(|e| {
+            let stream = answered(addr, tls, request, left).map_err(|e| {
                 LoadError::os(
                     format!("idle connection {} of {count} to {addr}", index + 1),
                     e,
@@ -81,8 +176,12 @@ impl IdleConnections {
     /// (end of stream or reset waiting to be read) no longer costs it
     /// anything, so memory read with it gone is not memory per connection.
     #[must_use]
-    pub fn still_open(&self) -> usize {
-        self.streams.iter().filter(|s| !closed_by_peer(s)).count()
+    pub fn still_open(&mut self) -> usize {
+        self.streams
+            .iter_mut()
+            .map(Held::closed)
+            .filter(|closed| !closed)
+            .count()
     }
 
     #[must_use]
@@ -91,15 +190,33 @@ impl IdleConnections {
     }
 }
 
-/// One connection that sent `request` and read a 2xx response to its end.
-fn answered(addr: SocketAddr, request: &[u8], timeout: Duration) -> io::Result<TcpStream> {
-    let mut stream = TcpStream::connect_timeout(&addr, timeout)?;
+/// One connection (over TLS with `tls`) that sent `request` and read a
+/// 2xx response to its end.
+fn answered(
+    addr: SocketAddr,
+    tls: Option<&ThreadTls>,
+    request: &[u8],
+    timeout: Duration,
+) -> io::Result<Held> {
+    let stream = TcpStream::connect_timeout(&addr, timeout)?;
     stream.set_read_timeout(Some(timeout))?;
     stream.set_write_timeout(Some(timeout))?;
-    stream.write_all(request)?;
+    let mut held = match tls {
+        None => Held::Plain(stream),
+        Some(tls) => {
+            let session = ClientConnection::new(Arc::clone(&tls.config), tls.server_name.clone())
+                .map_err(io::Error::other)?;
+            Held::Tls(Box::new(StreamOwned::new(session, stream)))
+        }
+    };
     // The answer to a HEAD has no body, whatever length it announces.
     let head_only = request.starts_with(b"HEAD ");
-    let answer = read_response(&mut stream, head_only)?;
+    let answer = match &mut held {
+        Held::Plain(stream) => exchange(stream, request, head_only)?,
+        // The handshake runs inside the first write.
+        Held::Tls(stream) => exchange(stream.as_mut(), request, head_only)
+            .map_err(|e| io::Error::new(e.kind(), format!("over TLS: {e}")))?,
+    };
     if !(200..300).contains(&answer.status) {
         return Err(io::Error::other(format!(
             "the server answered {}, not 2xx; check the workload's path",
@@ -113,8 +230,20 @@ fn answered(addr: SocketAddr, request: &[u8], timeout: Duration) -> io::Result<T
              connection needs a server that keeps connections alive",
         ));
     }
-    Ok(stream)
+    Ok(held)
 }
+
+/// Sends `request` on `stream` and reads its one response.
+fn exchange(stream: &mut impl ReadWrite, request: &[u8], head_only: bool) -> io::Result<Answer> {
+    stream.write_all(request)?;
+    stream.flush()?;
+    read_response(stream, head_only)
+}
+
+/// A byte stream both ways: a socket, or a TLS session over one.
+trait ReadWrite: Read + Write {}
+
+impl<T: Read + Write> ReadWrite for T {}
 
 /// Whether the server has closed `stream`: a read that would not block
 /// finds its end (or a reset). Nothing is consumed.
@@ -153,7 +282,7 @@ struct Answer {
 
 /// Reads one response with a `Content-Length` body (or, `head_only`,
 /// none).
-fn read_response(stream: &mut TcpStream, head_only: bool) -> io::Result<Answer> {
+fn read_response(stream: &mut impl Read, head_only: bool) -> io::Result<Answer> {
     let mut buffer = Vec::with_capacity(1024);
     let mut chunk = [0_u8; 4096];
     loop {

@@ -42,7 +42,7 @@ fn an_http_1_0_answer_is_refused() {
 #[test]
 fn connections_the_server_closes_later_are_no_longer_counted_open() {
     let (addr, release) = answering_server(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
-    let idle = IdleConnections::open(addr, REQUEST, 4, TIMEOUT).unwrap();
+    let mut idle = IdleConnections::open(addr, REQUEST, 4, TIMEOUT).unwrap();
     assert_eq!(idle.len(), 4);
     assert_eq!(idle.still_open(), 4);
     release.send(()).unwrap();
@@ -93,4 +93,36 @@ fn answering_server(answer: &'static [u8]) -> (SocketAddr, mpsc::Sender<()>) {
         }
     });
     (addr, release)
+}
+
+/// Over TLS each idle connection completes its handshake and its request
+/// in the session; the tickets a TLS 1.3 server sends after the handshake
+/// do not make a connection look closed, and a certificate the check
+/// refuses stops the opening with the reason.
+#[test]
+fn idle_connections_over_tls_hold_their_sessions() {
+    let server = TestServer::start(Knobs {
+        tls: Some(corobench_testkit::TlsKnobs::default()),
+        ..Knobs::default()
+    });
+    let url = server.url("/plaintext");
+    let request = format!("GET /plaintext HTTP/1.1\r\nHost: {}\r\n\r\n", server.addr());
+    let mut endpoint = corobench_load::Endpoint::from_url(&url).unwrap();
+    let unchecked = corobench_load::IdleConnections::open_to(
+        server.addr(),
+        &endpoint,
+        request.as_bytes(),
+        2,
+        TIMEOUT,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(unchecked.contains("certificate"), "{unchecked}");
+    endpoint.tls.as_mut().expect("an https:// URL").ca_file =
+        server.ca_file().map(ToOwned::to_owned);
+    let mut idle =
+        IdleConnections::open_to(server.addr(), &endpoint, request.as_bytes(), 3, TIMEOUT).unwrap();
+    assert_eq!(idle.len(), 3);
+    std::thread::sleep(Duration::from_millis(100));
+    assert_eq!(idle.still_open(), 3, "tickets are not a close");
 }

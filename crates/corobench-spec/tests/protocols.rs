@@ -192,11 +192,30 @@ fn bad_protocol_values_are_refused_at_their_place() {
 }
 
 #[test]
-fn tls_is_refused_for_idle_workloads_and_runs_across_hosts_take_every_protocol() {
-    let idle = "targets = [\"go-nethttp\"]\n[[workloads]]\nname = \"idle\"\npath = \"/plaintext\"\n\
-                idle_connections = 100\ntls = true\n";
-    let error = plan(idle).unwrap_err();
-    assert!(error.contains("takes no tls"), "{error}");
+fn idle_workloads_take_tls_alone_and_runs_across_hosts_take_every_protocol() {
+    let idle = |extra: &str| {
+        format!(
+            "targets = [\"go-nethttp\"]\n[[workloads]]\nname = \"idle\"\npath = \"/plaintext\"\n\
+             idle_connections = [100, 1000]\n{extra}\n"
+        )
+    };
+    let swept = plan(&idle("tls = [false, true]")).unwrap();
+    let shapes: Vec<(Protocol, u32)> = swept
+        .scenarios
+        .iter()
+        .map(|s| (s.schedule.protocol, s.schedule.connections))
+        .collect();
+    assert_eq!(
+        shapes,
+        [
+            (Protocol::HTTP1, 100),
+            (Protocol::HTTP1, 1000),
+            (Protocol::TLS, 100),
+            (Protocol::TLS, 1000)
+        ]
+    );
+    let error = plan(&idle("protocol = \"h2c\"")).unwrap_err();
+    assert!(error.contains("takes no protocol"), "{error}");
     let across = |schedule: &str| {
         let text = format!(
             "targets = [\"go-nethttp\"]\n[schedule]\nconnections = 4\n{schedule}\n{JSON}\

@@ -67,6 +67,39 @@ fn idle_trials_store_settled_rss_and_every_format_shows_bytes_per_connection() {
 }
 
 #[test]
+fn idle_connections_over_tls_are_held_in_sessions_and_fitted_apart() {
+    let lab = Lab::new();
+    lab.kit_target_serving("kit", &["tls"]);
+    lab.write(
+        "spec.toml",
+        "name = \"idle-tls\"\ntargets = [\"kit\"]\n[run]\ntrials = 2\n\
+         [[workloads]]\nname = \"idle\"\npath = \"/plaintext\"\n\
+         idle_connections = [20, 60]\ntls = [false, true]\n",
+    );
+    let output = lab.run(&["run", lab.path("spec.toml").to_str().unwrap(), "--no-probe"]);
+    assert!(output.status.success(), "stderr:\n{}", text(&output.stderr));
+    let store = Store::open_existing(lab.db()).unwrap();
+    let run = store
+        .load_run(&store.resolve_run_id("latest").unwrap())
+        .unwrap();
+    assert_eq!(run.trials.len(), 8);
+    let over_tls = run.scenarios.iter().filter(|s| s.protocol.tls).count();
+    assert_eq!(over_tls, 2, "{:?}", run.scenarios);
+    for trial in &run.trials {
+        let idle = trial.idle.expect("an idle measurement");
+        assert!(idle.rss_bytes > 0, "{trial:?}");
+    }
+    let json = text(&lab.run(&["report", "--format", "json"]).stdout);
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let fits = json["memory_per_connection"].as_array().unwrap();
+    let labels: Vec<&str> = fits.iter().map(|f| f["label"].as_str().unwrap()).collect();
+    assert_eq!(labels, ["kit", "kit tls=true"], "{json:#}");
+    assert!(fits.iter().all(|f| f["trials"] == 4), "{fits:?}");
+    let table = text(&lab.run(&["report"]).stdout);
+    assert!(table.contains("kit tls=true · idle: "), "{table}");
+}
+
+#[test]
 fn an_idle_workload_with_a_schedule_of_its_own_is_refused() {
     let lab = Lab::new();
     lab.kit_target("kit");

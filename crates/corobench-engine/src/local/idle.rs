@@ -48,7 +48,7 @@ pub(super) fn hold(
                 env.generator_set
                     .apply_to_current_thread()
                     .map_err(|e| format!("cannot pin to the generator CPUs: {e}"))?;
-                IdleConnections::open(addr, &request, connections, timeout)
+                IdleConnections::open_to(addr, &config.endpoint, &request, connections, timeout)
                     .map_err(|e| format!("the idle connections could not be opened: {e}"))
             })
             .join()
@@ -62,6 +62,7 @@ pub(super) fn hold(
         settled.map_err(|e| failed(format!("the target's memory could not be read: {e}")))?;
     // Counted after the RSS was read: a connection closed by then may have
     // been closed before it, and the RSS would not hold it.
+    let mut opened = opened;
     let open = opened.still_open();
     drop(opened);
     if open < usize::try_from(connections).unwrap_or(usize::MAX) {
