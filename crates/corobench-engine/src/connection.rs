@@ -83,29 +83,35 @@ pub fn http2(schedule: &Schedule) -> Option<Http2Options> {
     })
 }
 
-/// How the engine's own HTTP/1.1 requests (`/stats`, an expectation's
-/// check) reach a server that speaks `protocol`; `None` when they cannot
-/// (HTTP/2 only, or TLS with nothing to trust), so the figures they would
-/// give are absent.
+/// How the engine's own HTTP/1.1 requests (an expectation's check) reach
+/// a server that speaks `protocol`; `None` when they cannot (HTTP/2 only,
+/// or TLS with nothing to trust), so the figures they would give are
+/// absent.
 #[must_use]
 pub fn probe_connector(protocol: Protocol, trust: &Trust, addr: SocketAddr) -> Option<Connector> {
     if protocol.is_h2() {
         return None;
     }
+    connector(protocol, trust, addr)
+}
+
+/// How the engine's own requests reach a server that speaks `protocol`,
+/// in that protocol: cleartext (HTTP/1.1 or h2c by prior knowledge), or
+/// TLS trusting what the run trusts and offering the protocol's ALPN id
+/// alone. `None` for TLS with nothing to trust.
+#[must_use]
+pub fn connector(protocol: Protocol, trust: &Trust, addr: SocketAddr) -> Option<Connector> {
     if !protocol.tls {
         return Some(Connector::Plain);
     }
-    let alpn = [b"http/1.1".to_vec()];
+    let alpn: &[u8] = if protocol.is_h2() { b"h2" } else { b"http/1.1" };
     let config = match trust {
-        Trust::RunAuthority(ca) => corobench_target::tls::client_config(ca, &[b"http/1.1"]).ok()?,
+        Trust::RunAuthority(ca) => corobench_target::tls::client_config(ca, &[alpn]).ok()?,
         Trust::Attached(attached) => {
             corobench_load::tls_client_config(&corobench_load::TlsOptions {
                 verify: !attached.insecure,
                 ca_file: attached.ca.clone(),
-                alpn: alpn
-                    .iter()
-                    .map(|a| String::from_utf8_lossy(a).into_owned())
-                    .collect(),
+                alpn: vec![String::from_utf8_lossy(alpn).into_owned()],
                 ..corobench_load::TlsOptions::default()
             })
             .ok()?

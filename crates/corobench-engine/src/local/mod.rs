@@ -123,7 +123,7 @@ impl Place for ThisMachine<'_> {
             return Err(Halt::Failed(why.to_string()));
         }
         Ok(LocalServer {
-            stats: target.stats_connector(env),
+            stats: target.stats_route(env),
             target,
             sampled: None,
         })

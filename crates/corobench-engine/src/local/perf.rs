@@ -57,7 +57,7 @@ fn profile_load(
     };
     let (measured, recording) = std::thread::scope(|scope| {
         let recorder = scope.spawn(|| attach_after(env, pgid, scenario.measurement.warmup, dir));
-        let stats = target.stats_connector(env);
+        let stats = target.stats_route(env);
         let measured = window::measure(env, scenario, (target, stats.as_ref()), observer);
         let recording = recorder
             .join()

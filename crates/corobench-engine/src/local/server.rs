@@ -8,13 +8,12 @@ use std::net::SocketAddr;
 use corobench_model::{Protocol, TrialFlag};
 use corobench_sampler::ResourceSeries;
 use corobench_target::{AttachedServer, LaunchOptions, RunningTarget, TargetError};
-use corobench_verify::transport::Connector;
 
 use super::TrialError;
-use crate::connection::{self, Trust};
+use crate::connection::Trust;
 use crate::leak::{Footprint, Unreadable};
 use crate::prepare::TrialEnvironment;
-use crate::stats_probe;
+use crate::stats_probe::StatsRoute;
 use crate::trial::{Server, ServerStopped};
 
 /// Lines of a target's stderr kept with a failed trial.
@@ -57,18 +56,18 @@ impl TrialServer {
         }
     }
 
-    /// How the engine's own HTTP/1.1 requests (`/stats`) reach a target
-    /// that serves the contract: `None` when they cannot (HTTP/2 only), so
-    /// the figures they give are absent.
+    /// How the engine asks a target that serves the contract for its
+    /// `/stats`, in the protocol it serves: `None` for a user's server,
+    /// so the figures it gives are absent.
     #[must_use]
-    pub fn stats_connector(&self, env: &TrialEnvironment) -> Option<Connector> {
+    pub fn stats_route(&self, env: &TrialEnvironment) -> Option<StatsRoute> {
         let Self::Started(target) = self else {
             return None;
         };
         if !target.serves_contract() {
             return None;
         }
-        connection::probe_connector(target.protocol(), &self.trust(env), self.addr())
+        StatsRoute::new(target.protocol(), &self.trust(env), self.addr())
     }
 
     #[must_use]
@@ -146,14 +145,12 @@ impl TrialServer {
 
     /// What it holds now: its process tree, and the tasks and pool its
     /// `/stats` reports when it serves the contract.
-    fn footprint(&self, stats: Option<&Connector>) -> Footprint {
+    fn footprint(&self, stats: Option<&StatsRoute>) -> Footprint {
         let tree = self
             .pgid()
             .and_then(|pgid| u32::try_from(pgid).ok())
             .and_then(|pgid| corobench_sampler::snapshot(pgid).ok());
-        let stats = stats
-            .and_then(|connector| stats_probe::read(connector, self.addr()))
-            .unwrap_or_default();
+        let stats = stats.and_then(StatsRoute::read).unwrap_or_default();
         Footprint {
             tasks: stats.tasks,
             pool: stats.pool,
@@ -241,7 +238,7 @@ fn speaks(server: AttachedServer, protocol: Protocol) -> Result<AttachedServer, 
 pub struct LocalServer {
     pub(super) target: TrialServer,
     /// How its `/stats` is read, when it serves the contract.
-    pub(super) stats: Option<Connector>,
+    pub(super) stats: Option<StatsRoute>,
     /// The server's resources over the middle step, sampled from this
     /// process (the measured window exactly, for a load).
     pub(super) sampled: Option<ResourceSeries>,

@@ -9,7 +9,6 @@
 //! generator's progress, [`Window`] owns the sampler and the probe, and
 //! [`conclude`] joins what they measured.
 
-use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::{Scope, ScopedJoinHandle};
@@ -19,7 +18,6 @@ use corobench_load::{LoadError, LoadRun, Progress};
 use corobench_model::{LoadReport, TrialCounters};
 use corobench_sampler::{DEFAULT_INTERVAL, ResourceSeries, Sampler, SamplerHandle};
 use corobench_spec::PlannedScenario;
-use corobench_verify::transport::Connector;
 
 use super::TrialError;
 use super::counters::WindowCounters;
@@ -27,7 +25,7 @@ use super::server::TrialServer;
 use crate::events::{Phase, RunEvent, RunObserver};
 use crate::generator;
 use crate::prepare::TrialEnvironment;
-use crate::stats_probe;
+use crate::stats_probe::StatsRoute;
 use crate::trial::sleep_unless_stopped;
 
 /// How often the measuring thread looks at the generator's progress: the
@@ -60,7 +58,7 @@ pub(super) struct Measured {
 pub(super) fn measure(
     env: &TrialEnvironment,
     scenario: &PlannedScenario,
-    (target, stats): (&TrialServer, Option<&Connector>),
+    (target, stats): (&TrialServer, Option<&StatsRoute>),
     observer: &dyn RunObserver,
 ) -> Result<Option<Measured>, TrialError> {
     let pgid = target
@@ -75,7 +73,7 @@ pub(super) fn measure(
         env,
         duration: scenario.measurement.duration,
         pgid,
-        stats: stats.map(|connector| (connector.clone(), target.addr())),
+        stats: stats.cloned(),
         progress: run.progress(),
         cancel: run.cancel_flag(),
         observer,
@@ -99,7 +97,7 @@ struct Watch<'a> {
     pgid: Option<u32>,
     /// Where the contract's `/stats` is asked for tasks; `None` for a
     /// user's server, which has no such endpoint.
-    stats: Option<(Connector, SocketAddr)>,
+    stats: Option<StatsRoute>,
     progress: Arc<Progress>,
     cancel: Arc<AtomicBool>,
     observer: &'a dyn RunObserver,
@@ -183,7 +181,7 @@ impl<'scope> Window<'scope> {
         let stats = watch.stats.clone();
         let peak = scope.spawn(move || {
             sleep_unless_stopped(&stop, half);
-            stats.and_then(|(connector, addr)| stats_probe::tasks(&connector, addr))
+            stats.and_then(|route| route.tasks())
         });
         Ok(Self {
             started: Instant::now(),

@@ -20,13 +20,12 @@ use std::time::Duration;
 use corobench_model::{ResourceSample, Side, SideCounters};
 use corobench_sampler::{SamplerError, ThreadCounters};
 use corobench_target::{BuiltTarget, CpuSet, RunningTarget, StopReport, StopSignal};
-use corobench_verify::transport::Connector;
 
 use crate::protocol::{
     self, Certificates, Counters, Footprint, KilledAtStop, Order, Probe, Ready, Sample, ServeEvent,
     Stopped,
 };
-use crate::stats_probe;
+use crate::stats_probe::StatsRoute;
 use crate::wall_clock::unix_ms;
 
 /// How often the loop looks at the orders, the lifeline and the target
@@ -263,17 +262,17 @@ pub fn read_certificates(mut input: impl BufRead) -> Result<Certificates, Certif
         })
 }
 
-/// How `/stats` of a target serving `protocol` at `addr` is read: over TLS
-/// trusting the run's authority (`tls`); `None` when it cannot be (HTTP/2
-/// only), so a footprint has no tasks, as a local trial's has none.
+/// How `/stats` of a target serving `protocol` at `addr` is read, in that
+/// protocol: over TLS trusting the run's authority (`tls`); `None` when it
+/// cannot be, so a footprint has no tasks, as a local trial's has none.
 #[must_use]
 pub fn stats_reach(
     protocol: corobench_model::Protocol,
     tls: Option<&corobench_target::TlsFiles>,
     addr: SocketAddr,
-) -> Option<(Connector, SocketAddr)> {
+) -> Option<StatsRoute> {
     let trust = crate::connection::Trust::of_started(protocol, tls);
-    crate::connection::probe_connector(protocol, &trust, addr).map(|c| (c, addr))
+    StatsRoute::new(protocol, &trust, addr)
 }
 
 /// Carries out the orders of one served target.
@@ -282,7 +281,7 @@ pub struct Answerer {
     pgid: i32,
     /// Where `/stats` answers and how it is reached (over TLS when the
     /// target serves TLS), for a target that serves the contract.
-    stats: Option<(Connector, SocketAddr)>,
+    stats: Option<StatsRoute>,
     pending: Vec<Order>,
     counting: Vec<Counting>,
 }
@@ -311,7 +310,7 @@ impl Counting {
 
 impl Answerer {
     #[must_use]
-    pub fn new(pgid: i32, stats: Option<(Connector, SocketAddr)>) -> Self {
+    pub fn new(pgid: i32, stats: Option<StatsRoute>) -> Self {
         Self {
             pgid,
             stats,
@@ -363,10 +362,7 @@ impl Answerer {
 
     fn footprint(&self, id: u32) -> Footprint {
         // One reading of `/stats` gives both: the tasks and the pool.
-        let stats = self
-            .stats
-            .as_ref()
-            .and_then(|(connector, addr)| stats_probe::read(connector, *addr));
+        let stats = self.stats.as_ref().and_then(StatsRoute::read);
         let tasks = stats.as_ref().and_then(|s| s.tasks);
         let pool = stats.and_then(|s| s.pool);
         let tree = corobench_sampler::snapshot(self.pgid);
