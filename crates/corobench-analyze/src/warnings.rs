@@ -372,13 +372,7 @@ fn littles_law(scenario: &ScenarioRecord, ok: &[&TrialRecord]) -> Option<Found> 
         .filter_map(|t| t.load.as_ref())
         .filter_map(|load| {
             let mean_s = load.latency.summary.mean_us / 1e6;
-            // An HTTP/2 connection keeps its streams in flight: each is one
-            // of the law's waiting clients.
-            let streams = load
-                .http2
-                .as_ref()
-                .map_or(1, |h2| h2.streams_effective.max(1));
-            let implied = f64::from(load.connections) * f64::from(streams) / mean_s;
+            let implied = f64::from(load.connections) * clients_per_connection(load) / mean_s;
             let stray = implied / load.requests_per_s - 1.0;
             (mean_s > 0.0 && load.requests_per_s > 0.0 && stray.abs() > LITTLE_TOLERANCE)
                 .then_some(stray)
@@ -412,6 +406,20 @@ fn littles_law(scenario: &ScenarioRecord, ok: &[&TrialRecord]) -> Option<Found> 
             worst * 100.0
         )),
     )
+}
+
+/// The law's waiting clients on one connection: one request at a time
+/// over HTTP/1.1; over HTTP/2, the streams the generator kept in flight
+/// (it reopens them in batches, so fewer than it may keep), or the streams
+/// it could keep where a record has no in-flight mean.
+fn clients_per_connection(load: &corobench_model::LoadReport) -> f64 {
+    load.http2.as_ref().map_or(1.0, |h2| {
+        if h2.streams_in_flight_mean > 0.0 {
+            h2.streams_in_flight_mean
+        } else {
+            f64::from(h2.streams_effective.max(1))
+        }
+    })
 }
 
 /// A server measured where it already ran: no trial started it fresh.

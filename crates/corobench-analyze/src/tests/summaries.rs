@@ -409,6 +409,48 @@ fn a_closed_loop_that_breaks_littles_law_is_flagged() {
     assert!(warning.message.contains("below"), "{}", warning.message);
 }
 
+/// An HTTP/2 closed loop reopens its streams in batches, so it keeps fewer
+/// in flight than it may: the law counts the streams it kept.
+#[test]
+fn littles_law_over_http2_counts_the_streams_kept_in_flight() {
+    // 4 connections × 95 streams kept, 1 ms each: 380,000 req/s. Counting
+    // the 100 streams each may keep would call that 5.3% short.
+    let http2 = |in_flight: f64| corobench_model::Http2Report {
+        protocol: "h2c".to_owned(),
+        streams_per_connection: 100,
+        streams_effective: 100,
+        server_max_concurrent_streams: Some(128),
+        streams_in_flight_mean: in_flight,
+        streams_in_flight_max: 100,
+        goaways: 0,
+        stream_window_bytes: 65_535,
+        connection_window_bytes: 65_535,
+        max_frame_bytes: 16_384,
+        background: None,
+    };
+    let little = |in_flight: f64| {
+        let run = RunBuilder::new("r1", 6)
+            .scenario("h2", &[], "plaintext", 4)
+            .rates(&SIX)
+            .edit_last(|trial| {
+                let mut load = load(380_000.0, &[1000]);
+                load.http2 = Some(http2(in_flight));
+                trial.load = Some(load);
+            })
+            .build();
+        let analysis = analyze_run(&run, &AnalyzeOptions::default()).unwrap();
+        analysis
+            .warnings
+            .iter()
+            .any(|w| w.kind == WarningKind::LittlesLaw)
+    };
+    assert!(!little(95.0), "95 streams in flight carry 380,000 req/s");
+    assert!(
+        little(0.0),
+        "a record without the mean counts the 100 it may keep"
+    );
+}
+
 /// Issue "hostile input, third round", wrong result 5: req/s above what the
 /// connections can carry was blamed on "a busy generator". Its cause is
 /// answers counted that no request of the window asked for.
