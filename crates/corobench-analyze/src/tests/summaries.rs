@@ -409,17 +409,14 @@ fn a_closed_loop_that_breaks_littles_law_is_flagged() {
     assert!(warning.message.contains("below"), "{}", warning.message);
 }
 
-/// An HTTP/2 closed loop reopens its streams in batches, so it keeps fewer
-/// in flight than it may: the law counts the streams it kept.
-#[test]
-fn littles_law_over_http2_counts_the_streams_kept_in_flight() {
-    // 4 connections × 95 streams kept, 1 ms each: 380,000 req/s. Counting
-    // the 100 streams each may keep would call that 5.3% short.
-    let http2 = |in_flight: f64| corobench_model::Http2Report {
+/// An h2c load report's HTTP/2 part: 100 streams asked and allowed,
+/// `in_flight` of them kept on average.
+fn h2c_report(in_flight: f64) -> corobench_model::Http2Report {
+    corobench_model::Http2Report {
         protocol: "h2c".to_owned(),
         streams_per_connection: 100,
         streams_effective: 100,
-        server_max_concurrent_streams: Some(128),
+        server_max_concurrent_streams: None,
         streams_in_flight_mean: in_flight,
         streams_in_flight_max: 100,
         goaways: 0,
@@ -427,14 +424,22 @@ fn littles_law_over_http2_counts_the_streams_kept_in_flight() {
         connection_window_bytes: 65_535,
         max_frame_bytes: 16_384,
         background: None,
-    };
+    }
+}
+
+/// An HTTP/2 closed loop reopens its streams in batches, so it keeps fewer
+/// in flight than it may: the law counts the streams it kept.
+#[test]
+fn littles_law_over_http2_counts_the_streams_kept_in_flight() {
+    // 4 connections × 95 streams kept, 1 ms each: 380,000 req/s. Counting
+    // the 100 streams each may keep would call that 5.3% short.
     let little = |in_flight: f64| {
         let run = RunBuilder::new("r1", 6)
             .scenario("h2", &[], "plaintext", 4)
             .rates(&SIX)
             .edit_last(|trial| {
                 let mut load = load(380_000.0, &[1000]);
-                load.http2 = Some(http2(in_flight));
+                load.http2 = Some(h2c_report(in_flight));
                 trial.load = Some(load);
             })
             .build();
@@ -507,19 +512,7 @@ fn littles_law_counts_each_http2_stream_as_a_waiting_client() {
     let streams = |trial: &mut corobench_model::TrialRecord| {
         let mut report = load(10_000.0, &[10_000]);
         report.connections = 1;
-        report.http2 = Some(corobench_model::Http2Report {
-            protocol: "h2c".to_owned(),
-            streams_per_connection: 100,
-            streams_effective: 100,
-            server_max_concurrent_streams: None,
-            streams_in_flight_mean: 100.0,
-            streams_in_flight_max: 100,
-            goaways: 0,
-            stream_window_bytes: 65_535,
-            connection_window_bytes: 65_535,
-            max_frame_bytes: 16_384,
-            background: None,
-        });
+        report.http2 = Some(h2c_report(100.0));
         trial.load = Some(report);
     };
     let run = RunBuilder::new("r1", 6)
