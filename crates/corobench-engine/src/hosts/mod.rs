@@ -122,7 +122,10 @@ fn or_silent(text: &str) -> String {
     if text.is_empty() {
         "it wrote nothing to stderr".into()
     } else {
-        text.to_string()
+        // On lines of their own, after a line that ends with a colon: a
+        // trial's one-line failure shows the last of them
+        // (`failure_line`), not only the first.
+        format!("its stderr ends:\n{text}")
     }
 }
 
@@ -131,4 +134,22 @@ fn duration_ms(seconds: f64) -> u64 {
     #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     let ms = (seconds * 1000.0).round().max(0.0) as u64;
     ms
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_failure_line_shows_the_last_lines_of_a_hosts_stderr() {
+        let why = format!(
+            "corobench serve on the server host a ended (exit status: 2): {}",
+            super::or_silent("starting\nloading go-nethttp\nerror: port 8080 is in use")
+        );
+        let line = corobench_model::failure_line(&why);
+        assert!(line.ends_with("error: port 8080 is in use"), "{line}");
+        assert!(
+            line.starts_with("corobench serve on the server host a"),
+            "{line}"
+        );
+        assert_eq!(super::or_silent(""), "it wrote nothing to stderr");
+    }
 }
