@@ -46,9 +46,7 @@ impl Held {
             Self::Tls(tls) => &tls.sock,
         }
     }
-}
 
-impl Held {
     /// Whether the server has closed it. Over TLS, bytes waiting on the
     /// socket may be a session ticket or the server's close_notify: they
     /// are read through the session to tell which.

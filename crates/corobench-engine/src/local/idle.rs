@@ -42,7 +42,7 @@ pub(super) fn hold(
     let connections = scenario.schedule.connections;
     let timeout = scenario.measurement.timeout.max(MIN_OPEN_TIMEOUT);
     let addr = target.addr();
-    let opened = std::thread::scope(|scope| {
+    let mut opened = std::thread::scope(|scope| {
         scope
             .spawn(|| {
                 env.generator_set
@@ -62,7 +62,6 @@ pub(super) fn hold(
         settled.map_err(|e| failed(format!("the target's memory could not be read: {e}")))?;
     // Counted after the RSS was read: a connection closed by then may have
     // been closed before it, and the RSS would not hold it.
-    let mut opened = opened;
     let open = opened.still_open();
     drop(opened);
     if open < usize::try_from(connections).unwrap_or(usize::MAX) {
