@@ -184,15 +184,12 @@ impl LoadRun {
             ));
         }
         if on && self.config.backend == Backend::IoUring {
-            let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
-            let version = stamps::kernel_version(release.trim());
-            if version.is_none_or(|v| v < stamps::URING_MIN_KERNEL) {
+            if let Err(release) = stamps::uring_can_stamp() {
                 return Err(LoadError::config(
                     &[Setting::KernelStamps, Setting::Backend],
                     format!(
                         "kernel receive stamps on the io_uring backend need Linux 6.0 or newer \
-                         (multishot recvmsg), this is {}; the epoll backend reads them on any",
-                        release.trim()
+                         (multishot recvmsg), this is {release}; the epoll backend reads them on any",
                     ),
                 ));
             }
@@ -260,6 +257,9 @@ impl LoadRun {
         let clock = Clock::new(origin.instant);
         let window_start_ns = origin.window_start_ns;
         let schedule = config.schedule;
+        let ktls = self.tls.as_ref().is_some_and(|t| t.ktls);
+        let kernel_stamps =
+            self.kernel_stamps || stamps::open_loop_wants(config, ktls, self.h2.is_some());
         let shared = Arc::new(Shared {
             clock,
             head_request: config.request.method == "HEAD",
@@ -279,7 +279,7 @@ impl LoadRun {
             },
             ready: ReadyGate::new(config.threads as usize),
             prime: self.prime,
-            kernel_stamps: self.kernel_stamps,
+            kernel_stamps,
             send_stamps: self.send_stamps,
             tls: self.tls,
             h2: self.h2,
@@ -290,7 +290,7 @@ impl LoadRun {
         let results = run_threads(&shared, config)?;
         let tls = shared.tls.as_ref().map(|setup| &setup.facts);
         let h2 = shared.h2.as_ref();
-        let mut report = report::build(config, &results, &origin, (self.kernel_stamps, tls, h2));
+        let mut report = report::build(config, &results, &origin, (kernel_stamps, tls, h2));
         if let Some(stamps) = report.kernel_stamps.as_mut() {
             stamps.send = self.send_stamps;
         }

@@ -34,6 +34,36 @@ pub(crate) fn kernel_version(release: &str) -> Option<(u32, u32)> {
     Some((major, minor))
 }
 
+/// Whether this kernel's io_uring receives stamped bytes (multishot
+/// `recvmsg`); the error names the running release.
+pub(crate) fn uring_can_stamp() -> Result<(), String> {
+    let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+    let release = release.trim();
+    match kernel_version(release) {
+        Some(version) if version >= URING_MIN_KERNEL => Ok(()),
+        _ => Err(release.to_string()),
+    }
+}
+
+/// Whether an open loop stamps its responses in the kernel without being
+/// asked: on io_uring, one request at a time per kept-alive HTTP/1.1
+/// connection, a stamped response need not wake the thread (see
+/// `Driver::responses_can_wait`), which halves the wake-ups an open loop
+/// pays per request. The epoll backend has no way to sleep through
+/// readiness, HTTP/2 answers frames the server waits for, a connection per
+/// request must send as soon as it connects, and kTLS reads control
+/// messages of its own.
+pub(crate) fn open_loop_wants(config: &crate::LoadConfig, ktls: bool, h2: bool) -> bool {
+    let schedule = &config.schedule;
+    schedule.rate_per_s().is_some()
+        && config.backend == crate::Backend::IoUring
+        && schedule.keepalive
+        && schedule.pipeline == 1
+        && !ktls
+        && !h2
+        && uring_can_stamp().is_ok()
+}
+
 /// Asks the kernel to stamp what arrives on `socket` in software, and
 /// with `send` what leaves it (the stamps then wait in its error queue).
 pub(crate) fn enable(socket: &Socket, send: bool) -> io::Result<()> {

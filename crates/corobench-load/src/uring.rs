@@ -76,7 +76,9 @@ pub(crate) fn run_thread(shared: &Shared, plan: &ThreadPlan) -> Result<ThreadRes
         }
         buffers.publish();
         let timeout = driver.core.wait_ns(now, driver.can_send());
-        driver.io.submit_and_wait(timeout)?;
+        driver
+            .io
+            .submit_and_wait(timeout, completions_wanted(&driver))?;
         completions.clear();
         completions.extend(
             driver
@@ -119,7 +121,7 @@ fn drain(driver: &mut Driver<'_, UringIo>) -> bool {
         if driver.io.armed_receives == 0 {
             return true;
         }
-        if driver.io.submit_and_wait(2_000_000).is_err() {
+        if driver.io.submit_and_wait(2_000_000, 1).is_err() {
             return false;
         }
         let io = &mut driver.io;
@@ -131,6 +133,18 @@ fn drain(driver: &mut Driver<'_, UringIo>) -> bool {
         io.armed_receives = io.armed_receives.saturating_sub(ended);
     }
     driver.io.armed_receives == 0
+}
+
+/// How many completions end a wait before its timeout: one, unless the
+/// thread may sleep through responses until its next send (see
+/// `Driver::responses_can_wait`). Even then a quarter of the provided
+/// buffers wakes it, so that responses piling up never run the ring dry.
+fn completions_wanted(driver: &Driver<'_, UringIo>) -> u32 {
+    if driver.responses_can_wait() {
+        u32::from(buffers::BUFFERS / 4)
+    } else {
+        1
+    }
 }
 
 /// The completion that ends a multishot receive (no more will follow).
@@ -329,13 +343,18 @@ impl UringIo {
         }
     }
 
-    /// Submits what is queued and waits up to `timeout_ns` for a completion.
-    fn submit_and_wait(&mut self, timeout_ns: u64) -> Result<(), LoadError> {
+    /// Submits what is queued and waits up to `timeout_ns` for `wanted`
+    /// completions.
+    fn submit_and_wait(&mut self, timeout_ns: u64, wanted: u32) -> Result<(), LoadError> {
         let ts = types::Timespec::new()
             .sec(timeout_ns / 1_000_000_000)
             .nsec((timeout_ns % 1_000_000_000) as u32);
         let args = types::SubmitArgs::new().timespec(&ts);
-        match self.ring.submitter().submit_with_args(1, &args) {
+        match self
+            .ring
+            .submitter()
+            .submit_with_args(wanted as usize, &args)
+        {
             Ok(_) => Ok(()),
             Err(e)
                 if matches!(

@@ -147,6 +147,23 @@ impl<'a, I: Io> Driver<'a, I> {
         !self.idle.is_empty()
     }
 
+    /// Whether the thread may sleep through responses until its next send
+    /// is due. In an open loop nothing waits on a response: the schedule,
+    /// not the answer, says when the next request leaves, and a free
+    /// connection is already at hand. With the kernel's receive stamp the
+    /// latency does not depend on when the response is read either, so
+    /// waking for each one (an open loop's second wake-up per request) buys
+    /// nothing. Once no connection is free, or nothing more is to be sent
+    /// (the window has closed, or an `-n` run sent its last request) and
+    /// the answers owed are awaited, each response wakes the thread again.
+    pub(crate) fn responses_can_wait(&self) -> bool {
+        self.shared.kernel_stamps
+            && self.core.scheduling()
+            && !self.core.window_closed()
+            && self.core.next_due_ns().is_some()
+            && self.can_send()
+    }
+
     pub(crate) fn open_all(&mut self, now: u64) {
         self.ready.opened_ns = now;
         if !self.shared.keepalive {

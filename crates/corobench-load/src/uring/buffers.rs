@@ -10,7 +10,7 @@ use io_uring::IoUring;
 use io_uring::types::BufRingEntry;
 
 /// Buffers in the ring (a power of two).
-const BUFFERS: u16 = 1024;
+pub(super) const BUFFERS: u16 = 1024;
 /// Bytes per buffer: a whole small response fits, larger ones take several.
 const BUFFER_BYTES: usize = 16 * 1024;
 const PAGE_BYTES: usize = 4096;
