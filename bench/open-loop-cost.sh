@@ -8,6 +8,13 @@
 # of the JSON report: its threads' user + system time over the window ÷
 # responses); the ratio open ÷ closed is the figure to keep within 1.5.
 #
+# A closed loop at full load is the cheapest case there is: the server never
+# idles, so no send has to wake it, and each wake-up of the generator finds
+# several responses. Below capacity every generator pays for the server's
+# idling, whatever its loop. So each round also runs closed loops of 1, 2,
+# 4 and 8 connections, which nginx answers at lower rates, and the summary
+# sets each open-loop rate beside the closed loop nearest to it in rate.
+#
 # Before and after a change, give both binaries; their runs alternate too:
 #   BEFORE=/path/to/old/corobench bench/open-loop-cost.sh [ROUNDS] [SECONDS]
 # Without BEFORE only this tree's release build is measured.
@@ -23,11 +30,16 @@ declare -A binaries=([after]="$PWD/target/release/corobench")
 [ -n "${BEFORE:-}" ] && binaries[before]=$BEFORE
 
 # One load run: prints "<binary> <schedule> <round> <req/s> <cpu µs/req> <send lag µs>".
+# The schedule is "closed" (50 connections), "closed-cN" (N connections) or a rate.
 run_one() {
-    local name=$1 schedule=$2 round=$3 flags=() log
+    local name=$1 schedule=$2 round=$3 flags=(-c50) log
     log="$out/$name-$schedule-r$round.json"
-    [ "$schedule" = closed ] || flags=(-R "$schedule")
-    taskset -c 1 "${binaries[$name]}" load -t1 -c50 -d "${seconds}s" --warmup 1s \
+    case $schedule in
+        closed) ;;
+        closed-c*) flags=(-c "${schedule#closed-c}") ;;
+        *) flags+=(-R "$schedule") ;;
+    esac
+    taskset -c 1 "${binaries[$name]}" load -t1 -d "${seconds}s" --warmup 1s \
         "${flags[@]}" --json "$NGINX_URL" > "$log"
     python3 - "$name" "$schedule" "$round" "$log" <<'PY'
 import json, sys
@@ -42,9 +54,18 @@ PY
 results=$out/results.txt
 : > "$results"
 echo "nginx on CPU 0 ($NGINX_URL), the generator on CPU 1; $rounds rounds × ${seconds}s"
-capacity=$(run_one after closed 0 | tee -a "$results" | awk '{print $4}')
+# What nginx serves: the median of three closed loops (one run can be 20% off here).
+for _ in 1 2 3; do
+    run_one after closed 0 | tee -a "$results"
+done
+capacity=$(awk '$3 == 0 {print $4}' "$results" | sort -n | sed -n 2p)
 echo "closed loop: $capacity req/s; open loop at 25%, 50% and 75% of it"
 for round in $(seq "$rounds"); do
+    for connections in 1 2 3 4 6; do
+        for name in "${!binaries[@]}"; do
+            run_one "$name" "closed-c$connections" "$round" | tee -a "$results"
+        done
+    done
     for share in 25 50 75; do
         rate=$((capacity * share / 100))
         for name in "${!binaries[@]}"; do
@@ -61,14 +82,24 @@ by = {}
 for name, schedule, rnd, per_s, cpu, lag in rows:
     if rnd == "0":
         continue
-    by.setdefault((name, schedule), []).append((float(cpu), float(lag)))
-print(f"\n{'binary':8} {'schedule':>10} {'CPU µs/req':>22} {'open ÷ closed':>14} {'send lag µs':>12}")
+    by.setdefault((name, schedule), []).append((float(per_s), float(cpu), float(lag)))
+median = lambda values, i: statistics.median(v[i] for v in values)
+print(f"\n{'binary':8} {'schedule':>10} {'req/s':>8} {'CPU µs/req':>22} {'÷ closed c=50':>14} "
+      f"{'÷ closed, same rate':>20} {'send lag µs':>12}")
 for (name, schedule), values in sorted(by.items()):
-    cpus = [c for c, _ in values]
-    closed = statistics.median(c for c, _ in by[(name, "closed")])
-    ratio = "" if schedule == "closed" else f"{statistics.median(cpus) / closed:.2f}"
-    print(f"{name:8} {schedule:>10} {statistics.median(cpus):10.2f} ({min(cpus):.2f}-{max(cpus):.2f})"
-          f" {ratio:>14} {statistics.median(l for _, l in values):12.1f}")
-print("medians (min-max) over the rounds; closed: 50 connections; open: -R at the rate shown")
+    cpus = [c for _, c, _ in values]
+    full = median(by[(name, "closed")], 1)
+    ratio = same_rate = ""
+    if not schedule.startswith("closed"):
+        ratio = f"{statistics.median(cpus) / full:.2f}"
+        # The closed loop of few connections whose rate comes nearest.
+        rate = median(values, 0)
+        near = min((k for k in by if k[0] == name and k[1].startswith("closed-c")),
+                   key=lambda k: abs(median(by[k], 0) - rate))
+        same_rate = f"{statistics.median(cpus) / median(by[near], 1):.2f} ({near[1][7:]})"
+    print(f"{name:8} {schedule:>10} {median(values, 0):8.0f} {statistics.median(cpus):10.2f} "
+          f"({min(cpus):.2f}-{max(cpus):.2f}) {ratio:>14} {same_rate:>20} {median(values, 2):12.1f}")
+print("medians (min-max) over the rounds; closed: 50 connections, closed-cN: N connections;")
+print("open: -R at the rate shown; 'same rate': against the closed-cN nearest in req/s")
 PY
 echo "raw outputs: $out"
