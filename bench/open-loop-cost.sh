@@ -18,14 +18,22 @@
 # Before and after a change, give both binaries; their runs alternate too:
 #   BEFORE=/path/to/old/corobench bench/open-loop-cost.sh [ROUNDS] [SECONDS]
 # Without BEFORE only this tree's release build is measured.
+#
+# Another server than nginx: start it yourself on CPU 0 and give its URL;
+# the generator stays on CPU 1:
+#   taskset -c 0 my-server & URL=http://127.0.0.1:8080/plaintext bench/open-loop-cost.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-3}
 seconds=${2:-10}
 source bench/lib/nginx.sh
 bench_setup open-loop-cost
-trap stop_nginx EXIT
-start_nginx "$out/nginx" 0
+if [ -n "${URL:-}" ]; then
+    NGINX_URL=$URL
+else
+    trap stop_nginx EXIT
+    start_nginx "$out/nginx" 0
+fi
 declare -A binaries=([after]="$PWD/target/release/corobench")
 [ -n "${BEFORE:-}" ] && binaries[before]=$BEFORE
 
@@ -53,7 +61,7 @@ PY
 
 results=$out/results.txt
 : > "$results"
-echo "nginx on CPU 0 ($NGINX_URL), the generator on CPU 1; $rounds rounds × ${seconds}s"
+echo "the server on CPU 0 ($NGINX_URL), the generator on CPU 1; $rounds rounds × ${seconds}s"
 # What nginx serves: the median of three closed loops (one run can be 20% off here).
 for _ in 1 2 3; do
     run_one after closed 0 | tee -a "$results"
