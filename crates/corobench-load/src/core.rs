@@ -46,6 +46,8 @@ pub(crate) struct Shared {
     pub(crate) kernel_stamps: bool,
     /// Requests are stamped when the kernel sent them (epoll only).
     pub(crate) send_stamps: bool,
+    /// Open loop: requests due within this many ns of a send leave with it.
+    pub(crate) tick_ns: u64,
     /// `https://`: the TLS configuration every thread copies.
     pub(crate) tls: Option<crate::tls::TlsSetup>,
     /// HTTP/2: the request's header block and body, and the settings.
@@ -206,7 +208,12 @@ impl Core {
         let Some(pace) = self.pace else {
             return;
         };
-        self.pacer = Some(Pacer::new(zero_ns, pace.rate_per_s, pace.phase));
+        self.pacer = Some(Pacer::new(
+            zero_ns,
+            pace.rate_per_s,
+            pace.phase,
+            shared.tick_ns,
+        ));
         self.window_open_ns = shared
             .window_start_ns
             .max(zero_ns.saturating_add(shared.warmup_after_ready_ns));

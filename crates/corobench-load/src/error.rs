@@ -19,6 +19,8 @@ pub enum Setting {
     Connections,
     Threads,
     Rate,
+    /// How far ahead of its time an open-loop request may leave with another.
+    Tick,
     Requests,
     Duration,
     Warmup,

@@ -82,6 +82,8 @@ pub struct LoadRun {
     prime: bool,
     kernel_stamps: bool,
     send_stamps: bool,
+    /// Open loop: requests due within this long of a send leave with it.
+    tick: Duration,
     tls: Option<TlsSetup>,
     h2: Option<h2::H2Setup>,
 }
@@ -138,6 +140,7 @@ impl LoadRun {
             start_at: None,
             prime: false,
             kernel_stamps: false,
+            tick: Duration::from_nanos(pacer::TICK_NS),
             send_stamps: false,
             tls,
             h2,
@@ -195,6 +198,37 @@ impl LoadRun {
             }
         }
         self.kernel_stamps = on;
+        Ok(self)
+    }
+
+    /// Open loop: requests due within `tick` of a send leave with it, up to
+    /// `tick` before their intended time (the default is 50 µs). Zero sends
+    /// each at its own time, at the price of a wake-up for nearly every
+    /// request; a longer tick costs the generator less per request and
+    /// shows the server bursts of that length. A request that leaves early
+    /// counts its latency from its actual send.
+    ///
+    /// # Errors
+    /// A tick longer than [`limits::MAX_TICK`], or a closed loop.
+    pub fn send_tick(mut self, tick: Duration) -> Result<Self, LoadError> {
+        if self.config.schedule.rate_per_s().is_none() {
+            return Err(LoadError::config(
+                &[Setting::Tick, Setting::Rate],
+                "a tick paces an open loop's sends: give a rate (-R) with it",
+            ));
+        }
+        if tick > limits::MAX_TICK {
+            return Err(LoadError::config(
+                &[Setting::Tick],
+                format!(
+                    "the tick can be at most {} ms, got {:?}: a longer one sends bursts, \
+                     not the rate asked for",
+                    limits::MAX_TICK.as_millis(),
+                    tick
+                ),
+            ));
+        }
+        self.tick = tick;
         Ok(self)
     }
 
@@ -281,6 +315,7 @@ impl LoadRun {
             prime: self.prime,
             kernel_stamps,
             send_stamps: self.send_stamps,
+            tick_ns: ns(self.tick),
             tls: self.tls,
             h2: self.h2,
             base_unix_ns: start::unix_ns(origin.wall),
@@ -293,6 +328,9 @@ impl LoadRun {
         let mut report = report::build(config, &results, &origin, (kernel_stamps, tls, h2));
         if let Some(stamps) = report.kernel_stamps.as_mut() {
             stamps.send = self.send_stamps;
+        }
+        if let Some(open) = report.open_loop.as_mut() {
+            open.tick_us = Some(self.tick.as_micros().try_into().unwrap_or(u64::MAX));
         }
         Ok(report)
     }

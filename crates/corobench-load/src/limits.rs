@@ -35,6 +35,11 @@ pub const MAX_RATE_PER_CONNECTION: f64 = 1e6;
 /// 100 ns, less than a single `send` system call takes.
 pub const MAX_RATE_PER_THREAD: f64 = 1e7;
 
+/// The longest open-loop tick (`--tick`): sends 10 ms early are already ten
+/// times wrk2's timer granularity, and a burst that size is a different
+/// arrival process, not a cheaper way to offer the same one.
+pub const MAX_TICK: Duration = Duration::from_millis(10);
+
 /// The largest request body: 64 MiB. The body is held in memory once and
 /// written whole on every request.
 pub const MAX_BODY_BYTES: usize = 64 * 1024 * 1024;

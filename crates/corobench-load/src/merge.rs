@@ -751,6 +751,7 @@ fn merge_open_loop(parts: &[GeneratorPart]) -> Option<OpenLoopReport> {
             lag_sum_us / sent as f64
         },
         max_send_lag_us: open.iter().map(|o| o.max_send_lag_us).max().unwrap_or(0),
+        tick_us: open.iter().filter_map(|o| o.tick_us).max(),
     })
 }
 

@@ -302,6 +302,8 @@ fn open_loop_report(
         sent,
         mean_send_lag_us: lag.mean_us(),
         max_send_lag_us: lag.max_us,
+        // Said by the run, which knows the tick it was given.
+        tick_us: None,
     })
 }
 

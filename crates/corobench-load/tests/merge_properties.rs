@@ -107,6 +107,7 @@ fn report(rec: &Recorded, open: bool) -> LoadReport {
         sent: requests + rec.timeouts,
         mean_send_lag_us: 3.0 + rec.index as f64 / 7.0,
         max_send_lag_us: 40 + rec.index,
+        tick_us: None,
     });
     let window_start = START_AT_US + rec.index * 1_000 + rec.start_jitter_us;
     let mut report = LoadReport {

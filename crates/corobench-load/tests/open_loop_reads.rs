@@ -85,3 +85,30 @@ fn other_loops_stamp_only_when_asked() {
     );
     assert_eq!(fresh.requests, 50);
 }
+
+#[test]
+fn a_tick_needs_an_open_loop_and_at_most_ten_milliseconds() {
+    use corobench_load::{LoadError, LoadRun, Setting};
+    use std::time::Duration;
+    let server = TestServer::start(Knobs::default());
+    let refused = |schedule: Schedule, tick: Duration| {
+        let config = schedule_config(&server, Backend::IoUring, schedule, 10);
+        match LoadRun::prepare(config).and_then(|run| run.send_tick(tick)) {
+            Err(LoadError::Config { settings, message }) => {
+                assert!(settings.contains(&Setting::Tick), "{settings:?}");
+                message
+            }
+            other => panic!("{tick:?} was not refused: {other:?}"),
+        }
+    };
+    let closed = refused(Schedule::closed(2), Duration::from_millis(1));
+    assert!(closed.contains("give a rate"), "{closed}");
+    let long = refused(Schedule::open(100.0, 2), Duration::from_millis(11));
+    assert!(long.contains("at most 10 ms"), "{long}");
+    let config = schedule_config(&server, Backend::IoUring, Schedule::open(1000.0, 2), 20);
+    let report = LoadRun::prepare(config)
+        .and_then(|run| run.send_tick(Duration::ZERO)?.run())
+        .expect("a tick of zero runs");
+    assert_eq!(report.open_loop.and_then(|o| o.tick_us), Some(0));
+    assert_eq!(report.requests, 20);
+}

@@ -260,6 +260,10 @@ pub struct OpenLoopReport {
     /// How late requests left compared with their intended send time.
     pub mean_send_lag_us: f64,
     pub max_send_lag_us: u64,
+    /// Requests due within this many microseconds of a send left with it
+    /// (`--tick`); absent from reports written before it was said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tick_us: Option<u64>,
 }
 
 /// The end of a timed window: the generator stops sending when the window

@@ -31,21 +31,7 @@ pub fn render(report: &LoadReport, percentiles: &[f64], start_asked_as: &str) ->
         let _ = writeln!(out, "{line}");
     }
     if let Some(open) = report.open_loop {
-        let _ = writeln!(
-            out,
-            "  Schedule    {} req/s requested, {} req/s sent; send lag mean {}, max {}",
-            whole_rate(open.requested_rate_per_s),
-            whole_rate(open.achieved_rate_per_s),
-            latency_us(open.mean_send_lag_us),
-            latency_us(open.max_send_lag_us as f64)
-        );
-        if let Some(ready_s) = report.ready_s {
-            let _ = writeln!(
-                out,
-                "              began {} after the start, once every connection was ready",
-                latency_us(ready_s * 1e6)
-            );
-        }
+        schedule_lines(&mut out, &open, report.ready_s);
     }
     if let Some(drain) = report.drain {
         let _ = writeln!(
@@ -296,6 +282,29 @@ fn http2_line(http2: &Http2Report) -> String {
 }
 
 /// How the kernel's stamps were used, and how late corobench read them.
+/// An open loop's schedule: the rates, how late requests left, the tick,
+/// and when the schedule began.
+fn schedule_lines(out: &mut String, open: &corobench_model::OpenLoopReport, ready_s: Option<f64>) {
+    let tick = open.tick_us.map_or(String::new(), |tick| {
+        format!("; tick {}", latency_us(tick as f64))
+    });
+    let _ = writeln!(
+        out,
+        "  Schedule    {} req/s requested, {} req/s sent; send lag mean {}, max {}{tick}",
+        whole_rate(open.requested_rate_per_s),
+        whole_rate(open.achieved_rate_per_s),
+        latency_us(open.mean_send_lag_us),
+        latency_us(open.max_send_lag_us as f64),
+    );
+    if let Some(ready_s) = ready_s {
+        let _ = writeln!(
+            out,
+            "              began {} after the start, once every connection was ready",
+            latency_us(ready_s * 1e6)
+        );
+    }
+}
+
 fn stamps_line(out: &mut String, stamps: &corobench_model::KernelStamps) {
     let _ = writeln!(
         out,

@@ -108,7 +108,7 @@ fn human_output_names_every_section() {
 fn bad_input_is_one_line_and_exit_2() {
     let server = TestServer::start(Knobs::default());
     let url = server.url("/");
-    let cases: [(&[&str], &str); 8] = [
+    let cases: [(&[&str], &str); 10] = [
         (
             &["load", "-c", "0", &url],
             "connections (-c) must be at least 1",
@@ -129,6 +129,11 @@ fn bad_input_is_one_line_and_exit_2() {
             "unexpected argument '--frobnicate'",
         ),
         (&["load", "-H", "no colon", &url], "is not a header"),
+        (
+            &["load", "-R", "100", "--tick", "20ms", &url],
+            "longer than 10ms, the longest tick",
+        ),
+        (&["load", "--tick", "1ms", &url], "--rate"),
     ];
     for (args, expected) in cases {
         let output = corobench(args);
@@ -217,6 +222,28 @@ fn an_open_loop_says_when_its_schedule_began() {
         text.contains("once every connection was ready"),
         "no start in:\n{text}"
     );
+}
+
+#[test]
+fn an_open_loop_says_its_tick() {
+    let server = TestServer::start(Knobs::default());
+    let url = server.url("/");
+    let json = |extra: &[&str]| {
+        let mut args = vec!["load", "-n", "20", "-c", "2", "-R", "500", "--json", &url];
+        args.extend_from_slice(extra);
+        let output = corobench(&args);
+        assert!(output.status.success(), "{extra:?}: {}", stderr(&output));
+        let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        let errors = load_report_schema_errors(&report);
+        assert!(errors.is_empty(), "{extra:?}: {errors:#?}");
+        report["open_loop"]["tick_us"].as_u64()
+    };
+    assert_eq!(json(&[]), Some(50), "the default tick");
+    assert_eq!(json(&["--tick", "0s"]), Some(0));
+    assert_eq!(json(&["--tick", "2ms"]), Some(2000));
+    let text = corobench(&["load", "-n", "20", "-c", "2", "-R", "500", &url]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains("; tick 50"), "no tick in:\n{text}");
 }
 
 #[test]

@@ -74,6 +74,7 @@ impl TrialExecutor for Service {
             sent: 100,
             mean_send_lag_us: 0.0,
             max_send_lag_us: 0,
+            tick_us: None,
         });
         TrialOutcome::Ended(Box::new(record(slot, sequence, Some(report))))
     }

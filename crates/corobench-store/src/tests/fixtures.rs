@@ -177,6 +177,7 @@ pub(super) fn load_report() -> LoadReport {
             sent: 4998,
             mean_send_lag_us: 12.5,
             max_send_lag_us: 900,
+            tick_us: Some(50),
         }),
         connect_latency: Some(histogram((1..=5000).map(|i| 50 + i % 40)).report()),
         reconnects: 0,

@@ -188,6 +188,7 @@ fn load_flag(setting: Setting) -> &'static str {
         Setting::MaxFrame => "--h2-max-frame",
         Setting::Ktls => "--ktls",
         Setting::KernelStamps => "--kernel-stamps",
+        Setting::Tick => "--tick",
         Setting::KernelSendStamps => "--kernel-send-stamps",
         Setting::StartAt => "--start-at",
         Setting::Background => "--background",

@@ -72,6 +72,13 @@ pub struct LoadArgs {
     #[arg(long, requires = "rate")]
     pub prime: bool,
 
+    /// Open loop: requests due within this long of a send leave with it,
+    /// early (0 sends each at its own time; at most 10ms). A longer tick
+    /// costs corobench less CPU per request and shows the server bursts
+    /// [default: 50us]
+    #[arg(long, requires = "rate", value_parser = parse_tick, value_name = "DURATION")]
+    pub tick: Option<Duration>,
+
     /// Stamp each response when the kernel received it (SO_TIMESTAMPING)
     /// rather than when corobench read it
     #[arg(long)]
@@ -197,6 +204,10 @@ pub fn run(args: &LoadArgs) -> anyhow::Result<Exit> {
     let mut load = LoadRun::prepare(config)
         .and_then(|load| load.kernel_stamps(args.kernel_stamps))
         .and_then(|load| load.kernel_send_stamps(args.kernel_send_stamps))
+        .and_then(|load| match args.tick {
+            Some(tick) => load.send_tick(tick),
+            None => Ok(load),
+        })
         .map_err(hints::load)?
         .priming(args.prime);
     let probe = args.probe.then(|| probe(args)).flatten();
@@ -352,6 +363,19 @@ fn parse_window(text: &str) -> Result<Duration, String> {
 /// `--warmup`: at most a day.
 fn parse_warmup(text: &str) -> Result<Duration, String> {
     parse_checked_duration(text, |d| limits::check_duration(Setting::Warmup, d))
+}
+
+/// `--tick`: zero up to [`limits::MAX_TICK`].
+fn parse_tick(text: &str) -> Result<Duration, String> {
+    let tick = parse_at_most_a_day(text)?;
+    if tick > limits::MAX_TICK {
+        return Err(format!(
+            "{text:?} is longer than {}ms, the longest tick: a longer one sends bursts, \
+             not the rate asked for",
+            limits::MAX_TICK.as_millis()
+        ));
+    }
+    Ok(tick)
 }
 
 /// `--timeout`: longer than zero, at most a day.
