@@ -45,6 +45,9 @@ pub(crate) struct Shared {
     /// Responses are stamped when the kernel received them (epoll only).
     pub(crate) kernel_stamps: bool,
     /// Requests are stamped when the kernel sent them (epoll only).
+    /// An open loop stamped by the kernel whose reads may wait for its next
+    /// send (see `stamps::reads_can_wait`).
+    pub(crate) reads_can_wait: bool,
     pub(crate) send_stamps: bool,
     /// Open loop: requests due within this many ns of a send leave with it.
     pub(crate) tick_ns: u64,

@@ -314,6 +314,7 @@ impl LoadRun {
             ready: ReadyGate::new(config.threads as usize),
             prime: self.prime,
             kernel_stamps,
+            reads_can_wait: kernel_stamps && stamps::reads_can_wait(&schedule, self.h2.is_some()),
             send_stamps: self.send_stamps,
             tick_ns: ns(self.tick),
             tls: self.tls,

@@ -45,22 +45,25 @@ pub(crate) fn uring_can_stamp() -> Result<(), String> {
     }
 }
 
+/// Whether a stamped open loop may read its responses at its next send
+/// rather than when they arrive (see `Driver::responses_can_wait`): one
+/// request at a time per kept-alive HTTP/1.1 connection. HTTP/2 answers
+/// frames the server waits for, a connection per request must send as soon
+/// as it connects, and a pipelined send waits for the previous one's
+/// completion.
+pub(crate) fn reads_can_wait(schedule: &crate::Schedule, h2: bool) -> bool {
+    schedule.rate_per_s().is_some() && schedule.keepalive && schedule.pipeline == 1 && !h2
+}
+
 /// Whether an open loop stamps its responses in the kernel without being
-/// asked: on io_uring, one request at a time per kept-alive HTTP/1.1
-/// connection, a stamped response need not wake the thread (see
-/// `Driver::responses_can_wait`), which halves the wake-ups an open loop
-/// pays per request. The epoll backend has no way to sleep through
-/// readiness, HTTP/2 answers frames the server waits for, a connection per
-/// request must send as soon as it connects, and kTLS reads control
-/// messages of its own.
+/// asked: where its reads can wait (see [`reads_can_wait`]), on io_uring,
+/// which can sleep through completions (epoll cannot sleep through
+/// readiness), and without kTLS, which reads control messages of its own.
+/// Waiting halves the wake-ups an open loop pays per request.
 pub(crate) fn open_loop_wants(config: &crate::LoadConfig, ktls: bool, h2: bool) -> bool {
-    let schedule = &config.schedule;
-    schedule.rate_per_s().is_some()
+    reads_can_wait(&config.schedule, h2)
         && config.backend == crate::Backend::IoUring
-        && schedule.keepalive
-        && schedule.pipeline == 1
         && !ktls
-        && !h2
         && uring_can_stamp().is_ok()
 }
 
@@ -170,6 +173,29 @@ pub(crate) fn on_run_clock(stamp_unix_ns: u64, base_unix_ns: u64, now_ns: u64) -
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn only_one_request_at_a_time_over_http1_reads_at_the_next_send() {
+        use crate::Schedule;
+        let open = Schedule::open(1000.0, 4);
+        assert!(reads_can_wait(&open, false));
+        assert!(!reads_can_wait(&open, true), "HTTP/2");
+        assert!(
+            !reads_can_wait(&Schedule::closed(4), false),
+            "a closed loop"
+        );
+        let fresh = Schedule {
+            keepalive: false,
+            ..open
+        };
+        assert!(!reads_can_wait(&fresh, false), "a connection per request");
+        let pipelined = Schedule {
+            pipeline: 2,
+            ..open
+        };
+        assert!(!reads_can_wait(&pipelined, false), "pipelining");
+    }
+
     use super::*;
 
     use std::io::Write as _;

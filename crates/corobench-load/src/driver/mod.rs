@@ -157,7 +157,7 @@ impl<'a, I: Io> Driver<'a, I> {
     /// (the window has closed, or an `-n` run sent its last request) and
     /// the answers owed are awaited, each response wakes the thread again.
     pub(crate) fn responses_can_wait(&self) -> bool {
-        self.shared.kernel_stamps
+        self.shared.reads_can_wait
             && self.core.scheduling()
             && !self.core.window_closed()
             && self.core.next_due_ns().is_some()
