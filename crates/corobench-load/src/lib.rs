@@ -217,17 +217,7 @@ impl LoadRun {
                 "a tick paces an open loop's sends: give a rate (-R) with it",
             ));
         }
-        if tick > limits::MAX_TICK {
-            return Err(LoadError::config(
-                &[Setting::Tick],
-                format!(
-                    "the tick can be at most {} ms, got {:?}: a longer one sends bursts, \
-                     not the rate asked for",
-                    limits::MAX_TICK.as_millis(),
-                    tick
-                ),
-            ));
-        }
+        limits::check_tick(tick)?;
         self.tick = tick;
         Ok(self)
     }

@@ -55,6 +55,24 @@ fn refuse(settings: &[Setting], message: String) -> Result<(), LoadError> {
     Err(LoadError::config(settings, message))
 }
 
+/// An open-loop tick (`--tick`): zero up to [`MAX_TICK`].
+///
+/// # Errors
+/// A tick longer than [`MAX_TICK`].
+pub fn check_tick(tick: Duration) -> Result<(), LoadError> {
+    if tick > MAX_TICK {
+        return refuse(
+            &[Setting::Tick],
+            format!(
+                "the tick can be at most {}ms, got {tick:?}: a longer one sends bursts, \
+                 not the rate asked for",
+                MAX_TICK.as_millis()
+            ),
+        );
+    }
+    Ok(())
+}
+
 /// How a duration setting is named in a message.
 fn duration_name(setting: Setting) -> &'static str {
     match setting {

@@ -131,7 +131,7 @@ fn bad_input_is_one_line_and_exit_2() {
         (&["load", "-H", "no colon", &url], "is not a header"),
         (
             &["load", "-R", "100", "--tick", "20ms", &url],
-            "longer than 10ms, the longest tick",
+            "the tick can be at most 10ms",
         ),
         (&["load", "--tick", "1ms", &url], "--rate"),
     ];

@@ -367,15 +367,7 @@ fn parse_warmup(text: &str) -> Result<Duration, String> {
 
 /// `--tick`: zero up to [`limits::MAX_TICK`].
 fn parse_tick(text: &str) -> Result<Duration, String> {
-    let tick = parse_at_most_a_day(text)?;
-    if tick > limits::MAX_TICK {
-        return Err(format!(
-            "{text:?} is longer than {}ms, the longest tick: a longer one sends bursts, \
-             not the rate asked for",
-            limits::MAX_TICK.as_millis()
-        ));
-    }
-    Ok(tick)
+    parse_checked_duration(text, limits::check_tick)
 }
 
 /// `--timeout`: longer than zero, at most a day.
