@@ -12,8 +12,14 @@
 # idles, so no send has to wake it, and each wake-up of the generator finds
 # several responses. Below capacity every generator pays for the server's
 # idling, whatever its loop. So each round also runs closed loops of 1, 2,
-# 4 and 8 connections, which nginx answers at lower rates, and the summary
+# 3, 4 and 6 connections, which nginx answers at lower rates, and the summary
 # sets each open-loop rate beside the closed loop nearest to it in rate.
+#
+# Where h2load (nghttp2-client) is installed, each round also runs it at
+# every open-loop rate (`--rps`, 50 connections, HTTP/1.1): another open-loop
+# generator's cost at the same rate, to tell what any generator pays there
+# from what corobench adds. Its CPU is its whole process's (user + system,
+# from /usr/bin/time) ÷ the requests it completed, over a run with no warm-up.
 #
 # Before and after a change, give both binaries; their runs alternate too:
 #   BEFORE=/path/to/old/corobench bench/open-loop-cost.sh [ROUNDS] [SECONDS]
@@ -59,8 +65,29 @@ print(f"{name} {schedule} {rnd} {r['requests_per_s']:.0f} "
 PY
 }
 
+# h2load at one rate: prints a line shaped as run_one's, with no send lag ("nan").
+run_h2load() {
+    local rate=$1 round=$2 log="$out/h2load-$1-r$2"
+    /usr/bin/time -f "%U %S" -o "$log.time" taskset -c 1 h2load --h1 -t1 -c50 \
+        -D "$seconds" --rps="$(python3 -c "print($rate / 50)")" "$NGINX_URL" > "$log.out"
+    python3 - "$rate" "$round" "$log" <<'PY'
+import re, sys
+rate, rnd, log = sys.argv[1:4]
+user, system = open(log + ".time").read().split()[-2:]
+text = open(log + ".out").read()
+done, succeeded = map(int, re.search(r"requests: \d+ total, \d+ started, (\d+) done, (\d+) succeeded", text).groups())
+per_s = float(re.search(r"finished in [\d.]+s, ([\d.]+) req/s", text).group(1))
+if succeeded != done or not succeeded:
+    print(f"warning: h2load reported failures in {log}.out", file=sys.stderr)
+cpu_us = (float(user) + float(system)) * 1e6 / max(succeeded, 1)
+print(f"h2load {rate} {rnd} {per_s:.0f} {cpu_us:.2f} nan")
+PY
+}
+
 results=$out/results.txt
 : > "$results"
+command -v h2load >/dev/null 2>&1 ||
+    echo "h2load is not installed (apt-get install nghttp2-client): no other generator at the same rates"
 echo "the server on CPU 0 ($NGINX_URL), the generator on CPU 1; $rounds rounds × ${seconds}s"
 # What nginx serves: the median of three closed loops (one run can be 20% off here).
 for _ in 1 2 3; do
@@ -80,11 +107,14 @@ for round in $(seq "$rounds"); do
             run_one "$name" closed "$round" | tee -a "$results"
             run_one "$name" "$rate" "$round" | tee -a "$results"
         done
+        if command -v h2load >/dev/null 2>&1; then
+            run_h2load "$rate" "$round" | tee -a "$results"
+        fi
     done
 done
 
 python3 - "$results" <<'PY'
-import statistics, sys
+import math, statistics, sys
 rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
 by = {}
 for name, schedule, rnd, per_s, cpu, lag in rows:
@@ -94,20 +124,28 @@ for name, schedule, rnd, per_s, cpu, lag in rows:
 median = lambda values, i: statistics.median(v[i] for v in values)
 print(f"\n{'binary':8} {'schedule':>10} {'req/s':>8} {'CPU µs/req':>22} {'÷ closed c=50':>14} "
       f"{'÷ closed, same rate':>20} {'send lag µs':>12}")
-for (name, schedule), values in sorted(by.items()):
+# Each binary's open rates in order, then its closed loops; h2load last.
+order = lambda key: (key[0] == "h2load", key[0], key[1].startswith("closed"),
+                     int(key[1]) if key[1].isdigit() else key[1])
+for (name, schedule), values in sorted(by.items(), key=lambda kv: order(kv[0])):
     cpus = [c for _, c, _ in values]
-    full = median(by[(name, "closed")], 1)
+    # h2load is set beside this tree's closed loops.
+    loops = name if name != "h2load" else "after"
+    full = median(by[(loops, "closed")], 1)
     ratio = same_rate = ""
     if not schedule.startswith("closed"):
         ratio = f"{statistics.median(cpus) / full:.2f}"
         # The closed loop of few connections whose rate comes nearest.
         rate = median(values, 0)
-        near = min((k for k in by if k[0] == name and k[1].startswith("closed-c")),
+        near = min((k for k in by if k[0] == loops and k[1].startswith("closed-c")),
                    key=lambda k: abs(median(by[k], 0) - rate))
         same_rate = f"{statistics.median(cpus) / median(by[near], 1):.2f} ({near[1][7:]})"
+    lag = median(values, 2)
+    lag = "-" if math.isnan(lag) else f"{lag:.1f}"
     print(f"{name:8} {schedule:>10} {median(values, 0):8.0f} {statistics.median(cpus):10.2f} "
-          f"({min(cpus):.2f}-{max(cpus):.2f}) {ratio:>14} {same_rate:>20} {median(values, 2):12.1f}")
+          f"({min(cpus):.2f}-{max(cpus):.2f}) {ratio:>14} {same_rate:>20} {lag:>12}")
 print("medians (min-max) over the rounds; closed: 50 connections, closed-cN: N connections;")
-print("open: -R at the rate shown; 'same rate': against the closed-cN nearest in req/s")
+print("open: -R at the rate shown; 'same rate': against the closed-cN nearest in req/s;")
+print("h2load: --rps at the rate shown, its process's CPU, beside this tree's closed loops")
 PY
 echo "raw outputs: $out"
