@@ -83,18 +83,6 @@ pub fn http2(schedule: &Schedule) -> Option<Http2Options> {
     })
 }
 
-/// How the engine's own HTTP/1.1 requests (an expectation's check) reach
-/// a server that speaks `protocol`; `None` when they cannot (HTTP/2 only,
-/// or TLS with nothing to trust), so the figures they would give are
-/// absent.
-#[must_use]
-pub fn probe_connector(protocol: Protocol, trust: &Trust, addr: SocketAddr) -> Option<Connector> {
-    if protocol.is_h2() {
-        return None;
-    }
-    connector(protocol, trust, addr)
-}
-
 /// How the engine's own requests reach a server that speaks `protocol`,
 /// in that protocol: cleartext (HTTP/1.1 or h2c by prior knowledge), or
 /// TLS trusting what the run trusts and offering the protocol's ALPN id
@@ -159,10 +147,13 @@ mod tests {
         let error = endpoint(&tls, &Trust::Cleartext, addr, "/json").unwrap_err();
         assert!(error.to_string().contains("certificates"), "{error}");
         assert!(matches!(
-            probe_connector(Protocol::TLS, &trust, addr),
+            connector(Protocol::TLS, &trust, addr),
             Some(Connector::Tls { .. })
         ));
-        assert!(probe_connector(Protocol::H2C, &Trust::Cleartext, addr).is_none());
+        assert!(matches!(
+            connector(Protocol::H2C, &Trust::Cleartext, addr),
+            Some(Connector::Plain)
+        ));
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! PORT=8080 corobench-testkit [--model MODEL] [--fault NAME]... [--max-rate K [--burst-s S]] [--alloc-per-conn BYTES]
-//! PORT=0 corobench-testkit knobs [--delay-us N] [--status N] [--chunked] ...
+//! PORT=0 corobench-testkit knobs [--delay-us N] [--status N] [--chunked] [--h2c] ...
 //! ```
 //!
 //! It reads the contract's environment (`PORT`, `LISTEN_ADDR`, `TARGET_NAME`, `DATA_DIR`,

@@ -8,7 +8,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use crate::binary::binary_path;
-use crate::knobs::{Knobs, SlowAccept, SlowRead, Stall};
+use crate::knobs::{H2Knobs, Knobs, SlowAccept, SlowRead, Stall};
 
 /// A knob server running as `corobench-testkit knobs …`; dropping it kills
 /// and reaps the process.
@@ -118,6 +118,11 @@ pub fn knob_args(knobs: &Knobs) -> Vec<String> {
             .filter(|(on, _)| *on)
             .map(|(_, name)| (*name).to_owned()),
     );
+    // A well-behaved h2c server only: the hostile HTTP/2 knobs are for the
+    // in-process tests, which read what the server did.
+    if knobs.http2 == Some(H2Knobs::default()) {
+        args.push("--h2c".to_owned());
+    }
     args
 }
 
@@ -161,6 +166,10 @@ pub fn parse_knob_args(args: impl IntoIterator<Item = String>) -> Result<Knobs, 
 }
 
 fn apply_switch(knobs: &mut Knobs, arg: &str) -> bool {
+    if arg == "--h2c" {
+        knobs.http2 = Some(H2Knobs::default());
+        return true;
+    }
     let switch = match arg {
         "--close-on-accept" => &mut knobs.close_on_accept,
         "--chunked" => &mut knobs.chunked,
@@ -288,8 +297,8 @@ mod tests {
             body_bytes: Some(1 << 20),
             // TLS knobs stay in-process: the client needs the CA the server made.
             tls: None,
-            // So do the HTTP/2 knobs: they are the in-process tests' hostile servers.
-            http2: None,
+            // So do the hostile HTTP/2 knobs; `--h2c` is a well-behaved server.
+            http2: Some(H2Knobs::default()),
         };
         assert_eq!(parse_knob_args(knob_args(&knobs)), Ok(knobs));
         assert_eq!(parse_knob_args(Vec::new()), Ok(Knobs::default()));

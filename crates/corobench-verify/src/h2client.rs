@@ -88,7 +88,32 @@ impl H2Client {
     pub fn exchange(&mut self, request: &Request) -> Result<Response, ClientError> {
         let body = Bytes::from(request.body.clone());
         let length = body.len() as u64;
-        self.exchange_with(request, length, move |stream| finish_body(stream, body))
+        self.exchange_head(self.head(request, length), length, move |stream| {
+            finish_body(stream, body)
+        })
+    }
+
+    /// Sends a request given by its parts, as a user's workload names them
+    /// (any method, any header names), and reads the response. A `Host`
+    /// header becomes the `:authority`, as the load generator sends it.
+    ///
+    /// # Errors
+    /// As [`H2Client::exchange`]; a method, target or header that HTTP/2
+    /// cannot carry is refused, naming it, before anything is sent.
+    pub fn exchange_parts(
+        &mut self,
+        method: &str,
+        target: &str,
+        headers: &[(String, String)],
+        body: Vec<u8>,
+    ) -> Result<Response, ClientError> {
+        let length = body.len() as u64;
+        let pairs = headers.iter().map(|(n, v)| (n.as_str(), v.as_str()));
+        let head = self.head_of(method, target, pairs, length).map_err(|e| {
+            ClientError::Malformed(format!("cannot send {method} {target} over HTTP/2: {e}"))
+        })?;
+        let body = Bytes::from(body);
+        self.exchange_head(head, length, move |stream| finish_body(stream, body))
     }
 
     /// Sends `request` declaring a body of `length` bytes and sends
@@ -103,13 +128,17 @@ impl H2Client {
         length: u64,
         mut next: impl FnMut() -> Option<Vec<u8>>,
     ) -> Result<Response, ClientError> {
-        self.exchange_with(request, length, move |mut stream| async move {
-            while let Some(chunk) = next() {
-                stream = send_body(stream, Bytes::from(chunk)).await?;
-            }
-            stream.send_data(Bytes::new(), true)?;
-            Ok(stream)
-        })
+        self.exchange_head(
+            self.head(request, length),
+            length,
+            move |mut stream| async move {
+                while let Some(chunk) = next() {
+                    stream = send_body(stream, Bytes::from(chunk)).await?;
+                }
+                stream.send_data(Bytes::new(), true)?;
+                Ok(stream)
+            },
+        )
     }
 
     /// Sends the head of `request` declaring `length` body bytes, sends no
@@ -122,7 +151,9 @@ impl H2Client {
         request: &Request,
         length: u64,
     ) -> Result<Response, ClientError> {
-        self.exchange_with(request, length, |stream| async { Ok(stream) })
+        self.exchange_head(self.head(request, length), length, |stream| async {
+            Ok(stream)
+        })
     }
 
     /// Sends every request at once, each on its own stream, and reads the
@@ -167,9 +198,9 @@ impl H2Client {
             .collect()
     }
 
-    fn exchange_with<F, Fut>(
+    fn exchange_head<F, Fut>(
         &mut self,
-        request: &Request,
+        head: http::Request<()>,
         length: u64,
         send: F,
     ) -> Result<Response, ClientError>
@@ -177,7 +208,6 @@ impl H2Client {
         F: FnOnce(SendStream<Bytes>) -> Fut,
         Fut: Future<Output = Result<SendStream<Bytes>, ClientError>>,
     {
-        let head = self.head(request, length);
         let timeout = self.timeout;
         let sender = &mut self.sender;
         self.runtime.block_on(async move {
@@ -201,17 +231,37 @@ impl H2Client {
     /// and target, its own headers less the connection-specific ones, and
     /// `content-length` where HTTP/1.1 would send one.
     fn head(&self, request: &Request, length: u64) -> http::Request<()> {
-        let uri = format!("{}://{}{}", self.scheme, self.authority, request.target);
-        let mut head = http::Request::builder().method(request.method).uri(uri);
-        for (name, value) in &request.headers {
-            if !CONNECTION_HEADERS.contains(&name.to_ascii_lowercase().as_str()) {
-                head = head.header(*name, value);
+        let pairs = request.headers.iter().map(|(n, v)| (*n, v.as_str()));
+        // The rules' requests are written here, so always well formed.
+        self.head_of(request.method, &request.target, pairs, length)
+            .unwrap_or_default()
+    }
+
+    fn head_of<'a>(
+        &self,
+        method: &str,
+        target: &str,
+        headers: impl Iterator<Item = (&'a str, &'a str)> + Clone,
+        length: u64,
+    ) -> Result<http::Request<()>, http::Error> {
+        let authority = headers
+            .clone()
+            .find(|(name, _)| name.eq_ignore_ascii_case("host"))
+            .map_or(self.authority.as_str(), |(_, value)| value);
+        let uri = format!("{}://{authority}{target}", self.scheme);
+        let mut head = http::Request::builder().method(method).uri(uri);
+        let mut has_length = false;
+        for (name, value) in headers {
+            let lower = name.to_ascii_lowercase();
+            has_length |= lower == "content-length";
+            if lower != "host" && !CONNECTION_HEADERS.contains(&lower.as_str()) {
+                head = head.header(name, value);
             }
         }
-        if request.method == "POST" || length > 0 {
+        if !has_length && (method == "POST" || method == "PUT" || length > 0) {
             head = head.header("content-length", length);
         }
-        head.body(()).unwrap_or_default()
+        head.body(())
     }
 }
 

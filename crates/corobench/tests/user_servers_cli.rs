@@ -112,6 +112,68 @@ fn answers_that_break_the_expectations_stop_the_run_before_any_trial() {
     assert_eq!(trials_stored(&lab), 0, "no trial may run");
 }
 
+/// The test kit's knob server speaking h2c alone (no HTTP/1.1), with `flags`.
+fn h2c_only_server(name: &str, flags: &str) -> String {
+    format!(
+        "[servers.{name}]\ncommand = [{:?}, \"knobs\", \"--h2c\"{flags}]\n\
+         [servers.{name}.protocols]\nh2c = true\n",
+        kit()
+    )
+}
+
+#[test]
+fn a_spec_server_that_does_not_declare_a_protocol_is_skipped_saying_where_to_declare_it() {
+    let lab = Lab::new();
+    let servers = format!("[servers.plain]\ncommand = {:?}\n", kit());
+    let spec = spec(&lab, &["plain"], "protocol = \"h2c\"", &servers);
+    let output = lab.run(&["run", &spec]);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains(
+            "skipped plain over h2c (1 scenario): the spec does not declare it \
+             (add h2c = true under [servers.plain.protocols] if the server speaks it)"
+        ),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_server_that_speaks_http2_alone_is_checked_over_http2_and_measured() {
+    let lab = Lab::new();
+    let servers = h2c_only_server("h2only", "");
+    let expect = "protocol = \"h2c\"\nexpect_status = 200\nexpect_body = \"Hello\"";
+    let spec = spec(&lab, &["h2only"], expect, &servers);
+    let output = lab.run(&["run", &spec]);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("checking h2only answers hello as expected"),
+        "{stderr}"
+    );
+    let trials = stored_trials(&lab);
+    assert_eq!(trials.len(), 1);
+    assert_eq!(trials[0].status, TrialStatus::Ok, "{:?}", trials[0].failure);
+    let load = trials[0].load.as_ref().expect("the trial measured");
+    assert!(load.http2.is_some() && load.requests > 0);
+}
+
+#[test]
+fn an_http2_answer_that_breaks_the_expectations_stops_the_run_before_any_trial() {
+    let lab = Lab::new();
+    let servers = h2c_only_server("h2broken", ", \"--status\", \"503\"");
+    let spec = spec(&lab, &["h2broken"], "protocol = \"h2c\"", &servers);
+    let output = lab.run(&["run", &spec]);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("h2broken does not answer workload hello (GET /plaintext) as expected"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("got status 503"), "{stderr}");
+    assert_eq!(trials_stored(&lab), 0, "no trial may run");
+}
+
 #[test]
 fn a_server_that_exits_mid_trial_fails_that_trial_with_the_reason() {
     let lab = Lab::new();

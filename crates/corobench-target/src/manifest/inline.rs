@@ -115,6 +115,7 @@ impl Spec<'_> {
         let mut manifest =
             Manifest::parse(&text, &stand_in).map_err(|error| self.rehome(name, error))?;
         manifest.dir = cwd;
+        manifest.protocols.undeclared_in_spec(name);
         Ok(manifest)
     }
 
@@ -193,6 +194,7 @@ impl Spec<'_> {
             Manifest::parse(&text, &stand_in).map_err(|error| self.rehome(name, error))?;
         manifest.run.command.clear();
         manifest.dir.clone_from(&self.folder);
+        manifest.protocols.undeclared_in_spec(name);
         Ok(manifest)
     }
 

@@ -66,6 +66,23 @@ impl Protocols {
         }
     }
 
+    /// Says where a spec's server would declare what its table leaves
+    /// out: a server of a spec has no `target.toml` to point at.
+    pub fn undeclared_in_spec(&mut self, server: &str) {
+        for (key, support) in [
+            ("tls", &mut self.tls),
+            ("h2", &mut self.h2),
+            ("h2c", &mut self.h2c),
+        ] {
+            if *support == Support::default() {
+                *support = Support::NotServed(format!(
+                    "the spec does not declare it (add {key} = true under \
+                     [servers.{server}.protocols] if the server speaks it)"
+                ));
+            }
+        }
+    }
+
     /// The protocols served, cleartext HTTP/1.1 first.
     #[must_use]
     pub fn served(&self) -> Vec<Protocol> {
