@@ -9,7 +9,12 @@
 # Sourced (bench/hosts-netns.sh):
 #   lab_up DIR TAG SUBNET   makes the namespaces ${TAG}c, ${TAG}s, ${TAG}g1,
 #                           ${TAG}g2 and starts the sshd listeners; sets
-#                           lab_coordinator, lab_names, lab_addresses
+#                           lab_coordinator, lab_names, lab_addresses.
+#                           TAG is letters, then the pid of the process the
+#                           lab belongs to, then optionally n<NUMBER>: a lab
+#                           first removes the namespaces of its kind (same
+#                           letters) whose process has ended, such as those
+#                           of a run killed with its lab script
 #   lab_down                kills every process in the namespaces, waits for
 #                           the listeners and deletes the namespaces
 # Run (crates/corobench/tests/hosts_netns.rs):
@@ -35,8 +40,23 @@ lab_up() {
         echo "$LAB_SSHD is missing (Debian: apt-get install openssh-server; \`make test\` does)" >&2
         return 2
     }
+    lab_sweep "$tag"
     lab_network || { echo "cannot create network namespaces here; run as root" >&2; return 2; }
     lab_sshd
+}
+
+# Removes the namespaces of ended labs of TAG's kind: a lab's script takes
+# its namespaces down when it ends, unless it was killed outright.
+lab_sweep() {
+    local letters=${1%%[0-9]*} ns pid
+    for ns in $(ip netns list 2>/dev/null | cut -d' ' -f1); do
+        [[ $ns =~ ^${letters}([0-9]+)(n[0-9]+)?(c|s|g1|g2)$ ]] || continue
+        pid=${BASH_REMATCH[1]}
+        kill -0 "$pid" 2>/dev/null && continue
+        for pid in $(ip netns pids "$ns"); do kill -KILL "$pid" 2>/dev/null || true; done
+        ip netns del "$ns" 2>/dev/null &&
+            echo "removed namespace $ns, left by a lab whose process ${BASH_REMATCH[1]} has ended" >&2
+    done
 }
 
 # A bridge in the coordinator's namespace; one veth pair to each host.

@@ -47,11 +47,19 @@ struct Network {
 impl Network {
     /// `None` (and the reason printed) when this machine cannot host it.
     fn new() -> Option<Self> {
+        Self::of_kind("cbh")
+    }
+
+    /// A lab whose namespaces' names begin with `letters`: a lab removes
+    /// the namespaces of ended labs of its own kind only.
+    fn of_kind(letters: &str) -> Option<Self> {
         // The tests of this file run at once in one process: each lab
         // needs names of its own.
         static LABS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
         let lab_number = LABS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let tag = format!("cbh{}n{lab_number}", std::process::id() % 100_000);
+        // The pid in full: a later lab removes these namespaces if this
+        // process ends without taking them down (netns-lab.sh, lab_sweep).
+        let tag = format!("{letters}{}n{lab_number}", std::process::id());
         let lab = Lab::new();
         let mut script = Command::new(NETNS_LAB)
             .arg(lab.root())
@@ -307,6 +315,40 @@ fn first_trial(lab: &Network) -> corobench_model::TrialRecord {
         assert!(offset.abs() <= uncertainty + 1_000, "{host:?}");
     }
     run.trials.into_iter().next().unwrap()
+}
+
+/// A lab killed outright, its script too, leaves its namespaces behind:
+/// the next lab of its kind removes them, and what still runs in them.
+#[test]
+fn a_new_lab_removes_the_namespaces_an_ended_lab_left_behind() {
+    // No process has this pid: it is above the largest pid_max Linux allows.
+    // A kind of its own, so that no other test's lab sweeps it first.
+    let stale = "cbs9999999n0c";
+    let made = Command::new("ip").args(["netns", "add", stale]).status();
+    if !made.is_ok_and(|status| status.success()) {
+        eprintln!("skipped: cannot create a network namespace here");
+        return;
+    }
+    let mut inside = Command::new("ip")
+        .args(["netns", "exec", stale, "sleep", "120"])
+        .spawn()
+        .unwrap();
+    wait_for(
+        "the process to enter the namespace",
+        Duration::from_secs(20),
+        || netns_pids(stale).contains(&inside.id()),
+    );
+    let lab = Network::of_kind("cbs");
+    let listed = Command::new("ip").args(["netns", "list"]).output().unwrap();
+    let left = String::from_utf8_lossy(&listed.stdout).contains(stale);
+    if left {
+        kill(inside.id());
+        let _ = Command::new("ip").args(["netns", "del", stale]).status();
+    }
+    let ended = inside.wait().unwrap();
+    let Some(_lab) = lab else { return };
+    assert!(!left, "the namespace of an ended lab is still there");
+    assert!(!ended.success(), "what ran in it was killed: {ended}");
 }
 
 #[test]
