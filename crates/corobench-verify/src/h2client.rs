@@ -232,7 +232,7 @@ impl H2Client {
     /// `content-length` where HTTP/1.1 would send one.
     fn head(&self, request: &Request, length: u64) -> http::Request<()> {
         let pairs = request.headers.iter().map(|(n, v)| (*n, v.as_str()));
-        // The rules' requests are written here, so always well formed.
+        // The rules' requests are fixed in their code: always well formed.
         self.head_of(request.method, &request.target, pairs, length)
             .unwrap_or_default()
     }
